@@ -1,0 +1,270 @@
+import { EventEmitter } from 'node:events';
+
+export type Priority = 0 | 1 | 2 | 3;
+
+export interface Task {
+  id: string;
+  title: string;
+  notes: string;
+  done: boolean;
+  priority: Priority;
+  tags: string[];
+  /** RFC 3339 date-time with an offset, or a full date; returned exactly as given. */
+  due: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  version: number;
+}
+
+export interface NewTask {
+  title: string;
+  notes?: string;
+  done?: boolean;
+  priority?: Priority;
+  tags?: string[];
+  due?: string | null;
+  id?: string;
+}
+
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due'>>;
+
+export interface TaskFilter {
+  done?: boolean;
+  /** A task matches when it has all of these tags. */
+  tags?: string[];
+  /** Case-insensitive literal substring of the title or notes. */
+  text?: string;
+  /** Inclusive lower bound on `due`. */
+  dueAfter?: string;
+  /** Exclusive upper bound on `due`. */
+  dueBefore?: string;
+  ids?: string[];
+}
+
+export interface SortKey {
+  field: 'createdAt' | 'updatedAt' | 'due' | 'priority' | 'title';
+  order?: 'asc' | 'desc';
+}
+
+export interface FetchQuery {
+  filter?: TaskFilter;
+  sort?: SortKey[];
+  /** 1–1000, default 100. */
+  limit?: number;
+  cursor?: string;
+  offset?: number;
+  includeTotal?: boolean;
+}
+
+export interface FetchResult {
+  tasks: Task[];
+  nextCursor: string | null;
+  total?: number;
+}
+
+export interface TaskChange {
+  seq: number;
+  kind: 'created' | 'updated' | 'deleted';
+  id: string;
+  version: number;
+  /** The task after the change; absent for `deleted`. */
+  task?: Task;
+}
+
+export interface DidChangeParams {
+  seq: number;
+  changes: TaskChange[];
+}
+
+export interface InitializeResult {
+  serverInfo: { name: string; version: string };
+  protocolVersion: string;
+  capabilities: {
+    methods: string[];
+    notifications: { didChange: boolean };
+    limits: { maxMessageBytes: number; maxFetchLimit: number };
+  };
+}
+
+export interface RequestOptions {
+  /** Milliseconds to wait for the answer; 0 waits forever. Defaults to the client's requestTimeout. */
+  timeout?: number;
+  /** Aborting rejects with RequestCancelledError and sends $/cancelRequest. */
+  signal?: AbortSignal;
+}
+
+export interface VersionedRequestOptions extends RequestOptions {
+  /** Only apply the request if the task still has this version (else VersionConflictError). */
+  ifVersion?: number;
+}
+
+export interface IterateOptions extends RequestOptions {
+  filter?: TaskFilter;
+  sort?: SortKey[];
+  /** Tasks fetched per request, 1–1000. */
+  pageSize?: number;
+}
+
+export interface InitializeOptions extends RequestOptions {
+  clientInfo?: { name: string; version?: string };
+  /** false asks the server not to send tasks/didChange to this client. Default true. */
+  notifications?: boolean;
+}
+
+export interface ClientOptions {
+  /** Path of the server binary. Default: $TASKLINE_SERVER, else `taskline` on PATH. */
+  server?: string;
+  /** Database path passed as --db; `:memory:` keeps everything in memory. */
+  db?: string;
+  /** Further command-line arguments for the server. */
+  args?: string[];
+  /** Environment of the server process. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Default per-request timeout in milliseconds; 0 waits forever. Default 30000. */
+  requestTimeout?: number;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export declare class TasklineClient extends EventEmitter {
+  /** Spawns the server; call initialize() (or use connect()) before sending task requests. */
+  constructor(options?: ClientOptions);
+
+  readonly pid: number | undefined;
+  /** What the server wrote to stderr most recently (at most 4096 characters). */
+  readonly stderr: string;
+  serverInfo: InitializeResult['serverInfo'] | null;
+  protocolVersion: string | null;
+  capabilities: InitializeResult['capabilities'] | null;
+
+  initialize(options?: InitializeOptions): Promise<InitializeResult>;
+  request<Result = unknown>(method: string, params?: object, options?: RequestOptions): Promise<Result>;
+  notify(method: string, params?: object): void;
+
+  create(task: NewTask, options?: RequestOptions): Promise<Task>;
+  get(id: string, options?: RequestOptions): Promise<Task>;
+  fetch(query?: FetchQuery, options?: RequestOptions): Promise<FetchResult>;
+  update(id: string, changes: TaskChanges, options?: VersionedRequestOptions): Promise<Task>;
+  delete(id: string, options?: VersionedRequestOptions): Promise<{ id: string; deleted: true }>;
+  /** Every matching task in sort order, fetched page by page with cursors. */
+  tasks(options?: IterateOptions): AsyncGenerator<Task, void, undefined>;
+
+  /** Sends shutdown and exit, waits for the process, and kills it after `grace` ms (default 2000). */
+  close(options?: { grace?: number }): Promise<ExitInfo>;
+
+  on(event: 'change', listener: (params: DidChangeParams) => void): this;
+  on(event: 'exit', listener: (info: ExitInfo) => void): this;
+  on(event: 'error', listener: (error: TasklineError) => void): this;
+  once(event: 'change', listener: (params: DidChangeParams) => void): this;
+  once(event: 'exit', listener: (info: ExitInfo) => void): this;
+  once(event: 'error', listener: (error: TasklineError) => void): this;
+  off(event: 'change', listener: (params: DidChangeParams) => void): this;
+  off(event: 'exit', listener: (info: ExitInfo) => void): this;
+  off(event: 'error', listener: (error: TasklineError) => void): this;
+}
+
+/** Spawns a server and runs initialize; rejects (and stops the process) if that fails. */
+export declare function connect(options?: ClientOptions & InitializeOptions): Promise<TasklineClient>;
+
+/** Incremental LSP frame parser: returns the bodies of the frames each chunk completes. */
+export declare class FrameParser {
+  push(chunk: Buffer): Buffer[];
+}
+
+export declare function encodeFrame(message: unknown): Buffer;
+
+/** Base of every error this library rejects with; `code` is null for client-side failures. */
+export declare class TasklineError extends Error {
+  constructor(message: string, options?: { code?: number | null; data?: unknown; cause?: unknown });
+  code: number | null;
+  data: unknown;
+}
+
+export declare class TaskNotFoundError extends TasklineError {
+  constructor(message: string, data?: { id: string });
+  static readonly code: 1001;
+  code: 1001;
+  data: { id: string };
+  id: string;
+}
+
+export declare class VersionConflictError extends TasklineError {
+  constructor(message: string, data?: { task: Task });
+  static readonly code: 1002;
+  code: 1002;
+  data: { task: Task };
+  currentTask: Task;
+}
+
+export declare class TaskAlreadyExistsError extends TasklineError {
+  constructor(message: string, data?: { id: string });
+  static readonly code: 1003;
+  code: 1003;
+  data: { id: string };
+  id: string;
+}
+
+export declare class StorageError extends TasklineError {
+  constructor(message: string, data?: { code: number; extendedCode: number; message: string });
+  static readonly code: 1004;
+  code: 1004;
+  data: { code: number; extendedCode: number; message: string };
+}
+
+export declare class InvalidParamsError extends TasklineError {
+  constructor(message: string, data?: { field: string; reason: string });
+  static readonly code: -32602;
+  code: -32602;
+  data: { field: string; reason: string };
+  /** Dotted path of the offending member, e.g. `changes.priority`; "" for the params as a whole. */
+  field: string;
+}
+
+export declare class MethodNotFoundError extends TasklineError {
+  constructor(message: string, data?: { method: string });
+  static readonly code: -32601;
+  code: -32601;
+  data: { method: string };
+  method: string;
+}
+
+export declare class ServerNotInitializedError extends TasklineError {
+  constructor(message: string, data?: unknown);
+  static readonly code: -32002;
+  code: -32002;
+}
+
+/** The server answered -32800, or the request's AbortSignal fired (then `cause` is the abort reason). */
+export declare class RequestCancelledError extends TasklineError {
+  constructor(message: string, data?: unknown, cause?: unknown);
+  static readonly code: -32800;
+  code: -32800;
+}
+
+export declare class ServerExitedError extends TasklineError {
+  constructor(
+    message: string,
+    details?: { exitCode?: number | null; signal?: NodeJS.Signals | null; stderr?: string; cause?: unknown },
+  );
+  code: null;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The end of what the server wrote to stderr. */
+  stderr: string;
+}
+
+export declare class TimeoutError extends TasklineError {
+  constructor(message: string, details: { method: string; timeout: number });
+  code: null;
+  method: string;
+  timeout: number;
+}
+
+/** The server wrote something that is not a valid frame or JSON-RPC message. */
+export declare class ProtocolError extends TasklineError {
+  code: null;
+}

@@ -1,0 +1,16 @@
+export { TasklineClient, connect } from './lib/client.js';
+export { FrameParser, encodeFrame } from './lib/framing.js';
+export {
+  TasklineError,
+  TaskNotFoundError,
+  VersionConflictError,
+  TaskAlreadyExistsError,
+  StorageError,
+  InvalidParamsError,
+  MethodNotFoundError,
+  ServerNotInitializedError,
+  RequestCancelledError,
+  ServerExitedError,
+  TimeoutError,
+  ProtocolError,
+} from './lib/errors.js';

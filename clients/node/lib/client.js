@@ -1,0 +1,194 @@
+// A Taskline server child process and the protocol lifecycle around it.
+
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { JsonRpcConnection } from './connection.js';
+import { ProtocolError, ServerExitedError } from './errors.js';
+
+const PROTOCOL_VERSION = '1';
+const STDERR_TAIL_CHARS = 4096;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Events: 'change' (params of tasks/didChange), 'exit' ({ code, signal }) once the
+ * process has ended and its output is read, 'error' (error) for faults that belong
+ * to no request.
+ */
+export class TasklineClient extends EventEmitter {
+  #child;
+  #connection;
+  #exit; // resolves with { code, signal } once the process is gone
+  #exitInfo = null;
+  #closing = null;
+  #stderrTail = '';
+
+  serverInfo = null;
+  protocolVersion = null;
+  capabilities = null;
+
+  /** Spawns the server; call initialize() (or use connect()) before sending task requests. */
+  constructor({
+    server = process.env.TASKLINE_SERVER || 'taskline',
+    db,
+    args = [],
+    env,
+    requestTimeout = DEFAULT_REQUEST_TIMEOUT_MS,
+  } = {}) {
+    super();
+    const dbArgs = db === undefined ? [] : ['--db', db];
+    this.#child = spawn(server, [...dbArgs, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.#connection = new JsonRpcConnection(this.#child.stdout, this.#child.stdin, {
+      defaultTimeout: requestTimeout,
+    });
+    this.#connection.on('notification', (method, params) => {
+      if (method === 'tasks/didChange') this.emit('change', params);
+    });
+    this.#connection.on('error', (error) => this.emit('error', error));
+    // Write failures (EPIPE) mean the process is gone; its 'close' event reports that.
+    this.#child.stdin.on('error', () => {});
+    this.#child.stderr.setEncoding('utf8');
+    this.#child.stderr.on('data', (text) => {
+      this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+    });
+    this.#exit = new Promise((resolve) => {
+      let spawnError;
+      this.#child.on('error', (error) => {
+        spawnError ??= error;
+      });
+      this.#child.on('close', (code, signal) => {
+        this.#exitInfo = { code, signal };
+        this.#connection.close(this.#exitedError(spawnError));
+        this.emit('exit', this.#exitInfo);
+        resolve(this.#exitInfo);
+      });
+    });
+  }
+
+  /** The server's process id, or undefined if it could not be started. */
+  get pid() {
+    return this.#child.pid;
+  }
+
+  /** Lines the server wrote to stderr most recently (at most 4096 characters). */
+  get stderr() {
+    return this.#stderrTail;
+  }
+
+  /**
+   * Runs the initialize handshake. `notifications: false` asks the server not to
+   * send tasks/didChange to this client.
+   */
+  async initialize({ clientInfo = { name: 'taskline-client' }, notifications = true, timeout, signal } = {}) {
+    const result = await this.request('initialize', {
+      processId: process.pid,
+      clientInfo,
+      initializationOptions: { notifications },
+    }, { timeout, signal });
+    if (result.protocolVersion !== PROTOCOL_VERSION) {
+      throw new ProtocolError(`server speaks protocol version ${result.protocolVersion}, this client ${PROTOCOL_VERSION}`);
+    }
+    this.serverInfo = result.serverInfo;
+    this.protocolVersion = result.protocolVersion;
+    this.capabilities = result.capabilities;
+    this.notify('initialized');
+    return result;
+  }
+
+  request(method, params, options) {
+    return this.#connection.request(method, params, options);
+  }
+
+  notify(method, params) {
+    this.#connection.notify(method, params);
+  }
+
+  create(task, options) {
+    return this.request('tasks/create', task, options);
+  }
+
+  get(id, options) {
+    return this.request('tasks/get', { id }, options);
+  }
+
+  fetch(query = {}, options) {
+    return this.request('tasks/fetch', query, options);
+  }
+
+  update(id, changes, { ifVersion, ...options } = {}) {
+    return this.request('tasks/update', { id, changes, ifVersion }, options);
+  }
+
+  delete(id, { ifVersion, ...options } = {}) {
+    return this.request('tasks/delete', { id, ifVersion }, options);
+  }
+
+  /** Every task matching `filter`, in `sort` order, fetched page by page with cursors. */
+  async *tasks({ filter, sort, pageSize, ...options } = {}) {
+    let cursor;
+    do {
+      const page = await this.fetch({ filter, sort, limit: pageSize, cursor }, options);
+      yield* page.tasks;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /**
+   * Sends shutdown and exit, then waits for the process to end, killing it if it
+   * has not ended within `grace` milliseconds. Resolves with { code, signal }.
+   */
+  close({ grace = DEFAULT_CLOSE_GRACE_MS } = {}) {
+    this.#closing ??= this.#shutdown(grace);
+    return this.#closing;
+  }
+
+  async #shutdown(grace) {
+    if (this.#exitInfo) return this.#exitInfo;
+    try {
+      await this.request('shutdown', undefined, { timeout: grace });
+      this.notify('exit');
+    } catch {
+      // The server is gone or stuck; the kill below deals with it.
+    }
+    this.#child.stdin.end();
+    return this.#waitForExit(grace);
+  }
+
+  async #waitForExit(grace) {
+    let timer;
+    const gracePeriod = new Promise((resolve) => {
+      timer = setTimeout(resolve, grace);
+    });
+    const exitInfo = await Promise.race([this.#exit, gracePeriod]);
+    clearTimeout(timer);
+    if (exitInfo) return exitInfo;
+    this.#child.kill('SIGKILL');
+    return this.#exit;
+  }
+
+  #exitedError(spawnError) {
+    if (spawnError) {
+      return new ServerExitedError(`could not start the taskline server: ${spawnError.message}`, { cause: spawnError });
+    }
+    const { code, signal } = this.#exitInfo;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const stderr = this.#stderrTail.trim();
+    return new ServerExitedError(`the taskline server ${how}${stderr ? `: ${stderr}` : ''}`, {
+      exitCode: code,
+      signal,
+      stderr: this.#stderrTail,
+    });
+  }
+}
+
+/** Spawns a server and runs initialize; rejects (and stops the process) if that fails. */
+export async function connect(options = {}) {
+  const client = new TasklineClient(options);
+  try {
+    await client.initialize(options);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
+}

@@ -1,0 +1,125 @@
+// Error classes mirroring the protocol's error codes (protocol/README.md, section 7).
+
+/**
+ * Base class of every error this library rejects with. `code` is the JSON-RPC
+ * error code, or null for failures detected on the client side.
+ */
+export class TasklineError extends Error {
+  constructor(message, { code = null, data, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export class TaskNotFoundError extends TasklineError {
+  static code = 1001;
+
+  constructor(message, data) {
+    super(message, { code: TaskNotFoundError.code, data });
+    this.id = data?.id;
+  }
+}
+
+export class VersionConflictError extends TasklineError {
+  static code = 1002;
+
+  constructor(message, data) {
+    super(message, { code: VersionConflictError.code, data });
+    this.currentTask = data?.task;
+  }
+}
+
+export class TaskAlreadyExistsError extends TasklineError {
+  static code = 1003;
+
+  constructor(message, data) {
+    super(message, { code: TaskAlreadyExistsError.code, data });
+    this.id = data?.id;
+  }
+}
+
+export class StorageError extends TasklineError {
+  static code = 1004;
+
+  constructor(message, data) {
+    super(message, { code: StorageError.code, data });
+  }
+}
+
+export class InvalidParamsError extends TasklineError {
+  static code = -32602;
+
+  constructor(message, data) {
+    super(message, { code: InvalidParamsError.code, data });
+    this.field = data?.field;
+  }
+}
+
+export class MethodNotFoundError extends TasklineError {
+  static code = -32601;
+
+  constructor(message, data) {
+    super(message, { code: MethodNotFoundError.code, data });
+    this.method = data?.method;
+  }
+}
+
+export class ServerNotInitializedError extends TasklineError {
+  static code = -32002;
+
+  constructor(message, data) {
+    super(message, { code: ServerNotInitializedError.code, data });
+  }
+}
+
+/** The server answered -32800, or the caller aborted the request through its AbortSignal. */
+export class RequestCancelledError extends TasklineError {
+  static code = -32800;
+
+  constructor(message, data, cause) {
+    super(message, { code: RequestCancelledError.code, data, cause });
+  }
+}
+
+/** The server process ended (or never started) before the request was answered. */
+export class ServerExitedError extends TasklineError {
+  constructor(message, { exitCode = null, signal = null, stderr = '', cause } = {}) {
+    super(message, { cause });
+    this.exitCode = exitCode;
+    this.signal = signal;
+    this.stderr = stderr;
+  }
+}
+
+/** No response arrived within the request's timeout. */
+export class TimeoutError extends TasklineError {
+  constructor(message, { method, timeout }) {
+    super(message);
+    this.method = method;
+    this.timeout = timeout;
+  }
+}
+
+/** The server wrote something that is not a valid frame or JSON-RPC message. */
+export class ProtocolError extends TasklineError {}
+
+const classByCode = new Map(
+  [
+    TaskNotFoundError,
+    VersionConflictError,
+    TaskAlreadyExistsError,
+    StorageError,
+    InvalidParamsError,
+    MethodNotFoundError,
+    ServerNotInitializedError,
+    RequestCancelledError,
+  ].map((errorClass) => [errorClass.code, errorClass]),
+);
+
+/** Turns the `error` member of a JSON-RPC response into the matching error instance. */
+export function errorFromResponse({ code, message, data }) {
+  const ErrorClass = classByCode.get(code);
+  return ErrorClass ? new ErrorClass(message, data) : new TasklineError(message, { code, data });
+}
