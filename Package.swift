@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Taskline",
+    products: [
+        .executable(name: "taskline", targets: ["taskline"]),
+    ],
+    targets: [
+        // The SQLite C library, as the system installs it (Debian: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Leveled log lines on stderr: stdout belongs to the protocol.
+        .target(name: "Logging"),
+        // A thin, honest Swift layer over the C API: connections, statements, errors.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // The task model and the actor that owns the database.
+        .target(name: "TaskStore", dependencies: ["SQLite", "Logging"]),
+        // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
+        .target(name: "JSONRPC", dependencies: ["Logging"]),
+        // The Taskline protocol: lifecycle, method table, params, notifications.
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"]),
+        .executableTarget(name: "taskline", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"]),
+
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC"]),
+    ]
+)

@@ -1,0 +1,64 @@
+/// Writes JSON as compact UTF-8. Control characters, including newlines, are always escaped,
+/// so a message is one line: what newline-delimited framing needs.
+public enum JSONWriter {
+    public static func bytes(_ value: JSON) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, to: &out)
+        return out
+    }
+
+    public static func string(_ value: JSON) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    static func write(_ value: JSON, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .integer(let int): out.append(contentsOf: String(int).utf8)
+        case .double(let double):
+            // Swift prints integral doubles as "1.0" and huge ones as "1e+20": both valid JSON.
+            out.append(contentsOf: "\(double)".utf8)
+        case .string(let string): write(string, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, member) in object {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                write(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                write(member, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func write(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

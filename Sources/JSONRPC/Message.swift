@@ -1,0 +1,186 @@
+/// A request id, echoed back with its exact JSON type: `1` and `"1"` are different ids.
+public enum RequestID: Sendable, Hashable, CustomStringConvertible {
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+    case null
+
+    public init?(_ json: JSON) {
+        switch json {
+        case .string(let value): self = .string(value)
+        case .integer(let value): self = .integer(value)
+        case .double(let value): self = .double(value)
+        case .null: self = .null
+        default: return nil
+        }
+    }
+
+    public var json: JSON {
+        switch self {
+        case .string(let value): .string(value)
+        case .integer(let value): .integer(value)
+        case .double(let value): .double(value)
+        case .null: .null
+        }
+    }
+
+    public var description: String { JSONWriter.string(json) }
+}
+
+public struct Request: Sendable {
+    public var id: RequestID
+    public var method: String
+    /// As sent; `nil` when absent or `null`.
+    public var params: JSON?
+
+    public init(id: RequestID, method: String, params: JSON? = nil) {
+        self.id = id
+        self.method = method
+        self.params = params
+    }
+}
+
+public struct Notification: Sendable {
+    public var method: String
+    public var params: JSON?
+
+    public init(method: String, params: JSON? = nil) {
+        self.method = method
+        self.params = params
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { object["params"] = params }
+        return .object(object)
+    }
+}
+
+public struct ResponseError: Error, Sendable, Hashable {
+    public var code: Int
+    public var message: String
+    public var data: JSON?
+
+    public init(code: Int, message: String, data: JSON? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["code": .integer(Int64(code)), "message": .string(message)]
+        if let data { object["data"] = data }
+        return .object(object)
+    }
+
+    // The codes JSON-RPC 2.0 and LSP define.
+    public static let parseErrorCode = -32700
+    public static let invalidRequestCode = -32600
+    public static let methodNotFoundCode = -32601
+    public static let invalidParamsCode = -32602
+    public static let internalErrorCode = -32603
+    public static let serverNotInitializedCode = -32002
+    public static let requestCancelledCode = -32800
+
+    public static func parseError(_ reason: String) -> ResponseError {
+        ResponseError(code: parseErrorCode, message: "Parse error: \(reason)", data: ["reason": .string(reason)])
+    }
+
+    public static func invalidRequest(_ reason: String) -> ResponseError {
+        ResponseError(code: invalidRequestCode, message: "Invalid request: \(reason)", data: ["reason": .string(reason)])
+    }
+
+    public static func methodNotFound(_ method: String) -> ResponseError {
+        ResponseError(code: methodNotFoundCode, message: "Method not found: \(method)", data: ["method": .string(method)])
+    }
+
+    public static func invalidParams(field: String, reason: String) -> ResponseError {
+        let subject = field.isEmpty ? "params" : field
+        return ResponseError(code: invalidParamsCode, message: "Invalid params: \(subject) \(reason)",
+                             data: ["field": .string(field), "reason": .string(reason)])
+    }
+
+    public static func internalError(_ reason: String) -> ResponseError {
+        ResponseError(code: internalErrorCode, message: "Internal error: \(reason)", data: ["reason": .string(reason)])
+    }
+}
+
+public struct Response: Sendable {
+    public var id: RequestID
+    public var result: Result<JSON, ResponseError>
+
+    public init(id: RequestID, result: Result<JSON, ResponseError>) {
+        self.id = id
+        self.result = result
+    }
+
+    public var json: JSON {
+        var object: JSONObject = ["jsonrpc": "2.0", "id": id.json]
+        switch result {
+        case .success(let value): object["result"] = value
+        case .failure(let error): object["error"] = error.json
+        }
+        return .object(object)
+    }
+}
+
+/// One member of what the client sent, classified.
+public enum Message: Sendable {
+    case request(Request)
+    case notification(Notification)
+    /// Not a valid request object: answered with this error and id `null`.
+    case invalid(ResponseError)
+    /// A response object: the server sends no requests, so it is logged and dropped.
+    case response(JSON)
+}
+
+/// One unit of input, in arrival order.
+public enum Inbound: Sendable {
+    case message(Message)
+    /// A non-empty batch.
+    case batch([Message])
+    /// Input that could not be read as a message at all (framing, JSON, size, `[]`):
+    /// answered with this error and id `null`.
+    case failure(ResponseError)
+}
+
+public enum MessageDecoder {
+    /// Classifies one framed message's bytes.
+    public static func decode(_ bytes: [UInt8], maxDepth: Int = JSONParser.defaultMaxDepth) -> Inbound {
+        let json: JSON
+        do {
+            json = try JSONParser.parse(bytes, maxDepth: maxDepth)
+        } catch {
+            return .failure(.parseError(error.description))
+        }
+        if case .array(let elements) = json {
+            guard !elements.isEmpty else { return .failure(.invalidRequest("empty batch")) }
+            return .batch(elements.map(message))
+        }
+        return .message(message(json))
+    }
+
+    static func message(_ json: JSON) -> Message {
+        guard let object = json.objectValue else {
+            return .invalid(.invalidRequest("expected a request object, got \(json.typeName)"))
+        }
+        guard let method = object["method"] else {
+            if object["result"] != nil || object["error"] != nil { return .response(json) }
+            return .invalid(.invalidRequest("missing \"method\""))
+        }
+        guard object["jsonrpc"] == "2.0" else {
+            return .invalid(.invalidRequest("\"jsonrpc\" must be \"2.0\""))
+        }
+        guard case .string(let name) = method else {
+            return .invalid(.invalidRequest("\"method\" must be a string"))
+        }
+        let params = object["params"].flatMap { $0 == .null ? nil : $0 }
+        guard let idJSON = object["id"] else {
+            return .notification(Notification(method: name, params: params))
+        }
+        guard let id = RequestID(idJSON) else {
+            return .invalid(.invalidRequest("\"id\" must be a string, a number or null"))
+        }
+        return .request(Request(id: id, method: name, params: params))
+    }
+}

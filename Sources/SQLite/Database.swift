@@ -1,0 +1,144 @@
+import CSQLite
+
+/// One SQLite connection.
+///
+/// Not thread-safe by itself: the owner (in Taskline, the `TaskStore` actor) serialises
+/// every use. The connection is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+public final class Database {
+    public enum OpenMode: Sendable {
+        case readOnly
+        case readWrite
+        case readWriteCreate
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    /// Dynamic queries (fetch with its filter and sort) come in a bounded but large number of
+    /// shapes; past this many the cache starts over rather than grow without limit.
+    private let statementCacheLimit = 256
+
+    public init(path: String, mode: OpenMode = .readWriteCreate) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let error = SQLiteError(resultCode: result, connection: handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters (schema scripts, pragmas).
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        if result != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused across calls: preparing is the expensive part.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        if statementCache.count >= statementCacheLimit { statementCache.removeAll() }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `values` and returns the first column of the first row as an integer.
+    public func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        try cachedStatement(sql).firstRow(values) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
+    }
+
+    public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        try cachedStatement(sql).run(values)
+    }
+
+    /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`),
+    /// so the busy timeout applies when it starts rather than failing halfway through.
+    /// Any error rolls the transaction back and is rethrown.
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try run("COMMIT")
+            return value
+        } catch {
+            if !isAutocommit { try? run("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a savepoint: an error undoes only what `body` did.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try run("SAVEPOINT taskline")
+        do {
+            let value = try body()
+            try run("RELEASE taskline")
+            return value
+        } catch {
+            try? run("ROLLBACK TO taskline")
+            try? run("RELEASE taskline")
+            throw error
+        }
+    }
+
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    public func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// `PRAGMA user_version`: the schema version Taskline's migrations have reached.
+    public func userVersion() throws -> Int {
+        Int(try integer("PRAGMA user_version") ?? 0)
+    }
+
+    public func setUserVersion(_ version: Int) throws {
+        // Pragmas take no bound parameters; the value is an integer we produced.
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// `PRAGMA application_id`: which application a database file belongs to.
+    public func applicationID() throws -> Int32 {
+        Int32(truncatingIfNeeded: try integer("PRAGMA application_id") ?? 0)
+    }
+
+    public func setApplicationID(_ id: Int32) throws {
+        try execute("PRAGMA application_id = \(id)")
+    }
+
+    /// Copies this whole database into `destination` with SQLite's online backup API,
+    /// which gives a consistent snapshot even while other connections write.
+    public func backup(into destination: Database) throws {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteError(resultCode: sqlite3_errcode(destination.handle), connection: destination.handle)
+        }
+        var result: Int32
+        repeat {
+            result = sqlite3_backup_step(backup, -1)
+            if result == SQLITE_BUSY || result == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED
+        let finish = sqlite3_backup_finish(backup)
+        if result != SQLITE_DONE { throw SQLiteError(resultCode: result, connection: destination.handle) }
+        if finish != SQLITE_OK { throw SQLiteError(resultCode: finish, connection: destination.handle) }
+    }
+}

@@ -1,0 +1,133 @@
+import CSQLite
+
+/// A prepared statement. It is finalized when the value goes away, so a statement
+/// can never leak, whatever path the code takes.
+///
+/// Statements belong to their `Database` and must be used on the same isolation domain.
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    private unowned let database: Database
+
+    init(database: Database, sql: String) throws {
+        var handle: OpaquePointer?
+        let result = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard result == SQLITE_OK, let handle else {
+            throw SQLiteError(resultCode: result, connection: database.handle, sql: sql)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Clears the previous run and binds `values` to the parameters, in order.
+    public func bind(_ values: [SQLValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .null: result = sqlite3_bind_null(handle, index)
+            case .integer(let int): result = sqlite3_bind_int64(handle, index, int)
+            case .real(let double): result = sqlite3_bind_double(handle, index, double)
+            case .text(let string): result = sqlite3_bind_text(handle, index, string, -1, taskline_sqlite_transient)
+            case .blob(let bytes):
+                result = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), taskline_sqlite_transient)
+                }
+            }
+            guard result == SQLITE_OK else { throw error(result) }
+        }
+    }
+
+    /// Advances to the next row. Returns false when the statement is done.
+    public func step() throws -> Bool {
+        let result = sqlite3_step(handle)
+        switch result {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let failure = error(result)
+            sqlite3_reset(handle)
+            throw failure
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    public func run(_ values: [SQLValue] = []) throws {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Runs the statement and calls `body` for every row.
+    public func forEachRow(_ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() { try body(Row(statement: self)) }
+    }
+
+    /// Runs the statement and maps its first row, if any.
+    public func firstRow<T>(_ values: [SQLValue] = [], _ body: (Row) throws -> T) throws -> T? {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        return try step() ? body(Row(statement: self)) : nil
+    }
+
+    private func error(_ result: Int32) -> SQLiteError {
+        SQLiteError(resultCode: result, connection: database.handle, sql: sql)
+    }
+}
+
+/// The current row of a statement. Valid only until the statement steps again.
+public struct Row {
+    let statement: Statement
+
+    public func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement.handle, column) == SQLITE_NULL
+    }
+
+    public func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement.handle, column)
+    }
+
+    public func int(_ column: Int32) -> Int {
+        Int(sqlite3_column_int64(statement.handle, column))
+    }
+
+    public func bool(_ column: Int32) -> Bool {
+        sqlite3_column_int64(statement.handle, column) != 0
+    }
+
+    public func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
+
+    public func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement.handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement.handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    public func optionalText(_ column: Int32) -> String? {
+        isNull(column) ? nil : text(column)
+    }
+
+    public func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement.handle, column) {
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement.handle, column))
+        case SQLITE_TEXT: return .text(text(column))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement.handle, column))
+            guard count > 0, let pointer = sqlite3_column_blob(statement.handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default: return .null
+        }
+    }
+}

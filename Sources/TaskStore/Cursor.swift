@@ -1,0 +1,90 @@
+import SQLite
+
+/// A keyset cursor: the sort-key values of the last task on a page, plus the sort they
+/// belong to. The next page starts strictly after those values, so tasks inserted or
+/// deleted in between never make a page skip or repeat one.
+///
+/// On the wire it is opaque: hex of `signature␟value␟value…`, where each value is
+/// `i<integer>` or `s<text>`. The unit separator (U+001F) cannot occur in stored keys,
+/// which have no control characters.
+struct Cursor: Equatable {
+    var signature: String
+    var values: [SQLValue]
+
+    private static let separator: Character = "\u{1F}"
+
+    var encoded: String {
+        var text = signature
+        for value in values {
+            text.append(Self.separator)
+            switch value {
+            case .integer(let int): text += "i\(int)"
+            case .text(let string): text += "s\(string)"
+            default: preconditionFailure("sort keys are integers or text")
+            }
+        }
+        return Hex.encode(Array(text.utf8))
+    }
+
+    init(signature: String, values: [SQLValue]) {
+        self.signature = signature
+        self.values = values
+    }
+
+    /// Nil when `encoded` is not a cursor this server made.
+    init?(encoded: String) {
+        guard let bytes = Hex.decode(encoded), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        var parts = text.split(separator: Self.separator, omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return nil }
+        signature = String(parts.removeFirst())
+        var values: [SQLValue] = []
+        for part in parts {
+            switch part.first {
+            case "i":
+                guard let int = Int64(part.dropFirst()) else { return nil }
+                values.append(.integer(int))
+            case "s":
+                values.append(.text(String(part.dropFirst())))
+            default:
+                return nil
+            }
+        }
+        self.values = values
+    }
+}
+
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chars.count / 2)
+        var index = 0
+        while index < chars.count {
+            guard let high = value(chars[index]), let low = value(chars[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(_ char: UInt8) -> UInt8? {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

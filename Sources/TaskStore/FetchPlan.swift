@@ -1,0 +1,138 @@
+import SQLite
+
+/// Turns a validated `TaskQuery` into SQL and bound values.
+///
+/// Only the *shape* of the SQL depends on the query (which filters are present, which sort
+/// fields, how many ids or tags); every value from the client is a bound parameter.
+struct FetchPlan {
+    /// The columns `TaskStore.readTask` expects, followed by the sort-key columns.
+    static let taskColumns = "pk, id, title, notes, done, priority, due, created_at, updated_at, completed_at, version"
+    static let taskColumnCount: Int32 = 11
+
+    let sort: [SortKey]
+    private(set) var whereClauses: [String] = []
+    private(set) var whereValues: [SQLValue] = []
+
+    /// The sort key expressions, the id tie-breaker last, with their directions.
+    var keys: [(expression: String, descending: Bool)] {
+        sort.map { (Self.expression(for: $0), $0.descending) } + [("id", sort.last?.descending ?? false)]
+    }
+
+    /// Identifies the sort a cursor was made for.
+    var signature: String {
+        sort.map { "\($0.field.rawValue).\($0.descending ? "desc" : "asc")" }.joined(separator: ",")
+    }
+
+    init(filter: TaskFilter, sort: [SortKey]) throws {
+        self.sort = sort
+        if let done = filter.done {
+            add("done = ?", [SQLValue(done)])
+        }
+        for (index, tag) in filter.tags.enumerated() {
+            try TaskRules.validateTag(tag, field: "filter.tags[\(index)]")
+            add("EXISTS (SELECT 1 FROM task_tag WHERE task_tag.tag = ? AND task_tag.task_pk = task.pk)", [.text(tag)])
+        }
+        if let text = filter.text {
+            guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
+                throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
+            }
+            // instr() takes its needle literally: no LIKE wildcards to escape.
+            let needle = SQLValue.text(TaskRules.folded(text))
+            add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [needle, needle])
+        }
+        if let dueAfter = filter.dueAfter {
+            add("due_at >= ?", [.integer(try TaskRules.dueMilliseconds(dueAfter, field: "filter.dueAfter"))])
+        }
+        if let dueBefore = filter.dueBefore {
+            add("due_at < ?", [.integer(try TaskRules.dueMilliseconds(dueBefore, field: "filter.dueBefore"))])
+        }
+        if let ids = filter.ids {
+            guard ids.count <= TaskFilter.maxIDs else {
+                throw TaskStoreError.invalid(field: "filter.ids", reason: "at most \(TaskFilter.maxIDs) ids")
+            }
+            if ids.isEmpty {
+                add("0", [])
+            } else {
+                add("id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map(SQLValue.text))
+            }
+        }
+    }
+
+    private mutating func add(_ clause: String, _ values: [SQLValue]) {
+        whereClauses.append(clause)
+        whereValues += values
+    }
+
+    var countSQL: String {
+        "SELECT count(*) FROM task" + whereSQL(extra: [])
+    }
+
+    /// The page query: `LIMIT ? OFFSET ?` are its last two parameters.
+    func pageSQL(after cursor: Cursor?) -> (sql: String, values: [SQLValue]) {
+        let keys = self.keys
+        var extra: [String] = []
+        var values = whereValues
+        if let cursor {
+            let (clause, cursorValues) = Self.keyset(keys: keys, after: cursor.values)
+            extra.append(clause)
+            values += cursorValues
+        }
+        let order = keys.map { "\($0.expression) \($0.descending ? "DESC" : "ASC")" }.joined(separator: ", ")
+        let keyColumns = keys.map(\.expression).joined(separator: ", ")
+        let sql = "SELECT \(Self.taskColumns), \(keyColumns) FROM task" + whereSQL(extra: extra)
+            + " ORDER BY \(order) LIMIT ? OFFSET ?"
+        return (sql, values)
+    }
+
+    private func whereSQL(extra: [String]) -> String {
+        let clauses = whereClauses + extra
+        return clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+    }
+
+    /// Rows strictly after `values` in the sort order. When every key has one direction a
+    /// row-value comparison says it in one term that SQLite can answer from the index;
+    /// mixed directions need the expanded form `(a > ?) OR (a = ? AND b < ?) OR …`.
+    static func keyset(keys: [(expression: String, descending: Bool)], after values: [SQLValue]) -> (String, [SQLValue]) {
+        if keys.allSatisfy({ $0.descending == keys[0].descending }) {
+            let columns = keys.map(\.expression).joined(separator: ", ")
+            let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+            return ("(\(columns)) \(keys[0].descending ? "<" : ">") (\(placeholders))", values)
+        }
+        var terms: [String] = []
+        var bound: [SQLValue] = []
+        for index in keys.indices {
+            var parts: [String] = []
+            for equal in 0..<index {
+                parts.append("\(keys[equal].expression) = ?")
+                bound.append(values[equal])
+            }
+            parts.append("\(keys[index].expression) \(keys[index].descending ? "<" : ">") ?")
+            bound.append(values[index])
+            terms.append("(" + parts.joined(separator: " AND ") + ")")
+        }
+        return ("(" + terms.joined(separator: " OR ") + ")", bound)
+    }
+
+    static func expression(for key: SortKey) -> String {
+        switch key.field {
+        case .createdAt: "created_at"
+        case .updatedAt: "updated_at"
+        case .due: key.descending ? Schema.dueDescendingKey : Schema.dueAscendingKey
+        case .priority: "priority"
+        case .title: "title_fold"
+        }
+    }
+
+    /// Checks a decoded cursor against this plan: the same sort, and values of the right types.
+    func accepts(_ cursor: Cursor) -> Bool {
+        guard cursor.signature == signature, cursor.values.count == keys.count else { return false }
+        for (key, value) in zip(keys, cursor.values) {
+            let isText = key.expression == "title_fold" || key.expression == "id"
+            switch value {
+            case .text where isText, .integer where !isText: continue
+            default: return false
+            }
+        }
+        return true
+    }
+}

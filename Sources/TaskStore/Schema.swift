@@ -1,0 +1,63 @@
+import SQLite
+
+/// Taskline's schema and its migrations.
+enum Schema {
+    /// `PRAGMA application_id` of every Taskline database: "TSKL". A file with another id
+    /// belongs to someone else and is never touched.
+    static let applicationID: Int32 = 0x5453_4B4C
+
+    /// Sort keys that must never be NULL, so that keyset comparisons and row values work:
+    /// a missing due date sorts last whichever the direction, so it is the largest value
+    /// ascending and the smallest descending. Queries must use exactly these texts for
+    /// SQLite to pick the matching expression indexes.
+    static let dueAscendingKey = "coalesce(due_at, 9223372036854775807)"
+    static let dueDescendingKey = "coalesce(due_at, -9223372036854775807)"
+
+    static let migrator = Migrator([
+        .init(version: 1) { db in
+            try db.execute("""
+                CREATE TABLE task (
+                    pk INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    title TEXT NOT NULL,
+                    title_fold TEXT NOT NULL,      -- lowercased title: sorting and the text filter
+                    notes TEXT NOT NULL,
+                    notes_fold TEXT NOT NULL,      -- lowercased notes: the text filter
+                    done INTEGER NOT NULL CHECK (done IN (0, 1)),
+                    priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),
+                    due TEXT,                      -- as the client wrote it
+                    due_at INTEGER,                -- the same instant in ms since the epoch
+                    created_at INTEGER NOT NULL,   -- ms since the epoch, UTC
+                    updated_at INTEGER NOT NULL,
+                    completed_at INTEGER,
+                    version INTEGER NOT NULL
+                );
+                CREATE INDEX task_by_created ON task (created_at, id);
+                CREATE INDEX task_by_updated ON task (updated_at, id);
+                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
+                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                CREATE INDEX task_by_priority ON task (priority, id);
+                CREATE INDEX task_by_title ON task (title_fold, id);
+                CREATE INDEX task_by_done ON task (done, created_at, id);
+
+                CREATE TABLE task_tag (
+                    tag TEXT NOT NULL,
+                    task_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE,
+                    PRIMARY KEY (tag, task_pk)
+                ) WITHOUT ROWID;
+                CREATE INDEX task_tag_by_task ON task_tag (task_pk, tag);
+
+                -- Every committed change. AUTOINCREMENT: a seq is never reused, even after
+                -- the newest rows are deleted.
+                CREATE TABLE change (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL CHECK (kind IN ('created', 'updated', 'deleted')),
+                    task_id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    at INTEGER NOT NULL
+                );
+                """)
+            try db.setApplicationID(applicationID)
+        },
+    ])
+}

@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import SQLite
+
+/// How much an acknowledged write must survive.
+public enum Durability: String, Sendable, CaseIterable {
+    /// Synced to disk before it is acknowledged: survives power loss.
+    case full
+    /// Survives a crash of the process; the newest writes may be lost on power loss.
+    case normal
+}
+
+public struct StoreOptions: Sendable {
+    public var durability: Durability = .full
+    public var busyTimeoutMilliseconds: Int32 = 5000
+    /// When the database does not exist yet, start from a copy of this file.
+    public var templatePath: String?
+
+    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil) {
+        self.durability = durability
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.templatePath = templatePath
+    }
+}
+
+/// Opens a database file for the store: creates it (or copies the template) when missing,
+/// refuses files that are not Taskline's without writing to them, then migrates.
+enum StoreFile {
+    static let memoryPath = ":memory:"
+
+    static func open(path: String, options: StoreOptions) throws -> Database {
+        let database: Database
+        if path == memoryPath {
+            database = try wrap(path) { try Database(path: path) }
+            if let template = options.templatePath {
+                try copy(template: template, into: database)
+            }
+        } else {
+            try createParentDirectories(of: path)
+            if access(path, F_OK) != 0 {
+                if let template = options.templatePath {
+                    try materialize(template: template, at: path)
+                } else {
+                    try createEmptyFile(at: path)
+                }
+            }
+            database = try wrap(path) { try Database(path: path, mode: .readWrite) }
+        }
+        try checkOwnership(of: database, path: path)
+        try configure(database, options: options)
+        try wrap(path) { try Schema.migrator.migrate(database) }
+        return database
+    }
+
+    /// Reads, never writes: a file that is not ours must come out of this untouched.
+    static func checkOwnership(of database: Database, path: String) throws {
+        let objects: Int64
+        let applicationID: Int32
+        let version: Int
+        do {
+            objects = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+            applicationID = try database.applicationID()
+            version = try database.userVersion()
+        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
+            throw StoreOpenError.notADatabase(path: path, detail: error.message)
+        } catch let error as SQLiteError {
+            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        }
+        if applicationID == 0 && version == 0 && objects == 0 { return }  // a new, empty database
+        guard applicationID == Schema.applicationID else {
+            throw StoreOpenError.foreignSchema(
+                path: path,
+                detail: applicationID == 0 ? "it has tables but no Taskline application id" : "application id \(applicationID)")
+        }
+        guard version <= Schema.migrator.latestVersion else {
+            throw StoreOpenError.newerSchema(path: path, version: version, supported: Schema.migrator.latestVersion)
+        }
+    }
+
+    private static func configure(_ database: Database, options: StoreOptions) throws {
+        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        try wrap(database.path) {
+            try database.execute("PRAGMA foreign_keys = ON")
+            // WAL: readers never block the writer, and a commit is one append (plus one fsync
+            // with synchronous=FULL). A read-only file keeps its journal mode; writes then fail
+            // with SQLITE_READONLY, which clients see as error 1004.
+            if database.path != memoryPath {
+                do {
+                    try database.execute("PRAGMA journal_mode = WAL")
+                } catch let error as SQLiteError where error.code == SQLiteError.readOnly {
+                    Log.warning("\(database.path) is read-only: reads work, writes will fail")
+                }
+            }
+            try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+        }
+    }
+
+    /// Copies the template next to `path` under a temporary name, checks it, and only then
+    /// moves it into place, so a bad template never leaves a half-made database behind.
+    private static func materialize(template: String, at path: String) throws {
+        let temporary = path + ".template-\(getpid())"
+        try createEmptyFile(at: temporary)
+        do {
+            let database = try wrap(temporary) { try Database(path: temporary, mode: .readWrite) }
+            try copy(template: template, into: database)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let detail = String(cString: strerror(errno))
+            unlink(temporary)
+            throw StoreOpenError.cannotOpen(path: path, detail: detail)
+        }
+    }
+
+    private static func copy(template: String, into destination: Database) throws {
+        guard access(template, R_OK) == 0 else {
+            throw StoreOpenError.cannotOpen(path: template, detail: String(cString: strerror(errno)))
+        }
+        do {
+            let source = try Database(path: template, mode: .readOnly)
+            try source.backup(into: destination)
+        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
+            throw StoreOpenError.notADatabase(path: template, detail: error.message)
+        } catch let error as SQLiteError {
+            throw StoreOpenError.cannotOpen(path: template, detail: error.message)
+        }
+        try checkOwnership(of: destination, path: template)
+    }
+
+    /// The database's own mode is what SQLite gives its -wal and -shm files, so creating it
+    /// 0600 keeps all three private to the user.
+    private static func createEmptyFile(at path: String) throws {
+        let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreOpenError.cannotOpen(path: path, detail: String(cString: strerror(errno)))
+        }
+        close(fd)
+    }
+
+    private static func createParentDirectories(of path: String) throws {
+        var directories: [String] = []
+        var current = parent(of: path)
+        while let directory = current, access(directory, F_OK) != 0 {
+            directories.append(directory)
+            current = parent(of: directory)
+        }
+        for directory in directories.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw StoreOpenError.cannotOpen(path: path, detail: "cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func parent(of path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? nil : parent
+    }
+
+    private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
+            throw StoreOpenError.notADatabase(path: path, detail: error.message)
+        } catch let error as SQLiteError {
+            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        }
+    }
+}

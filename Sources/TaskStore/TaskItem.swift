@@ -1,0 +1,107 @@
+/// One task, as stored and as sent on the wire.
+///
+/// Named `TaskItem` rather than `Task` so it never shadows Swift concurrency's `Task`.
+public struct TaskItem: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var notes: String
+    public var done: Bool
+    public var priority: Int
+    /// A set, kept sorted by code point.
+    public var tags: [String]
+    /// The due date exactly as the client gave it (RFC 3339), or nil.
+    public var due: String?
+    /// Milliseconds since the Unix epoch.
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var completedAt: Int64?
+    public var version: Int64
+
+    public init(
+        id: String, title: String, notes: String = "", done: Bool = false, priority: Int = 0,
+        tags: [String] = [], due: String? = nil, createdAt: Int64, updatedAt: Int64,
+        completedAt: Int64? = nil, version: Int64 = 1
+    ) {
+        self.id = id
+        self.title = title
+        self.notes = notes
+        self.done = done
+        self.priority = priority
+        self.tags = tags
+        self.due = due
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.completedAt = completedAt
+        self.version = version
+    }
+}
+
+/// What a client asks for when it creates a task. Absent fields take their defaults.
+public struct TaskDraft: Sendable, Hashable {
+    public var id: String?
+    public var title: String
+    public var notes: String = ""
+    public var done: Bool = false
+    public var priority: Int = 0
+    public var tags: [String] = []
+    public var due: String?
+
+    public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
+                priority: Int = 0, tags: [String] = [], due: String? = nil) {
+        self.id = id
+        self.title = title
+        self.notes = notes
+        self.done = done
+        self.priority = priority
+        self.tags = tags
+        self.due = due
+    }
+}
+
+/// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it.
+public struct TaskChanges: Sendable, Hashable {
+    public var title: String?
+    public var notes: String?
+    public var done: Bool?
+    public var priority: Int?
+    public var tags: [String]?
+    public var due: String??
+
+    public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
+                priority: Int? = nil, tags: [String]? = nil, due: String?? = nil) {
+        self.title = title
+        self.notes = notes
+        self.done = done
+        self.priority = priority
+        self.tags = tags
+        self.due = due
+    }
+}
+
+/// One committed change, as recorded in the change log and sent in `tasks/didChange`.
+public struct TaskChange: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        case created, updated, deleted
+    }
+
+    public var seq: Int64
+    public var kind: Kind
+    public var id: String
+    public var version: Int64
+    /// The task after the change; nil for deletions.
+    public var task: TaskItem?
+
+    public init(seq: Int64, kind: Kind, id: String, version: Int64, task: TaskItem?) {
+        self.seq = seq
+        self.kind = kind
+        self.id = id
+        self.version = version
+        self.task = task
+    }
+}
+
+/// The result of a write: what the caller gets back, and the change it committed (if any).
+public struct WriteResult<Value: Sendable>: Sendable {
+    public var value: Value
+    public var change: TaskChange?
+}

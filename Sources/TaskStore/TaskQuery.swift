@@ -1,0 +1,68 @@
+/// What `tasks/fetch` asks for.
+public struct TaskQuery: Sendable, Hashable {
+    public var filter = TaskFilter()
+    public var sort: [SortKey] = [SortKey(field: .createdAt)]
+    public var limit = 100
+    public var cursor: String?
+    public var offset: Int?
+    public var includeTotal = false
+
+    public static let maxLimit = 1000
+    public static let maxSortKeys = 5
+
+    public init(filter: TaskFilter = TaskFilter(), sort: [SortKey] = [SortKey(field: .createdAt)], limit: Int = 100,
+                cursor: String? = nil, offset: Int? = nil, includeTotal: Bool = false) {
+        self.filter = filter
+        self.sort = sort
+        self.limit = limit
+        self.cursor = cursor
+        self.offset = offset
+        self.includeTotal = includeTotal
+    }
+}
+
+public struct TaskFilter: Sendable, Hashable {
+    public var done: Bool?
+    /// A task matches when it has all of these.
+    public var tags: [String] = []
+    /// A literal, case-insensitive substring of the title or the notes.
+    public var text: String?
+    /// Matches `dueAfter <= due < dueBefore`.
+    public var dueBefore: String?
+    public var dueAfter: String?
+    public var ids: [String]?
+
+    public static let maxTextLength = 1024
+    public static let maxIDs = 1000
+
+    public init(done: Bool? = nil, tags: [String] = [], text: String? = nil,
+                dueBefore: String? = nil, dueAfter: String? = nil, ids: [String]? = nil) {
+        self.done = done
+        self.tags = tags
+        self.text = text
+        self.dueBefore = dueBefore
+        self.dueAfter = dueAfter
+        self.ids = ids
+    }
+}
+
+public struct SortKey: Sendable, Hashable {
+    public enum Field: String, Sendable, CaseIterable {
+        case createdAt, updatedAt, due, priority, title
+    }
+
+    public var field: Field
+    public var descending: Bool
+
+    public init(field: Field, descending: Bool = false) {
+        self.field = field
+        self.descending = descending
+    }
+}
+
+public struct TaskPage: Sendable, Hashable {
+    public var tasks: [TaskItem]
+    /// Where the next page starts, or nil on the last page.
+    public var nextCursor: String?
+    public var total: Int?
+}

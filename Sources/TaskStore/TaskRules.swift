@@ -1,0 +1,86 @@
+/// The rules every stored task keeps, with the limits the protocol documents.
+/// "Characters" are Unicode scalars: what every client language can count the same way.
+public enum TaskRules {
+    public static let maxIDLength = 128
+    public static let maxTitleLength = 1024
+    public static let maxNotesLength = 65_536
+    public static let maxTags = 64
+    public static let maxTagLength = 64
+    public static let priorities = 0...3
+
+    static func validateID(_ id: String, field: String = "id") throws {
+        let count = id.unicodeScalars.count
+        guard (1...maxIDLength).contains(count) else {
+            throw TaskStoreError.invalid(field: field, reason: "must be 1 to \(maxIDLength) characters")
+        }
+        guard !id.unicodeScalars.contains(where: isControl) else {
+            throw TaskStoreError.invalid(field: field, reason: "must not contain control characters")
+        }
+    }
+
+    static func validateTitle(_ title: String, field: String) throws {
+        guard title.unicodeScalars.count <= maxTitleLength else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxTitleLength) characters")
+        }
+        guard title.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+            throw TaskStoreError.invalid(field: field, reason: "must contain a character that is not white space")
+        }
+        guard !title.unicodeScalars.contains(where: isControl) else {
+            throw TaskStoreError.invalid(field: field, reason: "must not contain control characters")
+        }
+    }
+
+    static func validateNotes(_ notes: String, field: String) throws {
+        guard notes.unicodeScalars.count <= maxNotesLength else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxNotesLength) characters")
+        }
+    }
+
+    static func validatePriority(_ priority: Int, field: String) throws {
+        guard priorities.contains(priority) else {
+            throw TaskStoreError.invalid(field: field, reason: "must be 0 (none), 1 (low), 2 (medium) or 3 (high)")
+        }
+    }
+
+    /// Checks each tag and returns the set, sorted by code point.
+    static func normalizeTags(_ tags: [String], field: String) throws -> [String] {
+        for (index, tag) in tags.enumerated() {
+            try validateTag(tag, field: "\(field)[\(index)]")
+        }
+        let set = Array(Set(tags)).sorted(by: codePointOrder)
+        guard set.count <= maxTags else {
+            throw TaskStoreError.invalid(field: field, reason: "at most \(maxTags) tags")
+        }
+        return set
+    }
+
+    static func validateTag(_ tag: String, field: String) throws {
+        guard (1...maxTagLength).contains(tag.unicodeScalars.count) else {
+            throw TaskStoreError.invalid(field: field, reason: "a tag must be 1 to \(maxTagLength) characters")
+        }
+        guard !tag.unicodeScalars.contains(where: { isControl($0) || $0.properties.isWhitespace }) else {
+            throw TaskStoreError.invalid(field: field, reason: "a tag must not contain white space or control characters")
+        }
+    }
+
+    /// Returns the due date's sort key in milliseconds.
+    static func dueMilliseconds(_ due: String, field: String) throws -> Int64 {
+        guard let milliseconds = Timestamp.parse(due) else {
+            throw TaskStoreError.invalid(field: field, reason: "must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)")
+        }
+        return milliseconds
+    }
+
+    /// The form titles and notes are compared in for sorting and the text filter.
+    static func folded(_ text: String) -> String {
+        text.lowercased()
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    static func codePointOrder(_ a: String, _ b: String) -> Bool {
+        a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+    }
+}

@@ -1,0 +1,36 @@
+import SQLite
+
+public enum TaskStoreError: Error, Sendable, Equatable {
+    case notFound(id: String)
+    case versionConflict(current: TaskItem)
+    case alreadyExists(id: String)
+    /// A value breaks one of the task's rules. `field` is the wire name (`title`, `tags[2]`).
+    case invalid(field: String, reason: String)
+    case storage(code: Int32, extendedCode: Int32, message: String)
+
+    init(_ error: SQLiteError) {
+        self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
+    }
+}
+
+/// Why a database file cannot be used as a Taskline store. The server refuses to start
+/// (exit code 3) rather than touch such a file.
+public enum StoreOpenError: Error, Sendable, CustomStringConvertible {
+    case notADatabase(path: String, detail: String)
+    case foreignSchema(path: String, detail: String)
+    case newerSchema(path: String, version: Int, supported: Int)
+    case cannotOpen(path: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path, let detail):
+            return "\(path) is not a usable SQLite database (\(detail))"
+        case .foreignSchema(let path, let detail):
+            return "\(path) belongs to another application (\(detail)); Taskline will not touch it"
+        case .newerSchema(let path, let version, let supported):
+            return "\(path) has schema version \(version), newer than this taskline supports (\(supported)); upgrade taskline"
+        case .cannotOpen(let path, let detail):
+            return "cannot open \(path): \(detail)"
+        }
+    }
+}

@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// RFC 3339 timestamps, written and read by hand: this is on every response's path, and
+/// Foundation's formatters cost far more than the few integer operations needed here.
+public enum Timestamp {
+    /// Milliseconds since the Unix epoch, from the system's real-time clock.
+    public static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    /// `2026-11-29T15:02:11.042Z`: UTC, always with milliseconds.
+    public static func format(milliseconds: Int64) -> String {
+        let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        var text = ""
+        text.reserveCapacity(24)
+        append(year, width: 4, to: &text)
+        text += "-"
+        append(month, width: 2, to: &text)
+        text += "-"
+        append(day, width: 2, to: &text)
+        text += "T"
+        append(msOfDay / 3_600_000, width: 2, to: &text)
+        text += ":"
+        append(msOfDay / 60_000 % 60, width: 2, to: &text)
+        text += ":"
+        append(msOfDay / 1000 % 60, width: 2, to: &text)
+        text += "."
+        append(msOfDay % 1000, width: 3, to: &text)
+        text += "Z"
+        return text
+    }
+
+    /// Reads an RFC 3339 `date-time` (`2026-12-01T17:00:00.5+01:00`, `…Z`) or a `full-date`
+    /// (`2026-12-01`, taken as midnight UTC) and returns milliseconds since the epoch,
+    /// or nil when the text is not one of those. Fractions below a millisecond are dropped.
+    public static func parse(_ text: String) -> Int64? {
+        var reader = DigitReader(Array(text.utf8))
+        guard let year = reader.number(4), reader.skip("-"),
+              let month = reader.number(2), reader.skip("-"),
+              let day = reader.number(2),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        let dayStart = days(fromCivil: year, month, day) * 86_400_000
+        if reader.atEnd { return dayStart }
+
+        guard reader.skip("T") || reader.skip("t"),
+              let hour = reader.number(2), reader.skip(":"),
+              let minute = reader.number(2), reader.skip(":"),
+              let second = reader.number(2),
+              hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var millis: Int64 = 0
+        if reader.skip(".") {
+            var digits = 0
+            while let digit = reader.digit() {
+                if digits < 3 { millis = millis * 10 + Int64(digit) }
+                digits += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 3) { millis *= 10 }
+        }
+        var offsetMinutes: Int64 = 0
+        if reader.skip("Z") || reader.skip("z") {
+            offsetMinutes = 0
+        } else {
+            let sign: Int64
+            if reader.skip("+") { sign = 1 } else if reader.skip("-") { sign = -1 } else { return nil }
+            guard let offsetHour = reader.number(2), reader.skip(":"), let offsetMinute = reader.number(2),
+                  offsetHour < 24, offsetMinute < 60 else { return nil }
+            offsetMinutes = sign * (offsetHour * 60 + offsetMinute)
+        }
+        guard reader.atEnd else { return nil }
+        let local = dayStart + (hour * 3600 + minute * 60 + second) * 1000 + millis
+        return local - offsetMinutes * 60_000
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
+
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let quotient = a >= 0 ? a / b : (a - b + 1) / b
+        return (quotient, a - quotient * b)
+    }
+
+    private static func append(_ value: Int64, width: Int, to text: inout String) {
+        let digits = String(value)
+        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
+        text += digits
+    }
+}
+
+private struct DigitReader {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { position == bytes.count }
+
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: character) else { return false }
+        position += 1
+        return true
+    }
+
+    mutating func digit() -> Int? {
+        guard position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) else { return nil }
+        defer { position += 1 }
+        return Int(bytes[position] - UInt8(ascii: "0"))
+    }
+
+    /// Exactly `count` decimal digits.
+    mutating func number(_ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for _ in 0..<count {
+            guard let digit = digit() else { return nil }
+            value = value * 10 + Int64(digit)
+        }
+        return value
+    }
+}
