@@ -27,10 +27,10 @@ public final class Connection: Sendable {
     private let inputFD: Int32
     private let options: Options
 
-    public init(inputFD: Int32, outputFD: Int32, options: Options, onOutputClosed: @escaping @Sendable () -> Void) {
+    public init(inputFD: Int32, outputFD: Int32, options: Options) {
         self.inputFD = inputFD
         self.options = options
-        self.writer = MessageWriter(fd: outputFD, onClosed: onOutputClosed)
+        self.writer = MessageWriter(fd: outputFD)
         if let framing = options.framing { writer.setFraming(framing) }
     }
 

@@ -14,17 +14,20 @@ public final class MessageWriter: Sendable {
     private let fd: Int32
     private let queue = DispatchQueue(label: "taskline.writer")
     private let state = Mutex<State>(State())
-    private let onClosed: @Sendable () -> Void
 
     private struct State {
         var framing: Framing = .lsp
         var closed = false
+        var onClosed: (@Sendable () -> Void)?
     }
 
-    /// `onClosed` runs once, on the writer's queue, when the client has closed its end.
-    public init(fd: Int32, onClosed: @escaping @Sendable () -> Void) {
+    public init(fd: Int32) {
         self.fd = fd
-        self.onClosed = onClosed
+    }
+
+    /// `handler` runs once, on the writer's queue, when the client has closed its end.
+    public func onClosed(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onClosed = handler }
     }
 
     /// Output uses the framing the input turned out to use.
@@ -57,8 +60,11 @@ public final class MessageWriter: Sendable {
             } else if errno != EINTR {
                 // EPIPE (SIGPIPE is ignored) or another error: nobody will read what follows.
                 Log.info("stdout closed (\(String(cString: strerror(errno))))")
-                state.withLock { $0.closed = true }
-                onClosed()
+                let handler = state.withLock { state in
+                    state.closed = true
+                    return state.onClosed
+                }
+                handler?()
                 return
             }
         }

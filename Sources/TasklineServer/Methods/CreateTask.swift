@@ -1,0 +1,22 @@
+import JSONRPC
+import TaskStore
+
+enum CreateTask: TaskMethod {
+    static let name = "tasks/create"
+
+    static func params(from reader: inout ParamsReader) throws(ResponseError) -> TaskDraft {
+        TaskDraft(
+            id: try reader.string("id"),
+            title: try reader.requiredString("title"),
+            notes: try reader.string("notes") ?? "",
+            done: try reader.bool("done") ?? false,
+            priority: try reader.int("priority") ?? 0,
+            tags: try reader.stringArray("tags") ?? [],
+            due: try reader.string("due"))
+    }
+
+    static func run(_ draft: TaskDraft, on store: TaskStore) async throws -> MethodOutcome {
+        let written = try await store.create(draft)
+        return MethodOutcome(result: TaskJSON.encode(written.value), changes: written.change.map { [$0] } ?? [])
+    }
+}

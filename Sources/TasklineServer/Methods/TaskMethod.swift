@@ -1,0 +1,29 @@
+import JSONRPC
+import TaskStore
+
+/// One `tasks/*` request type: how its params are read and what it does with the store.
+protocol TaskMethod: Sendable {
+    associatedtype Params: Sendable
+    static var name: String { get }
+    /// Reads every member it knows; the caller refuses any member left over.
+    static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params
+    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome
+}
+
+struct MethodOutcome: Sendable {
+    var result: JSON
+    /// Committed changes, for `tasks/didChange`.
+    var changes: [TaskChange] = []
+}
+
+enum TaskMethods {
+    static let all: [any TaskMethod.Type] = [CreateTask.self, GetTask.self, FetchTasks.self, UpdateTask.self, DeleteTask.self]
+    static let byName: [String: any TaskMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    static func call<Method: TaskMethod>(_ method: Method.Type, params: JSON?, store: TaskStore) async throws -> MethodOutcome {
+        var reader = try ParamsReader(params)
+        let decoded = try method.params(from: &reader)
+        try reader.finish()
+        return try await method.run(decoded, on: store)
+    }
+}

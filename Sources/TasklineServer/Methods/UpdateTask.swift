@@ -1,0 +1,33 @@
+import JSONRPC
+import TaskStore
+
+enum UpdateTask: TaskMethod {
+    struct Params: Sendable {
+        var id: String
+        var changes: TaskChanges
+        var ifVersion: Int64?
+    }
+
+    static let name = "tasks/update"
+
+    static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
+        let id = try reader.requiredString("id")
+        guard var changes = try reader.object("changes") else {
+            throw .invalidParams(field: "changes", reason: "is required")
+        }
+        let taskChanges = TaskChanges(
+            title: try changes.string("title"),
+            notes: try changes.string("notes"),
+            done: try changes.bool("done"),
+            priority: try changes.int("priority"),
+            tags: try changes.stringArray("tags"),
+            due: try changes.nullableString("due"))
+        try changes.finish()
+        return Params(id: id, changes: taskChanges, ifVersion: try reader.integer("ifVersion"))
+    }
+
+    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+        let written = try await store.update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)
+        return MethodOutcome(result: TaskJSON.encode(written.value), changes: written.change.map { [$0] } ?? [])
+    }
+}

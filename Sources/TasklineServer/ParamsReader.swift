@@ -1,0 +1,125 @@
+import JSONRPC
+
+/// Reads a params object member by member, turning every type or range problem into
+/// `-32602` with the dotted path of the field, and refusing members nobody read, so that
+/// a typo never silently drops data.
+struct ParamsReader {
+    private let object: JSONObject
+    private let path: String
+    private var consumed: Set<String> = []
+
+    /// `params` must be an object, or absent (read as an empty object).
+    init(_ params: JSON?, path: String = "") throws(ResponseError) {
+        switch params {
+        case nil: self.init(object: JSONObject(), path: path)
+        case .object(let object)?: self.init(object: object, path: path)
+        case let other?: throw .invalidParams(field: path, reason: "must be an object, not \(other.typeName)")
+        }
+    }
+
+    private init(object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    func field(_ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+
+    /// The member's value; `null` reads as absent.
+    private mutating func take(_ key: String) -> JSON? {
+        consumed.insert(key)
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    private func wrongType(_ key: String, _ expected: String, _ value: JSON) -> ResponseError {
+        .invalidParams(field: field(key), reason: "must be \(expected), not \(value.typeName)")
+    }
+
+    mutating func string(_ key: String) throws(ResponseError) -> String? {
+        guard let value = take(key) else { return nil }
+        guard case .string(let string) = value else { throw wrongType(key, "a string", value) }
+        return string
+    }
+
+    mutating func requiredString(_ key: String) throws(ResponseError) -> String {
+        guard let value = try string(key) else { throw .invalidParams(field: field(key), reason: "is required") }
+        return value
+    }
+
+    /// Tells "absent" (`nil`) from "explicitly null" (`.some(nil)`), for fields null clears.
+    mutating func nullableString(_ key: String) throws(ResponseError) -> String?? {
+        consumed.insert(key)
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null: return .some(nil)
+        case .string(let string): return .some(string)
+        default: throw wrongType(key, "a string or null", value)
+        }
+    }
+
+    mutating func bool(_ key: String) throws(ResponseError) -> Bool? {
+        guard let value = take(key) else { return nil }
+        guard case .bool(let bool) = value else { throw wrongType(key, "a boolean", value) }
+        return bool
+    }
+
+    /// An integer; a number with a zero fraction (`2.0`) counts, as in JSON Schema.
+    mutating func integer(_ key: String) throws(ResponseError) -> Int64? {
+        guard let value = take(key) else { return nil }
+        switch value {
+        case .integer(let int): return int
+        case .double(let double) where double == double.rounded() && abs(double) < 9.007e15: return Int64(double)
+        default: throw wrongType(key, "an integer", value)
+        }
+    }
+
+    /// An integer that fits `Int`; the range check itself belongs to the caller.
+    mutating func int(_ key: String) throws(ResponseError) -> Int? {
+        try integer(key).map { value throws(ResponseError) in
+            guard let int = Int(exactly: value) else { throw .invalidParams(field: field(key), reason: "is out of range") }
+            return int
+        }
+    }
+
+    mutating func stringArray(_ key: String) throws(ResponseError) -> [String]? {
+        guard let value = take(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key, "an array of strings", value) }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let string) = element else {
+                throw .invalidParams(field: "\(field(key))[\(index)]", reason: "must be a string, not \(element.typeName)")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    mutating func object(_ key: String) throws(ResponseError) -> ParamsReader? {
+        guard let value = take(key) else { return nil }
+        guard case .object(let object) = value else { throw wrongType(key, "an object", value) }
+        return ParamsReader(object: object, path: field(key))
+    }
+
+    mutating func objectArray(_ key: String) throws(ResponseError) -> [ParamsReader]? {
+        guard let value = take(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key, "an array", value) }
+        var readers: [ParamsReader] = []
+        for (index, element) in elements.enumerated() {
+            guard case .object(let object) = element else {
+                throw .invalidParams(field: "\(field(key))[\(index)]", reason: "must be an object, not \(element.typeName)")
+            }
+            readers.append(ParamsReader(object: object, path: "\(field(key))[\(index)]"))
+        }
+        return readers
+    }
+
+    /// Fails on the first member that was never read.
+    func finish() throws(ResponseError) {
+        if let unknown = object.keys.first(where: { !consumed.contains($0) }) {
+            throw .invalidParams(field: field(unknown), reason: "is not a known field")
+        }
+    }
+}

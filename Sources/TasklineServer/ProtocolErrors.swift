@@ -1,0 +1,31 @@
+import JSONRPC
+import TaskStore
+
+/// Taskline's own error codes, beside JSON-RPC's.
+enum TasklineErrorCode {
+    static let taskNotFound = 1001
+    static let versionConflict = 1002
+    static let taskAlreadyExists = 1003
+    static let storageFailure = 1004
+}
+
+extension ResponseError {
+    /// The one place where store errors become wire errors.
+    init(_ error: TaskStoreError) {
+        switch error {
+        case .notFound(let id):
+            self.init(code: TasklineErrorCode.taskNotFound, message: "Task not found: \(id)", data: ["id": .string(id)])
+        case .versionConflict(let current):
+            self.init(code: TasklineErrorCode.versionConflict,
+                      message: "Version conflict: the task is at version \(current.version)",
+                      data: ["task": TaskJSON.encode(current)])
+        case .alreadyExists(let id):
+            self.init(code: TasklineErrorCode.taskAlreadyExists, message: "Task already exists: \(id)", data: ["id": .string(id)])
+        case .invalid(let field, let reason):
+            self = .invalidParams(field: field, reason: reason)
+        case .storage(let code, let extendedCode, let message):
+            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)",
+                      data: ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)])
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import JSONRPC
+import Logging
+import Synchronization
+import TaskStore
+
+/// The Taskline server: the lifecycle, the method table, and the order of output.
+///
+/// Input arrives from the connection's reader thread through `receive`; `run` handles it
+/// one unit at a time, in arrival order, and writes each response before the
+/// notifications that the request caused.
+public final class Server: Sendable {
+    public struct Options: Sendable {
+        public var maxMessageBytes: Int
+        public init(maxMessageBytes: Int) {
+            self.maxMessageBytes = maxMessageBytes
+        }
+    }
+
+    private enum Event: Sendable {
+        case inbound(Inbound)
+        case clientProcessExited
+        case outputClosed
+    }
+
+    private enum Phase {
+        case waitingForInitialize
+        case running
+        case shutDown
+    }
+
+    private let store: TaskStore
+    private let writer: MessageWriter
+    private let options: Options
+    private let events: AsyncStream<Event>
+    private let eventSink: AsyncStream<Event>.Continuation
+    private let cancellations = CancellationRegistry()
+    private let processWatcher = Mutex<ProcessWatcher?>(nil)
+
+    public init(store: TaskStore, writer: MessageWriter, options: Options) {
+        self.store = store
+        self.writer = writer
+        self.options = options
+        (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+        // Once the client has closed our stdout nothing more can be delivered: stop.
+        writer.onClosed { [eventSink] in
+            eventSink.yield(.outputClosed)
+            eventSink.finish()
+        }
+    }
+
+    // MARK: - Input, from the reader thread
+
+    /// Queues one unit of input. Cancellations are noted here, before the queue, so they
+    /// reach requests that are still waiting behind others.
+    public func receive(_ inbound: Inbound) {
+        let messages: [Message]
+        switch inbound {
+        case .message(let message): messages = [message]
+        case .batch(let batch): messages = batch
+        case .failure: messages = []
+        }
+        for message in messages {
+            switch message {
+            case .request(let request):
+                cancellations.received(request.id)
+            case .notification(let notification) where notification.method == "$/cancelRequest":
+                if let id = notification.params?["id"].flatMap(RequestID.init), id != .null {
+                    cancellations.cancel(id)
+                }
+            default:
+                break
+            }
+        }
+        eventSink.yield(.inbound(inbound))
+    }
+
+    /// The input has ended: `run` returns once everything queued has been handled.
+    public func inputEnded() {
+        eventSink.finish()
+    }
+
+    // MARK: - The main loop
+
+    /// Handles input until `exit`, the end of input, or the client's death. Returns the
+    /// process exit code: 0 after `shutdown`, 1 otherwise.
+    public func run() async -> Int32 {
+        var session = Session()
+        loop: for await event in events {
+            switch event {
+            case .inbound(let inbound):
+                await handle(inbound, session: &session)
+                if session.exitRequested { break loop }
+            case .clientProcessExited:
+                Log.warning("the client process has exited; stopping")
+                break loop
+            case .outputClosed:
+                break loop
+            }
+        }
+        writer.flush()
+        processWatcher.withLock { $0 = nil }
+        return session.phase == .shutDown ? 0 : 1
+    }
+
+    private struct Session {
+        var phase = Phase.waitingForInitialize
+        var notificationsEnabled = true
+        var exitRequested = false
+    }
+
+    private func handle(_ inbound: Inbound, session: inout Session) async {
+        switch inbound {
+        case .failure(let error):
+            Log.info("bad input: \(error.message)")
+            writer.send(Response(id: .null, result: .failure(error)).json)
+        case .message(let message):
+            var changes: [TaskChange] = []
+            if let response = await handle(message, session: &session, changes: &changes) {
+                writer.send(response.json)
+            }
+            sendNotifications(for: changes, session: session)
+        case .batch(let messages):
+            var changes: [TaskChange] = []
+            var responses: [JSON] = []
+            for message in messages {
+                if let response = await handle(message, session: &session, changes: &changes) {
+                    responses.append(response.json)
+                }
+                if session.exitRequested { break }
+            }
+            if !responses.isEmpty { writer.send(.array(responses)) }
+            sendNotifications(for: changes, session: session)
+        }
+    }
+
+    /// Handles one message; returns its response, if it gets one, and appends the changes it
+    /// committed to `changes`.
+    private func handle(_ message: Message, session: inout Session, changes: inout [TaskChange]) async -> Response? {
+        switch message {
+        case .invalid(let error):
+            return Response(id: .null, result: .failure(error))
+        case .response(let json):
+            Log.info("dropped a response object; the server sends no requests: \(JSONWriter.string(json).prefix(200))")
+            return nil
+        case .notification(let notification):
+            handle(notification, session: &session)
+            return nil
+        case .request(let request):
+            if cancellations.start(request.id) {
+                return Response(id: request.id, result: .failure(ResponseError(code: ResponseError.requestCancelledCode, message: "Request cancelled")))
+            }
+            do {
+                let outcome = try await handle(request, session: &session)
+                changes += outcome.changes
+                return Response(id: request.id, result: .success(outcome.result))
+            } catch let error as ResponseError {
+                return Response(id: request.id, result: .failure(error))
+            } catch let error as TaskStoreError {
+                return Response(id: request.id, result: .failure(ResponseError(error)))
+            } catch {
+                Log.error("\(request.method) failed: \(error)")
+                return Response(id: request.id, result: .failure(.internalError("\(error)")))
+            }
+        }
+    }
+
+    private func handle(_ request: Request, session: inout Session) async throws -> MethodOutcome {
+        switch (session.phase, request.method) {
+        case (.waitingForInitialize, "initialize"):
+            let initialize = try Initialize(params: request.params)
+            session.notificationsEnabled = initialize.notifications
+            session.phase = .running
+            if let pid = initialize.processID { watch(pid) }
+            return MethodOutcome(result: initialize.result(maxMessageBytes: options.maxMessageBytes))
+        case (.waitingForInitialize, _):
+            throw ResponseError(code: ResponseError.serverNotInitializedCode, message: "Server not initialized: send initialize first")
+        case (.shutDown, _):
+            throw ResponseError.invalidRequest("the server is shutting down")
+        case (.running, "initialize"):
+            throw ResponseError.invalidRequest("initialize was already received")
+        case (.running, "shutdown"):
+            session.phase = .shutDown
+            return MethodOutcome(result: .null)
+        case (.running, let method):
+            guard let type = TaskMethods.byName[method] else { throw ResponseError.methodNotFound(method) }
+            return try await TaskMethods.call(type, params: request.params, store: store)
+        }
+    }
+
+    private func handle(_ notification: Notification, session: inout Session) {
+        switch notification.method {
+        case "exit":
+            session.exitRequested = true
+        case _ where session.phase == .waitingForInitialize:
+            Log.debug("dropped \(notification.method): not initialized yet")
+        case "initialized", "$/cancelRequest":
+            break  // cancellations were handled on arrival
+        default:
+            Log.debug("ignored unknown notification \(notification.method)")
+        }
+    }
+
+    private func sendNotifications(for changes: [TaskChange], session: Session) {
+        guard session.notificationsEnabled, !changes.isEmpty else { return }
+        // One notification per committed change set; today every write request commits one.
+        for change in changes {
+            writer.send(TaskJSON.didChange([change]).json)
+        }
+    }
+
+    private func watch(_ pid: Int32) {
+        let sink = eventSink
+        processWatcher.withLock { $0 = ProcessWatcher(pid: pid) { sink.yield(.clientProcessExited) } }
+    }
+}

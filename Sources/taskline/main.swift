@@ -1,0 +1,58 @@
+import JSONRPC
+import Logging
+import TaskStore
+import TasklineServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A client that goes away must not kill us with SIGPIPE: the write fails with EPIPE
+// instead, and the server finishes cleanly.
+signal(SIGPIPE, SIG_IGN)
+
+let options: CommandLineOptions
+do {
+    options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Log.error("\((error as? CommandLineOptions.UsageError)?.message ?? "\(error)") (see taskline --help)")
+    exit(2)
+}
+
+switch options.action {
+case .help:
+    print(CommandLineOptions.usage)  // stdout-ok: asked for, and no protocol runs
+    exit(0)
+case .version:
+    print("taskline \(TasklineVersion.server) (protocol \(TasklineVersion.proto))")  // stdout-ok
+    exit(0)
+case .serve:
+    break
+}
+
+Log.level = options.logLevel
+
+// The protocol owns stdout. Keep a private duplicate of it for the one writer and point
+// fd 1 at stderr, so a stray write from anywhere (a library, a debug print) can never
+// corrupt the message stream.
+let protocolFD = dup(STDOUT_FILENO)
+guard protocolFD >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
+    Log.error("cannot set up stdout: \(String(cString: strerror(errno)))")
+    exit(1)
+}
+_ = fcntl(protocolFD, F_SETFD, FD_CLOEXEC)
+
+let store: TaskStore
+do {
+    store = try TaskStore(path: options.databasePath, options: options.store)
+} catch {
+    Log.error("\(error)")
+    exit(3)
+}
+Log.info("serving \(options.databasePath)")
+
+let connection = Connection(
+    inputFD: STDIN_FILENO, outputFD: protocolFD,
+    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes))
+let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
+connection.start(receive: server.receive, onEnd: server.inputEnded)
+exit(await server.run())
