@@ -1,0 +1,55 @@
+"""Python client for the Taskline task server (protocol version 1)."""
+
+__version__ = "0.1.0"
+
+from .async_client import AsyncClient, ChangeStream
+from .client import Client
+from .discovery import find_server
+from .errors import (
+    InvalidParams,
+    MethodNotFound,
+    ProtocolError,
+    RequestCancelled,
+    ServerError,
+    ServerExited,
+    ServerNotFound,
+    ServerNotInitialized,
+    StorageError,
+    TaskAlreadyExists,
+    TasklineError,
+    TaskNotFound,
+    Timeout,
+    VersionConflict,
+)
+from .models import Change, ChangeKind, DidChange, FetchPage, Priority, ServerInfo, Task
+from .query import Filter, SortKey
+
+__all__ = [
+    "AsyncClient",
+    "Change",
+    "ChangeKind",
+    "ChangeStream",
+    "Client",
+    "DidChange",
+    "FetchPage",
+    "Filter",
+    "InvalidParams",
+    "MethodNotFound",
+    "Priority",
+    "ProtocolError",
+    "RequestCancelled",
+    "ServerError",
+    "ServerExited",
+    "ServerInfo",
+    "ServerNotFound",
+    "ServerNotInitialized",
+    "SortKey",
+    "StorageError",
+    "Task",
+    "TaskAlreadyExists",
+    "TaskNotFound",
+    "TasklineError",
+    "Timeout",
+    "VersionConflict",
+    "find_server",
+]

@@ -1,0 +1,349 @@
+"""The asyncio client: one server process, a reader task, awaitable calls."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import weakref
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import calls
+from .discovery import PathArg
+from .errors import ServerExited, TasklineError, Timeout
+from .framing import FrameDecoder, FramingError
+from .models import DidChange, FetchPage, ServerInfo, Task
+from .rpc import (
+    PendingCalls,
+    cancel_frame,
+    notification_frame,
+    request_frame,
+)
+from .session import (
+    DEFAULT_TIMEOUT,
+    EXIT_GRACE,
+    MessageObserver,
+    StderrTail,
+    initialize_params,
+    route_message,
+    server_command,
+)
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+
+_log = logging.getLogger(__name__)
+_READ_SIZE = 65536
+# Closes started for collected clients; asyncio only keeps weak references to tasks.
+_background_closes: set[asyncio.Task[None]] = set()
+
+
+class AsyncClient:
+    """Spawns `taskline` on `start()` (or `async with`), initializes it, and
+    exposes the `tasks/*` methods as coroutines.
+
+    `tasks/didChange` notifications are read from `changes()`.
+    `message_observer`, if given, sees every message the server sends, as
+    decoded JSON (meant for debugging and tests).
+    """
+
+    def __init__(
+        self,
+        db: PathArg | None = None,
+        *,
+        server: PathArg | None = None,
+        args: Sequence[str] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        notifications: bool = True,
+        message_observer: MessageObserver | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self._command = server_command(server, db, args)
+        self._notifications = notifications
+        self._observer = message_observer
+        self._connection: _Connection | None = None
+        self._finalizer: weakref.finalize[[], AsyncClient] | None = None
+        self._server_info: ServerInfo | None = None
+
+    async def start(self) -> AsyncClient:
+        """Spawn and initialize the server; returns the client itself."""
+        if self._connection is not None:
+            raise RuntimeError("this client was started already")
+        connection = await _Connection.spawn(self._command, self._observer)
+        self._connection = connection
+        try:
+            result = await connection.request("initialize", initialize_params(self._notifications), self.timeout)
+            connection.notify("initialized", {})
+        except BaseException:
+            await connection.abort()
+            raise
+        self._server_info = ServerInfo.from_wire(result)
+        self._finalizer = weakref.finalize(self, connection.close_when_collected)
+        return self
+
+    async def __aenter__(self) -> AsyncClient:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def server_info(self) -> ServerInfo:
+        if self._server_info is None:
+            raise RuntimeError("the client has not been started")
+        return self._server_info
+
+    @property
+    def process(self) -> asyncio.subprocess.Process:
+        return self._started().process
+
+    @property
+    def closed(self) -> bool:
+        return self._finalizer is not None and not self._finalizer.alive
+
+    async def close(self) -> None:
+        """Send `shutdown` and `exit`, and wait for the server to end (killing it
+        if it does not within a grace period). Calling it again does nothing."""
+        if self._finalizer is not None and self._finalizer.detach() is not None:
+            await self._started().close()
+
+    async def create(self, title: str, **fields: Unpack[calls.NewTaskFields]) -> Task:
+        return await self._perform(calls.create(title, fields))
+
+    async def get(self, task_id: str) -> Task:
+        return await self._perform(calls.get(task_id))
+
+    async def fetch(self, **options: Unpack[calls.FetchOptions]) -> FetchPage:
+        return await self._perform(calls.fetch(options))
+
+    async def iter_tasks(self, *, page_size: int = 100, **options: Unpack[calls.PageOptions]) -> AsyncIterator[Task]:
+        """Every matching task, fetched page by page with cursors."""
+        page = await self.fetch(limit=page_size, **options)
+        for task in page.tasks:
+            yield task
+        while page.next_cursor is not None:
+            page = await self.fetch(limit=page_size, cursor=page.next_cursor, **options)
+            for task in page.tasks:
+                yield task
+
+    async def update(
+        self, task_id: str, *, if_version: int | None = None, **changes: Unpack[calls.TaskChanges]
+    ) -> Task:
+        return await self._perform(calls.update(task_id, changes, if_version))
+
+    async def delete(self, task_id: str, *, if_version: int | None = None) -> None:
+        await self._perform(calls.delete(task_id, if_version))
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Send any request and return its raw result."""
+        return await self._started().request(method, params, self.timeout)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send any notification."""
+        self._started().notify(method, params)
+
+    def changes(self) -> ChangeStream:
+        """A stream of every `tasks/didChange` from now on, until it is closed or
+        the server exits. Use it as `async with client.changes() as changes:`."""
+        return self._started().open_stream()
+
+    async def _perform(self, call: calls.Call[calls._Result]) -> calls._Result:
+        return call.read_result(await self.request(call.method, call.params))
+
+    def _started(self) -> _Connection:
+        if self._connection is None:
+            raise RuntimeError("the client has not been started")
+        return self._connection
+
+
+class ChangeStream:
+    """An async iterator of `DidChange`s that buffers them until they are read."""
+
+    def __init__(self, on_close: Callable[[ChangeStream], None]) -> None:
+        self._queue: asyncio.Queue[DidChange | None] = asyncio.Queue()
+        self._on_close = on_close
+        self._ended = False
+
+    def __aiter__(self) -> ChangeStream:
+        return self
+
+    async def __anext__(self) -> DidChange:
+        if not self._ended:
+            change = await self._queue.get()
+            if change is not None:
+                return change
+            self._ended = True
+        raise StopAsyncIteration
+
+    async def __aenter__(self) -> ChangeStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop receiving; iteration ends after the changes already buffered."""
+        self._on_close(self)
+        self.end()
+
+    def put(self, change: DidChange) -> None:
+        self._queue.put_nowait(change)
+
+    def end(self) -> None:
+        self._queue.put_nowait(None)
+
+
+class _Connection:
+    """The server process and the raw JSON-RPC traffic with it.
+
+    Kept apart from `AsyncClient` so that the finalizer can hold it without
+    keeping the client alive.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process, message_observer: MessageObserver | None) -> None:
+        self.process = process
+        self._loop = asyncio.get_running_loop()
+        self._observer = message_observer
+        self._pending: PendingCalls[asyncio.Future[Any]] = PendingCalls()
+        self._drain_lock = asyncio.Lock()
+        self._streams: set[ChangeStream] = set()
+        self._stderr = StderrTail()
+        self._stderr_task = asyncio.ensure_future(self._drain_stderr())
+        self._reader_task = asyncio.ensure_future(self._read_messages())
+
+    @classmethod
+    async def spawn(cls, command: list[str], message_observer: MessageObserver | None) -> _Connection:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        return cls(process, message_observer)
+
+    async def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
+        future: asyncio.Future[Any] = self._loop.create_future()
+        request_id = self._pending.add(future)
+        try:
+            await self._write(request_frame(request_id, method, params))
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise Timeout(method, timeout) from None
+        finally:
+            # Also reached when the awaiting task is cancelled.
+            if self._pending.discard(request_id):
+                self._write_nowait(cancel_frame(request_id))
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        self._write_nowait(notification_frame(method, params))
+
+    def open_stream(self) -> ChangeStream:
+        stream = ChangeStream(self._streams.discard)
+        if self._reader_task.done():
+            stream.end()
+        else:
+            self._streams.add(stream)
+        return stream
+
+    async def close(self) -> None:
+        try:
+            await self.request("shutdown", None, EXIT_GRACE)
+            self.notify("exit")
+        except TasklineError:
+            pass  # it has exited or does not answer: _finish ends it either way
+        await self._finish()
+
+    async def abort(self) -> None:
+        self.process.kill()
+        await self._finish()
+
+    def close_when_collected(self) -> None:
+        """Finalizer of a client that was never closed: close on its loop if it
+        still runs, else ask the server to exit without waiting for it."""
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._close_in_background)
+        else:
+            self._write_nowait(request_frame("shutdown", "shutdown", None) + notification_frame("exit"))
+            self._close_stdin()
+
+    def _close_in_background(self) -> None:
+        task = self._loop.create_task(self.close())
+        _background_closes.add(task)
+        task.add_done_callback(_background_closes.discard)
+
+    async def _finish(self) -> None:
+        self._close_stdin()
+        try:
+            await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        await self._reader_task
+        await self._stderr_task
+
+    def _close_stdin(self) -> None:
+        stdin = self.process.stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+
+    def _write_nowait(self, frame: bytes) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        if not stdin.is_closing():
+            stdin.write(frame)
+
+    async def _write(self, frame: bytes) -> None:
+        self._write_nowait(frame)
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            # One drainer at a time: Python 3.9 does not allow concurrent drain().
+            async with self._drain_lock:
+                await stdin.drain()
+        except ConnectionError:
+            await asyncio.wait({self._reader_task}, timeout=EXIT_GRACE)
+            raise await self._exit_error() from None
+
+    async def _read_messages(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        decoder = FrameDecoder()
+        problem = ""
+        try:
+            while True:
+                chunk = await stdout.read(_READ_SIZE)
+                if not chunk:
+                    break
+                for message in decoder.feed(chunk):
+                    route_message(message, self._pending, self._deliver_change, self._observer)
+        except FramingError as error:
+            problem = f"sent a malformed message ({error}) and was stopped"
+            self.process.kill()
+        self._pending.fail_all(await self._exit_error(problem))
+        for stream in self._streams:
+            stream.end()
+        self._streams.clear()
+
+    def _deliver_change(self, change: DidChange) -> None:
+        for stream in self._streams:
+            stream.put(change)
+
+    async def _drain_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        while True:
+            chunk = await stderr.read(_READ_SIZE)
+            if not chunk:
+                break
+            self._stderr.feed(chunk)
+        self._stderr.finish()
+
+    async def _exit_error(self, problem: str = "") -> ServerExited:
+        try:
+            returncode: int | None = await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
+        except asyncio.TimeoutError:
+            returncode = None
+        await asyncio.wait({self._stderr_task}, timeout=EXIT_GRACE)
+        return ServerExited(returncode, self._stderr.text(), problem)

@@ -1,0 +1,106 @@
+"""The five `tasks/*` methods as data: the params to send and how to read the
+result. Both clients turn a `Call` into a round trip."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypedDict, TypeVar
+
+from .models import FetchPage, Task
+from .query import Filter, SortKey
+from .timestamps import DueInput, format_due
+
+_Result = TypeVar("_Result")
+
+
+class TaskChanges(TypedDict, total=False):
+    """Fields to set on update; `due=None` clears the due date."""
+
+    title: str
+    notes: str
+    done: bool
+    priority: int
+    tags: Iterable[str]
+    due: DueInput | None
+
+
+class NewTaskFields(TypedDict, total=False):
+    """Optional fields on create; `id` lets the client choose the task's id."""
+
+    notes: str
+    done: bool
+    priority: int
+    tags: Iterable[str]
+    due: DueInput | None
+    id: str
+
+
+class PageOptions(TypedDict, total=False):
+    filter: Filter
+    sort: Sequence[SortKey]
+
+
+class FetchOptions(PageOptions, total=False):
+    limit: int
+    cursor: str
+    offset: int
+    include_total: bool
+
+
+@dataclass(frozen=True)
+class Call(Generic[_Result]):
+    method: str
+    params: dict[str, Any]
+    read_result: Callable[[Any], _Result]
+
+
+def create(title: str, fields: NewTaskFields) -> Call[Task]:
+    return Call("tasks/create", {"title": title, **_task_fields(fields)}, Task.from_wire)
+
+
+def get(task_id: str) -> Call[Task]:
+    return Call("tasks/get", {"id": task_id}, Task.from_wire)
+
+
+def fetch(options: FetchOptions) -> Call[FetchPage]:
+    params: dict[str, Any] = {}
+    if "filter" in options:
+        params["filter"] = options["filter"].to_wire()
+    if "sort" in options:
+        params["sort"] = [key.to_wire() for key in options["sort"]]
+    if "limit" in options:
+        params["limit"] = options["limit"]
+    if "cursor" in options:
+        params["cursor"] = options["cursor"]
+    if "offset" in options:
+        params["offset"] = options["offset"]
+    if "include_total" in options:
+        params["includeTotal"] = options["include_total"]
+    return Call("tasks/fetch", params, FetchPage.from_wire)
+
+
+def update(task_id: str, changes: TaskChanges, if_version: int | None) -> Call[Task]:
+    params: dict[str, Any] = {"id": task_id, "changes": _task_fields(changes)}
+    if if_version is not None:
+        params["ifVersion"] = if_version
+    return Call("tasks/update", params, Task.from_wire)
+
+
+def delete(task_id: str, if_version: int | None) -> Call[None]:
+    params: dict[str, Any] = {"id": task_id}
+    if if_version is not None:
+        params["ifVersion"] = if_version
+    return Call("tasks/delete", params, lambda result: None)
+
+
+def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    # Unknown names go through untouched: the server rejects them by name (-32602).
+    wire = dict(fields)
+    if "tags" in wire:
+        wire["tags"] = list(wire["tags"])
+    if "priority" in wire:
+        wire["priority"] = int(wire["priority"])
+    if wire.get("due") is not None:
+        wire["due"] = format_due(wire["due"])
+    return wire

@@ -1,0 +1,272 @@
+"""The synchronous client: one server process, a reader thread, blocking calls."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable
+
+from . import calls
+from .discovery import PathArg
+from .errors import ServerExited, TasklineError, Timeout
+from .framing import FrameDecoder, FramingError
+from .models import DidChange, FetchPage, ServerInfo, Task
+from .rpc import PendingCalls, cancel_frame, notification_frame, request_frame
+from .session import (
+    DEFAULT_TIMEOUT,
+    EXIT_GRACE,
+    MessageObserver,
+    StderrTail,
+    initialize_params,
+    route_message,
+    run_guarded,
+    server_command,
+)
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+ChangeCallback = Callable[[DidChange], None]
+
+_log = logging.getLogger(__name__)
+_READ_SIZE = 65536
+
+
+class Client:
+    """Spawns `taskline`, initializes it, and exposes the `tasks/*` methods.
+
+    Use it as a context manager, or call `close()`; an unclosed client shuts its
+    server down when it is garbage collected or at interpreter exit.
+
+    `tasks/didChange` notifications go to the callbacks registered with
+    `on_change`. They run on the client's reader thread: keep them short, and do
+    not call this client from inside one (hand the work to another thread).
+
+    `message_observer`, if given, sees every message the server sends, as
+    decoded JSON, on the reader thread (meant for debugging and tests).
+    """
+
+    def __init__(
+        self,
+        db: PathArg | None = None,
+        *,
+        server: PathArg | None = None,
+        args: Sequence[str] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        notifications: bool = True,
+        message_observer: MessageObserver | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self._connection = _Connection(server_command(server, db, args), message_observer)
+        self._finalizer = weakref.finalize(self, self._connection.close)
+        try:
+            result = self._connection.request("initialize", initialize_params(notifications), timeout)
+            self._connection.notify("initialized", {})
+        except BaseException:
+            self._finalizer.detach()
+            self._connection.abort()
+            raise
+        self.server_info = ServerInfo.from_wire(result)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self._connection.process
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Send `shutdown` and `exit`, and wait for the server to end (killing it
+        if it does not within a grace period). Calling it again does nothing."""
+        self._finalizer()
+
+    def create(self, title: str, **fields: Unpack[calls.NewTaskFields]) -> Task:
+        return self._perform(calls.create(title, fields))
+
+    def get(self, task_id: str) -> Task:
+        return self._perform(calls.get(task_id))
+
+    def fetch(self, **options: Unpack[calls.FetchOptions]) -> FetchPage:
+        return self._perform(calls.fetch(options))
+
+    def iter_tasks(self, *, page_size: int = 100, **options: Unpack[calls.PageOptions]) -> Iterator[Task]:
+        """Every matching task, fetched page by page with cursors."""
+        page = self.fetch(limit=page_size, **options)
+        yield from page.tasks
+        while page.next_cursor is not None:
+            page = self.fetch(limit=page_size, cursor=page.next_cursor, **options)
+            yield from page.tasks
+
+    def update(self, task_id: str, *, if_version: int | None = None, **changes: Unpack[calls.TaskChanges]) -> Task:
+        return self._perform(calls.update(task_id, changes, if_version))
+
+    def delete(self, task_id: str, *, if_version: int | None = None) -> None:
+        self._perform(calls.delete(task_id, if_version))
+
+    def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Send any request and return its raw result."""
+        return self._connection.request(method, params, self.timeout)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send any notification."""
+        self._connection.notify(method, params)
+
+    def on_change(self, callback: ChangeCallback) -> Callable[[], None]:
+        """Call `callback` with every `tasks/didChange`; returns a function that
+        unregisters it."""
+        return self._connection.add_change_callback(callback)
+
+    def _perform(self, call: calls.Call[calls._Result]) -> calls._Result:
+        return call.read_result(self.request(call.method, call.params))
+
+
+class _Connection:
+    """The server process and the raw JSON-RPC traffic with it.
+
+    Kept apart from `Client` so that the finalizer can hold it without keeping
+    the client alive.
+    """
+
+    def __init__(self, command: list[str], message_observer: MessageObserver | None) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._observer = message_observer
+        self._pending: PendingCalls[concurrent.futures.Future[Any]] = PendingCalls()
+        self._write_lock = threading.Lock()
+        self._callbacks: list[ChangeCallback] = []
+        self._stderr = StderrTail()
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, name="taskline-stderr", daemon=True)
+        self._reader = threading.Thread(target=self._read_messages, name="taskline-reader", daemon=True)
+        self._stderr_thread.start()
+        self._reader.start()
+
+    def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
+        if threading.current_thread() is self._reader:
+            raise RuntimeError("a change callback or message observer cannot call the client (it would deadlock)")
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        request_id = self._pending.add(future)
+        try:
+            self._write(request_frame(request_id, method, params))
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise Timeout(method, timeout) from None
+        finally:
+            if self._pending.discard(request_id):
+                self._send_cancel(request_id)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        self._write(notification_frame(method, params))
+
+    def add_change_callback(self, callback: ChangeCallback) -> Callable[[], None]:
+        # Copy on write, so the reader thread can iterate without a lock.
+        self._callbacks = [*self._callbacks, callback]
+
+        def remove() -> None:
+            self._callbacks = [registered for registered in self._callbacks if registered is not callback]
+
+        return remove
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None, EXIT_GRACE)
+            self.notify("exit")
+        except TasklineError:
+            pass  # it has exited or does not answer: _finish ends it either way
+        self._finish()
+
+    def abort(self) -> None:
+        self.process.kill()
+        self._finish()
+
+    def _finish(self) -> None:
+        with self._write_lock:
+            _close_quietly(self.process.stdin)
+        try:
+            self.process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._reader.join()
+        self._stderr_thread.join()
+        _close_quietly(self.process.stdout)
+        _close_quietly(self.process.stderr)
+
+    def _send_cancel(self, request_id: int) -> None:
+        try:
+            self._write(cancel_frame(request_id))
+        except ServerExited:
+            pass
+
+    def _write(self, frame: bytes) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            with self._write_lock:
+                stdin.write(frame)
+                stdin.flush()
+        except (OSError, ValueError):  # a broken pipe, or stdin already closed
+            self._reader.join(EXIT_GRACE)
+            raise self._exit_error() from None
+
+    def _read_messages(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        decoder = FrameDecoder()
+        problem = ""
+        try:
+            while True:
+                chunk = os.read(stdout.fileno(), _READ_SIZE)
+                if not chunk:
+                    break
+                for message in decoder.feed(chunk):
+                    route_message(message, self._pending, self._deliver_change, self._observer)
+        except FramingError as error:
+            problem = f"sent a malformed message ({error}) and was stopped"
+            self.process.kill()
+        self._pending.fail_all(self._exit_error(problem))
+
+    def _deliver_change(self, change: DidChange) -> None:
+        for callback in self._callbacks:
+            run_guarded(callback, change)
+
+    def _drain_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        while True:
+            chunk = os.read(stderr.fileno(), _READ_SIZE)
+            if not chunk:
+                break
+            self._stderr.feed(chunk)
+        self._stderr.finish()
+
+    def _exit_error(self, problem: str = "") -> ServerExited:
+        try:
+            returncode: int | None = self.process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        self._stderr_thread.join(EXIT_GRACE)
+        return ServerExited(returncode, self._stderr.text(), problem)
+
+
+def _close_quietly(stream: IO[bytes] | None) -> None:
+    if stream is None:
+        return
+    try:
+        stream.close()
+    except OSError:
+        pass  # flushing into a pipe the server already closed

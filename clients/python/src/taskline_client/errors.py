@@ -1,0 +1,144 @@
+"""The exception hierarchy, rooted at `TasklineError`, and the mapping from
+JSON-RPC error objects to it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .models import Task
+
+
+class TasklineError(Exception):
+    """Base class of everything this package raises on purpose."""
+
+
+class ServerNotFound(TasklineError):
+    """No taskline executable was found (argument, TASKLINE_SERVER, PATH)."""
+
+
+class ServerExited(TasklineError):
+    """The server process ended, or was stopped because it misbehaved."""
+
+    def __init__(self, returncode: int | None, stderr_tail: str = "", problem: str = "") -> None:
+        if problem:
+            status = problem
+        elif returncode is None:
+            status = "closed its output"
+        else:
+            status = f"exited with code {returncode}"
+        message = f"taskline server {status}"
+        if stderr_tail:
+            message += f"; its last stderr output:\n{stderr_tail}"
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class Timeout(TasklineError, TimeoutError):
+    """A request got no response in time (it is cancelled on the server)."""
+
+    def __init__(self, method: str, seconds: float) -> None:
+        super().__init__(f"{method} got no response within {seconds:g} s")
+        self.method = method
+        self.seconds = seconds
+
+
+class ServerError(TasklineError):
+    """The server answered a request with a JSON-RPC error."""
+
+    code: int
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def _data_member(self, name: str) -> Any:
+        return self.data.get(name) if isinstance(self.data, Mapping) else None
+
+    def _data_text(self, name: str) -> str | None:
+        value = self._data_member(name)
+        return value if isinstance(value, str) else None
+
+
+class ProtocolError(ServerError):
+    """Any error code without a class of its own (-32700, -32600, -32603, …)."""
+
+
+class TaskNotFound(ServerError):
+    code = 1001
+
+    @property
+    def task_id(self) -> str | None:
+        return self._data_text("id")
+
+
+class VersionConflict(ServerError):
+    """`if_version` did not match; `current` is the task as it is now."""
+
+    code = 1002
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(code, message, data)
+        task = self._data_member("task")
+        self.current: Task | None = None if task is None else Task.from_wire(task)
+
+
+class TaskAlreadyExists(ServerError):
+    code = 1003
+
+    @property
+    def task_id(self) -> str | None:
+        return self._data_text("id")
+
+
+class StorageError(ServerError):
+    """SQLite failed; `data` holds its `code`, `extendedCode` and `message`."""
+
+    code = 1004
+
+
+class InvalidParams(ServerError):
+    """`field` is the dotted path of the offending member ("" for all params)."""
+
+    code = -32602
+
+    @property
+    def field(self) -> str | None:
+        return self._data_text("field")
+
+
+class MethodNotFound(ServerError):
+    code = -32601
+
+
+class ServerNotInitialized(ServerError):
+    code = -32002
+
+
+class RequestCancelled(ServerError):
+    code = -32800
+
+
+_CLASS_BY_CODE: dict[int, type[ServerError]] = {
+    cls.code: cls
+    for cls in (
+        TaskNotFound,
+        VersionConflict,
+        TaskAlreadyExists,
+        StorageError,
+        InvalidParams,
+        MethodNotFound,
+        ServerNotInitialized,
+        RequestCancelled,
+    )
+}
+
+
+def error_from_wire(error: Mapping[str, Any]) -> ServerError:
+    """Turn the `error` member of a response into the matching exception."""
+    code = error.get("code")
+    cls = _CLASS_BY_CODE.get(code, ProtocolError) if isinstance(code, int) else ProtocolError
+    return cls(code if isinstance(code, int) else 0, str(error.get("message", "")), error.get("data"))

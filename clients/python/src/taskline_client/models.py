@@ -1,0 +1,143 @@
+"""Typed, immutable views of what the server sends.
+
+Every `from_wire` ignores members it does not know: protocol version 1 allows
+the server to add result and task members.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Callable, TypeVar
+
+from .timestamps import parse_due, parse_timestamp
+
+
+class Priority(enum.IntEnum):
+    NONE = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    notes: str
+    done: bool
+    priority: Priority
+    tags: tuple[str, ...]
+    due: datetime | date | None
+    created_at: datetime
+    updated_at: datetime
+    completed_at: datetime | None
+    version: int
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Task:
+        return cls(
+            id=data["id"],
+            title=data["title"],
+            notes=data["notes"],
+            done=data["done"],
+            priority=Priority(data["priority"]),
+            tags=tuple(data["tags"]),
+            due=_optional(parse_due, data.get("due")),
+            created_at=parse_timestamp(data["createdAt"]),
+            updated_at=parse_timestamp(data["updatedAt"]),
+            completed_at=_optional(parse_timestamp, data.get("completedAt")),
+            version=data["version"],
+        )
+
+
+@dataclass(frozen=True)
+class FetchPage:
+    """One page of `tasks/fetch`; `total` is set only when it was asked for."""
+
+    tasks: tuple[Task, ...]
+    next_cursor: str | None
+    total: int | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> FetchPage:
+        return cls(
+            tasks=tuple(Task.from_wire(task) for task in data["tasks"]),
+            next_cursor=data.get("nextCursor"),
+            total=data.get("total"),
+        )
+
+
+class ChangeKind(str, enum.Enum):
+    CREATED = "created"
+    UPDATED = "updated"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One committed change; `task` is the task after it, None for deletions."""
+
+    seq: int
+    kind: ChangeKind
+    id: str
+    version: int
+    task: Task | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Change:
+        return cls(
+            seq=data["seq"],
+            kind=ChangeKind(data["kind"]),
+            id=data["id"],
+            version=data["version"],
+            task=_optional(Task.from_wire, data.get("task")),
+        )
+
+
+@dataclass(frozen=True)
+class DidChange:
+    """The params of a `tasks/didChange` notification."""
+
+    seq: int
+    changes: tuple[Change, ...]
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> DidChange:
+        return cls(seq=data["seq"], changes=tuple(Change.from_wire(change) for change in data["changes"]))
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What `initialize` told us about the server."""
+
+    name: str
+    version: str | None
+    protocol_version: str
+    methods: tuple[str, ...]
+    notifications: bool
+    max_message_bytes: int | None
+    max_fetch_limit: int | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ServerInfo:
+        capabilities = data.get("capabilities", {})
+        limits = capabilities.get("limits", {})
+        return cls(
+            name=data["serverInfo"]["name"],
+            version=data["serverInfo"].get("version"),
+            protocol_version=data["protocolVersion"],
+            methods=tuple(capabilities.get("methods", ())),
+            notifications=bool(capabilities.get("notifications", {}).get("didChange", False)),
+            max_message_bytes=limits.get("maxMessageBytes"),
+            max_fetch_limit=limits.get("maxFetchLimit"),
+        )
+
+
+_Parsed = TypeVar("_Parsed")
+
+
+def _optional(parse: Callable[[Any], _Parsed], value: Any | None) -> _Parsed | None:
+    return None if value is None else parse(value)

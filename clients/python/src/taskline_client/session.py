@@ -1,0 +1,106 @@
+"""What both clients do the same way around the server process: its command
+line, the `initialize` params, and keeping the tail of its stderr."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Callable
+
+from . import __version__
+from .discovery import PathArg, find_server
+from .models import DidChange
+from .rpc import Notification, PendingCalls, Response, classify
+
+#: Default seconds to wait for any single response.
+DEFAULT_TIMEOUT = 10.0
+#: Seconds the server gets to exit after `shutdown` + `exit` before it is killed.
+EXIT_GRACE = 2.0
+CLIENT_NAME = "taskline-client"
+
+_log = logging.getLogger(__name__)
+_server_log = logging.getLogger("taskline_client.server")
+
+MessageObserver = Callable[[Any], None]
+
+
+def server_command(server: PathArg | None, db: PathArg | None, args: Sequence[str]) -> list[str]:
+    command = [find_server(server)]
+    if db is not None:
+        command += ["--db", os.fspath(db)]
+    return command + list(args)
+
+
+def initialize_params(notifications: bool) -> dict[str, Any]:
+    return {
+        "processId": os.getpid(),
+        "clientInfo": {"name": CLIENT_NAME, "version": __version__},
+        "initializationOptions": {"notifications": notifications},
+    }
+
+
+def route_message(
+    message: Any,
+    pending: PendingCalls[Any],
+    deliver_change: Callable[[DidChange], None],
+    observer: MessageObserver | None,
+) -> None:
+    """Hand one message from the server to whoever waits for it."""
+    if observer is not None:
+        run_guarded(observer, message)
+    event = classify(message)
+    if isinstance(event, Response):
+        pending.resolve(event)
+    elif isinstance(event, Notification) and event.method == "tasks/didChange":
+        try:
+            change = DidChange.from_wire(event.params)
+        except (KeyError, TypeError, ValueError):
+            _log.exception("ignoring a malformed tasks/didChange: %r", event.params)
+            return
+        deliver_change(change)
+
+
+def run_guarded(callback: Callable[[Any], None], argument: Any) -> None:
+    """Run user code from the reader without letting its errors stop the reader."""
+    try:
+        callback(argument)
+    except Exception:
+        _log.exception("%r raised", callback)
+
+
+class StderrTail:
+    """Keeps the last lines the server wrote to stderr, to explain why it exited.
+
+    Fed raw chunks as they are read. Every line is also logged at DEBUG level on
+    the `taskline_client.server` logger.
+    """
+
+    def __init__(self, max_lines: int = 20, max_line_chars: int = 500) -> None:
+        self._lines: collections.deque[str] = collections.deque(maxlen=max_lines)
+        self._max_line_chars = max_line_chars
+        self._partial = b""
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        for raw_line in complete:
+            self._add(raw_line)
+
+    def finish(self) -> None:
+        """Keep an unterminated last line, once the stream has ended."""
+        if self._partial:
+            self._add(self._partial)
+            self._partial = b""
+
+    def text(self) -> str:
+        with self._lock:
+            return "\n".join(self._lines)
+
+    def _add(self, raw_line: bytes) -> None:
+        line = raw_line.decode("utf-8", errors="replace").rstrip("\r")
+        _server_log.debug("%s", line)
+        with self._lock:
+            self._lines.append(line[: self._max_line_chars])
