@@ -19,19 +19,29 @@ test('the requestTimeout option sets the default timeout', async (t) => {
   assert.equal(error.timeout, 100);
 });
 
+// Requests queued ahead of the one to cancel, so the server is still busy with
+// them when it reads the $/cancelRequest that follows.
+function keepServerBusy(client) {
+  return Promise.all(Array.from({ length: 50 }, (_, i) => client.create({ title: `ahead ${i}` })));
+}
+
 test('a timed-out request is cancelled on the server when it has not started', async (t) => {
   const client = await connectForTest(t);
-  await whileServerStopped(client, () => assert.rejects(
-    client.create({ id: 'timed-out', title: 'too late' }, { timeout: 50 }),
-    TimeoutError,
-  ));
+  let queuedAhead;
+  await whileServerStopped(client, async () => {
+    queuedAhead = keepServerBusy(client);
+    await assert.rejects(client.create({ id: 'timed-out', title: 'too late' }, { timeout: 50 }), TimeoutError);
+  });
+  await queuedAhead;
   await assert.rejects(client.get('timed-out'), TaskNotFoundError);
 });
 
 test('aborting a request rejects it with RequestCancelledError and cancels it on the server', async (t) => {
   const client = await connectForTest(t);
   const controller = new AbortController();
+  let queuedAhead;
   await whileServerStopped(client, async () => {
+    queuedAhead = keepServerBusy(client);
     const request = client.create({ id: 'aborted', title: 'never' }, { signal: controller.signal });
     controller.abort(new Error('user changed their mind'));
     const error = await request.catch((e) => e);
@@ -39,6 +49,7 @@ test('aborting a request rejects it with RequestCancelledError and cancels it on
     assert.equal(error.code, -32800);
     assert.equal(error.cause.message, 'user changed their mind');
   });
+  await queuedAhead;
   await assert.rejects(client.get('aborted'), TaskNotFoundError);
 });
 
