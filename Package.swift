@@ -25,10 +25,12 @@ let package = Package(
         .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"]),
         .executableTarget(name: "taskline", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"]),
 
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite"]),
+        // Temporary folders and a driver for the real binary, shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"]),
     ]
 )

@@ -1,0 +1,137 @@
+import SQLite
+import TestSupport
+import Testing
+
+@Suite struct DatabaseTests {
+    let directory = TemporaryDirectory()
+
+    func open() throws -> Database {
+        try Database(path: directory.file("test.sqlite"))
+    }
+
+    @Test func bindsAndReadsEveryStorageClass() throws {
+        let db = try open()
+        try db.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)")
+        try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(-42), .real(2.5), .text("héllo ✓"), .blob([0, 1, 255]), .null])
+        let row = try db.cachedStatement("SELECT i, r, s, b, n FROM t").firstRow { row in
+            (row.int64(0), row.value(1), row.text(2), row.value(3), row.isNull(4), row.optionalText(4))
+        }
+        let (i, r, s, b, isNull, optional) = try #require(row)
+        #expect(i == -42)
+        #expect(r == .real(2.5))
+        #expect(s == "héllo ✓")
+        #expect(b == .blob([0, 1, 255]))
+        #expect(isNull)
+        #expect(optional == nil)
+    }
+
+    @Test func textWithQuotesAndNULsIsBoundNotSpliced() throws {
+        let db = try open()
+        try db.execute("CREATE TABLE t (s TEXT)")
+        let hostile = "'); DROP TABLE t; --"
+        try db.run("INSERT INTO t VALUES (?)", [.text(hostile)])
+        #expect(try db.cachedStatement("SELECT s FROM t").firstRow { $0.text(0) } == hostile)
+        #expect(try db.integer("SELECT count(*) FROM t") == 1)
+    }
+
+    @Test func errorsCarryCodesMessageAndSQL() throws {
+        let db = try open()
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+        try db.run("INSERT INTO t (name) VALUES (?)", ["a"])
+        let error = try #require(throws: SQLiteError.self) {
+            try db.run("INSERT INTO t (name) VALUES (?)", ["a"])
+        }
+        #expect(error.code == SQLiteError.constraint)
+        #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+        #expect(error.message.contains("UNIQUE"))
+        #expect(error.sql == "INSERT INTO t (name) VALUES (?)")
+
+        let syntax = try #require(throws: SQLiteError.self) { try db.cachedStatement("SELEC 1") }
+        #expect(syntax.code == 1)
+        #expect(syntax.sql == "SELEC 1")
+    }
+
+    @Test func cachedStatementsAreReused() throws {
+        let db = try open()
+        let first = try db.cachedStatement("SELECT 1")
+        let second = try db.cachedStatement("SELECT 1")
+        #expect(first === second)
+    }
+
+    @Test func writeTransactionRollsBackOnError() throws {
+        let db = try open()
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try db.writeTransaction {
+                try db.run("INSERT INTO t VALUES (1)")
+                throw Boom()
+            }
+        }
+        #expect(try db.integer("SELECT count(*) FROM t") == 0)
+        #expect(db.isAutocommit)
+        try db.writeTransaction { try db.run("INSERT INTO t VALUES (2)") }
+        #expect(try db.integer("SELECT count(*) FROM t") == 1)
+    }
+
+    @Test func savepointUndoesOnlyItsOwnWork() throws {
+        let db = try open()
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        struct Boom: Error {}
+        try db.writeTransaction {
+            try db.run("INSERT INTO t VALUES (1)")
+            try? db.savepoint {
+                try db.run("INSERT INTO t VALUES (2)")
+                throw Boom()
+            }
+            try db.savepoint { try db.run("INSERT INTO t VALUES (3)") }
+        }
+        var values: [Int64] = []
+        try db.cachedStatement("SELECT x FROM t ORDER BY x").forEachRow { values.append($0.int64(0)) }
+        #expect(values == [1, 3])
+    }
+
+    @Test func migratorRunsEachStepOnceAndRecordsTheVersion() throws {
+        let path = directory.file("migrate.sqlite")
+        let steps = Migrator([
+            .init(version: 1) { try $0.execute("CREATE TABLE a (x)") },
+            .init(version: 2) { try $0.execute("CREATE TABLE b (x)") },
+        ])
+        let db = try Database(path: path)
+        try steps.migrate(db)
+        #expect(try db.userVersion() == 2)
+        try steps.migrate(db)  // a second run must not fail on existing tables
+        #expect(try db.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table'") == 2)
+    }
+
+    @Test func failedMigrationLeavesThePreviousVersion() throws {
+        let db = try open()
+        struct Boom: Error {}
+        let steps = Migrator([
+            .init(version: 1) { try $0.execute("CREATE TABLE a (x)") },
+            .init(version: 2) { db in
+                try db.execute("CREATE TABLE b (x)")
+                throw Boom()
+            },
+        ])
+        #expect(throws: Boom.self) { try steps.migrate(db) }
+        #expect(try db.userVersion() == 1)
+        #expect(try db.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
+    }
+
+    @Test func backupCopiesEverything() throws {
+        let source = try open()
+        try source.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3); PRAGMA user_version = 7")
+        let destination = try Database(path: ":memory:")
+        try source.backup(into: destination)
+        #expect(try destination.integer("SELECT sum(x) FROM t") == 6)
+        #expect(try destination.userVersion() == 7)
+    }
+
+    @Test func openingAMissingFileWithoutCreateFails() throws {
+        let error = try #require(throws: SQLiteError.self) {
+            try Database(path: directory.file("missing.sqlite"), mode: .readWrite)
+        }
+        #expect(error.code == SQLiteError.cantOpen)
+    }
+}

@@ -1,0 +1,137 @@
+import TaskStore
+import TestSupport
+import Testing
+
+@Suite struct FetchTests {
+    let directory = TemporaryDirectory()
+
+    /// Five tasks created one millisecond apart, with ids in creation order (ids break ties).
+    func seeded() async throws -> TaskStore {
+        let store = try makeStore(directory)
+        try await store.add("Charlie", notes: "100% done", done: true, priority: 1, tags: ["work"], due: "2026-12-03", id: "t1")
+        try await store.add("alpha", notes: "under_score", priority: 3, tags: ["home", "work"], id: "t2")
+        try await store.add("Bravo", priority: 2, tags: ["home"], due: "2026-12-01T10:00:00Z", id: "t3")
+        try await store.add("delta ÄÖÜ", done: true, due: "2026-12-02T00:00:00+02:00", id: "t4")
+        try await store.add("Echo", priority: 2, id: "t5")
+        return store
+    }
+
+    @Test func defaultIsOldestFirst() async throws {
+        let store = try await seeded()
+        #expect(try await store.titles(TaskQuery()) == ["Charlie", "alpha", "Bravo", "delta ÄÖÜ", "Echo"])
+    }
+
+    @Test(arguments: [
+        (SortKey(field: .createdAt, descending: true), ["Echo", "delta ÄÖÜ", "Bravo", "alpha", "Charlie"]),
+        (SortKey(field: .title), ["alpha", "Bravo", "Charlie", "delta ÄÖÜ", "Echo"]),
+        (SortKey(field: .title, descending: true), ["Echo", "delta ÄÖÜ", "Charlie", "Bravo", "alpha"]),
+        // delta's due is 2026-12-01T22:00Z: after Bravo's, before Charlie's. No due: last either way.
+        (SortKey(field: .due), ["Bravo", "delta ÄÖÜ", "Charlie", "alpha", "Echo"]),
+        (SortKey(field: .due, descending: true), ["Charlie", "delta ÄÖÜ", "Bravo", "Echo", "alpha"]),
+    ])
+    func sortsBy(key: SortKey, expected: [String]) async throws {
+        let store = try await seeded()
+        #expect(try await store.titles(TaskQuery(sort: [key])) == expected)
+    }
+
+    @Test func prioritySortBreaksTiesByID() async throws {
+        let store = try makeStore(directory)
+        for (title, id) in [("p2-b", "b"), ("p3", "z"), ("p2-a", "a"), ("p0", "m")] {
+            try await store.add(title, priority: title == "p3" ? 3 : title == "p0" ? 0 : 2, id: id)
+        }
+        #expect(try await store.titles(TaskQuery(sort: [SortKey(field: .priority, descending: true)])) == ["p3", "p2-b", "p2-a", "p0"])
+        #expect(try await store.titles(TaskQuery(sort: [SortKey(field: .priority)])) == ["p0", "p2-a", "p2-b", "p3"])
+        // Mixed directions: priority descending, then title ascending.
+        let mixed = [SortKey(field: .priority, descending: true), SortKey(field: .title)]
+        #expect(try await store.titles(TaskQuery(sort: mixed)) == ["p3", "p2-a", "p2-b", "p0"])
+    }
+
+    @Test func filters() async throws {
+        let store = try await seeded()
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: true))) == ["Charlie", "delta ÄÖÜ"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: false))) == ["alpha", "Bravo", "Echo"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(tags: ["home", "work"]))) == ["alpha"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(tags: ["home"]))) == ["alpha", "Bravo"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "BRAV"))) == ["Bravo"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "äöü"))) == ["delta ÄÖÜ"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "%"))) == ["Charlie"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "_"))) == ["alpha"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "a%"))) == [])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-03", dueAfter: "2026-12-01T10:00:00Z"))) == ["Bravo", "delta ÄÖÜ"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-01T10:00:00Z"))) == [])
+        let ids = try await store.fetch(TaskQuery()).tasks.map(\.id)
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(ids: [ids[4], ids[0], "missing"]))) == ["Charlie", "Echo"])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(ids: []))) == [])
+        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: false, tags: ["home"], text: "a"))) == ["alpha", "Bravo"])
+    }
+
+    @Test func invalidQueriesNameTheField() async throws {
+        let store = try await seeded()
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(limit: 0)) } == "limit")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(limit: 1001)) } == "limit")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(offset: -1)) } == "offset")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [])) } == "sort")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .due), SortKey(field: .due, descending: true)])) } == "sort[1].field")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["bad tag"]))) } == "filter.tags[0]")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(dueBefore: "x"))) } == "filter.dueBefore")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(cursor: "zz")) } == "cursor")
+        let page = try await store.fetch(TaskQuery(limit: 2))
+        let cursor = try #require(page.nextCursor)
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(cursor: cursor, offset: 1)) } == "offset")
+        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .title)], cursor: cursor)) } == "cursor")
+    }
+
+    @Test func limitOffsetAndTotal() async throws {
+        let store = try await seeded()
+        let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: false), limit: 2, offset: 1, includeTotal: true))
+        #expect(page.tasks.map(\.title) == ["Bravo", "Echo"])
+        #expect(page.total == 3)
+        #expect(page.nextCursor == nil)
+        #expect(try await store.fetch(TaskQuery()).total == nil)
+    }
+
+    @Test(arguments: [
+        [SortKey(field: .createdAt)],
+        [SortKey(field: .title, descending: true)],
+        [SortKey(field: .due)],
+        [SortKey(field: .due, descending: true)],
+        [SortKey(field: .priority, descending: true), SortKey(field: .createdAt)],
+        [SortKey(field: .updatedAt)],
+    ])
+    func cursorPagingNeitherSkipsNorRepeatsWhileOthersWrite(sort: [SortKey]) async throws {
+        let store = try makeStore(directory)
+        var original: Set<String> = []
+        for index in 0..<40 {
+            let due = index % 3 == 0 ? nil : "2026-12-\(10 + index % 7)"
+            original.insert(try await store.add("task \(index % 9)", priority: index % 4, due: due).id)
+        }
+        var deleted: Set<String> = []
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try await store.fetch(TaskQuery(sort: sort, limit: 7, cursor: cursor))
+            seen += page.tasks.map(\.id)
+            cursor = page.nextCursor
+            pages += 1
+            // Between pages: delete a task not reached yet and one already seen, and add one.
+            for victim in [original.subtracting(seen).subtracting(deleted).sorted().first,
+                           seen.first { !deleted.contains($0) }].compactMap({ $0 }) {
+                _ = try await store.delete(id: victim)
+                deleted.insert(victim)
+            }
+            _ = try await store.add("new \(pages)", priority: pages % 4)
+        } while cursor != nil
+        #expect(Set(seen).count == seen.count, "a task was returned twice")
+        let skipped = original.subtracting(deleted).subtracting(seen)
+        #expect(skipped.isEmpty, "tasks that existed throughout were skipped")
+        #expect(pages >= 4)
+    }
+
+    @Test func tagsComeBackSortedByCodePoint() async throws {
+        let store = try makeStore(directory)
+        let task = try await store.add("t", tags: ["b", "B", "a", "é", "Z"])
+        #expect(task.tags == ["B", "Z", "a", "b", "é"])
+        #expect(try await store.get(id: task.id).tags == task.tags)
+    }
+}
