@@ -11,6 +11,14 @@ async function createTitled(client, titles) {
   return tasks;
 }
 
+/** The default fetch order: oldest first, tasks created in the same millisecond by id. */
+function oldestFirst(tasks) {
+  const byCodePoint = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...tasks].sort((a, b) => byCodePoint(a.createdAt, b.createdAt) || byCodePoint(a.id, b.id));
+}
+
+const ids = (tasks) => tasks.map((task) => task.id);
+
 test('create fills in the defaults', async (t) => {
   const client = await connectForTest(t);
   const task = await client.create({ title: 'Write the client' });
@@ -58,28 +66,29 @@ test('fetch returns tasks oldest first, filtered, sorted and counted', async (t)
   const [a, b, c] = await createTitled(client, ['alpha', 'beta', 'gamma']);
   await client.update(b.id, { done: true, tags: ['home'], priority: 2 });
   await client.update(c.id, { notes: 'About ALPHA too', priority: 3 });
+  const [first, second, third] = ids(oldestFirst([a, b, c]));
 
   const all = await client.fetch();
-  assert.deepEqual(all.tasks.map((task) => task.id), [a.id, b.id, c.id]);
+  assert.deepEqual(ids(all.tasks), [first, second, third]);
   assert.equal(all.nextCursor, null);
   assert.equal('total' in all, false);
 
   const done = await client.fetch({ filter: { done: true } });
-  assert.deepEqual(done.tasks.map((task) => task.id), [b.id]);
+  assert.deepEqual(ids(done.tasks), [b.id]);
   const tagged = await client.fetch({ filter: { tags: ['home'] } });
-  assert.deepEqual(tagged.tasks.map((task) => task.id), [b.id]);
+  assert.deepEqual(ids(tagged.tasks), [b.id]);
   const text = await client.fetch({ filter: { text: 'alpha' } });
-  assert.deepEqual(text.tasks.map((task) => task.id), [a.id, c.id]);
+  assert.deepEqual(ids(text.tasks), ids(oldestFirst([a, c])));
 
   const byPriority = await client.fetch({ sort: [{ field: 'priority', order: 'desc' }] });
-  assert.deepEqual(byPriority.tasks.map((task) => task.id), [c.id, b.id, a.id]);
+  assert.deepEqual(ids(byPriority.tasks), [c.id, b.id, a.id]);
 
   const firstPage = await client.fetch({ limit: 2, includeTotal: true });
   assert.equal(firstPage.total, 3);
-  assert.deepEqual(firstPage.tasks.map((task) => task.id), [a.id, b.id]);
+  assert.deepEqual(ids(firstPage.tasks), [first, second]);
   assert.equal(typeof firstPage.nextCursor, 'string');
   const secondPage = await client.fetch({ limit: 2, cursor: firstPage.nextCursor });
-  assert.deepEqual(secondPage.tasks.map((task) => task.id), [c.id]);
+  assert.deepEqual(ids(secondPage.tasks), [third]);
   assert.equal(secondPage.nextCursor, null);
 });
 
@@ -117,7 +126,7 @@ test('the tasks() iterator pages through every task with cursors, in order', asy
   const created = await createTitled(client, Array.from({ length: 25 }, (_, i) => `task ${i}`));
   const seen = [];
   for await (const task of client.tasks({ pageSize: 10 })) seen.push(task.id);
-  assert.deepEqual(seen, created.map((task) => task.id));
+  assert.deepEqual(seen, ids(oldestFirst(created)));
 });
 
 test('the tasks() iterator applies the filter and sort', async (t) => {

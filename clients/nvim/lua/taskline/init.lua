@@ -1,0 +1,84 @@
+-- Entry points: setup(), the shared server session, and the :Taskline command.
+
+local config = require('taskline.config')
+local session = require('taskline.session')
+local buffer = require('taskline.buffer')
+
+local M = {}
+
+local STOP_WAIT_MS = 3000
+
+local current -- the running rpc client, started on first use
+
+function M.setup(options)
+  config.set(options)
+end
+
+local function report(message)
+  vim.notify('taskline: ' .. message, vim.log.levels.ERROR)
+end
+
+local function start()
+  local path, reason = config.server_path()
+  if not path then
+    return nil, reason
+  end
+  local client
+  client, reason = session.start(path, config.server_args(), {
+    on_notification = function(method, params)
+      if method == 'tasks/didChange' then
+        buffer.apply_changes(params.changes)
+      end
+    end,
+    on_exit = function(code)
+      if current == client then
+        current = nil
+      end
+      if code ~= 0 then
+        report(string.format('the server exited with code %d: %s', code, client.stderr))
+      end
+    end,
+  }, function(failure)
+    if failure then
+      report(failure)
+    end
+  end)
+  if client then
+    vim.api.nvim_create_autocmd('VimLeavePre', {
+      group = vim.api.nvim_create_augroup('taskline_session', { clear = true }),
+      callback = M.stop,
+    })
+  end
+  return client, reason
+end
+
+--- The running server session, started if needed; nil and a reason if it cannot start.
+function M.client()
+  if current and current:is_running() then
+    return current
+  end
+  local reason
+  current, reason = start()
+  return current, reason
+end
+
+--- Stops the server session and waits until it has exited.
+function M.stop()
+  local client = current
+  current = nil
+  if client and client:is_running() then
+    client:stop()
+    client:wait_for_exit(STOP_WAIT_MS)
+  end
+end
+
+--- :Taskline — shows the task list in the current window.
+function M.open()
+  local client, reason = M.client()
+  if not client then
+    return report(reason)
+  end
+  buffer.open(M.client)
+end
+
+return M
