@@ -174,7 +174,7 @@ public enum MessageDecoder {
         guard case .string(let name) = method else {
             return .invalid(.invalidRequest("\"method\" must be a string"))
         }
-        let params = object["params"].flatMap { $0 == .null ? nil : $0 }
+        let params = object["params"] == .null ? nil : object["params"]
         guard let idJSON = object["id"] else {
             return .notification(Notification(method: name, params: params))
         }

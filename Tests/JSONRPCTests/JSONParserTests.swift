@@ -1,0 +1,99 @@
+import JSONRPC
+import Testing
+
+@Suite struct JSONParserTests {
+    func parse(_ text: String) throws -> JSON {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    func reason(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try JSONParser.parse(bytes)
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
+    func reason(_ text: String) -> String? { reason(Array(text.utf8)) }
+
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try parse(#" {"a": [1, -2, 3.5, 1e3, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
+        #expect(value == ["a": [1, -2, .double(3.5), .double(1000), true, false, .null, "x\né😀"], "b": [:]])
+    }
+
+    @Test func keepsIntegersApartFromDoubles() throws {
+        #expect(try parse("1") == .integer(1))
+        #expect(try parse("1.0") == .double(1.0))
+        #expect(try parse("-0") == .integer(0))
+        #expect(try parse("9223372036854775807") == .integer(.max))
+        #expect(try parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+    }
+
+    @Test func keepsMemberOrder() throws {
+        let object = try #require(try parse(#"{"z":1,"a":2,"m":3}"#).objectValue)
+        #expect(object.keys == ["z", "a", "m"])
+    }
+
+    @Test(arguments: [
+        ("", "unexpected end of input"),
+        ("{", "expected a member name"),
+        ("[1,]", "unexpected character"),
+        ("01", "unexpected data after the JSON value"),
+        ("1.", "invalid number"),
+        ("-", "invalid number"),
+        ("1e400", "number out of range"),
+        ("tru", "invalid literal"),
+        ("nul", "invalid literal"),
+        ("\"abc", "unterminated string"),
+        ("\"a\tb\"", "control character in string"),
+        ("\"\\x\"", "invalid escape"),
+        ("\"\\u12\"", "invalid \\u escape"),
+        ("\"\\ud800\"", "lone surrogate escape"),
+        ("\"\\udc00\"", "lone surrogate escape"),
+        ("\"\\ud800\\u0041\"", "lone surrogate escape"),
+        (#"{"a":1,"a":2}"#, "duplicate member name \"a\""),
+        ("{} {}", "unexpected data after the JSON value"),
+        ("'a'", "unexpected character"),
+        ("NaN", "unexpected character"),
+    ])
+    func rejects(_ text: String, _ expected: String) {
+        #expect(reason(text) == expected)
+    }
+
+    @Test func rejectsInvalidUTF8AndNULs() {
+        #expect(reason([0x22, 0xFF, 0x22]) == "invalid UTF-8 in string")
+        #expect(reason([0x22, 0xC3, 0x22]) == "invalid UTF-8 in string")
+        #expect(reason([0x22, 0xED, 0xA0, 0x80, 0x22]) == "invalid UTF-8 in string")  // an encoded surrogate
+        #expect(reason([0x22, 0x00, 0x22]) == "control character in string")
+        #expect(reason([0x7B, 0x00, 0x7D]) == "expected a member name")
+        #expect(reason([0xEF, 0xBB, 0xBF, 0x31]) == "unexpected character")  // a byte order mark
+    }
+
+    @Test func boundsNestingWithoutExhaustingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(reason(deep) == "nesting deeper than 64 levels")
+        let objects = String(repeating: #"{"a":"#, count: 100_000)
+        #expect(reason(objects) == "nesting deeper than 64 levels")
+        let allowed = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(reason(allowed) == nil)
+    }
+}
+
+@Suite struct JSONWriterTests {
+    @Test func writesCompactJSON() {
+        let value: JSON = ["id": 1, "s": "a\"b\\c\n\u{1}é", "list": [true, .null, .double(0.5)], "o": [:]]
+        #expect(JSONWriter.string(value) == #"{"id":1,"s":"a\"b\\c\n\u0001é","list":[true,null,0.5],"o":{}}"#)
+    }
+
+    @Test func roundTripsThroughTheParser() throws {
+        let value: JSON = ["unicode": "𝄞 ✓ \u{2028}", "numbers": [0, -1, .double(1e-7), .double(123456.75)], "nested": [["a": [[]]]]]
+        #expect(try JSONParser.parse(JSONWriter.bytes(value)) == value)
+    }
+
+    @Test func neverWritesARawNewline() {
+        let bytes = JSONWriter.bytes(["text": "line\nline\r\n"])
+        #expect(!bytes.contains(0x0A))
+        #expect(!bytes.contains(0x0D))
+    }
+}
