@@ -143,7 +143,7 @@ public final class Server: Sendable {
             Log.info("dropped a response object; the server sends no requests: \(JSONWriter.string(json).prefix(200))")
             return nil
         case .notification(let notification):
-            handle(notification, session: &session)
+            await handle(notification, session: &session, changes: &changes)
             return nil
         case .request(let request):
             if cancellations.start(request.id) {
@@ -187,16 +187,26 @@ public final class Server: Sendable {
         }
     }
 
-    private func handle(_ notification: Notification, session: inout Session) {
+    private func handle(_ notification: Notification, session: inout Session, changes: inout [TaskChange]) async {
         switch notification.method {
         case "exit":
             session.exitRequested = true
-        case _ where session.phase == .waitingForInitialize:
-            Log.debug("dropped \(notification.method): not initialized yet")
+        case _ where session.phase != .running:
+            Log.debug("dropped \(notification.method): not initialized, or shut down")
         case "initialized", "$/cancelRequest":
             break  // cancellations were handled on arrival
-        default:
-            Log.debug("ignored unknown notification \(notification.method)")
+        case let method:
+            // A method sent as a notification runs like a request whose answer nobody wants
+            // (JSON-RPC 2.0); its changes are still announced.
+            guard let type = TaskMethods.byName[method] else {
+                Log.debug("ignored unknown notification \(method)")
+                return
+            }
+            do {
+                changes += try await TaskMethods.call(type, params: notification.params, store: store).changes
+            } catch {
+                Log.info("\(method) sent as a notification failed: \(error)")
+            }
         }
     }
 
