@@ -3,6 +3,7 @@
 local taskline = require('taskline')
 local buffer = require('taskline.buffer')
 local config = require('taskline.config')
+local rpc = require('taskline.rpc')
 local session = require('taskline.session')
 
 local WAIT_MS = 5000
@@ -129,6 +130,30 @@ local tests = {}
 local function test(name, fn, expected_failure)
   table.insert(tests, { name = name, fn = fn, expected_failure = expected_failure })
 end
+
+local frame_messages = {
+  { jsonrpc = '2.0', id = 1, result = { title = 'Grüße, 世界 🎉' } },
+  { jsonrpc = '2.0', method = 'tasks/didChange', params = { seq = 1 } },
+}
+
+local function read_all(chunks)
+  local read_frames = rpc.frame_reader()
+  local messages_read = {}
+  for _, chunk in ipairs(chunks) do
+    for _, body in ipairs(read_frames(chunk)) do
+      table.insert(messages_read, vim.json.decode(body))
+    end
+  end
+  return messages_read
+end
+
+test('the frame reader handles coalesced frames and frames split at every byte', function()
+  local stream = rpc.encode_frame(frame_messages[1]) .. rpc.encode_frame(frame_messages[2])
+  assert_equal(frame_messages, read_all({ stream }), 'coalesced')
+  for split = 1, #stream - 1 do
+    assert_equal(frame_messages, read_all({ stream:sub(1, split), stream:sub(split + 1) }), 'split at ' .. split)
+  end
+end)
 
 test(':Taskline opens an empty, read-only scratch list', function()
   vim.cmd('Taskline')

@@ -58,10 +58,12 @@ function M.start(cmd, args, handlers)
     stderr_pipe = uv.new_pipe(false),
   }, Client)
 
-  -- The client is finished once the process has exited and all its output is read.
-  local exit_status, stdout_done
-  local function finish_when_complete()
-    if exit_status and stdout_done then
+  -- The client is finished once the process has exited and both its outputs are read.
+  local exit_status
+  local unfinished = 3
+  local function finish_one()
+    unfinished = unfinished - 1
+    if unfinished == 0 then
       client:_finish(exit_status.code, exit_status.signal)
     end
   end
@@ -72,7 +74,7 @@ function M.start(cmd, args, handlers)
   }, function(code, signal)
     vim.schedule(function()
       exit_status = { code = code, signal = signal }
-      finish_when_complete()
+      finish_one()
     end)
   end)
   if not handle then
@@ -86,8 +88,7 @@ function M.start(cmd, args, handlers)
   client.stdout:read_start(function(_, chunk)
     vim.schedule(function()
       if not chunk then
-        stdout_done = true
-        return finish_when_complete()
+        return finish_one()
       end
       for _, body in ipairs(read_frames(chunk)) do
         client:_dispatch(vim.json.decode(body))
@@ -95,9 +96,12 @@ function M.start(cmd, args, handlers)
     end)
   end)
   client.stderr_pipe:read_start(function(_, chunk)
-    if chunk then
+    vim.schedule(function()
+      if not chunk then
+        return finish_one()
+      end
       client.stderr = (client.stderr .. chunk):sub(-STDERR_TAIL_BYTES)
-    end
+    end)
   end)
   return client
 end
@@ -136,8 +140,10 @@ function Client:stop()
     return
   end
   self:request('shutdown', nil, function()
-    self:notify('exit')
-    self.stdin:shutdown()
+    if self.running then
+      self:notify('exit')
+      self.stdin:shutdown() -- end of input ends the server even if shutdown failed
+    end
   end)
   self.kill_timer = uv.new_timer()
   self.kill_timer:start(STOP_GRACE_MS, 0, function()
@@ -175,13 +181,12 @@ end
 
 function Client:_finish(code, signal)
   self.running = false
-  self.exit_code = code
   if self.kill_timer then
     self.kill_timer:close()
   end
   self.handle:close()
   self:_close_pipes()
-  local reason = string.format('the taskline server exited (code %d, signal %d) %s', code, signal, self.stderr)
+  local reason = string.format('the taskline server exited (code %d, signal %d): %s', code, signal, self.stderr)
   for id, callback in pairs(self.pending) do
     self.pending[id] = nil
     callback({ message = reason })

@@ -28,7 +28,6 @@ function M.start(path, args, handlers, on_ready)
       return on_ready(string.format('the server speaks protocol %s, this plugin %s',
         result.protocolVersion, M.PROTOCOL_VERSION))
     end
-    client.server_info = result.serverInfo
     on_ready(nil, result)
   end)
   client:notify('initialized')
