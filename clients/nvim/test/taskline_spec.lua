@@ -14,7 +14,6 @@ vim.cmd('runtime plugin/taskline.lua')
 
 -- Raised by wait_for, so an expected failure can tell "it never happened" from other errors.
 local WaitTimeout = {}
-WaitTimeout.__index = WaitTimeout
 WaitTimeout.__tostring = function(timeout)
   return timeout.message
 end
@@ -102,6 +101,13 @@ local function second_client()
   return client
 end
 
+--- The messages shown so far (vim.notify); any left at the end of a test fail it.
+local function take_messages()
+  local taken = messages
+  messages = {}
+  return taken
+end
+
 local function set_up()
   db = vim.fn.tempname() .. '.sqlite'
   stubs, messages, second_clients = {}, {}, {}
@@ -123,6 +129,7 @@ local function tear_down()
   for i = #stubs, 1, -1 do
     stubs[i].tbl[stubs[i].key] = stubs[i].value
   end
+  assert_equal({}, messages, 'unexpected messages')
 end
 
 local tests = {}
@@ -287,8 +294,8 @@ test('toggling a task changed by a second process shows its current state', func
   call(second_client(), 'tasks/update', { id = task.id, changes = { title = 'Renamed elsewhere' } })
   press('x')
   wait_for_lines({ '[ ] Renamed elsewhere' })
-  assert(vim.tbl_contains(messages, 'taskline: the task was changed elsewhere; the list now shows its current state'),
-    'no conflict message in ' .. vim.inspect(messages))
+  assert_equal({ 'taskline: the task was changed elsewhere; the list now shows its current state' },
+    take_messages(), 'messages')
 end)
 
 test('q closes the list', function()
@@ -304,7 +311,8 @@ test(':Taskline reports a server that cannot be found', function()
   taskline.setup({ server = '/nonexistent/taskline' })
   vim.cmd('Taskline')
   assert_equal(nil, buffer.bufnr(), 'the open list')
-  assert_equal({ 'taskline: "/nonexistent/taskline" is not an executable file or on PATH' }, messages, 'messages')
+  assert_equal({ 'taskline: "/nonexistent/taskline" is not an executable file or on PATH' },
+    take_messages(), 'messages')
 end)
 
 local function checkhealth_lines()

@@ -1,7 +1,7 @@
 -- JSON-RPC 2.0 with a child process over stdio, in LSP (Content-Length) framing.
 -- All callbacks run on the main loop (vim.schedule), so they may call any API.
 
-local uv = vim.loop
+local uv = vim.uv or vim.loop -- vim.loop is deprecated since 0.10
 
 local M = {}
 
