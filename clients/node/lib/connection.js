@@ -30,10 +30,6 @@ export class JsonRpcConnection extends EventEmitter {
     input.on('data', (chunk) => this.#receiveChunk(chunk));
   }
 
-  get pendingCount() {
-    return this.#pending.size;
-  }
-
   /**
    * Sends a request and resolves with its result. A timeout (milliseconds, 0 for
    * none) or an aborted signal rejects at once and asks the peer to cancel; a
