@@ -1,0 +1,106 @@
+"""`tasks/didChange` through the synchronous client's callbacks."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+import pytest
+from support import Recorder
+
+from taskline_client import ChangeKind, Client, DidChange
+
+
+def test_changes_reach_callbacks_in_order(client: Client) -> None:
+    recorder = Recorder()
+    client.on_change(recorder)
+    task = client.create("watched")
+    updated = client.update(task.id, done=True)
+    client.delete(task.id)
+    notifications: list[DidChange] = recorder.wait_for(3)
+    changes = [change for notification in notifications for change in notification.changes]
+    assert [change.kind for change in changes] == [ChangeKind.CREATED, ChangeKind.UPDATED, ChangeKind.DELETED]
+    assert [change.task for change in changes] == [task, updated, None]
+    assert [change.version for change in changes] == [1, 2, 2]
+    assert all(change.id == task.id for change in changes)
+    seqs = [change.seq for change in changes]
+    assert seqs == sorted(set(seqs))
+    assert [notification.seq for notification in notifications] == seqs
+
+
+def test_callbacks_run_on_the_reader_thread(client: Client) -> None:
+    threads: list[threading.Thread] = []
+    recorder = Recorder()
+    client.on_change(lambda change: threads.append(threading.current_thread()))
+    client.on_change(recorder)
+    client.create("where am I")
+    recorder.wait_for(1)
+    assert threads and threads[0] is not threading.main_thread()
+
+
+def test_unregistered_callbacks_hear_nothing(client: Client) -> None:
+    removed, kept = Recorder(), Recorder()
+    unregister = client.on_change(removed)
+    client.on_change(kept)
+    unregister()
+    client.create("unheard")
+    kept.wait_for(1)
+    assert removed.calls == []
+
+
+def test_a_failing_callback_does_not_stop_the_others(client: Client) -> None:
+    def explode(change: DidChange) -> None:
+        raise RuntimeError("callback bug")
+
+    recorder = Recorder()
+    client.on_change(explode)
+    client.on_change(recorder)
+    client.create("one")
+    client.create("two")
+    assert len(recorder.wait_for(2)) == 2
+
+
+def test_calling_the_client_from_a_callback_is_refused(client: Client) -> None:
+    outcomes = Recorder()
+
+    def reenter(change: DidChange) -> None:
+        try:
+            client.get(change.changes[0].id)
+        except RuntimeError as error:
+            outcomes(error)
+
+    client.on_change(reenter)
+    client.create("no deadlock")
+    assert "deadlock" in str(outcomes.wait_for(1)[0])
+
+
+def test_an_update_that_changes_nothing_sends_nothing(client: Client) -> None:
+    # A notification is written after its response and before the next one,
+    # so once a later call has returned it has been delivered.
+    task = client.create("still")
+    client.get(task.id)
+    recorder = Recorder()
+    client.on_change(recorder)
+    client.update(task.id, title="still")
+    client.get(task.id)
+    assert recorder.calls == []
+
+
+def test_notifications_can_be_turned_off(open_client: Callable[..., Client]) -> None:
+    client = open_client(notifications=False)
+    assert client.server_info.notifications is False
+    recorder = Recorder()
+    client.on_change(recorder)
+    task = client.create("quiet")
+    client.get(task.id)  # the created notification would have come before this answer
+    assert recorder.calls == []
+
+
+@pytest.mark.xfail(strict=True, reason="needs cross-process notifications")
+def test_a_change_by_a_second_client_reaches_the_first(open_client: Callable[..., Client]) -> None:
+    first, second = open_client(), open_client()
+    recorder = Recorder()
+    first.on_change(recorder)
+    task = second.create("from elsewhere")
+    notifications: list[Any] = recorder.wait_for(1, timeout=5)
+    assert [change.task for notification in notifications for change in notification.changes] == [task]
