@@ -34,9 +34,10 @@ public final class Connection: Sendable {
         if let framing = options.framing { writer.setFraming(framing) }
     }
 
-    /// Starts reading. `receive` is called on the reader thread for each unit of input, in
-    /// order; `onEnd` once, after the last one, when the input ends.
-    public func start(receive: @escaping @Sendable (Inbound) -> Void, onEnd: @escaping @Sendable () -> Void) {
+    /// Starts reading. `receive` is called on the reader thread with the units of input that
+    /// each read completed, in order (so a receiver sees a request and a cancellation that
+    /// arrived together at the same time); `onEnd` once, after the last, when the input ends.
+    public func start(receive: @escaping @Sendable ([Inbound]) -> Void, onEnd: @escaping @Sendable () -> Void) {
         let fd = inputFD
         let options = options
         let writer = writer
@@ -51,13 +52,14 @@ public final class Connection: Sendable {
                     framingAnnounced = true
                     Log.debug("input framing: \(framing.rawValue)")
                 }
-                for event in events {
+                guard !events.isEmpty else { return }
+                receive(events.map { event in
                     switch event {
-                    case .message(let bytes): receive(MessageDecoder.decode(bytes))
-                    case .oversized(let reason): receive(.failure(.invalidRequest("message too large: \(reason)")))
-                    case .malformed(let reason): receive(.failure(.parseError(reason)))
+                    case .message(let bytes): MessageDecoder.decode(bytes)
+                    case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
+                    case .malformed(let reason): .failure(.parseError(reason))
                     }
-                }
+                })
             }
             while true {
                 let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

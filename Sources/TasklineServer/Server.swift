@@ -50,28 +50,31 @@ public final class Server: Sendable {
 
     // MARK: - Input, from the reader thread
 
-    /// Queues one unit of input. Cancellations are noted here, before the queue, so they
-    /// reach requests that are still waiting behind others.
-    public func receive(_ inbound: Inbound) {
-        let messages: [Message]
-        switch inbound {
-        case .message(let message): messages = [message]
-        case .batch(let batch): messages = batch
-        case .failure: messages = []
-        }
-        for message in messages {
-            switch message {
-            case .request(let request):
-                cancellations.received(request.id)
-            case .notification(let notification) where notification.method == "$/cancelRequest":
-                if let id = notification.params?["id"].flatMap(RequestID.init), id != .null {
-                    cancellations.cancel(id)
+    /// Queues units of input that arrived together. Cancellations among them are noted
+    /// before any of them is queued, so they reach requests that have not started yet, even
+    /// ones that arrived in the same read.
+    public func receive(_ units: [Inbound]) {
+        for unit in units {
+            let messages: [Message]
+            switch unit {
+            case .message(let message): messages = [message]
+            case .batch(let batch): messages = batch
+            case .failure: messages = []
+            }
+            for message in messages {
+                switch message {
+                case .request(let request):
+                    cancellations.received(request.id)
+                case .notification(let notification) where notification.method == "$/cancelRequest":
+                    if let id = notification.params?["id"].flatMap(RequestID.init), id != .null {
+                        cancellations.cancel(id)
+                    }
+                default:
+                    break
                 }
-            default:
-                break
             }
         }
-        eventSink.yield(.inbound(inbound))
+        for unit in units { eventSink.yield(.inbound(unit)) }
     }
 
     /// The input has ended: `run` returns once everything queued has been handled.

@@ -96,7 +96,8 @@ import Testing
     }
 
     @Test func fetchPagesWithCursorsAndTotals() async throws {
-        var lines = (1...5).map { request(100 + $0, "tasks/create", #"{"title":"task \#($0)"}"#) }
+        // Ids in creation order: tasks made within one millisecond are ordered by id.
+        var lines = (1...5).map { request(100 + $0, "tasks/create", #"{"id":"t\#($0)","title":"task \#($0)"}"#) }
         lines.append(request(1, "tasks/fetch", #"{"limit":2,"includeTotal":true}"#))
         let first = try await ServerHarness().run(lines)
         let page = try #require(first.result(1))

@@ -43,9 +43,7 @@ struct ServerHarness {
         nonisolated(unsafe) var bytes = Data()
         collected.async { bytes = reader.readDataToEndOfFile() }
 
-        for line in (initialized ? [Self.initialize] : []) + lines {
-            server.receive(MessageDecoder.decode(Array(line.utf8)))
-        }
+        server.receive(((initialized ? [Self.initialize] : []) + lines).map { MessageDecoder.decode(Array($0.utf8)) })
         beforeRun(server)
         server.inputEnded()
         let code = await server.run()

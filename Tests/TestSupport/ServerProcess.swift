@@ -1,0 +1,148 @@
+import Foundation
+import JSONRPC
+
+/// The real `taskline` binary, spawned over pipes, for end-to-end tests.
+///
+/// The binary is `$TASKLINE_SERVER` when set, else the package's `.build/debug/taskline`.
+public final class ServerProcess: @unchecked Sendable {
+    public static var binaryPath: String {
+        if let path = ProcessInfo.processInfo.environment["TASKLINE_SERVER"], !path.isEmpty { return path }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return packageRoot.appendingPathComponent(".build/debug/taskline").path
+    }
+
+    public let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var decoder: FrameDecoder
+    private var received: [JSON] = []
+    private let stderrLock = NSLock()
+    private var stderrData = Data()
+
+    public init(_ arguments: [String], framing: Framing? = nil) throws {
+        decoder = FrameDecoder(framing: framing, maxMessageBytes: 1 << 30)
+        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.stderrLock.lock()
+            self.stderrData.append(data)
+            self.stderrLock.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        errors.fileHandleForReading.readabilityHandler = nil
+        if process.isRunning { process.terminate() }
+    }
+
+    public var stderr: String {
+        stderrLock.lock()
+        defer { stderrLock.unlock() }
+        return String(decoding: stderrData, as: UTF8.self)
+    }
+
+    // MARK: - Sending
+
+    public func write(_ bytes: [UInt8]) {
+        input.fileHandleForWriting.write(Data(bytes))
+    }
+
+    public func write(_ text: String) {
+        write(Array(text.utf8))
+    }
+
+    /// One message in LSP framing.
+    public func sendLSP(_ json: String) {
+        write("Content-Length: \(json.utf8.count)\r\n\r\n\(json)")
+    }
+
+    /// One message as a line of newline-delimited JSON.
+    public func sendLine(_ json: String) {
+        write(json + "\n")
+    }
+
+    public func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    public func closeOutput() {
+        try? output.fileHandleForReading.close()
+    }
+
+    // MARK: - Receiving
+
+    public struct Timeout: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The next message the server writes, waiting at most `timeout` seconds.
+    public func next(timeout: Double = 10) throws -> JSON {
+        let deadline = Date().addingTimeInterval(timeout)
+        while received.isEmpty {
+            guard let chunk = try readChunk(until: deadline) else {
+                throw Timeout(description: "stdout ended with no message; stderr: \(stderr)")
+            }
+            for event in chunk.withUnsafeBufferPointer({ decoder.feed($0) }) {
+                guard case .message(let bytes) = event else {
+                    throw Timeout(description: "server wrote a bad frame: \(event)")
+                }
+                received.append(try JSONParser.parse(bytes))
+            }
+        }
+        return received.removeFirst()
+    }
+
+    /// Every message until the server closes stdout.
+    public func readToEnd(timeout: Double = 20) throws -> [JSON] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var all = received
+        received = []
+        while let chunk = try readChunk(until: deadline) {
+            for event in chunk.withUnsafeBufferPointer({ decoder.feed($0) }) {
+                guard case .message(let bytes) = event else { throw Timeout(description: "server wrote a bad frame: \(event)") }
+                all.append(try JSONParser.parse(bytes))
+            }
+        }
+        return all
+    }
+
+    /// Raw bytes from stdout, or nil at end of file.
+    public func readChunk(until deadline: Date) throws -> [UInt8]? {
+        let fd = output.fileHandleForReading.fileDescriptor
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+            let ready = poll(&poller, 1, remaining)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw Timeout(description: "no output within the time limit; stderr: \(stderr)") }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            return count <= 0 ? nil : Array(buffer[0..<count])
+        }
+    }
+
+    /// Sends a request and returns its response, failing if anything else comes first.
+    public func call(_ id: Int, _ method: String, _ params: String? = nil, lsp: Bool = false) throws -> JSON {
+        let json = #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)""# + (params.map { #","params":\#($0)"# } ?? "") + "}"
+        lsp ? sendLSP(json) : sendLine(json)
+        return try next()
+    }
+
+    // MARK: - Exit
+
+    /// Waits for the process to end; nil if it is still running after `timeout` seconds.
+    public func waitForExit(timeout: Double = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        guard !process.isRunning else { return nil }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+}
