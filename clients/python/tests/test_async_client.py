@@ -170,6 +170,22 @@ def test_a_paused_server_times_out_and_recovers(client_options: dict[str, Any]) 
     run(scenario())
 
 
+def test_a_server_that_stops_reading_cannot_block_a_call(client_options: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(**client_options) as client:
+            client.timeout = 0.5
+            client.process.send_signal(signal.SIGSTOP)
+            try:
+                with pytest.raises(Timeout):
+                    await client.create("big", notes="🥛" * 65536)  # 256 KiB: more than a pipe holds
+            finally:
+                client.process.send_signal(signal.SIGCONT)
+            client.timeout = 10
+            assert (await client.create("small")).title == "small"
+
+    run(scenario())
+
+
 def test_a_cancelled_call_leaves_the_client_usable(client_options: dict[str, Any]) -> None:
     async def scenario() -> None:
         async with AsyncClient(**client_options) as client:

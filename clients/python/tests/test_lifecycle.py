@@ -114,6 +114,18 @@ def test_a_late_response_does_not_answer_the_next_call(client: Client) -> None:
     assert client.get(task.id) == task
 
 
+def test_a_server_that_stops_reading_cannot_block_a_call(client: Client) -> None:
+    client.timeout = 0.5
+    client.process.send_signal(signal.SIGSTOP)
+    try:
+        with pytest.raises(Timeout):
+            client.create("big", notes="🥛" * 65536)  # 256 KiB: more than a pipe holds
+    finally:
+        client.process.send_signal(signal.SIGCONT)
+    client.timeout = 10
+    assert client.create("small").title == "small"
+
+
 def test_the_server_is_told_our_process_id(client_options: dict[str, Any], tmp_path: Path) -> None:
     # The server exits when the process named in `initialize` ends, so run the
     # client in a child Python and kill that child without letting it clean up.

@@ -226,9 +226,11 @@ class _Connection:
     async def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         future: asyncio.Future[Any] = self._loop.create_future()
         request_id = self._pending.add(future)
+        frame = request_frame(request_id, method, params)
         try:
-            await self._write(request_frame(request_id, method, params))
-            return await asyncio.wait_for(future, timeout)
+            # The timeout covers the write too: a server that stops reading
+            # would otherwise hold drain() forever.
+            return await asyncio.wait_for(self._send_and_wait(frame, future), timeout)
         except asyncio.TimeoutError:
             raise Timeout(method, timeout) from None
         finally:
@@ -294,7 +296,7 @@ class _Connection:
         if not stdin.is_closing():
             stdin.write(frame)
 
-    async def _write(self, frame: bytes) -> None:
+    async def _send_and_wait(self, frame: bytes, future: asyncio.Future[Any]) -> Any:
         self._write_nowait(frame)
         stdin = self.process.stdin
         assert stdin is not None
@@ -303,8 +305,8 @@ class _Connection:
             async with self._drain_lock:
                 await stdin.drain()
         except ConnectionError:
-            await asyncio.wait({self._reader_task}, timeout=EXIT_GRACE)
-            raise await self._exit_error() from None
+            pass  # the server is gone; the reader fails `future` with the reason
+        return await future
 
     async def _read_messages(self) -> None:
         stdout = self.process.stdout

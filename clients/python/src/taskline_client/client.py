@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -139,38 +140,38 @@ class Client:
 class _Connection:
     """The server process and the raw JSON-RPC traffic with it.
 
-    Kept apart from `Client` so that the finalizer can hold it without keeping
-    the client alive.
+    Frames are written by a writer thread, so that a server that stops reading
+    can only make a call time out, never block it.  Kept apart from `Client` so
+    that the finalizer can hold it without keeping the client alive.
     """
 
     def __init__(self, command: list[str], message_observer: MessageObserver | None) -> None:
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._observer = message_observer
         self._pending: PendingCalls[concurrent.futures.Future[Any]] = PendingCalls()
-        self._write_lock = threading.Lock()
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._callbacks: list[ChangeCallback] = []
         self._stderr = StderrTail()
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, name="taskline-stderr", daemon=True)
-        self._reader = threading.Thread(target=self._read_messages, name="taskline-reader", daemon=True)
-        self._stderr_thread.start()
-        self._reader.start()
+        self._writer = _start_thread("taskline-writer", self._write_frames)
+        self._reader = _start_thread("taskline-reader", self._read_messages)
+        self._stderr_drainer = _start_thread("taskline-stderr", self._drain_stderr)
 
     def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         if threading.current_thread() is self._reader:
             raise RuntimeError("a change callback or message observer cannot call the client (it would deadlock)")
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         request_id = self._pending.add(future)
+        self._outbox.put(request_frame(request_id, method, params))
         try:
-            self._write(request_frame(request_id, method, params))
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
             raise Timeout(method, timeout) from None
         finally:
             if self._pending.discard(request_id):
-                self._send_cancel(request_id)
+                self._outbox.put(cancel_frame(request_id))
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        self._write(notification_frame(method, params))
+        self._outbox.put(notification_frame(method, params))
 
     def add_change_callback(self, callback: ChangeCallback) -> Callable[[], None]:
         # Copy on write, so the reader thread can iterate without a lock.
@@ -194,34 +195,30 @@ class _Connection:
         self._finish()
 
     def _finish(self) -> None:
-        with self._write_lock:
-            _close_quietly(self.process.stdin)
+        self._outbox.put(None)  # the writer closes stdin after what is queued
         try:
             self.process.wait(EXIT_GRACE)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self._reader.join()
-        self._stderr_thread.join()
+        for thread in (self._writer, self._reader, self._stderr_drainer):
+            thread.join()
         _close_quietly(self.process.stdout)
         _close_quietly(self.process.stderr)
 
-    def _send_cancel(self, request_id: int) -> None:
-        try:
-            self._write(cancel_frame(request_id))
-        except ServerExited:
-            pass
-
-    def _write(self, frame: bytes) -> None:
+    def _write_frames(self) -> None:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            with self._write_lock:
+            frame = self._outbox.get()
+            while frame is not None:
                 stdin.write(frame)
                 stdin.flush()
-        except (OSError, ValueError):  # a broken pipe, or stdin already closed
-            self._reader.join(EXIT_GRACE)
-            raise self._exit_error() from None
+                frame = self._outbox.get()
+        except OSError:
+            pass  # the server is gone; the reader tells the callers why
+        finally:
+            _close_quietly(stdin)
 
     def _read_messages(self) -> None:
         stdout = self.process.stdout
@@ -259,8 +256,15 @@ class _Connection:
             returncode: int | None = self.process.wait(EXIT_GRACE)
         except subprocess.TimeoutExpired:
             returncode = None
-        self._stderr_thread.join(EXIT_GRACE)
+        self._stderr_drainer.join(EXIT_GRACE)
         return ServerExited(returncode, self._stderr.text(), problem)
+
+
+def _start_thread(name: str, target: Callable[[], None]) -> threading.Thread:
+    # Daemon threads: a client that is never closed must not keep Python running.
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread
 
 
 def _close_quietly(stream: IO[bytes] | None) -> None:
