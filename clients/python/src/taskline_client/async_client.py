@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -263,12 +264,19 @@ class _Connection:
 
     def close_when_collected(self) -> None:
         """Finalizer of a client that was never closed: close on its loop if it
-        still runs, else ask the server to exit without waiting for it."""
+        still runs, else ask the server to exit and let it go."""
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._close_in_background)
-        else:
-            self._write_nowait(request_frame("shutdown", "shutdown", None) + notification_frame("exit"))
-            self._close_stdin()
+            return
+        # Without a running loop the transports are unusable: write to the pipe itself.
+        stdin = self.process.stdin
+        assert stdin is not None
+        pipe = stdin.transport.get_extra_info("pipe")
+        try:
+            os.write(pipe.fileno(), request_frame("shutdown", "shutdown", None) + notification_frame("exit"))
+            pipe.close()
+        except (OSError, ValueError):
+            pass  # the server is gone already, or the pipe was closed
 
     def _close_in_background(self) -> None:
         task = self._loop.create_task(self.close())
