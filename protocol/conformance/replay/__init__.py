@@ -1,0 +1,1 @@
+"""Replays Taskline conformance transcripts against a server process (see ../README.md)."""

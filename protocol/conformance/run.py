@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Replays Taskline conformance transcripts against a server.
+
+    python3 protocol/conformance/run.py [options] [TRANSCRIPT...] -- COMMAND...
+
+Each transcript gets a fresh server: COMMAND plus `--db <fresh temporary file>`
+plus the transcript's own `args`. Prints one line per failing transcript, then
+`N passed, N failed`. The transcript format is described in README.md.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from replay.player import Outcome, play
+from replay.schema import SchemaChecker, jsonschema_available
+from replay.transcript import load
+from replay.values import TranscriptError
+
+TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
+
+
+USAGE_ERROR = 2
+
+
+def usage_error(message):
+    print(f"run.py: {message}", file=sys.stderr)
+    sys.exit(USAGE_ERROR)
+
+
+def parse_arguments(argv):
+    if "--" not in argv:
+        usage_error("usage: run.py [options] [TRANSCRIPT...] -- COMMAND... (the server command follows --)")
+    split = argv.index("--")
+    command = argv[split + 1 :]
+    if not command:
+        usage_error("no server command after --")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("transcripts", nargs="*", type=Path, help="transcript files or folders (default: all in transcripts/)")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds a step may wait for the server (default 5)")
+    parser.add_argument("--require-schema", action="store_true", help="fail if jsonschema cannot be imported")
+    parser.add_argument(
+        "--allow-additions",
+        action="store_true",
+        help="let objects the server writes have members a pattern does not list (Versioning allows them)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="print passing transcripts and the server's stderr on failure")
+    options = parser.parse_args(argv[:split])
+    options.command = command
+    return options
+
+
+def transcript_paths(arguments):
+    paths = []
+    for argument in arguments or [TRANSCRIPTS]:
+        paths.extend(sorted(argument.glob("*.json")) if argument.is_dir() else [argument])
+    return paths
+
+
+def main(argv):
+    options = parse_arguments(argv)
+    if jsonschema_available():
+        checker = SchemaChecker()
+    elif options.require_schema:
+        usage_error("--require-schema given but the jsonschema package cannot be imported")
+    else:
+        checker = None
+        print("note: jsonschema is not installed; server messages are not checked against the schema", file=sys.stderr)
+    passed = failed = 0
+    for path in transcript_paths(options.transcripts):
+        try:
+            outcome = play(load(path), options.command, options.timeout, checker, options.allow_additions)
+        except TranscriptError as error:
+            outcome = Outcome(f"malformed transcript: {error}", "")
+        if outcome.failure:
+            failed += 1
+            print(f"FAIL {path.name} {outcome.failure}", flush=True)
+            if options.verbose and outcome.server_stderr:
+                print("     server stderr (tail): " + outcome.server_stderr.strip().replace("\n", "\n     "), flush=True)
+        else:
+            passed += 1
+            if options.verbose:
+                print(f"ok   {path.name}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

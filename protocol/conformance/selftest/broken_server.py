@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""A deliberately broken Taskline server for the runner's self-test.
+
+    broken_server.py SERVER [ARGS...]
+
+Runs SERVER with ARGS and relays NDJSON both ways, except that it answers
+`tasks/get` for a missing task with `{"result": null}` instead of error 1001.
+"""
+
+import json
+import subprocess
+import sys
+import threading
+
+
+def relay_requests(child, get_ids):
+    """Copies stdin to the server, noting the ids of tasks/get requests."""
+    for line in sys.stdin.buffer:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        for member in message if isinstance(message, list) else [message]:
+            if isinstance(member, dict) and member.get("method") == "tasks/get" and "id" in member:
+                get_ids.add(json.dumps(member["id"]))
+        child.stdin.write(line)
+        child.stdin.flush()
+    child.stdin.close()
+
+
+def break_response(response, get_ids):
+    error = response.get("error") if isinstance(response, dict) else None
+    if error and error.get("code") == 1001 and json.dumps(response.get("id")) in get_ids:
+        return {"jsonrpc": "2.0", "id": response["id"], "result": None}
+    return response
+
+
+def main():
+    child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    get_ids = set()
+    threading.Thread(target=relay_requests, args=(child, get_ids), daemon=True).start()
+    for line in child.stdout:
+        message = json.loads(line)
+        if isinstance(message, list):
+            message = [break_response(member, get_ids) for member in message]
+        else:
+            message = break_response(message, get_ids)
+        sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+    sys.exit(child.wait())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""run.py against the real server (every transcript passes) and against broken ones (it fails, and says where)."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPOSITORY = HERE.parents[1]
+RUNNER = HERE / "run.py"
+TRANSCRIPTS = HERE / "transcripts"
+BROKEN_SERVER = HERE / "selftest" / "broken_server.py"
+SERVER = Path(os.environ.get("TASKLINE_SERVER", REPOSITORY / ".build" / "debug" / "taskline"))
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not SERVER.is_file():
+        pytest.fail(f"no server binary at {SERVER}: build it or set TASKLINE_SERVER")
+    return str(SERVER)
+
+
+def run(*arguments, env=None):
+    return subprocess.run(
+        [sys.executable, str(RUNNER), *map(str, arguments)], capture_output=True, text=True, timeout=600, env=env
+    )
+
+
+def summary(result):
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_every_transcript_passes_against_the_real_server(server):
+    result = run("--require-schema", "--", server)
+    count = len(list(TRANSCRIPTS.glob("*.json")))
+    assert summary(result) == f"{count} passed, 0 failed", result.stdout + result.stderr
+    assert result.returncode == 0
+
+
+def test_a_broken_answer_fails_naming_transcript_step_and_difference(server):
+    result = run("--require-schema", TRANSCRIPTS / "tasks-get.json", "--", sys.executable, BROKEN_SERVER, server)
+    assert result.returncode == 1
+    failure, last = result.stdout.strip().splitlines()
+    assert failure.startswith('FAIL tasks-get.json step 4 (a missing task is 1001): $: missing member "error"')
+    assert '"result": null' in failure
+    assert last == "0 passed, 1 failed"
+
+
+def test_the_schema_catches_what_a_lenient_pattern_lets_through(server, tmp_path):
+    transcript = tmp_path / "lenient.json"
+    transcript.write_text(
+        """{"description": "accepts any answer to tasks/get", "steps": [
+             {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "any"}},
+             {"send": {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "missing"}}, "expect": {"$match": "any"}}]}"""
+    )
+    result = run("--require-schema", transcript, "--", sys.executable, BROKEN_SERVER, server)
+    assert result.returncode == 1
+    assert re.search(r"FAIL lenient\.json step 2 \(send\): schema tasksGetResult: \$\.result: None is not of type 'object'", result.stdout)
+
+
+def test_a_missing_message_times_out_instead_of_hanging(server, tmp_path):
+    transcript = tmp_path / "waits.json"
+    transcript.write_text(
+        """{"description": "a notification never gets a response", "steps": [
+             {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "object"}},
+             {"name": "wait in vain", "send": {"jsonrpc": "2.0", "method": "initialized"}, "expect": {"$match": "any"}}]}"""
+    )
+    started = time.monotonic()
+    result = run("--timeout", "1", transcript, "--", server)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1
+    assert "FAIL waits.json step 2 (wait in vain): timed out after 1s waiting for" in result.stdout
+
+
+def test_require_schema_without_jsonschema_is_a_usage_error(server, tmp_path):
+    (tmp_path / "jsonschema.py").write_text("raise ImportError('hidden for this test')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    result = run("--require-schema", "--", server, env=env)
+    assert result.returncode == 2
+    assert "jsonschema" in result.stderr

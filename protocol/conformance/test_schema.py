@@ -1,0 +1,171 @@
+"""protocol/schema/taskline.schema.json accepts what the README shows and rejects what it forbids."""
+
+import copy
+
+import pytest
+
+jsonschema = pytest.importorskip("jsonschema")
+
+from replay.schema import SchemaChecker, definition_name  # noqa: E402
+
+TASK = {
+    "id": "0b3c5d2e-8f4e-4a57-9d3c-2b1f0e6a7c11",
+    "title": "Write the spec",
+    "notes": "",
+    "done": False,
+    "priority": 0,
+    "tags": ["docs", "work"],
+    "due": "2026-12-01T17:00:00+01:00",
+    "createdAt": "2026-11-29T15:02:11.042Z",
+    "updatedAt": "2026-11-29T15:02:11.042Z",
+    "completedAt": None,
+    "version": 1,
+}
+
+
+@pytest.fixture(scope="module")
+def checker():
+    return SchemaChecker()
+
+
+def with_task(**changes):
+    return {**copy.deepcopy(TASK), **changes}
+
+
+def response(result):
+    return {"jsonrpc": "2.0", "id": 1, "result": result}
+
+
+def error(code, data=None, request_id=1):
+    body = {"code": code, "message": "m"}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
+
+
+def did_change(*changes):
+    return {"jsonrpc": "2.0", "method": "tasks/didChange", "params": {"seq": 3, "changes": list(changes)}}
+
+
+def test_the_schema_is_valid_draft_2020_12(checker):
+    jsonschema.Draft202012Validator.check_schema(checker._schema)
+
+
+def test_definition_names_follow_the_method_names():
+    assert definition_name("tasks/create") == "tasksCreate"
+    assert definition_name("$/cancelRequest") == "cancelRequest"
+    assert definition_name("initialize") == "initialize"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        response(TASK),
+        [response(None), error(1001, {"id": "x"})],
+        error(-32700, {"reason": "r"}, request_id=None),
+        error(-32602, {"field": "changes.priority", "reason": "r", "hint": "extra data members are allowed"}),
+        error(-32002),
+        error(-32800),
+        error(1002, {"task": with_task(done=True, completedAt="2026-11-29T15:02:12.000Z")}),
+        error(1004, {"code": 5, "extendedCode": 5, "message": "database is locked"}),
+        error(4242, {"anything": True}),
+        did_change({"seq": 2, "kind": "created", "id": "a", "version": 1, "task": TASK}, {"seq": 3, "kind": "deleted", "id": "a", "version": 1}),
+        {"jsonrpc": "2.0", "method": "tasks/someFutureNotification", "params": {"x": 1}},
+    ],
+)
+def test_valid_server_messages(checker, message):
+    assert checker.message_problem(message) is None
+
+
+@pytest.mark.parametrize(
+    "message, where",
+    [
+        (error(-32700, {"reason": "r"}), "$.id"),
+        (error(-32002, {"reason": "no data is listed"}), "$.error"),
+        (error(-32601, {"name": "x"}), "$.error.data"),
+        (error(-32602, {"field": "x"}), "$.error.data"),
+        (error(1001), "$.error"),
+        (error(1004, {"code": 5, "message": "m"}), "$.error.data"),
+        ({"jsonrpc": "2.0", "id": 1, "result": None, "error": {"code": 1, "message": "m"}}, "$"),
+        ({"jsonrpc": "2.0", "id": True, "result": None}, "$.id"),
+        ([], "$"),
+        (did_change({"seq": 3, "kind": "deleted", "id": "a", "version": 1, "task": TASK}), "$.params.changes[0]"),
+        (did_change({"seq": 3, "kind": "updated", "id": "a", "version": 1}), "$.params.changes[0]"),
+        (did_change(), "$.params.changes"),
+    ],
+)
+def test_invalid_server_messages(checker, message, where):
+    problem = checker.message_problem(message)
+    assert problem is not None and f": {where}: " in problem, problem
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        with_task(createdAt="2026-11-29T15:02:11Z"),
+        with_task(updatedAt="2026-11-29T16:02:11.042+01:00"),
+        with_task(due="2026-12-01T17:00:00"),
+        with_task(done=True),
+        with_task(completedAt="2026-11-29T15:02:11.042Z"),
+        with_task(priority=4),
+        with_task(tags=["a", "a"]),
+        with_task(tags=["two words"]),
+        with_task(title=" "),
+        with_task(id="a\u0000"),
+        with_task(version=0),
+        {key: value for key, value in TASK.items() if key != "notes"},
+    ],
+)
+def test_invalid_tasks(checker, task):
+    assert checker.result_problem("tasks/get", task, "$") is not None
+
+
+def test_tasks_may_gain_members(checker):
+    assert checker.result_problem("tasks/get", with_task(estimate=3), "$") is None
+
+
+def test_fetch_results(checker):
+    assert checker.result_problem("tasks/fetch", {"tasks": [TASK], "nextCursor": None, "total": 1}, "$") is None
+    assert checker.result_problem("tasks/fetch", {"tasks": [TASK]}, "$") is not None
+
+
+def validator(checker, definition):
+    return checker._validator(definition)
+
+
+@pytest.mark.parametrize(
+    "definition, params",
+    [
+        ("tasksCreateParams", {"title": "t", "colour": "red"}),
+        ("tasksCreateParams", {"notes": "no title"}),
+        ("tasksFetchParams", {"cursor": "c", "offset": 0}),
+        ("tasksFetchParams", {"sort": [{"field": "title"}, {"field": "title", "order": "desc"}]}),
+        ("tasksFetchParams", {"sort": []}),
+        ("tasksFetchParams", {"limit": 1001}),
+        ("tasksFetchParams", {"filter": {"ids": ["x"] * 1001}}),
+        ("tasksUpdateParams", {"id": "x", "changes": {"priority": 7}}),
+        ("tasksUpdateParams", {"id": "x", "changes": {"id": "y"}}),
+        ("tasksDeleteParams", {"id": "x", "force": True}),
+    ],
+)
+def test_params_are_closed_and_checked(checker, definition, params):
+    assert not validator(checker, definition).is_valid(params)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "initializationOptions": {"notifications": False}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tasks/fetch", "params": {"filter": {"dueAfter": "2026-12-01", "dueBefore": "2026-12-01T17:00:00.5+01:00"}, "sort": [{"field": "due", "order": "desc"}], "cursor": "c"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tasks/update", "params": {"id": "x", "changes": {"due": None, "tags": []}, "ifVersion": 3}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}},
+    ],
+)
+def test_valid_client_messages(checker, message):
+    envelope = "request" if "id" in message else "notification"
+    assert validator(checker, envelope).is_valid(message)
+
+
+def test_client_messages_are_checked_per_method(checker):
+    assert not validator(checker, "request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": 1}})
+    assert not validator(checker, "notification").is_valid({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {}})
