@@ -20,10 +20,13 @@ public final class ServerProcess: @unchecked Sendable {
     private let stderrLock = NSLock()
     private var stderrData = Data()
 
-    public init(_ arguments: [String], framing: Framing? = nil) throws {
+    public init(_ arguments: [String], framing: Framing? = nil, environment: [String: String] = [:]) throws {
         decoder = FrameDecoder(framing: framing, maxMessageBytes: 1 << 30)
         process.executableURL = URL(fileURLWithPath: Self.binaryPath)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -111,6 +114,14 @@ public final class ServerProcess: @unchecked Sendable {
             }
         }
         return all
+    }
+
+    /// All of stdout as raw bytes (for the non-protocol outputs: --help, --version).
+    public func readChunkedToEnd(timeout: Double = 10) throws -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var bytes: [UInt8] = []
+        while let chunk = try readChunk(until: deadline) { bytes += chunk }
+        return bytes
     }
 
     /// Raw bytes from stdout, or nil at end of file.
