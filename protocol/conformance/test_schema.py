@@ -48,7 +48,7 @@ def did_change(*changes):
 
 
 def test_the_schema_is_valid_draft_2020_12(checker):
-    jsonschema.Draft202012Validator.check_schema(checker._schema)
+    jsonschema.Draft202012Validator.check_schema(checker.schema)
 
 
 def test_definition_names_follow_the_method_names():
@@ -129,10 +129,6 @@ def test_fetch_results(checker):
     assert checker.result_problem("tasks/fetch", {"tasks": [TASK]}, "$") is not None
 
 
-def validator(checker, definition):
-    return checker._validator(definition)
-
-
 @pytest.mark.parametrize(
     "definition, params",
     [
@@ -149,7 +145,7 @@ def validator(checker, definition):
     ],
 )
 def test_params_are_closed_and_checked(checker, definition, params):
-    assert not validator(checker, definition).is_valid(params)
+    assert not checker.validator(definition).is_valid(params)
 
 
 @pytest.mark.parametrize(
@@ -163,9 +159,9 @@ def test_params_are_closed_and_checked(checker, definition, params):
 )
 def test_valid_client_messages(checker, message):
     envelope = "request" if "id" in message else "notification"
-    assert validator(checker, envelope).is_valid(message)
+    assert checker.validator(envelope).is_valid(message)
 
 
 def test_client_messages_are_checked_per_method(checker):
-    assert not validator(checker, "request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": 1}})
-    assert not validator(checker, "notification").is_valid({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {}})
+    assert not checker.validator("request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": 1}})
+    assert not checker.validator("notification").is_valid({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {}})

@@ -32,6 +32,14 @@ def raw_bytes(spec, captures):
     return data
 
 
+@dataclass
+class Outcome:
+    """How playing a transcript went: its failure as one line (None when it passed), and the server's stderr."""
+
+    failure: str | None
+    server_stderr: str
+
+
 class RequestLog:
     """Which method each still-unanswered request id was sent with, so a result can be checked against it."""
 
@@ -104,6 +112,7 @@ class Session:
             time.sleep(step["sleep"])
         elif "restart" in step:
             self._stop_server(timeout)
+            self.server.kill()
             self.server = ServerProcess(self.command, framing)
         elif "lockDatabase" in step:
             self._lock_database(timeout)
@@ -114,7 +123,8 @@ class Session:
         if self.lock:
             raise TranscriptError("the database is locked already")
         try:
-            self.lock = sqlite3.connect(self.database, timeout=timeout, isolation_level=None)
+            # mode=rw: never create the file; the server must have made the database already.
+            self.lock = sqlite3.connect(f"file:{self.database}?mode=rw", uri=True, timeout=timeout, isolation_level=None)
             self.lock.execute("BEGIN EXCLUSIVE")
         except sqlite3.Error as error:
             raise ServerFailure(f"cannot lock the database: {error}") from None
@@ -125,9 +135,6 @@ class Session:
             self.lock = None
 
     # Expectations.
-
-    def _receive(self, timeout, waiting_for):
-        return self.server.next_message(timeout, waiting_for)
 
     def _check_schema(self, message):
         if not self.checker:
@@ -142,14 +149,14 @@ class Session:
             raise ServerFailure(f"{problem} in {show(message)}")
 
     def _expect_in_order(self, pattern, timeout):
-        message = self._receive(timeout, f"a message like {show(pattern)}")
+        message = self.server.next_message(timeout, f"a message like {show(pattern)}")
         mismatch = Matcher(self.captures, self.allow_additions).match(pattern, message)
         if mismatch:
             raise ServerFailure(str(mismatch))
         self._check_schema(message)
 
     def _expect_any_order(self, patterns, timeout):
-        messages = [self._receive(timeout, f"message {index + 1} of {len(patterns)} (any order)") for index in range(len(patterns))]
+        messages = [self.server.next_message(timeout, f"message {index + 1} of {len(patterns)} (any order)") for index in range(len(patterns))]
         unused = list(messages)
         for number, pattern in enumerate(patterns, 1):
             first_mismatch = None
@@ -195,12 +202,6 @@ class Session:
     def close(self):
         self._unlock_database()
         self.server.kill()
-
-
-@dataclass
-class Outcome:
-    failure: str | None
-    server_stderr: str
 
 
 def play(transcript, command, timeout, checker=None, allow_additions=False):

@@ -27,17 +27,18 @@ class SchemaChecker:
         import jsonschema
 
         self._jsonschema = jsonschema
-        self._schema = json.loads(Path(path).read_text(encoding="utf-8"))
+        self.schema = json.loads(Path(path).read_text(encoding="utf-8"))
         self._validators = {}
 
-    def _validator(self, definition):
+    def validator(self, definition):
+        """A validator for `#/$defs/<definition>` (the whole document, so its references resolve)."""
         if definition not in self._validators:
-            root = {**self._schema, "$ref": f"#/$defs/{definition}"}
+            root = {**self.schema, "$ref": f"#/$defs/{definition}"}
             self._validators[definition] = self._jsonschema.Draft202012Validator(root)
         return self._validators[definition]
 
     def _problem(self, definition, value, path):
-        error = self._jsonschema.exceptions.best_match(self._validator(definition).iter_errors(value))
+        error = self._jsonschema.exceptions.best_match(self.validator(definition).iter_errors(value))
         if error is None:
             return None
         location = path + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
@@ -48,6 +49,6 @@ class SchemaChecker:
 
     def result_problem(self, method, result, path):
         definition = definition_name(method) + "Result"
-        if definition not in self._schema["$defs"]:
+        if definition not in self.schema["$defs"]:
             return None
         return self._problem(definition, result, path)

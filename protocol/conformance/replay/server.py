@@ -18,7 +18,6 @@ class ServerFailure(Exception):
 
 class ServerProcess:
     def __init__(self, command, framing):
-        self.command = command
         self._framing = framing
         self._events = queue.Queue()
         self._pending = []
@@ -136,7 +135,3 @@ class ServerProcess:
             thread.join(_READER_GRACE_SECONDS)
             if not thread.is_alive():
                 stream.close()
-
-    @property
-    def running(self):
-        return self._process.poll() is None

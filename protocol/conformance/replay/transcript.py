@@ -22,10 +22,6 @@ class Transcript:
     timeout: float | None
     steps: list
 
-    @property
-    def name(self):
-        return self.path.name
-
 
 def step_label(index, step):
     name = step.get("name") or next(key for key in (*ACTIONS, *EXPECTATIONS) if key in step)
