@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import SQLite
 import TestSupport
 import Testing
 
@@ -131,22 +132,43 @@ import Testing
     }
 
     @Test func storageFailureIsReportedAndTheServerKeepsServing() throws {
-        let path = directory.file("readonly.sqlite")
-        let setup = try ServerProcess(["--db", path])
-        setup.sendLine(Self.initialize)
-        _ = try setup.next()
-        _ = try setup.call(1, "tasks/create", #"{"id":"kept","title":"kept"}"#)
-        setup.closeInput()
-        #expect(setup.waitForExit() == 1)
-        chmod(path, 0o400)
-        defer { chmod(path, 0o600) }
-        guard getuid() != 0 else { return }  // root ignores file modes; the read-only case is covered elsewhere
-        let server = try ServerProcess(["--db", path])
+        let path = directory.file("locked.sqlite")
+        let server = try ServerProcess(["--db", path, "--busy-timeout", "200"])
         server.sendLine(Self.initialize)
         _ = try server.next()
+        _ = try server.call(1, "tasks/create", #"{"id":"kept","title":"kept"}"#)
+        _ = try server.next()
+
+        // Another process holds the write lock for longer than the busy timeout.
+        let other = try Database(path: path)
+        try other.execute("BEGIN IMMEDIATE")
         let failed = try server.call(2, "tasks/create", #"{"title":"refused"}"#)
         #expect(failed["error"]?["code"] == 1004)
+        #expect(failed["error"]?["data"]?["code"] == 5)  // SQLITE_BUSY
+        #expect(failed["error"]?["data"]?["message"]?.stringValue?.isEmpty == false)
         #expect(try server.call(3, "tasks/get", #"{"id":"kept"}"#)["result"]?["title"] == "kept")
+        try other.execute("ROLLBACK")
+
+        #expect(try server.call(4, "tasks/create", #"{"title":"accepted"}"#)["result"]?["title"] == "accepted")
+        #expect(try server.next()["params"]?["seq"] == 2)
+        #expect(try server.call(5, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 2)
+    }
+
+    @Test func batchOverTheWire() throws {
+        let server = try ServerProcess(["--db", ":memory:"])
+        server.sendLine(Self.initialize)
+        _ = try server.next()
+        server.sendLine("[" + [
+            #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"a","title":"A"}}"#,
+            #"{"jsonrpc":"2.0","method":"initialized"}"#,
+            #"{"foo":"boo"}"#,
+            #"{"jsonrpc":"2.0","id":"2","method":"tasks/get","params":{"id":"a"}}"#,
+        ].joined(separator: ",") + "]")
+        let responses = try #require(try server.next().arrayValue)
+        #expect(responses.map { $0["id"] } == [1, .null, "2"])
+        #expect(try server.next()["method"] == "tasks/didChange")
+        server.sendLine(#"[{"jsonrpc":"2.0","method":"initialized"},{"jsonrpc":"2.0","method":"$/ping"}]"#)
+        #expect(try server.call(3, "tasks/fetch")["id"] == 3, "a batch of notifications gets no answer")
     }
 
     @Test func cancellationInTheSameWriteStopsTheRequest() throws {
