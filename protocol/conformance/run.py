@@ -36,7 +36,9 @@ def parse_arguments(argv):
     if not command:
         usage_error("no server command after --")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("transcripts", nargs="*", type=Path, help="transcript files or folders (default: all in transcripts/)")
+    parser.add_argument(
+        "transcripts", nargs="*", type=Path, help="transcript files or folders (default: all in transcripts/)"
+    )
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds a step may wait for the server (default 5)")
     parser.add_argument("--require-schema", action="store_true", help="fail if jsonschema cannot be imported")
     parser.add_argument(
@@ -44,7 +46,9 @@ def parse_arguments(argv):
         action="store_true",
         help="let objects the server writes have members a pattern does not list (Versioning allows them)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="print passing transcripts and the server's stderr on failure")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="print passing transcripts and the server's stderr on failure"
+    )
     options = parser.parse_args(argv[:split])
     options.command = command
     return options
@@ -76,7 +80,9 @@ def main(argv):
             failed += 1
             print(f"FAIL {path.name} {outcome.failure}", flush=True)
             if options.verbose and outcome.server_stderr:
-                print("     server stderr (tail): " + outcome.server_stderr.strip().replace("\n", "\n     "), flush=True)
+                print(
+                    "     server stderr (tail): " + outcome.server_stderr.strip().replace("\n", "\n     "), flush=True
+                )
         else:
             passed += 1
             if options.verbose:

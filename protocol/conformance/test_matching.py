@@ -44,7 +44,12 @@ def test_match_kinds():
 
 def test_a_capture_is_visible_later_in_the_same_pattern_and_after_it():
     captures = {}
-    assert mismatch({"a": {"$capture": "x"}, "b": {"$ref": "x"}, "c": "id-${x}"}, {"a": "q", "b": "q", "c": "id-q"}, captures) is None
+    assert (
+        mismatch(
+            {"a": {"$capture": "x"}, "b": {"$ref": "x"}, "c": "id-${x}"}, {"a": "q", "b": "q", "c": "id-q"}, captures
+        )
+        is None
+    )
     assert captures == {"x": "q"}
     assert mismatch({"$ref": "x"}, "r", captures) == '$: expected "q", got "r"'
 

@@ -26,7 +26,12 @@ def server():
 
 def run(*arguments, env=None):
     return subprocess.run(
-        [sys.executable, str(RUNNER), *map(str, arguments)], capture_output=True, text=True, timeout=600, env=env
+        [sys.executable, str(RUNNER), *map(str, arguments)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
 
 
@@ -59,7 +64,10 @@ def test_the_schema_catches_what_a_lenient_pattern_lets_through(server, tmp_path
     )
     result = run("--require-schema", transcript, "--", sys.executable, BROKEN_SERVER, server)
     assert result.returncode == 1
-    assert re.search(r"FAIL lenient\.json step 2 \(send\): schema tasksGetResult: \$\.result: None is not of type 'object'", result.stdout)
+    assert re.search(
+        r"FAIL lenient\.json step 2 \(send\): schema tasksGetResult: \$\.result: None is not of type 'object'",
+        result.stdout,
+    )
 
 
 def test_a_missing_message_times_out_instead_of_hanging(server, tmp_path):

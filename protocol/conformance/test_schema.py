@@ -6,7 +6,7 @@ import pytest
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from replay.schema import SchemaChecker, definition_name  # noqa: E402
+from replay.schema import SchemaChecker, definition_name
 
 TASK = {
     "id": "0b3c5d2e-8f4e-4a57-9d3c-2b1f0e6a7c11",
@@ -69,7 +69,10 @@ def test_definition_names_follow_the_method_names():
         error(1002, {"task": with_task(done=True, completedAt="2026-11-29T15:02:12.000Z")}),
         error(1004, {"code": 5, "extendedCode": 5, "message": "database is locked"}),
         error(4242, {"anything": True}),
-        did_change({"seq": 2, "kind": "created", "id": "a", "version": 1, "task": TASK}, {"seq": 3, "kind": "deleted", "id": "a", "version": 1}),
+        did_change(
+            {"seq": 2, "kind": "created", "id": "a", "version": 1, "task": TASK},
+            {"seq": 3, "kind": "deleted", "id": "a", "version": 1},
+        ),
         {"jsonrpc": "2.0", "method": "tasks/someFutureNotification", "params": {"x": 1}},
     ],
 )
@@ -151,9 +154,28 @@ def test_params_are_closed_and_checked(checker, definition, params):
 @pytest.mark.parametrize(
     "message",
     [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "initializationOptions": {"notifications": False}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tasks/fetch", "params": {"filter": {"dueAfter": "2026-12-01", "dueBefore": "2026-12-01T17:00:00.5+01:00"}, "sort": [{"field": "due", "order": "desc"}], "cursor": "c"}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tasks/update", "params": {"id": "x", "changes": {"due": None, "tags": []}, "ifVersion": 3}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "initializationOptions": {"notifications": False}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tasks/fetch",
+            "params": {
+                "filter": {"dueAfter": "2026-12-01", "dueBefore": "2026-12-01T17:00:00.5+01:00"},
+                "sort": [{"field": "due", "order": "desc"}],
+                "cursor": "c",
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tasks/update",
+            "params": {"id": "x", "changes": {"due": None, "tags": []}, "ifVersion": 3},
+        },
         {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}},
     ],
 )
@@ -163,5 +185,7 @@ def test_valid_client_messages(checker, message):
 
 
 def test_client_messages_are_checked_per_method(checker):
-    assert not checker.validator("request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": 1}})
+    assert not checker.validator("request").is_valid(
+        {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": 1}}
+    )
     assert not checker.validator("notification").is_valid({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {}})

@@ -20,10 +20,14 @@ _KINDS = {
     "string": lambda value: isinstance(value, str),
     "array": lambda value: isinstance(value, list),
     "object": lambda value: isinstance(value, dict),
-    "uuid": lambda value: isinstance(value, str)
-    and re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", value) is not None,
-    "timestamp": lambda value: isinstance(value, str)
-    and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", value) is not None,
+    "uuid": lambda value: (
+        isinstance(value, str)
+        and re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", value) is not None
+    ),
+    "timestamp": lambda value: (
+        isinstance(value, str)
+        and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", value) is not None
+    ),
 }
 _MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$includes", "$length", "$each"}
 
@@ -101,49 +105,54 @@ class Matcher:
         unknown = set(pattern) - _MATCHER_KEYS
         if unknown:
             raise TranscriptError(f"unknown matcher members {sorted(unknown)} at {path}")
-        checks = (
-            ("$ref", self._check_ref),
-            ("$match", self._check_kind),
-            ("$gt", self._check_greater),
-            ("$gte", self._check_greater),
-            ("$length", self._check_length),
-            ("$each", self._check_each),
-            ("$includes", self._check_includes),
-        )
-        for key, check in checks:
+        checks = {
+            "$ref": self._check_ref,
+            "$match": self._check_kind,
+            "$gt": self._check_greater,
+            "$gte": self._check_greater_or_equal,
+            "$length": self._check_length,
+            "$each": self._check_each,
+            "$includes": self._check_includes,
+        }
+        for key, check in checks.items():
             if key in pattern:
-                mismatch = check(key, pattern[key], actual, path)
+                mismatch = check(pattern[key], actual, path)
                 if mismatch:
                     return mismatch
         if "$capture" in pattern:
             self.captures[pattern["$capture"]] = actual
         return None
 
-    def _check_ref(self, key, name, actual, path):
+    def _check_ref(self, name, actual, path):
         return self.match(captured(name, self.captures), actual, path)
 
-    def _check_kind(self, key, kind, actual, path):
+    def _check_kind(self, kind, actual, path):
         if kind not in _KINDS:
             raise TranscriptError(f"unknown $match kind {kind!r} at {path}; known: {sorted(_KINDS)}")
         if not _KINDS[kind](actual):
             return Mismatch(path, f"expected {kind}, got {show(actual)}")
         return None
 
-    def _check_greater(self, key, bound, actual, path):
+    def _check_greater(self, bound, actual, path):
+        return self._compare(bound, actual, path, ">", lambda left, right: left > right)
+
+    def _check_greater_or_equal(self, bound, actual, path):
+        return self._compare(bound, actual, path, ">=", lambda left, right: left >= right)
+
+    def _compare(self, bound, actual, path, relation, holds):
         if is_constructor(bound):
             bound = construct(bound, self.captures)
         comparable = _json_type(bound) == _json_type(actual) and _json_type(bound) in ("number", "string")
-        if not comparable or not (actual > bound if key == "$gt" else actual >= bound):
-            relation = ">" if key == "$gt" else ">="
+        if not comparable or not holds(actual, bound):
             return Mismatch(path, f"expected a value {relation} {show(bound)}, got {show(actual)}")
         return None
 
-    def _check_length(self, key, length, actual, path):
+    def _check_length(self, length, actual, path):
         if not isinstance(actual, (list, str)) or len(actual) != length:
             return Mismatch(path, f"expected length {length}, got {show(actual)}")
         return None
 
-    def _check_each(self, key, item, actual, path):
+    def _check_each(self, item, actual, path):
         if not isinstance(actual, list):
             return Mismatch(path, f"expected an array, got {show(actual)}")
         for index, value in enumerate(actual):
@@ -152,7 +161,7 @@ class Matcher:
                 return mismatch
         return None
 
-    def _check_includes(self, key, members, actual, path):
+    def _check_includes(self, members, actual, path):
         if not isinstance(actual, dict):
             return Mismatch(path, f"expected an object, got {show(actual)}")
         return self._match_object(members, actual, path, exact=False)

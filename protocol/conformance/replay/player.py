@@ -124,7 +124,9 @@ class Session:
             raise TranscriptError("the database is locked already")
         try:
             # mode=rw: never create the file; the server must have made the database already.
-            self.lock = sqlite3.connect(f"file:{self.database}?mode=rw", uri=True, timeout=timeout, isolation_level=None)
+            self.lock = sqlite3.connect(
+                f"file:{self.database}?mode=rw", uri=True, timeout=timeout, isolation_level=None
+            )
             self.lock.execute("BEGIN EXCLUSIVE")
         except sqlite3.Error as error:
             raise ServerFailure(f"cannot lock the database: {error}") from None
@@ -140,7 +142,11 @@ class Session:
         if not self.checker:
             return
         problem = self.checker.message_problem(message)
-        responses = [(f"$[{index}]", member) for index, member in enumerate(message)] if isinstance(message, list) else [("$", message)]
+        responses = (
+            [(f"$[{index}]", member) for index, member in enumerate(message)]
+            if isinstance(message, list)
+            else [("$", message)]
+        )
         for path, response in responses:
             method = self.requests.answered(response)
             if problem is None and method and "result" in response:
@@ -156,7 +162,10 @@ class Session:
         self._check_schema(message)
 
     def _expect_any_order(self, patterns, timeout):
-        messages = [self.server.next_message(timeout, f"message {index + 1} of {len(patterns)} (any order)") for index in range(len(patterns))]
+        messages = [
+            self.server.next_message(timeout, f"message {index + 1} of {len(patterns)} (any order)")
+            for index in range(len(patterns))
+        ]
         unused = list(messages)
         for number, pattern in enumerate(patterns, 1):
             first_mismatch = None
@@ -169,7 +178,9 @@ class Session:
                     break
                 first_mismatch = first_mismatch or mismatch
             else:
-                raise ServerFailure(f"no message left matches pattern {number} of {len(patterns)}; first try: {first_mismatch}")
+                raise ServerFailure(
+                    f"no message left matches pattern {number} of {len(patterns)}; first try: {first_mismatch}"
+                )
         for message in messages:
             self._check_schema(message)
 

@@ -1,5 +1,6 @@
 """One server process: writing its stdin, and reading its stdout as messages in the background."""
 
+import itertools
 import queue
 import subprocess
 import threading
@@ -62,7 +63,7 @@ class ServerProcess:
         """Writes `data`, as separate writes cut at the byte offsets in `split_at`."""
         cuts = [0, *sorted(split_at), len(data)]
         try:
-            for index, (start, end) in enumerate(zip(cuts, cuts[1:])):
+            for index, (start, end) in enumerate(itertools.pairwise(cuts)):
                 if index:
                     time.sleep(_PAUSE_BETWEEN_WRITES)
                 self._process.stdin.write(data[start:end])
