@@ -84,6 +84,23 @@ def test_a_missing_message_times_out_instead_of_hanging(server, tmp_path):
     assert "FAIL waits.json step 2 (wait in vain): timed out after 1s waiting for" in result.stdout
 
 
+def test_expect_any_order_takes_messages_in_any_order_and_says_which_pattern_found_none(server, tmp_path):
+    def transcript(code):
+        return f"""{{"description": "two answers, expected in the opposite order", "steps": [
+             {{"send": {{"jsonrpc": "2.0", "id": 1, "method": "initialize"}}, "expect": {{"$match": "object"}}}},
+             {{"sendAll": [{{"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {{"id": "x"}}}},
+                          {{"jsonrpc": "2.0", "id": 3, "method": "tasks/fetch"}}],
+              "expectAnyOrder": [{{"$includes": {{"id": 3}}}}, {{"$includes": {{"id": 2, "error": {{"$includes": {{"code": {code}}}}}}}}}]}}]}}"""
+
+    (tmp_path / "either.json").write_text(transcript(1001))
+    (tmp_path / "neither.json").write_text(transcript(1003))
+    result = run(tmp_path, "--", server)
+    assert result.stdout.splitlines() == [
+        "FAIL neither.json step 2 (sendAll): no message left matches pattern 2 of 2; first try: $.error.code: expected 1003, got 1001",
+        "1 passed, 1 failed",
+    ]
+
+
 def test_require_schema_without_jsonschema_is_a_usage_error(server, tmp_path):
     (tmp_path / "jsonschema.py").write_text("raise ImportError('hidden for this test')\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
