@@ -69,6 +69,11 @@ def test_comparisons_length_each_and_includes():
     assert mismatch({"$includes": {"a": 1}}, {"b": 2}).startswith('$: missing member "a"')
 
 
+def test_contains_asks_for_each_pattern_to_match_some_item():
+    assert mismatch({"$contains": ["b", {"$match": "integer"}]}, ["a", "b", 3]) is None
+    assert mismatch({"$contains": ["c"]}, ["a", "b"]) == '$: expected an item matching "c" in ["a", "b"]'
+
+
 def test_constructors_build_strings_and_arrays():
     assert resolve({"$repeat": "ab", "times": 3}, {}) == "ababab"
     assert resolve({"$array": "t${i}", "times": 3}, {}) == ["t1", "t2", "t3"]

@@ -29,7 +29,7 @@ _KINDS = {
         and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", value) is not None
     ),
 }
-_MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$includes", "$length", "$each"}
+_MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$includes", "$contains", "$length", "$each"}
 
 
 @dataclass
@@ -113,6 +113,7 @@ class Matcher:
             "$length": self._check_length,
             "$each": self._check_each,
             "$includes": self._check_includes,
+            "$contains": self._check_contains,
         }
         for key, check in checks.items():
             if key in pattern:
@@ -165,3 +166,11 @@ class Matcher:
         if not isinstance(actual, dict):
             return Mismatch(path, f"expected an object, got {show(actual)}")
         return self._match_object(members, actual, path, exact=False)
+
+    def _check_contains(self, items, actual, path):
+        if not isinstance(actual, list):
+            return Mismatch(path, f"expected an array, got {show(actual)}")
+        for item in items:
+            if not any(Matcher(dict(self.captures)).match(item, value) is None for value in actual):
+                return Mismatch(path, f"expected an item matching {show(item)} in {show(actual)}")
+        return None
