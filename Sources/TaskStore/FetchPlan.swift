@@ -8,6 +8,7 @@ struct FetchPlan {
     /// The columns `TaskStore.readTask` expects, followed by the sort-key columns.
     static let taskColumns = "pk, id, title, notes, done, priority, due, created_at, updated_at, completed_at, version"
     static let taskColumnCount: Int32 = 11
+    static let qualifiedTaskColumns = taskColumns.split(separator: ",").map { "task." + $0.trimmingPrefix(" ") }.joined(separator: ", ")
 
     let sort: [SortKey]
     private(set) var whereClauses: [String] = []

@@ -59,5 +59,28 @@ enum Schema {
                 """)
             try db.setApplicationID(applicationID)
         },
+        .init(version: 2) { db in
+            // The change log is written by triggers, so that every writer of the file is
+            // recorded, not only Taskline: other processes' changes reach clients too.
+            try db.execute("""
+                CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                END;
+                CREATE TRIGGER task_log_update AFTER UPDATE ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                END;
+                CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                END;
+                CREATE INDEX change_by_time ON change (at);
+                -- history_pruned_through: the newest seq removed from the change log.
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        },
     ])
+
+    /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
+    static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
+    static let prunedThroughKey = "history_pruned_through"
 }

@@ -5,12 +5,25 @@ import SQLite
 public actor TaskStore {
     private let database: Database
     private let clock: @Sendable () -> Int64
+    /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
+    private var dataVersion: Int64 = 0
+    public nonisolated let path: String
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
     public init(path: String, options: StoreOptions = StoreOptions(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
+        self.path = path
+    }
+
+    /// True when another connection has committed since the last call.
+    public func hasExternalChanges() throws -> Bool {
+        try storage {
+            let version = try database.integer("PRAGMA data_version") ?? 0
+            defer { dataVersion = version }
+            return version != dataVersion
+        }
     }
 
     // MARK: - Reads
@@ -65,104 +78,195 @@ public actor TaskStore {
     // MARK: - Writes
 
     public func create(_ draft: TaskDraft) throws -> WriteResult<TaskItem> {
-        let id = draft.id ?? UUID4.random()
-        if draft.id != nil { try TaskRules.validateID(id) }
-        try TaskRules.validateTitle(draft.title, field: "title")
-        try TaskRules.validateNotes(draft.notes, field: "notes")
-        try TaskRules.validatePriority(draft.priority, field: "priority")
-        let tags = try TaskRules.normalizeTags(draft.tags, field: "tags")
-        let dueAt = try draft.due.map { due throws in try TaskRules.dueMilliseconds(due, field: "due") }
-
-        return try storage {
-            try database.writeTransaction {
-                let now = clock()
-                let task = TaskItem(
-                    id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
-                    tags: tags, due: draft.due, createdAt: now, updatedAt: now,
-                    completedAt: draft.done ? now : nil, version: 1)
-                try database.run("""
-                    INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                                      created_at, updated_at, completed_at, version)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO NOTHING
-                    """, [
-                        .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
-                        .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
-                        SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
-                        .integer(now), .integer(now), SQLValue(task.completedAt), .integer(task.version),
-                    ])
-                guard database.changes == 1 else { throw TaskStoreError.alreadyExists(id: id) }
-                try insertTags(tags, taskPK: database.lastInsertRowID)
-                let change = try record(.created, task: task, at: now)
-                return WriteResult(value: task, change: change)
-            }
-        }
+        let outcome = try perform(.create(draft))
+        return WriteResult(value: outcome.task!, change: outcome.change)
     }
 
     public func update(id: String, changes: TaskChanges, ifVersion: Int64? = nil) throws -> WriteResult<TaskItem> {
-        if let title = changes.title { try TaskRules.validateTitle(title, field: "changes.title") }
-        if let notes = changes.notes { try TaskRules.validateNotes(notes, field: "changes.notes") }
-        if let priority = changes.priority { try TaskRules.validatePriority(priority, field: "changes.priority") }
-        let tags = try changes.tags.map { tags throws in try TaskRules.normalizeTags(tags, field: "changes.tags") }
-        var dueAt: Int64?? = nil
-        if case .some(let due) = changes.due {
-            dueAt = .some(try due.map { due throws in try TaskRules.dueMilliseconds(due, field: "changes.due") })
-        }
+        let outcome = try perform(.update(id: id, changes: changes, ifVersion: ifVersion))
+        return WriteResult(value: outcome.task!, change: outcome.change)
+    }
 
+    public func delete(id: String, ifVersion: Int64? = nil) throws -> WriteResult<String> {
+        let outcome = try perform(.delete(id: id, ifVersion: ifVersion))
+        return WriteResult(value: id, change: outcome.change)
+    }
+
+    /// One write in its own transaction.
+    public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
+        let prepared = try PreparedOperation(operation)
+        return try storage { try database.writeTransaction { try run(prepared) } }
+    }
+
+    /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
+    /// everything and is thrown as `operationFailed`. Otherwise each runs in a savepoint
+    /// and fails alone, and the results say which failed.
+    public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        var prepared: [Result<PreparedOperation, TaskStoreError>] = []
+        for (index, operation) in operations.enumerated() {
+            do {
+                prepared.append(.success(try PreparedOperation(operation)))
+            } catch let error as TaskStoreError {
+                let located = error.located(in: "operations[\(index)].\(operation.kind)")
+                if atomic { throw TaskStoreError.operationFailed(index: index, error: located) }
+                prepared.append(.failure(located))
+            }
+        }
         return try storage {
             try database.writeTransaction {
-                guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
-                if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-
-                var next = current
-                if let title = changes.title { next.title = title }
-                if let notes = changes.notes { next.notes = notes }
-                if let priority = changes.priority { next.priority = priority }
-                if let tags { next.tags = tags }
-                if case .some(let due) = changes.due { next.due = due }
-                if let done = changes.done { next.done = done }
-                guard next != current else { return WriteResult(value: current, change: nil) }
-
-                let now = clock()
-                if next.done != current.done { next.completedAt = next.done ? now : nil }
-                next.updatedAt = now
-                next.version += 1
-                let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-                try database.run("""
-                    UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
-                                    due = ?, due_at = ?, updated_at = ?, completed_at = ?, version = ?
-                    WHERE pk = ?
-                    """, [
-                        .text(next.title), .text(TaskRules.folded(next.title)), .text(next.notes),
-                        .text(TaskRules.folded(next.notes)), SQLValue(next.done), SQLValue(next.priority),
-                        SQLValue(next.due), SQLValue(dueAt ?? currentDueAt), .integer(now),
-                        SQLValue(next.completedAt), .integer(next.version), .integer(pk),
-                    ])
-                if next.tags != current.tags {
-                    try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
-                    try insertTags(next.tags, taskPK: pk)
+                var results: [Result<OperationOutcome, TaskStoreError>] = []
+                for (index, operation) in prepared.enumerated() {
+                    switch operation {
+                    case .failure(let error):
+                        results.append(.failure(error))
+                    case .success(let operation) where atomic:
+                        do {
+                            results.append(.success(try run(operation)))
+                        } catch let error as TaskStoreError {
+                            throw TaskStoreError.operationFailed(index: index, error: error)
+                        }
+                    case .success(let operation):
+                        do {
+                            results.append(.success(try database.savepoint { try run(operation) }))
+                        } catch let error as TaskStoreError {
+                            results.append(.failure(error))
+                        }
+                    }
                 }
-                let change = try record(.updated, task: next, at: now)
-                return WriteResult(value: next, change: change)
+                return results
             }
         }
     }
 
-    public func delete(id: String, ifVersion: Int64? = nil) throws -> WriteResult<String> {
-        try storage {
-            try database.writeTransaction {
-                guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
-                if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-                try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-                let seq = try appendChange(kind: .deleted, id: id, version: current.version, at: clock())
-                return WriteResult(value: id, change: TaskChange(seq: seq, kind: .deleted, id: id, version: current.version, task: nil))
+    /// Runs a checked operation inside the caller's transaction. The change log rows are
+    /// written by triggers (see `Schema`), so writers other than Taskline are recorded too.
+    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+        switch operation.action {
+        case .create(let draft, let id, let tags, let dueAt):
+            let now = clock()
+            let task = TaskItem(
+                id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
+                tags: tags, due: draft.due, createdAt: now, updatedAt: now,
+                completedAt: draft.done ? now : nil, version: 1)
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
+                                  created_at, updated_at, completed_at, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO NOTHING
+                """, [
+                    .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
+                    .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
+                    SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
+                    .integer(now), .integer(now), SQLValue(task.completedAt), .integer(task.version),
+                ])
+            guard database.changes == 1 else { throw TaskStoreError.alreadyExists(id: id) }
+            try insertTags(tags, taskPK: database.lastInsertRowID)
+            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
+
+        case .update(let id, let changes, let tags, let dueAt, let ifVersion):
+            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            var next = current
+            if let title = changes.title { next.title = title }
+            if let notes = changes.notes { next.notes = notes }
+            if let priority = changes.priority { next.priority = priority }
+            if let tags { next.tags = tags }
+            if case .some(let due) = changes.due { next.due = due }
+            if let done = changes.done { next.done = done }
+            guard next != current else { return OperationOutcome(result: .task(current), change: nil) }
+
+            let now = clock()
+            if next.done != current.done { next.completedAt = next.done ? now : nil }
+            next.updatedAt = now
+            next.version += 1
+            let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
+            try database.run("""
+                UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
+                                due = ?, due_at = ?, updated_at = ?, completed_at = ?, version = ?
+                WHERE pk = ?
+                """, [
+                    .text(next.title), .text(TaskRules.folded(next.title)), .text(next.notes),
+                    .text(TaskRules.folded(next.notes)), SQLValue(next.done), SQLValue(next.priority),
+                    SQLValue(next.due), SQLValue(dueAt ?? currentDueAt), .integer(now),
+                    SQLValue(next.completedAt), .integer(next.version), .integer(pk),
+                ])
+            if next.tags != current.tags {
+                try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
+                try insertTags(next.tags, taskPK: pk)
             }
+            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
+
+        case .delete(let id, let ifVersion):
+            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
+            let change = TaskChange(seq: try currentSeqInTransaction(), kind: .deleted, id: id, version: current.version, task: nil)
+            return OperationOutcome(result: .deleted(id: id), change: change)
         }
     }
 
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
         try storage { try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0 }
+    }
+
+    // MARK: - Change history
+
+    public struct ChangePage: Sendable, Hashable {
+        public var changes: [TaskChange]
+        /// Where the next call should start: the last change's seq, or `since` when there was none.
+        public var seq: Int64
+        public var hasMore: Bool
+    }
+
+    /// Every change after `since`, oldest first, at most `limit`. Creations and updates carry
+    /// the task as it is now (absent when it has since been deleted); deletions are tombstones.
+    public func changes(since: Int64, limit: Int = 1000) throws -> ChangePage {
+        guard since >= 0 else { throw TaskStoreError.invalid(field: "since", reason: "must be 0 or more") }
+        guard (1...TaskQuery.maxLimit).contains(limit) else {
+            throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
+        }
+        return try storage {
+            let prunedThrough = try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.prunedThroughKey)]) ?? 0
+            if since < prunedThrough {
+                throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
+            }
+            let current = try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+            if since > current {
+                throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
+            }
+            var changes: [TaskChange] = []
+            try database.cachedStatement("""
+                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.qualifiedTaskColumns)
+                FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
+                WHERE change.seq > ? ORDER BY change.seq LIMIT ?
+                """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
+                guard changes.count < limit else { return }
+                let kind = TaskChange.Kind(rawValue: row.text(1)) ?? .updated
+                let task = row.isNull(4) ? nil : try readTask(row, from: 4)
+                changes.append(TaskChange(seq: row.int64(0), kind: kind, id: row.text(2), version: row.int64(3), task: task))
+            }
+            let hasMore = try changes.last.map { last in
+                try database.integer("SELECT 1 FROM change WHERE seq > ? LIMIT 1", [.integer(last.seq)]) != nil
+            } ?? false
+            return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: hasMore)
+        }
+    }
+
+    /// Removes changes recorded before `cutoff` (ms since the epoch) and remembers how far
+    /// the log was cut, so that a client asking for older changes learns it must refetch.
+    /// Returns how many changes were removed.
+    @discardableResult
+    public func pruneHistory(before cutoff: Int64) throws -> Int {
+        try storage {
+            try database.writeTransaction {
+                guard let through = try database.integer("SELECT max(seq) FROM change WHERE at < ?", [.integer(cutoff)]) else { return 0 }
+                try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
+                let removed = database.changes
+                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
+                return removed
+            }
+        }
     }
 
     // MARK: - Helpers
@@ -205,16 +309,16 @@ public actor TaskStore {
             .firstRow([.text(id)]) { row in (row.int64(0), try readTask(row)) }
     }
 
-    /// Reads a row whose first columns are `FetchPlan.taskColumns`.
-    private func readTask(_ row: Row) throws -> TaskItem {
-        let pk = row.int64(0)
+    /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
+    private func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
+        let pk = row.int64(first)
         var tags: [String] = []
         try database.cachedStatement("SELECT tag FROM task_tag WHERE task_pk = ? ORDER BY tag")
             .forEachRow([.integer(pk)]) { tags.append($0.text(0)) }
         return TaskItem(
-            id: row.text(1), title: row.text(2), notes: row.text(3), done: row.bool(4), priority: row.int(5),
-            tags: tags, due: row.optionalText(6), createdAt: row.int64(7), updatedAt: row.int64(8),
-            completedAt: row.optionalInt64(9), version: row.int64(10))
+            id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
+            priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
+            updatedAt: row.int64(first + 8), completedAt: row.optionalInt64(first + 9), version: row.int64(first + 10))
     }
 
     private func insertTags(_ tags: [String], taskPK: Int64) throws {
@@ -222,14 +326,12 @@ public actor TaskStore {
         for tag in tags { try statement.run([.text(tag), .integer(taskPK)]) }
     }
 
-    private func record(_ kind: TaskChange.Kind, task: TaskItem, at time: Int64) throws -> TaskChange {
-        let seq = try appendChange(kind: kind, id: task.id, version: task.version, at: time)
-        return TaskChange(seq: seq, kind: kind, id: task.id, version: task.version, task: task)
+    /// The change the trigger just logged for `task`.
+    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
+        TaskChange(seq: try currentSeqInTransaction(), kind: kind, id: task.id, version: task.version, task: task)
     }
 
-    private func appendChange(kind: TaskChange.Kind, id: String, version: Int64, at time: Int64) throws -> Int64 {
-        try database.run("INSERT INTO change (kind, task_id, version, at) VALUES (?, ?, ?, ?)",
-                         [.text(kind.rawValue), .text(id), .integer(version), .integer(time)])
-        return database.lastInsertRowID
+    private func currentSeqInTransaction() throws -> Int64 {
+        try database.integer("SELECT max(seq) FROM change") ?? 0
     }
 }

@@ -1,15 +1,25 @@
 import SQLite
 
-public enum TaskStoreError: Error, Sendable, Equatable {
+public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case notFound(id: String)
     case versionConflict(current: TaskItem)
     case alreadyExists(id: String)
     /// A value breaks one of the task's rules. `field` is the wire name (`title`, `tags[2]`).
     case invalid(field: String, reason: String)
     case storage(code: Int32, extendedCode: Int32, message: String)
+    /// Changes after this `seq` are no longer kept; `oldestSeq` is the oldest one that is.
+    case historyExpired(since: Int64, oldestSeq: Int64)
+    /// Operation `index` of an atomic `apply` failed, so none was applied.
+    case operationFailed(index: Int, error: TaskStoreError)
 
     init(_ error: SQLiteError) {
         self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
+    }
+
+    /// The same error with its field path placed under `path` (`operations[2].update`).
+    func located(in path: String) -> TaskStoreError {
+        guard case .invalid(let field, let reason) = self else { return self }
+        return .invalid(field: "\(path).\(field)", reason: reason)
     }
 }
 

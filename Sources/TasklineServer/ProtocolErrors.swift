@@ -7,6 +7,7 @@ enum TasklineErrorCode {
     static let versionConflict = 1002
     static let taskAlreadyExists = 1003
     static let storageFailure = 1004
+    static let historyExpired = 1005
 }
 
 extension ResponseError {
@@ -26,6 +27,19 @@ extension ResponseError {
         case .storage(let code, let extendedCode, let message):
             self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)",
                       data: ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)])
+        case .historyExpired(let since, let oldestSeq):
+            self.init(code: TasklineErrorCode.historyExpired,
+                      message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",
+                      data: ["oldestSeq": .integer(oldestSeq)])
+        case .operationFailed(let index, let error):
+            // The failing operation's own error. A params error already names the operation
+            // in its field path; the others say which operation it was in `data.operation`.
+            self.init(error)
+            if case .invalid = error { return }
+            message = "Operation \(index) failed, so none was applied: \(message)"
+            var data = self.data?.objectValue ?? [:]
+            data["operation"] = .integer(Int64(index))
+            self.data = .object(data)
         }
     }
 }

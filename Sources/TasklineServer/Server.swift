@@ -18,6 +18,8 @@ public final class Server: Sendable {
 
     private enum Event: Sendable {
         case inbound(Inbound)
+        /// Another process may have committed to the database.
+        case databaseChanged
         case clientProcessExited
         case outputClosed
     }
@@ -35,6 +37,7 @@ public final class Server: Sendable {
     private let eventSink: AsyncStream<Event>.Continuation
     private let cancellations = CancellationRegistry()
     private let processWatcher = Mutex<ProcessWatcher?>(nil)
+    private let databaseWatcher = Mutex<DatabaseWatcher?>(nil)
 
     public init(store: TaskStore, writer: MessageWriter, options: Options) {
         self.store = store
@@ -93,6 +96,12 @@ public final class Server: Sendable {
             case .inbound(let inbound):
                 await handle(inbound, session: &session)
                 if session.exitRequested { break loop }
+            case .databaseChanged:
+                databaseWatcher.withLock { $0?.rearm() }
+                // The watcher also wakes for our own commits; data_version tells them apart.
+                if (try? await store.hasExternalChanges()) ?? true {
+                    await deliverChanges(own: [], session: &session)
+                }
             case .clientProcessExited:
                 Log.warning("the client process has exited; stopping")
                 break loop
@@ -102,6 +111,7 @@ public final class Server: Sendable {
         }
         writer.flush()
         processWatcher.withLock { $0 = nil }
+        databaseWatcher.withLock { $0 = nil }
         return session.phase == .shutDown ? 0 : 1
     }
 
@@ -109,6 +119,8 @@ public final class Server: Sendable {
         var phase = Phase.waitingForInitialize
         var notificationsEnabled = true
         var exitRequested = false
+        /// The newest change this client has been told about.
+        var lastNotifiedSeq: Int64 = 0
     }
 
     private func handle(_ inbound: Inbound, session: inout Session) async {
@@ -121,7 +133,7 @@ public final class Server: Sendable {
             if let response = await handle(message, session: &session, changes: &changes) {
                 writer.send(response.json)
             }
-            sendNotifications(for: changes, session: session)
+            await deliverChanges(own: changes, session: &session)
         case .batch(let messages):
             var changes: [TaskChange] = []
             var responses: [JSON] = []
@@ -132,7 +144,7 @@ public final class Server: Sendable {
                 if session.exitRequested { break }
             }
             if !responses.isEmpty { writer.send(.array(responses)) }
-            sendNotifications(for: changes, session: session)
+            await deliverChanges(own: changes, session: &session)
         }
     }
 
@@ -172,8 +184,10 @@ public final class Server: Sendable {
         case (.waitingForInitialize, "initialize"):
             let initialize = try Initialize(params: request.params)
             session.notificationsEnabled = initialize.notifications
+            session.lastNotifiedSeq = try await store.currentSeq()
             session.phase = .running
             if let pid = initialize.processID { watch(pid) }
+            if initialize.notifications { watchDatabase() }
             return MethodOutcome(result: initialize.result(maxMessageBytes: options.maxMessageBytes))
         case (.waitingForInitialize, _):
             throw ResponseError(code: ResponseError.serverNotInitializedCode, message: "Server not initialized: send initialize first")
@@ -213,16 +227,38 @@ public final class Server: Sendable {
         }
     }
 
-    private func sendNotifications(for changes: [TaskChange], session: Session) {
-        guard session.notificationsEnabled, !changes.isEmpty else { return }
-        // One notification per committed change set; today every write request commits one.
-        for change in changes {
-            writer.send(TaskJSON.didChange([change]).json)
+    /// Tells the client about every change after the last one it heard of, in `seq` order,
+    /// without gaps or repeats, whichever process made them. `own` are the changes this
+    /// server just committed: when nothing else happened in between they are sent as they
+    /// are; otherwise the change log is read.
+    private func deliverChanges(own: [TaskChange], session: inout Session) async {
+        guard session.notificationsEnabled, session.phase == .running else { return }
+        var expected = session.lastNotifiedSeq
+        if !own.isEmpty, own.allSatisfy({ expected += 1; return $0.seq == expected }) {
+            writer.send(TaskJSON.didChange(own).json)
+            session.lastNotifiedSeq = expected
+            return
+        }
+        do {
+            var hasMore = true
+            while hasMore {
+                let page = try await store.changes(since: session.lastNotifiedSeq, limit: 1000)
+                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes).json) }
+                session.lastNotifiedSeq = page.seq
+                hasMore = page.hasMore
+            }
+        } catch {
+            Log.error("could not read the change log: \(error)")
         }
     }
 
     private func watch(_ pid: Int32) {
         let sink = eventSink
         processWatcher.withLock { $0 = ProcessWatcher(pid: pid) { sink.yield(.clientProcessExited) } }
+    }
+
+    private func watchDatabase() {
+        let sink = eventSink
+        databaseWatcher.withLock { $0 = DatabaseWatcher(databasePath: store.path) { sink.yield(.databaseChanged) } }
     }
 }

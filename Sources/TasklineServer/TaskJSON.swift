@@ -19,6 +19,14 @@ enum TaskJSON {
         ]
     }
 
+    /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`.
+    static func encode(_ result: OperationOutcome.Result) -> JSON {
+        switch result {
+        case .task(let task): encode(task)
+        case .deleted(let id): ["id": .string(id), "deleted": true]
+        }
+    }
+
     static func encode(_ change: TaskChange) -> JSON {
         var object: JSONObject = [
             "seq": .integer(change.seq),

@@ -16,7 +16,6 @@ enum CreateTask: TaskMethod {
     }
 
     static func run(_ draft: TaskDraft, on store: TaskStore) async throws -> MethodOutcome {
-        let written = try await store.create(draft)
-        return MethodOutcome(result: TaskJSON.encode(written.value), changes: written.change.map { [$0] } ?? [])
+        MethodOutcome(try await store.perform(.create(draft)))
     }
 }

@@ -14,7 +14,6 @@ enum DeleteTask: TaskMethod {
     }
 
     static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
-        let written = try await store.delete(id: params.id, ifVersion: params.ifVersion)
-        return MethodOutcome(result: ["id": .string(written.value), "deleted": true], changes: written.change.map { [$0] } ?? [])
+        MethodOutcome(try await store.perform(.delete(id: params.id, ifVersion: params.ifVersion)))
     }
 }

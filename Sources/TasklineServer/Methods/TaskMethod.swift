@@ -14,10 +14,22 @@ struct MethodOutcome: Sendable {
     var result: JSON
     /// Committed changes, for `tasks/didChange`.
     var changes: [TaskChange] = []
+
+    /// The answer to a single write.
+    init(_ write: OperationOutcome) {
+        self.init(result: TaskJSON.encode(write.result), changes: write.change.map { [$0] } ?? [])
+    }
+
+    init(result: JSON, changes: [TaskChange] = []) {
+        self.result = result
+        self.changes = changes
+    }
 }
 
 enum TaskMethods {
-    static let all: [any TaskMethod.Type] = [CreateTask.self, GetTask.self, FetchTasks.self, UpdateTask.self, DeleteTask.self]
+    static let all: [any TaskMethod.Type] = [
+        CreateTask.self, GetTask.self, FetchTasks.self, UpdateTask.self, DeleteTask.self, GetChanges.self, ApplyOperations.self,
+    ]
     static let byName: [String: any TaskMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
     static func call<Method: TaskMethod>(_ method: Method.Type, params: JSON?, store: TaskStore) async throws -> MethodOutcome {

@@ -27,7 +27,6 @@ enum UpdateTask: TaskMethod {
     }
 
     static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
-        let written = try await store.update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)
-        return MethodOutcome(result: TaskJSON.encode(written.value), changes: written.change.map { [$0] } ?? [])
+        MethodOutcome(try await store.perform(.update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)))
     }
 }

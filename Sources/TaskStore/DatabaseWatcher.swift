@@ -1,0 +1,106 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wakes up when the database file may have been changed by another process.
+///
+/// It watches the database's folder with inotify and reacts to writes to the database
+/// and its `-wal` file: a commit in WAL mode always appends to the WAL. The kernel does the
+/// waiting, so an idle server costs no CPU at all; there is no polling. (The `-shm` file is
+/// written through a memory map, which inotify does not see, so it is not watched.)
+///
+/// A write to the WAL comes a little before the commit is visible (the writer still syncs
+/// the WAL and then marks the commit in the memory-mapped `-shm`, which makes no event), so
+/// after the last event the watcher looks again a few times, 10, 50 and 200 ms later. That
+/// costs three cheap checks after activity and nothing while idle.
+///
+/// It also fires for this process's own commits; the store's `data_version` check tells
+/// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`.
+public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the source is thread-safe
+    private let fd: Int32
+    private let source: DispatchSourceRead
+    private let settleTimer: DispatchSourceTimer
+    private let armed = Mutex(true)
+    /// Milliseconds after the last event at which to look again.
+    private static let settleDelays = [10, 50, 200]
+
+    /// Nil when the database is not a file or inotify is unavailable (the server then
+    /// notifies only its own changes).
+    public init?(databasePath: String, onChange: @escaping @Sendable () -> Void) {
+        guard databasePath != StoreFile.memoryPath else { return nil }
+        let slash = databasePath.lastIndex(of: "/")
+        let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
+        let watched: Set<String> = [name, name + "-wal"]
+
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        guard inotify_add_watch(fd, directory, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0 else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+        let queue = DispatchQueue(label: "taskline.database-watcher")
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        settleTimer = DispatchSource.makeTimerSource(queue: queue)
+        var pendingDelays: [Int] = []  // only touched on `queue`
+        func scheduleNextSettle(after previous: Int) {
+            guard let next = pendingDelays.first else { return }
+            settleTimer.schedule(deadline: .now() + .milliseconds(next - previous))
+        }
+        settleTimer.setEventHandler { [weak self] in
+            guard let self, !pendingDelays.isEmpty else { return }
+            let done = pendingDelays.removeFirst()
+            self.fire(onChange)
+            scheduleNextSettle(after: done)
+        }
+        source.setEventHandler { [weak self] in
+            guard Self.drainEvents(fd: fd, matching: watched), let self else { return }
+            self.fire(onChange)
+            pendingDelays = Self.settleDelays
+            scheduleNextSettle(after: 0)
+        }
+        source.setCancelHandler { close(fd) }
+        settleTimer.resume()
+        source.resume()
+    }
+
+    deinit {
+        settleTimer.cancel()
+        source.cancel()
+    }
+
+    private func fire(_ onChange: @Sendable () -> Void) {
+        let wasArmed = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+        if wasArmed { onChange() }
+    }
+
+    /// Allows the next change to call `onChange` again; call it before looking at the database.
+    public func rearm() {
+        armed.withLock { $0 = true }
+    }
+
+    /// Reads every pending event; true if any concerns the watched names.
+    private static func drainEvents(fd: Int32, matching names: Set<String>) -> Bool {
+        var relevant = false
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return relevant }
+            var offset = 0
+            let headerSize = MemoryLayout<inotify_event>.size
+            while offset + headerSize <= count {
+                let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let nameBytes = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)]
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                if names.contains(name) { relevant = true }
+                offset += headerSize + nameLength
+            }
+        }
+    }
+}

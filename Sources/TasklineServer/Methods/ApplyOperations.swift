@@ -1,0 +1,67 @@
+import JSONRPC
+import TaskStore
+
+/// `tasks/apply`: several writes in one transaction, all or none when `atomic`.
+enum ApplyOperations: TaskMethod {
+    struct Params: Sendable {
+        var operations: [TaskOperation]
+        var atomic: Bool
+    }
+
+    static let name = "tasks/apply"
+    static let maxOperations = 1000
+
+    static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
+        guard let entries = try reader.objectArray("operations") else {
+            throw .invalidParams(field: "operations", reason: "is required")
+        }
+        guard (1...maxOperations).contains(entries.count) else {
+            throw .invalidParams(field: "operations", reason: "must have 1 to \(maxOperations) operations")
+        }
+        var operations: [TaskOperation] = []
+        for var entry in entries {
+            operations.append(try operation(from: &entry))
+        }
+        return Params(operations: operations, atomic: try reader.bool("atomic") ?? true)
+    }
+
+    /// `{"create": {…}}`, `{"update": {…}}` or `{"delete": {…}}`: exactly one member, whose
+    /// value is what the single-operation method takes.
+    private static func operation(from entry: inout ParamsReader) throws(ResponseError) -> TaskOperation {
+        if var create = try entry.object("create") {
+            try entry.finish()
+            let draft = try CreateTask.params(from: &create)
+            try create.finish()
+            return .create(draft)
+        }
+        if var update = try entry.object("update") {
+            try entry.finish()
+            let params = try UpdateTask.params(from: &update)
+            try update.finish()
+            return .update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)
+        }
+        if var delete = try entry.object("delete") {
+            try entry.finish()
+            let params = try DeleteTask.params(from: &delete)
+            try delete.finish()
+            return .delete(id: params.id, ifVersion: params.ifVersion)
+        }
+        try entry.finish()
+        throw .invalidParams(field: entry.field("create"), reason: "an operation needs one of create, update or delete")
+    }
+
+    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+        let results = try await store.apply(params.operations, atomic: params.atomic)
+        var changes: [TaskChange] = []
+        let encoded: [JSON] = results.map { result in
+            switch result {
+            case .success(let outcome):
+                if let change = outcome.change { changes.append(change) }
+                return ["result": TaskJSON.encode(outcome.result)]
+            case .failure(let error):
+                return ["error": ResponseError(error).json]
+            }
+        }
+        return MethodOutcome(result: ["results": .array(encoded)], changes: changes)
+    }
+}

@@ -1,0 +1,27 @@
+import JSONRPC
+import TaskStore
+
+/// `tasks/changes`: what happened after a `seq`, for a client that reconnects or missed
+/// notifications.
+enum GetChanges: TaskMethod {
+    struct Params: Sendable {
+        var since: Int64
+        var limit: Int
+    }
+
+    static let name = "tasks/changes"
+
+    static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
+        guard let since = try reader.integer("since") else { throw .invalidParams(field: "since", reason: "is required") }
+        return Params(since: since, limit: try reader.int("limit") ?? 100)
+    }
+
+    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+        let page = try await store.changes(since: params.since, limit: params.limit)
+        return MethodOutcome(result: [
+            "changes": .array(page.changes.map(TaskJSON.encode)),
+            "seq": .integer(page.seq),
+            "hasMore": .bool(page.hasMore),
+        ])
+    }
+}
