@@ -19,6 +19,7 @@ public final class ServerProcess: @unchecked Sendable {
     private var received: [JSON] = []
     private let stderrLock = NSLock()
     private var stderrData = Data()
+    private let stderrClosed = DispatchSemaphore(value: 0)
 
     public init(_ arguments: [String], framing: Framing? = nil, environment: [String: String] = [:]) throws {
         decoder = FrameDecoder(framing: framing, maxMessageBytes: 1 << 30)
@@ -33,6 +34,10 @@ public final class ServerProcess: @unchecked Sendable {
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self else { return }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                self.stderrClosed.signal()
+            }
             self.stderrLock.lock()
             self.stderrData.append(data)
             self.stderrLock.unlock()
@@ -154,6 +159,7 @@ public final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(5_000) }
         guard !process.isRunning else { return nil }
+        _ = stderrClosed.wait(timeout: .now() + 2)  // so that `stderr` holds everything it wrote
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }
