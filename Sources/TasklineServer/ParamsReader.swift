@@ -7,6 +7,10 @@ struct ParamsReader {
     private let object: JSONObject
     private let path: String
     private var consumed: Set<String> = []
+    /// Whether `null` reads as "absent". True for params, where a client may pass `null`
+    /// for an option it does not use; false for update `changes`, where `null` would
+    /// look like "clear this field" and silently do nothing instead.
+    var nullMeansAbsent = true
 
     /// `params` must be an object, or absent (read as an empty object).
     init(_ params: JSON?, path: String = "") throws(ResponseError) {
@@ -26,10 +30,14 @@ struct ParamsReader {
         path.isEmpty ? key : "\(path).\(key)"
     }
 
-    /// The member's value; `null` reads as absent.
-    private mutating func take(_ key: String) -> JSON? {
+    /// The member's value; `null` reads as absent, or is refused (see `nullMeansAbsent`).
+    private mutating func take(_ key: String) throws(ResponseError) -> JSON? {
         consumed.insert(key)
-        guard let value = object[key], value != .null else { return nil }
+        guard let value = object[key] else { return nil }
+        guard value != .null else {
+            if nullMeansAbsent { return nil }
+            throw .invalidParams(field: field(key), reason: "must not be null")
+        }
         return value
     }
 
@@ -38,7 +46,7 @@ struct ParamsReader {
     }
 
     mutating func string(_ key: String) throws(ResponseError) -> String? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         guard case .string(let string) = value else { throw wrongType(key, "a string", value) }
         return string
     }
@@ -60,14 +68,14 @@ struct ParamsReader {
     }
 
     mutating func bool(_ key: String) throws(ResponseError) -> Bool? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         guard case .bool(let bool) = value else { throw wrongType(key, "a boolean", value) }
         return bool
     }
 
     /// An integer; a number with a zero fraction (`2.0`) counts, as in JSON Schema.
     mutating func integer(_ key: String) throws(ResponseError) -> Int64? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         switch value {
         case .integer(let int): return int
         case .double(let double) where double == double.rounded() && abs(double) < 9.007e15: return Int64(double)
@@ -84,7 +92,7 @@ struct ParamsReader {
     }
 
     mutating func stringArray(_ key: String) throws(ResponseError) -> [String]? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         guard case .array(let elements) = value else { throw wrongType(key, "an array of strings", value) }
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
@@ -98,13 +106,13 @@ struct ParamsReader {
     }
 
     mutating func object(_ key: String) throws(ResponseError) -> ParamsReader? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         guard case .object(let object) = value else { throw wrongType(key, "an object", value) }
         return ParamsReader(object: object, path: field(key))
     }
 
     mutating func objectArray(_ key: String) throws(ResponseError) -> [ParamsReader]? {
-        guard let value = take(key) else { return nil }
+        guard let value = try take(key) else { return nil }
         guard case .array(let elements) = value else { throw wrongType(key, "an array", value) }
         var readers: [ParamsReader] = []
         for (index, element) in elements.enumerated() {

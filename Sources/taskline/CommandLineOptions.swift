@@ -12,6 +12,8 @@ struct CommandLineOptions {
     var framing: Framing?
     var maxMessageBytes = 16 * 1024 * 1024
     var logLevel = Log.Level.warning
+    /// Changes older than this are removed from the change log.
+    var historyDays = 30
     var action = Action.serve
 
     enum Action {
@@ -34,6 +36,7 @@ struct CommandLineOptions {
           --durability full|normal  full (default): acknowledged writes survive power loss;
                                     normal: they survive a crash of taskline
           --busy-timeout MS         how long a write waits for another process's lock (default 5000)
+          --history-days N          keep the change log for tasks/changes this many days (default 30)
           --framing lsp|ndjson      input framing (default: detected from the first byte)
           --max-message-bytes N     largest accepted message (default 16777216)
           --log-level LEVEL         error, warning (default), info or debug; logs go to stderr
@@ -72,6 +75,8 @@ struct CommandLineOptions {
                 options.store.durability = durability
             case "--busy-timeout":
                 options.store.busyTimeoutMilliseconds = try integer(name, try value(), in: 0...Int(Int32.max)).map(Int32.init)!
+            case "--history-days":
+                options.historyDays = try integer(name, try value(), in: 0...36_500)!
             case "--framing":
                 let text = try value()
                 guard let framing = Framing(rawValue: text) else { throw UsageError(message: "--framing must be lsp or ndjson, not \(text)") }

@@ -50,6 +50,20 @@ do {
 }
 Log.info("serving \(options.databasePath)")
 
+// Keep the change log to its configured age: now, and once a day while the server runs.
+let historyMilliseconds = Int64(options.historyDays) * 86_400_000
+Task {
+    while true {
+        do {
+            let removed = try await store.pruneHistory(before: Timestamp.now() - historyMilliseconds)
+            if removed > 0 { Log.info("removed \(removed) changes older than \(options.historyDays) days from the change log") }
+        } catch {
+            Log.warning("could not prune the change log: \(error)")
+        }
+        try await Task.sleep(for: .seconds(86_400))
+    }
+}
+
 let connection = Connection(
     inputFD: STDIN_FILENO, outputFD: protocolFD,
     options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes))

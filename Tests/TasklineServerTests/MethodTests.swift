@@ -77,6 +77,8 @@ import Testing
         ("tasks/update", #"{"id":"t"}"#, "changes"),
         ("tasks/update", #"{"id":"t","changes":{},"ifVersion":"1"}"#, "ifVersion"),
         ("tasks/update", #"{"id":"t","changes":{"due":5}}"#, "changes.due"),
+        ("tasks/update", #"{"id":"t","changes":{"title":null}}"#, "changes.title"),
+        ("tasks/update", #"{"id":"t","changes":{"tags":null}}"#, "changes.tags"),
         ("tasks/delete", #"{"id":"t","force":true}"#, "force"),
         ("tasks/get", #"{}"#, "id"),
         ("tasks/fetch", #"{"filter":{"tags":["a","b c"]}}"#, "filter.tags[1]"),

@@ -15,6 +15,7 @@ enum UpdateTask: TaskMethod {
         guard var changes = try reader.object("changes") else {
             throw .invalidParams(field: "changes", reason: "is required")
         }
+        changes.nullMeansAbsent = false  // only `due` may be null: it clears the due date
         let taskChanges = TaskChanges(
             title: try changes.string("title"),
             notes: try changes.string("notes"),
