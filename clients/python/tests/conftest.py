@@ -53,7 +53,7 @@ class SchemaChecker:
 def _server_message_validator() -> Any:
     if not SCHEMA_PATH.exists():
         return None
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
     from referencing import Registry, Resource
 
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

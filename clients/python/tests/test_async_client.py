@@ -128,7 +128,6 @@ def test_notifications_can_be_turned_off(client_options: dict[str, Any]) -> None
     run(scenario())
 
 
-@pytest.mark.xfail(strict=True, reason="needs cross-process notifications")
 def test_a_change_by_a_second_client_reaches_the_first(client_options: dict[str, Any]) -> None:
     async def scenario() -> tuple[Task, DidChange]:
         async with AsyncClient(**client_options) as first, AsyncClient(**client_options) as second:

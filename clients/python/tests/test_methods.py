@@ -91,7 +91,7 @@ def test_update_with_the_current_version_succeeds(client: Client) -> None:
 
 def test_delete_removes_the_task(client: Client) -> None:
     task = client.create("doomed")
-    assert client.delete(task.id, if_version=task.version) is None
+    client.delete(task.id, if_version=task.version)
     with pytest.raises(TaskNotFound):
         client.get(task.id)
 

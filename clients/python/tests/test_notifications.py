@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-import pytest
 from support import Recorder
 
 from taskline_client import ChangeKind, Client, DidChange
@@ -96,7 +95,6 @@ def test_notifications_can_be_turned_off(open_client: Callable[..., Client]) -> 
     assert recorder.calls == []
 
 
-@pytest.mark.xfail(strict=True, reason="needs cross-process notifications")
 def test_a_change_by_a_second_client_reaches_the_first(open_client: Callable[..., Client]) -> None:
     first, second = open_client(), open_client()
     recorder = Recorder()

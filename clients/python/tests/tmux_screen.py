@@ -27,6 +27,9 @@ class TmuxScreen:
         """tmux key names: Enter, Escape, Space, Up, C-u, …"""
         self._tmux("send-keys", "-t", "main", *keys)
 
+    def resize(self, columns: int, lines: int) -> None:
+        self._tmux("resize-window", "-t", "main", "-x", str(columns), "-y", str(lines))
+
     def text(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "main")
 

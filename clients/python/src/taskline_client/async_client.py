@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
 import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import calls
 from .discovery import PathArg
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
         from typing_extensions import Unpack
 
 
-_log = logging.getLogger(__name__)
+_Result = TypeVar("_Result")
 _READ_SIZE = 65536
 # Closes started for collected clients; asyncio only keeps weak references to tasks.
 _background_closes: set[asyncio.Task[None]] = set()
@@ -153,7 +152,7 @@ class AsyncClient:
         the server exits. Use it as `async with client.changes() as changes:`."""
         return self._started().open_stream()
 
-    async def _perform(self, call: calls.Call[calls._Result]) -> calls._Result:
+    async def _perform(self, call: calls.Call[_Result]) -> _Result:
         return call.read_result(await self.request(call.method, call.params))
 
     def _started(self) -> _Connection:

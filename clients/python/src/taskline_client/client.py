@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import concurrent.futures
-import logging
 import os
 import queue
 import subprocess
@@ -11,7 +10,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import calls
 from .discovery import PathArg
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
 ChangeCallback = Callable[[DidChange], None]
 
-_log = logging.getLogger(__name__)
+_Result = TypeVar("_Result")
 _READ_SIZE = 65536
 
 
@@ -133,7 +132,7 @@ class Client:
         unregisters it."""
         return self._connection.add_change_callback(callback)
 
-    def _perform(self, call: calls.Call[calls._Result]) -> calls._Result:
+    def _perform(self, call: calls.Call[_Result]) -> _Result:
         return call.read_result(self.request(call.method, call.params))
 
 
@@ -152,9 +151,12 @@ class _Connection:
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._callbacks: list[ChangeCallback] = []
         self._stderr = StderrTail()
-        self._writer = _start_thread("taskline-writer", self._write_frames)
-        self._reader = _start_thread("taskline-reader", self._read_messages)
-        self._stderr_drainer = _start_thread("taskline-stderr", self._drain_stderr)
+        self._writer = _daemon_thread("taskline-writer", self._write_frames)
+        self._reader = _daemon_thread("taskline-reader", self._read_messages)
+        self._stderr_drainer = _daemon_thread("taskline-stderr", self._drain_stderr)
+        # Started only once all exist: each may use the others as soon as it runs.
+        for thread in (self._writer, self._reader, self._stderr_drainer):
+            thread.start()
 
     def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         if threading.current_thread() is self._reader:
@@ -260,11 +262,9 @@ class _Connection:
         return ServerExited(returncode, self._stderr.text(), problem)
 
 
-def _start_thread(name: str, target: Callable[[], None]) -> threading.Thread:
+def _daemon_thread(name: str, target: Callable[[], None]) -> threading.Thread:
     # Daemon threads: a client that is never closed must not keep Python running.
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    return thread
+    return threading.Thread(target=target, name=name, daemon=True)
 
 
 def _close_quietly(stream: IO[bytes] | None) -> None:

@@ -1,5 +1,6 @@
-"""What both clients do the same way around the server process: its command
-line, the `initialize` params, and keeping the tail of its stderr."""
+"""What both clients do the same way: the server's command line, the
+`initialize` params, routing what the server sends, and keeping the tail of its
+stderr."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ def route_message(
         run_guarded(observer, message)
     event = classify(message)
     if isinstance(event, Response):
+        if event.id is None and event.error is not None:
+            _log.warning("the server rejected something we sent: %s", event.error)
         pending.resolve(event)
     elif isinstance(event, Notification) and event.method == "tasks/didChange":
         try:
