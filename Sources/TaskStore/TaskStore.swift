@@ -3,7 +3,7 @@ import SQLite
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
 public actor TaskStore {
-    private let database: Database
+    let database: Database
     private let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
     private var dataVersion: Int64 = 0
@@ -273,7 +273,7 @@ public actor TaskStore {
 
     /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting the
     /// store's own errors through.
-    private func storage<T>(_ body: () throws -> T) throws -> T {
+    func storage<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as TaskStoreError {
@@ -304,13 +304,13 @@ public actor TaskStore {
         try loadWithKey(id: id)?.task
     }
 
-    private func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
+    func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
         try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?")
             .firstRow([.text(id)]) { row in (row.int64(0), try readTask(row)) }
     }
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
-    private func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
+    func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
         let pk = row.int64(first)
         var tags: [String] = []
         try database.cachedStatement("SELECT tag FROM task_tag WHERE task_pk = ? ORDER BY tag")
@@ -321,7 +321,7 @@ public actor TaskStore {
             updatedAt: row.int64(first + 8), completedAt: row.optionalInt64(first + 9), version: row.int64(first + 10))
     }
 
-    private func insertTags(_ tags: [String], taskPK: Int64) throws {
+    func insertTags(_ tags: [String], taskPK: Int64) throws {
         let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk) VALUES (?, ?)")
         for tag in tags { try statement.run([.text(tag), .integer(taskPK)]) }
     }
