@@ -30,7 +30,8 @@ class Task:
     done: bool
     priority: Priority
     tags: tuple[str, ...]
-    due: datetime | date | None
+    #: Exactly as given on create or update: an RFC 3339 date-time or a full date.
+    due: str | None
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -45,12 +46,21 @@ class Task:
             done=data["done"],
             priority=Priority(data["priority"]),
             tags=tuple(data["tags"]),
-            due=_optional(parse_due, data.get("due")),
+            due=data.get("due"),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),
             version=data["version"],
         )
+
+    @property
+    def parsed_due(self) -> datetime | date | None:
+        """`due` as an aware datetime, or a date for a full date.
+
+        Raises ValueError for the valid RFC 3339 values Python cannot hold
+        (the year 0000, a leap second).
+        """
+        return _optional(parse_due, self.due)
 
 
 @dataclass(frozen=True)
