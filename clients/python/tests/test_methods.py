@@ -71,7 +71,7 @@ def test_a_due_python_cannot_hold_still_makes_a_task(client: Client, due: str) -
     task = client.create("valid RFC 3339, beyond datetime", due=due)
     assert client.get(task.id).due == due
     with pytest.raises(ValueError):
-        task.parsed_due
+        _ = task.parsed_due
 
 
 def test_a_naive_due_datetime_is_refused_before_sending(client: Client) -> None:
