@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Iterator
-from importlib.metadata import entry_points
+from importlib.metadata import distribution
 from pathlib import Path
 from typing import Callable
 
@@ -64,8 +64,8 @@ def _add(tui: Tui, title: str) -> None:
 
 
 def test_the_console_script_is_declared() -> None:
-    scripts = entry_points(group="console_scripts")
-    assert [script.value for script in scripts if script.name == "taskline-tui"] == ["taskline_client.tui:main"]
+    scripts = [entry for entry in distribution("taskline-client").entry_points if entry.group == "console_scripts"]
+    assert [(script.name, script.value) for script in scripts] == [("taskline-tui", "taskline_client.tui:main")]
 
 
 def test_existing_tasks_are_listed_oldest_first_with_their_details(
