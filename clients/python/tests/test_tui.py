@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from importlib.metadata import distribution
@@ -66,6 +67,13 @@ def _add(tui: Tui, title: str) -> None:
 def test_the_console_script_is_declared() -> None:
     scripts = [entry for entry in distribution("taskline-client").entry_points if entry.group == "console_scripts"]
     assert [(script.name, script.value) for script in scripts] == [("taskline-tui", "taskline_client.tui:main")]
+
+
+def test_a_missing_server_is_reported_without_a_traceback(tmp_path: Path) -> None:
+    tui = [sys.executable, "-m", "taskline_client.tui", "--db", str(tmp_path / "tasks.sqlite")]
+    finished = subprocess.run([*tui, "--server", str(tmp_path / "missing")], capture_output=True, text=True, timeout=30)
+    assert finished.returncode == 1
+    assert finished.stderr.startswith("taskline-tui: ") and "Traceback" not in finished.stderr
 
 
 def test_existing_tasks_are_listed_oldest_first_with_their_details(
