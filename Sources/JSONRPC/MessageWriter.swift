@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -7,12 +6,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The one writer of the protocol stream. Every outgoing message goes through its serial
-/// queue, so messages never interleave, and the caller never waits for the client to read:
-/// reading input and handling requests go on while a write blocks.
+/// The one writer of the protocol stream. A lock makes each message one uninterrupted
+/// frame. Writes happen on the caller's thread: the server calls it from its own thread,
+/// which may then block while the client is not reading, but reading input goes on in the
+/// connection's reader thread, so a client that writes everything before reading anything
+/// can never deadlock against the server.
 public final class MessageWriter: Sendable {
     private let fd: Int32
-    private let queue = DispatchQueue(label: "taskline.writer")
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -25,7 +25,7 @@ public final class MessageWriter: Sendable {
         self.fd = fd
     }
 
-    /// `handler` runs once, on the writer's queue, when the client has closed its end.
+    /// `handler` runs once, on the writing thread, when the client has closed its end.
     public func onClosed(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.onClosed = handler }
     }
@@ -37,36 +37,36 @@ public final class MessageWriter: Sendable {
 
     public func send(_ message: JSON) {
         let body = JSONWriter.bytes(message)
-        let frame: [UInt8]
-        switch state.withLock({ $0.framing }) {
-        case .lsp: frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
-        case .ndjson: frame = body + [UInt8(ascii: "\n")]
+        let closedHandler: (@Sendable () -> Void)? = state.withLock { state in
+            guard !state.closed else { return nil }
+            var frame: [UInt8]
+            switch state.framing {
+            case .lsp:
+                frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8)
+                frame += body
+            case .ndjson:
+                frame = body
+                frame.append(UInt8(ascii: "\n"))
+            }
+            guard !write(frame) else { return nil }
+            state.closed = true
+            return state.onClosed
         }
-        queue.async { self.write(frame) }
+        closedHandler?()
     }
 
-    /// Returns once everything sent so far has been written (or found undeliverable).
-    public func flush() {
-        queue.sync {}
-    }
-
-    private func write(_ frame: [UInt8]) {
-        guard !state.withLock({ $0.closed }) else { return }
+    /// Writes all of `frame`; false when the client has gone (EPIPE: SIGPIPE is ignored).
+    private func write(_ frame: [UInt8]) -> Bool {
         var offset = 0
         while offset < frame.count {
             let written = frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written >= 0 {
                 offset += written
             } else if errno != EINTR {
-                // EPIPE (SIGPIPE is ignored) or another error: nobody will read what follows.
                 Log.info("stdout closed (\(String(cString: strerror(errno))))")
-                let handler = state.withLock { state in
-                    state.closed = true
-                    return state.onClosed
-                }
-                handler?()
-                return
+                return false
             }
         }
+        return true
     }
 }

@@ -3,6 +3,10 @@ import SQLite
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
 public actor TaskStore {
+    /// The thread the store runs on; the server shares it (see `SerialThreadExecutor`).
+    public nonisolated let executor: SerialThreadExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     let database: Database
     private let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
@@ -15,6 +19,7 @@ public actor TaskStore {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
+        self.executor = SerialThreadExecutor(name: "taskline.store")
     }
 
     /// True when another connection has committed since the last call.
@@ -100,21 +105,39 @@ public actor TaskStore {
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
     /// everything and is thrown as `operationFailed`. Otherwise each runs in a savepoint
-    /// and fails alone, and the results say which failed.
+    /// and fails alone, and the results say which failed. Field paths in params errors
+    /// name the operation (`operations[2].update.changes.title`).
     public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        var prepared: [Result<PreparedOperation, TaskStoreError>] = []
-        for (index, operation) in operations.enumerated() {
-            do {
-                prepared.append(.success(try PreparedOperation(operation)))
-            } catch let error as TaskStoreError {
-                let located = error.located(in: "operations[\(index)].\(operation.kind)")
-                if atomic { throw TaskStoreError.operationFailed(index: index, error: located) }
-                prepared.append(.failure(located))
-            }
+        let prepared = operations.enumerated().map { index, operation in
+            Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
         }
-        return try storage {
+        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
+            throw TaskStoreError.operationFailed(index: index, error: error)
+        }
+        return try run(prepared, atomic: atomic)
+    }
+
+    /// Independent writes committed together: one transaction, each in a savepoint, so each
+    /// fails alone and one sync to disk serves them all (group commit).
+    public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try run(operations.map(Self.prepare), atomic: false)
+    }
+
+    private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
+        do {
+            return .success(try PreparedOperation(operation))
+        } catch let error as TaskStoreError {
+            return .failure(error)
+        } catch {
+            return .failure(.invalid(field: "", reason: "\(error)"))
+        }
+    }
+
+    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try storage {
             try database.writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
+                results.reserveCapacity(prepared.count)
                 for (index, operation) in prepared.enumerated() {
                     switch operation {
                     case .failure(let error):
