@@ -1,18 +1,28 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A serial executor that runs its jobs on one dedicated thread.
 ///
 /// The store and the server share it, so the server's calls into the store never switch
 /// threads, and a request costs one thread wake-up (from the reader thread to this one)
 /// instead of one per hop. SQLite's connection also stays on a single thread.
+///
+/// Built on pthreads rather than Foundation's `Thread`, so that the server does not load
+/// Foundation at all: that alone is most of a Swift program's start-up time.
 public final class SerialThreadExecutor: SerialExecutor, Sendable {
     private let jobs = JobQueue()
 
-    public init(name: String) {
-        let jobs = self.jobs
-        let thread = Thread { jobs.runUntilStopped() }
-        thread.name = name
-        thread.start()
+    public init() {
+        let context = Unmanaged.passRetained(jobs).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
+            let jobs = Unmanaged<JobQueue>.fromOpaque(context!).takeRetainedValue()
+            jobs.runUntilStopped()
+            return nil
+        }, context)
+        precondition(created == 0, "cannot start the store's thread")
+        pthread_detach(thread)
     }
 
     deinit {
@@ -30,36 +40,49 @@ public final class SerialThreadExecutor: SerialExecutor, Sendable {
 
 /// The executor's queue, owned jointly with its thread, so the thread can end once the
 /// executor is gone.
-private final class JobQueue: @unchecked Sendable {  // @unchecked: state is behind `condition`
-    private let condition = NSCondition()
+private final class JobQueue: @unchecked Sendable {  // @unchecked: state is behind `mutex`
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var jobs: [(UnownedJob, UnownedSerialExecutor)] = []
     private var stopped = false
 
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
     func append(_ job: UnownedJob, executor: UnownedSerialExecutor) {
-        condition.lock()
+        pthread_mutex_lock(mutex)
         jobs.append((job, executor))
-        condition.signal()
-        condition.unlock()
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     func stop() {
-        condition.lock()
+        pthread_mutex_lock(mutex)
         stopped = true
-        condition.signal()
-        condition.unlock()
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     func runUntilStopped() {
         var batch: [(UnownedJob, UnownedSerialExecutor)] = []
         while true {
-            condition.lock()
-            while jobs.isEmpty && !stopped { condition.wait() }
+            pthread_mutex_lock(mutex)
+            while jobs.isEmpty && !stopped { pthread_cond_wait(condition, mutex) }
             if jobs.isEmpty && stopped {
-                condition.unlock()
+                pthread_mutex_unlock(mutex)
                 return
             }
             swap(&batch, &jobs)
-            condition.unlock()
+            pthread_mutex_unlock(mutex)
             for (job, executor) in batch { job.runSynchronously(on: executor) }
             batch.removeAll(keepingCapacity: true)
         }

@@ -19,7 +19,7 @@ public actor TaskStore {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
-        self.executor = SerialThreadExecutor(name: "taskline.store")
+        self.executor = SerialThreadExecutor()
     }
 
     /// True when another connection has committed since the last call.
