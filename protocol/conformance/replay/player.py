@@ -180,7 +180,7 @@ class Session:
             peer.requests.sent(message)
             peer.process.write(frame(encode_json(message), peer.framing), split_at)
         elif "sendAll" in step:
-            messages = [resolve(message, self.captures) for message in step["sendAll"]]
+            messages = resolve(step["sendAll"], self.captures)
             for message in messages:
                 peer.requests.sent(message)
             peer.process.write(b"".join(frame(encode_json(message), peer.framing) for message in messages), split_at)
@@ -370,9 +370,12 @@ _PEER_EXPECTATIONS = ("expect", "expectAnyOrder", "expectChanges", "expectSilenc
 def play(transcript, command, timeout, checker=None, allow_additions=False, sqlite3_command="sqlite3"):
     """Plays `transcript` against a fresh server; the outcome's failure is one line, or None."""
     with tempfile.TemporaryDirectory(prefix="taskline-conformance-") as folder:
-        session = Session(
-            transcript, command, Path(folder) / "tasks.sqlite", timeout, checker, allow_additions, sqlite3_command
-        )
+        try:
+            session = Session(
+                transcript, command, Path(folder) / "tasks.sqlite", timeout, checker, allow_additions, sqlite3_command
+            )
+        except ServerFailure as failure:
+            return Outcome(str(failure), "")
         try:
             for index, step in enumerate(transcript.steps, 1):
                 repeat = step.get("repeat", 1)

@@ -57,8 +57,8 @@ def _check_step(index, step):
         raise TranscriptError(f"step {index}: splitAt needs send, sendAll or sendRaw")
     if "expectAnyOrder" in step and not isinstance(step["expectAnyOrder"], list):
         raise TranscriptError(f"step {index}: expectAnyOrder takes an array of patterns")
-    if "sendAll" in step and not isinstance(step["sendAll"], list):
-        raise TranscriptError(f"step {index}: sendAll takes an array of messages")
+    if "sendAll" in step and not (isinstance(step["sendAll"], list) or _is_array_constructor(step["sendAll"])):
+        raise TranscriptError(f'step {index}: sendAll takes an array of messages, or {{"$array": ..., "times": n}}')
     if "repeat" in step and (not isinstance(step["repeat"], int) or step["repeat"] < 1):
         raise TranscriptError(f"step {index}: repeat takes a count >= 1")
     if "server" in step:
@@ -71,6 +71,10 @@ def _check_step(index, step):
             raise TranscriptError(f'step {index}: {key} takes true or {{"args": [strings]}}')
     if "sqlite3Exec" in step and not _is_sql(step["sqlite3Exec"]):
         raise TranscriptError(f"step {index}: sqlite3Exec takes SQL text, or an array of lines")
+
+
+def _is_array_constructor(value):
+    return isinstance(value, dict) and "$array" in value
 
 
 def _is_start_spec(value):
