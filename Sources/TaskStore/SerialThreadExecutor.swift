@@ -2,14 +2,10 @@
 import Glibc
 #endif
 
-/// A serial executor that runs its jobs on one dedicated thread.
+/// A serial executor that runs its jobs on one dedicated thread: the store's executor when
+/// nobody gives it one (tests, tools). It keeps the SQLite connection on a single thread.
 ///
-/// The store and the server share it, so the server's calls into the store never switch
-/// threads, and a request costs one thread wake-up (from the reader thread to this one)
-/// instead of one per hop. SQLite's connection also stays on a single thread.
-///
-/// Built on pthreads rather than Foundation's `Thread`, so that the server does not load
-/// Foundation at all: that alone is most of a Swift program's start-up time.
+/// Built on pthreads rather than Foundation's `Thread`, so that using it loads no Foundation.
 public final class SerialThreadExecutor: SerialExecutor, Sendable {
     private let jobs = JobQueue()
 

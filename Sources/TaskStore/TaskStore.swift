@@ -3,8 +3,9 @@ import SQLite
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
 public actor TaskStore {
-    /// The thread the store runs on; the server shares it (see `SerialThreadExecutor`).
-    public nonisolated let executor: SerialThreadExecutor
+    /// Where the store runs: the server's event loop in `taskline`, so that the server's
+    /// calls into the store switch no threads; a thread of its own otherwise.
+    public nonisolated let executor: any SerialExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     let database: Database
@@ -15,11 +16,12 @@ public actor TaskStore {
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
-    public init(path: String, options: StoreOptions = StoreOptions(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+    public init(path: String, options: StoreOptions = StoreOptions(), executor: (any SerialExecutor)? = nil,
+                clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
-        self.executor = SerialThreadExecutor()
+        self.executor = executor ?? SerialThreadExecutor()
     }
 
     /// True when another connection has committed since the last call.
@@ -260,7 +262,7 @@ public actor TaskStore {
             }
             var changes: [TaskChange] = []
             try database.cachedStatement("""
-                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.qualifiedTaskColumns)
+                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
                 FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
                 WHERE change.seq > ? ORDER BY change.seq LIMIT ?
                 """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
@@ -334,10 +336,10 @@ public actor TaskStore {
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
     func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
-        let pk = row.int64(first)
         var tags: [String] = []
-        try database.cachedStatement("SELECT tag FROM task_tag WHERE task_pk = ? ORDER BY tag")
-            .forEachRow([.integer(pk)]) { tags.append($0.text(0)) }
+        if !row.isNull(first + 11) {
+            tags = row.text(first + 11).split(separator: "\u{1F}").map(String.init).sorted(by: TaskRules.codePointOrder)
+        }
         return TaskItem(
             id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
             priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
