@@ -12,6 +12,10 @@ public enum JSON: Sendable, Hashable {
     case string(String)
     case array([JSON])
     case object(JSONObject)
+    /// JSON text made elsewhere and written out as it is. The parser never makes one; the
+    /// server does for the tasks on its responses, where building a tree first would cost
+    /// more than everything else together.
+    case raw([UInt8])
 
     public var stringValue: String? {
         if case .string(let value) = self { return value }
@@ -41,6 +45,7 @@ public enum JSON: Sendable, Hashable {
         case .string: "string"
         case .array: "array"
         case .object: "object"
+        case .raw: "JSON text"
         }
     }
 }

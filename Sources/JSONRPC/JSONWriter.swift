@@ -39,12 +39,15 @@ public enum JSONWriter {
                 write(member, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        case .raw(let text):
+            out.append(contentsOf: text)
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func write(_ string: String, to out: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal.
+    public static func write(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
