@@ -34,6 +34,15 @@ import Testing
         #expect(try await store.get(id: "my-id") == task)
     }
 
+    @Test func textWithNULsIsKeptWholeAndIDsMatchExactly() async throws {
+        let store = try makeStore(directory)
+        let task = try await store.add("t", notes: "before\u{0}after", id: "target")
+        #expect(try await store.get(id: "target").notes == "before\u{0}after")
+        await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.get(id: "target\u{0}x") }
+        await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.delete(id: "target\u{0}x") }
+        #expect(try await store.get(id: "target") == task)
+    }
+
     @Test func suppliedIDThatExistsIsRefused() async throws {
         let store = try makeStore(directory)
         try await store.add("one", id: "x")
