@@ -198,7 +198,7 @@ public actor TaskStore {
             if let tags { next.tags = tags }
             if case .some(let due) = changes.due { next.due = due }
             if let done = changes.done { next.done = done }
-            guard next != current else { return OperationOutcome(result: .task(current), change: nil) }
+            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
@@ -215,7 +215,7 @@ public actor TaskStore {
                     SQLValue(next.due), SQLValue(dueAt ?? currentDueAt), .integer(now),
                     SQLValue(next.completedAt), .integer(next.version), .integer(pk),
                 ])
-            if next.tags != current.tags {
+            if !TaskItem.identical(next.tags, current.tags) {
                 try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
                 try insertTags(next.tags, taskPK: pk)
             }

@@ -112,6 +112,17 @@ import Testing
         #expect(try await store.currentSeq() == 1)
     }
 
+    @Test func canonicallyEquivalentTextIsStillAChange() async throws {
+        let store = try makeStore(directory)
+        let task = try await store.add("caf\u{E9}", notes: "\u{C5}")
+        let written = try await store.update(id: task.id, changes: TaskChanges(title: "cafe\u{301}", notes: "A\u{30A}"))
+        #expect(written.change != nil)
+        let stored = try await store.get(id: task.id)
+        #expect(Array(stored.title.utf8) == Array("cafe\u{301}".utf8))
+        #expect(Array(stored.notes.utf8) == Array("A\u{30A}".utf8))
+        #expect(stored.version == 2)
+    }
+
     @Test func ifVersionIsCheckedWithTheWrite() async throws {
         let store = try makeStore(directory)
         let task = try await store.add("v")
