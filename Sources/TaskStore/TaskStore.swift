@@ -235,6 +235,14 @@ public actor TaskStore {
         try storage { try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0 }
     }
 
+    /// Copies every committed change from the WAL into the database file and empties the
+    /// WAL: called before the process ends, so that the file named by `--db` holds all the
+    /// data by itself (a copy or backup of it alone is complete). A no-op while another
+    /// connection still reads an older snapshot.
+    public func checkpoint() throws {
+        try storage { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     // MARK: - Change history
 
     public struct ChangePage: Sendable, Hashable {

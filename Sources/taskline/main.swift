@@ -70,5 +70,14 @@ Task.detached {
 
 // The server, the store and the connection all run on this thread, in the connection's loop.
 let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
-Task.detached { connection.stop(exitCode: await server.run()) }
+Task.detached {
+    let code = await server.run()
+    // SQLite checkpoints when the last connection closes, which exit() never does.
+    do {
+        try await store.checkpoint()
+    } catch {
+        Log.info("could not checkpoint the database before exiting: \(error)")
+    }
+    connection.stop(exitCode: code)
+}
 exit(connection.run(receive: server.receive, onEnd: server.inputEnded))
