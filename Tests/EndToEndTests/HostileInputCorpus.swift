@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import TestSupport
 
 /// The hostile inputs, by kind. Each case's expectations come from protocol/README.md.
 enum HostileInput {
@@ -10,7 +11,6 @@ enum HostileInput {
     typealias Answer = HostileCase.Answer
 
     static let tenMegabytes = 10 * 1024 * 1024
-    static let longTests = ProcessInfo.processInfo.environment["TASKLINE_LONG_TESTS"] == "1"
     static let maxMessageBytes = 16 * 1024 * 1024
 
     /// SQL, LIKE and GLOB syntax, quoting and parameter markers: each must be taken as text.
@@ -244,7 +244,7 @@ enum HostileInput {
     /// TASKLINE_LONG_TESTS=1, else 1 MB (a debug-built server reads 10 MB lines slowly, and a
     /// debug-built test reads the 20 MB answers that echo one back more slowly still).
     static func hugeStrings() -> [HostileCase] {
-        let size = longTests ? tenMegabytes : 1024 * 1024
+        let size = longTestsEnabled ? tenMegabytes : 1024 * 1024
         /// `template` with its `@` replaced by `count` times `filler`.
         func big(_ name: String, _ template: String, _ expect: Answer, count: Int = size, filler: String = "x") -> HostileCase {
             let parts = template.components(separatedBy: "@")
@@ -269,7 +269,7 @@ enum HostileInput {
             big("a huge member name", #"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x","@":1}}"#, .error(-32602), count: size),
             echoedID,
             big("a line one byte over the size limit", exactPrefix + "@", .error(-32600), count: maxMessageBytes - exactPrefix.utf8.count + 1, filler: " "),
-        ] + (longTests ? [
+        ] + (longTestsEnabled ? [
             big("a line of exactly the size limit", exactPrefix + "@", .error(1001), count: maxMessageBytes - exactPrefix.utf8.count, filler: " "),
             big("a 17 MB line", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"@"}}"#, .error(-32600), count: 17 * 1024 * 1024),
         ] : [])
