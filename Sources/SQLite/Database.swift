@@ -129,16 +129,6 @@ public final class Database {
     /// Copies this whole database into `destination` with SQLite's online backup API,
     /// which gives a consistent snapshot even while other connections write.
     public func backup(into destination: Database) throws {
-        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
-            throw SQLiteError(resultCode: sqlite3_errcode(destination.handle), connection: destination.handle)
-        }
-        var result: Int32
-        repeat {
-            result = sqlite3_backup_step(backup, -1)
-            if result == SQLITE_BUSY || result == SQLITE_LOCKED { sqlite3_sleep(10) }
-        } while result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED
-        let finish = sqlite3_backup_finish(backup)
-        if result != SQLITE_DONE { throw SQLiteError(resultCode: result, connection: destination.handle) }
-        if finish != SQLITE_OK { throw SQLiteError(resultCode: finish, connection: destination.handle) }
+        try backup(into: destination, pagesPerStep: -1)
     }
 }

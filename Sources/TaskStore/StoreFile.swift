@@ -135,7 +135,7 @@ enum StoreFile {
 
     /// The database's own mode is what SQLite gives its -wal and -shm files, so creating it
     /// 0600 keeps all three private to the user.
-    private static func createEmptyFile(at path: String) throws {
+    static func createEmptyFile(at path: String) throws {
         let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StoreOpenError.cannotOpen(path: path, detail: String(cString: strerror(errno)))

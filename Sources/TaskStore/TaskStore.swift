@@ -148,19 +148,7 @@ public actor TaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, createdAt: now, updatedAt: now,
                 completedAt: draft.done ? now : nil, version: 1)
-            try database.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                                  created_at, updated_at, completed_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO NOTHING
-                """, [
-                    .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
-                    .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
-                    SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
-                    .integer(now), .integer(now), SQLValue(task.completedAt), .integer(task.version),
-                ])
-            guard database.changes == 1 else { throw TaskStoreError.alreadyExists(id: id) }
-            try insertTags(tags, taskPK: database.lastInsertRowID)
+            guard try insertRow(task, dueAt: dueAt) != nil else { throw TaskStoreError.alreadyExists(id: id) }
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
 
         case .update(let id, let changes, let tags, let dueAt, let ifVersion):
@@ -180,20 +168,7 @@ public actor TaskStore {
             next.updatedAt = now
             next.version += 1
             let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-            try database.run("""
-                UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
-                                due = ?, due_at = ?, updated_at = ?, completed_at = ?, version = ?
-                WHERE pk = ?
-                """, [
-                    .text(next.title), .text(TaskRules.folded(next.title)), .text(next.notes),
-                    .text(TaskRules.folded(next.notes)), SQLValue(next.done), SQLValue(next.priority),
-                    SQLValue(next.due), SQLValue(dueAt ?? currentDueAt), .integer(now),
-                    SQLValue(next.completedAt), .integer(next.version), .integer(pk),
-                ])
-            if next.tags != current.tags {
-                try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
-                try insertTags(next.tags, taskPK: pk)
-            }
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? currentDueAt, oldTags: current.tags)
             return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
 
         case .delete(let id, let ifVersion):
@@ -311,6 +286,11 @@ public actor TaskStore {
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
     func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
+        try Self.readTask(row, from: first, in: database)
+    }
+
+    /// The same, for a connection the store does not own (`check` opens the file read-only).
+    static func readTask(_ row: Row, from first: Int32 = 0, in database: Database) throws -> TaskItem {
         let pk = row.int64(first)
         var tags: [String] = []
         try database.cachedStatement("SELECT tag FROM task_tag WHERE task_pk = ? ORDER BY tag")
@@ -319,6 +299,46 @@ public actor TaskStore {
             id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
             priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
             updatedAt: row.int64(first + 8), completedAt: row.optionalInt64(first + 9), version: row.int64(first + 10))
+    }
+
+    /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
+    /// the id exists. The caller has checked the task (`dueAt` is its due date in ms) and
+    /// holds a write transaction.
+    func insertRow(_ task: TaskItem, dueAt: Int64?) throws -> Int64? {
+        try database.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
+                              created_at, updated_at, completed_at, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """, [
+                .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
+                .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
+                SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
+                .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
+            ])
+        guard database.changes == 1 else { return nil }
+        let pk = database.lastInsertRowID
+        try insertTags(task.tags, taskPK: pk)
+        return pk
+    }
+
+    /// Overwrites every field of row `pk` with `task`'s, and its tags when they differ from
+    /// `oldTags`. Same preconditions as `insertRow`.
+    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, oldTags: [String]) throws {
+        try database.run("""
+            UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
+                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?
+            WHERE pk = ?
+            """, [
+                .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
+                .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
+                SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
+                SQLValue(task.completedAt), .integer(task.version), .integer(pk),
+            ])
+        if task.tags != oldTags {
+            try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
+            try insertTags(task.tags, taskPK: pk)
+        }
     }
 
     func insertTags(_ tags: [String], taskPK: Int64) throws {
