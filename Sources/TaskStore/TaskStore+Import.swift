@@ -11,7 +11,8 @@ public enum ImportRecord: Sendable {
 public struct ImportProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line of the input the record starts on (1-based).
     public var line: Int
-    /// The field at fault, in wire form (`title`, `tags[2]`), or nil for the whole record.
+    /// The field at fault, in wire form (`title`, `tags[2]`), or nil when `reason` is a
+    /// whole sentence about the record.
     public var field: String?
     public var reason: String
 
@@ -22,7 +23,7 @@ public struct ImportProblem: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        "line \(line): \(field ?? "record") \(reason)"
+        "line \(line): " + (field.map { "\($0) \(reason)" } ?? reason)
     }
 }
 
@@ -87,7 +88,7 @@ extension TaskStore {
                         } catch TaskStoreError.invalid(let field, let reason) {
                             note(ImportProblem(line: line, field: field, reason: reason))
                         } catch TaskStoreError.alreadyExists(let id) {
-                            note(ImportProblem(line: line, field: "id", reason: "\(id) is the id of a task that exists already"))
+                            note(ImportProblem(line: line, field: "id", reason: "\(id) is the id of an existing task"))
                         }
                     }
                 }

@@ -1,9 +1,10 @@
 import JSONRPC
 import TaskStore
 
-/// The wire form of tasks and changes.
-enum TaskJSON {
-    static func encode(_ task: TaskItem) -> JSON {
+/// The wire form of tasks and changes. Public for the command line, whose export and
+/// import speak the same task object as the protocol.
+public enum TaskJSON {
+    public static func encode(_ task: TaskItem) -> JSON {
         [
             "id": .string(task.id),
             "title": .string(task.title),

@@ -10,11 +10,16 @@ import Glibc
 // instead, and the server finishes cleanly.
 signal(SIGPIPE, SIG_IGN)
 
+// `taskline export`, `taskline add`, …: a command runs instead of the server.
+if let status = await Subcommands.run(Array(CommandLine.arguments.dropFirst())) {
+    exit(status)
+}
+
 let options: CommandLineOptions
 do {
     options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    Log.error("\((error as? CommandLineOptions.UsageError)?.message ?? "\(error)") (see taskline --help)")
+    Log.error("\(error.message) (see taskline --help)")
     exit(2)
 }
 
