@@ -146,6 +146,7 @@ struct ImportRecords: Sequence, IteratorProtocol {
                 }
             }
         }
+        progress.update(fraction: totalBytes.map { _ in 1 }, detail: "\(grouped(count)) records", final: true)
         return nil
     }
 }
