@@ -104,10 +104,10 @@ public actor Server {
         loop: while let batch = await events.next() {
             var index = 0
             while index < batch.count {
-                let writes = groupableWrites(in: batch, from: index)
+                let (writes, consumed) = groupableWrites(in: batch, from: index)
                 if writes.count > 1 {
                     await handleTogether(writes)
-                    index += writes.count
+                    index += consumed
                     continue
                 }
                 switch batch[index] {
@@ -134,17 +134,25 @@ public actor Server {
         return phase == .shutDown ? 0 : 1
     }
 
-    /// The run of single-write requests starting at `start`, if the server is running.
-    private func groupableWrites(in batch: [Event], from start: Int) -> [Request] {
-        guard phase == .running else { return [] }
+    /// The run of single-write requests starting at `start`, if the server is running, and
+    /// how many events it spans: cancellations among them (already noted on arrival) do not
+    /// break it.
+    private func groupableWrites(in batch: [Event], from start: Int) -> (requests: [Request], consumed: Int) {
+        guard phase == .running else { return ([], 0) }
         var requests: [Request] = []
+        var consumed = 0
         for event in batch[start...] {
+            if case .inbound(.message(.notification(let notification))) = event, notification.method == "$/cancelRequest" {
+                consumed += 1
+                continue
+            }
             guard case .inbound(.message(.request(let request))) = event,
                   TaskMethods.byName[request.method] is any SingleWriteMethod.Type
             else { break }
             requests.append(request)
+            consumed += 1
         }
-        return requests
+        return (requests, consumed)
     }
 
     /// Group commit: the waiting writes in one transaction, answered in order after it.
