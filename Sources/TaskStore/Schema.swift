@@ -77,6 +77,28 @@ enum Schema {
                 CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 """)
         },
+        .init(version: 3) { db in
+            // A trigram index over titles and notes, so the text filter finds a substring
+            // without reading every task. It indexes the task table's own columns
+            // (external content), kept in step by triggers.
+            try db.execute("""
+                CREATE VIRTUAL TABLE task_text USING fts5 (
+                    title, notes, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 0'
+                );
+                INSERT INTO task_text (task_text) VALUES ('rebuild');
+                CREATE TRIGGER task_text_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO task_text (rowid, title, notes) VALUES (NEW.pk, NEW.title, NEW.notes);
+                END;
+                CREATE TRIGGER task_text_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO task_text (task_text, rowid, title, notes) VALUES ('delete', OLD.pk, OLD.title, OLD.notes);
+                END;
+                CREATE TRIGGER task_text_update AFTER UPDATE OF title, notes ON task
+                WHEN OLD.title IS NOT NEW.title OR OLD.notes IS NOT NEW.notes BEGIN
+                    INSERT INTO task_text (task_text, rowid, title, notes) VALUES ('delete', OLD.pk, OLD.title, OLD.notes);
+                    INSERT INTO task_text (rowid, title, notes) VALUES (NEW.pk, NEW.title, NEW.notes);
+                END;
+                """)
+        },
     ])
 
     /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
