@@ -6,12 +6,13 @@ enum Schema {
     /// belongs to someone else and is never touched.
     static let applicationID: Int32 = 0x5453_4B4C
 
-    /// Sort keys that must never be NULL, so that keyset comparisons and row values work:
-    /// a missing due date sorts last whichever the direction, so it is the largest value
-    /// ascending and the smallest descending. Queries must use exactly these texts for
-    /// SQLite to pick the matching expression indexes.
-    static let dueAscendingKey = "coalesce(due_at, 9223372036854775807)"
-    static let dueDescendingKey = "coalesce(due_at, -9223372036854775807)"
+    /// Sort keys that are never NULL, so that keyset comparisons and row values work: a
+    /// missing due date sorts last whichever the direction, so it is the largest value
+    /// ascending and the smallest descending. They are generated columns (schema version
+    /// 4) because SQLite answers a row-value comparison from an index on columns, not on
+    /// expressions.
+    static let dueAscendingKey = "due_sort_asc"
+    static let dueDescendingKey = "due_sort_desc"
 
     static let migrator = Migrator([
         .init(version: 1) { db in
@@ -34,8 +35,8 @@ enum Schema {
                 );
                 CREATE INDEX task_by_created ON task (created_at, id);
                 CREATE INDEX task_by_updated ON task (updated_at, id);
-                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
-                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                CREATE INDEX task_by_due_asc ON task (coalesce(due_at, 9223372036854775807), id);
+                CREATE INDEX task_by_due_desc ON task (coalesce(due_at, -9223372036854775807), id);
                 CREATE INDEX task_by_priority ON task (priority, id);
                 CREATE INDEX task_by_title ON task (title_fold, id);
                 CREATE INDEX task_by_done ON task (done, created_at, id);
@@ -97,6 +98,16 @@ enum Schema {
                     INSERT INTO task_text (task_text, rowid, title, notes) VALUES ('delete', OLD.pk, OLD.title, OLD.notes);
                     INSERT INTO task_text (rowid, title, notes) VALUES (NEW.pk, NEW.title, NEW.notes);
                 END;
+                """)
+        },
+        .init(version: 4) { db in
+            try db.execute("""
+                DROP INDEX task_by_due_asc;
+                DROP INDEX task_by_due_desc;
+                ALTER TABLE task ADD COLUMN \(dueAscendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
+                ALTER TABLE task ADD COLUMN \(dueDescendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
+                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
+                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
                 """)
         },
     ])
