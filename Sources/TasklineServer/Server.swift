@@ -176,7 +176,7 @@ public actor Server {
         }
         var changes: [TaskChange] = []
         do {
-            let results = try await store.performEach(operations)
+            let results = operations.isEmpty ? [] : try await store.performEach(operations)
             for (slot, result) in zip(operationSlots, results) {
                 switch result {
                 case .success(let outcome):
