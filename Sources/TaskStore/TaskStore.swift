@@ -24,6 +24,11 @@ public actor TaskStore {
         self.executor = executor ?? SerialThreadExecutor()
     }
 
+    /// Closes the database: the last step before the process exits.
+    public func close() {
+        database.close()
+    }
+
     /// True when another connection has committed since the last call.
     public func hasExternalChanges() throws -> Bool {
         try storage {

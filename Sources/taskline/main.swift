@@ -70,5 +70,9 @@ Task.detached {
 
 // The server, the store and the connection all run on this thread, in the connection's loop.
 let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
-Task.detached { connection.stop(exitCode: await server.run()) }
+Task.detached {
+    let code = await server.run()
+    await store.close()
+    connection.stop(exitCode: code)
+}
 exit(connection.run(receive: server.receive, onEnd: server.inputEnded))
