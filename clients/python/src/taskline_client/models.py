@@ -88,7 +88,13 @@ class ChangeKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """One committed change; `task` is the task after it, None for deletions."""
+    """One committed change.
+
+    In a `tasks/didChange` notification, `task` is the task after the change
+    and `version` its version then. In a `changes()` page, `task` is the task
+    as it is now (its version may be later than `version`), None if it has
+    been deleted since. `task` is always None for deletions.
+    """
 
     seq: int
     kind: ChangeKind
@@ -117,6 +123,27 @@ class DidChange:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> DidChange:
         return cls(seq=data["seq"], changes=tuple(Change.from_wire(change) for change in data["changes"]))
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    """One page of `tasks/changes`: the changes after `since`, oldest first.
+
+    `seq` is where to continue (the last change's seq, or `since` when there
+    were none); `has_more` says whether there are more to get at once.
+    """
+
+    changes: tuple[Change, ...]
+    seq: int
+    has_more: bool
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ChangesPage:
+        return cls(
+            changes=tuple(Change.from_wire(change) for change in data["changes"]),
+            seq=data["seq"],
+            has_more=data["hasMore"],
+        )
 
 
 @dataclass(frozen=True)
