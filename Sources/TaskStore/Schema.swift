@@ -110,6 +110,10 @@ enum Schema {
                 CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
                 """)
         },
+        .init(version: 5) { db in
+            // Reading the log asks whether a task was deleted after a change to it.
+            try db.execute("CREATE INDEX change_by_task ON change (task_id, seq)")
+        },
     ])
 
     /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).

@@ -141,6 +141,17 @@ public actor TaskStore {
     }
 
     private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        do {
+            return try runInTransaction(prepared, atomic: atomic)
+        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
+            // The conflict was seen inside the transaction just undone, perhaps after an earlier
+            // operation changed the task: report the task as it is committed.
+            let current = try storage { try load(id: seen.id) }
+            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
+        }
+    }
+
+    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try storage {
             try database.writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
@@ -269,6 +280,9 @@ public actor TaskStore {
             try database.cachedStatement("""
                 SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
                 FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
+                    -- not a later task that reused the id of one deleted since
+                    AND NOT EXISTS (SELECT 1 FROM change AS later
+                                    WHERE later.task_id = change.task_id AND later.kind = 'deleted' AND later.seq > change.seq)
                 WHERE change.seq > ? ORDER BY change.seq LIMIT ?
                 """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }

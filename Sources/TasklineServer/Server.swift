@@ -1,3 +1,4 @@
+import Dispatch
 import JSONRPC
 import Logging
 import TaskStore
@@ -16,8 +17,12 @@ import TaskStore
 public actor Server {
     public struct Options: Sendable {
         public var maxMessageBytes: Int
-        public init(maxMessageBytes: Int) {
+        /// How long the change log keeps changes, in milliseconds; nil keeps them forever.
+        public var historyRetention: Int64?
+
+        public init(maxMessageBytes: Int, historyRetention: Int64? = nil) {
             self.maxMessageBytes = maxMessageBytes
+            self.historyRetention = historyRetention
         }
     }
 
@@ -25,6 +30,8 @@ public actor Server {
         case inbound(Inbound)
         /// Another process may have committed to the database.
         case databaseChanged
+        /// Time to remove old changes from the change log (once a day).
+        case pruneHistory
         case clientProcessExited
         case outputClosed
     }
@@ -42,6 +49,7 @@ public actor Server {
     private let cancellations = CancellationRegistry()
     private var processWatcher: ProcessWatcher?
     private var databaseWatcher: DatabaseWatcher?
+    private var pruneTimer: DispatchSourceTimer?
 
     private var phase = Phase.waitingForInitialize
     private var notificationsEnabled = true
@@ -101,6 +109,9 @@ public actor Server {
     /// Handles input until `exit`, the end of input, or the client's death. Returns the
     /// process exit code: 0 after `shutdown`, 1 otherwise.
     public func run() async -> Int32 {
+        // Before the first request, so that no client sees changes that are past keeping.
+        await pruneHistory()
+        schedulePruning()
         loop: while let batch = await events.next() {
             var index = 0
             while index < batch.count {
@@ -120,6 +131,8 @@ public actor Server {
                     if (try? await store.hasExternalChanges()) ?? true {
                         await deliverChanges(own: [])
                     }
+                case .pruneHistory:
+                    await pruneHistory()
                 case .clientProcessExited:
                     Log.warning("the client process has exited; stopping")
                     break loop
@@ -131,6 +144,7 @@ public actor Server {
         }
         processWatcher = nil
         databaseWatcher = nil
+        pruneTimer?.cancel()
         return phase == .shutDown ? 0 : 1
     }
 
@@ -323,6 +337,25 @@ public actor Server {
         } catch {
             Log.error("could not read the change log: \(error)")
         }
+    }
+
+    private func pruneHistory() async {
+        guard let retention = options.historyRetention else { return }
+        do {
+            let removed = try await store.pruneHistory(before: Timestamp.now() - retention)
+            if removed > 0 { Log.info("removed \(removed) changes older than the kept history from the change log") }
+        } catch {
+            Log.warning("could not prune the change log: \(error)")
+        }
+    }
+
+    private func schedulePruning() {
+        guard options.historyRetention != nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "taskline.prune"))
+        timer.schedule(deadline: .now() + .seconds(86_400), repeating: .seconds(86_400), leeway: .seconds(60))
+        timer.setEventHandler { [events] in events.push([.pruneHistory]) }
+        timer.resume()
+        pruneTimer = timer
     }
 
     private func watch(_ pid: Int32) {

@@ -54,22 +54,9 @@ do {
 }
 Log.info("serving \(options.databasePath)")
 
-// Keep the change log to its configured age: now, and once a day while the server runs.
-let historyMilliseconds = Int64(options.historyDays) * 86_400_000
-Task.detached {
-    while true {
-        do {
-            let removed = try await store.pruneHistory(before: Timestamp.now() - historyMilliseconds)
-            if removed > 0 { Log.info("removed \(removed) changes older than \(options.historyDays) days from the change log") }
-        } catch {
-            Log.warning("could not prune the change log: \(error)")
-        }
-        try await Task.sleep(for: .seconds(86_400))
-    }
-}
-
 // The server, the store and the connection all run on this thread, in the connection's loop.
-let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
+let server = Server(store: store, writer: connection.writer, options: Server.Options(
+    maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
 Task.detached {
     let code = await server.run()
     await store.close()
