@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import SQLite
 import TestSupport
 import Testing
 
@@ -100,6 +101,24 @@ import Testing
             #expect(losers.first?["error"]?["data"]?["task"]?["version"] == 2)
             #expect(try a.request("tasks/get", #"{"id":"\#(id)"}"#)["version"] == 2)
         }
+    }
+
+    @Test func aWriteWaitsOutAnotherProcesssNormalTransaction() throws {
+        let a = try start()
+        _ = try a.request("tasks/create", #"{"title":"before"}"#)
+        // Used by one thread at a time: here, then in the block below.
+        nonisolated(unsafe) let other = try Database(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            try? other.execute("INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version) VALUES ('o', 'other', 'other', '', '', 0, 0, 1, 1, 1); COMMIT")
+            released.signal()
+        }
+        // Sent while the other process holds the write lock: it waits, then succeeds.
+        let created = try a.request("tasks/create", #"{"title":"after"}"#)
+        #expect(created["title"] == "after")
+        #expect(released.wait(timeout: .now() + 5) == .success)
+        #expect(try a.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3)
     }
 
     @Test func atomicApplyIsOneNotification() throws {
