@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Nonisolated async functions run on their caller's executor rather than hopping to the
+/// global one: the server, the method types and the store all stay on the store's thread.
+let sameExecutor: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "Taskline",
     products: [
@@ -18,12 +22,22 @@ let package = Package(
         // A thin, honest Swift layer over the C API: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         // The task model and the actor that owns the database.
-        .target(name: "TaskStore", dependencies: ["SQLite", "Logging"]),
+        .target(name: "TaskStore", dependencies: ["SQLite", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"]),
-        .executableTarget(name: "taskline", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"]),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"], swiftSettings: sameExecutor),
+        .executableTarget(
+            name: "taskline",
+            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"],
+            // The Swift runtime linked in: an editor spawns taskline often, and loading the
+            // runtime's shared libraries is most of a Swift program's start-up time.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+
+        // Benchmarks: `swift build -c release` builds both; see README's Performance section.
+        .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite"], path: "Benchmarks/sqlite-baseline"),
+        .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
 
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),

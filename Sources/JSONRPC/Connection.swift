@@ -1,17 +1,20 @@
-import Dispatch
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// A JSON-RPC connection over two file descriptors: a reader that turns the input stream
-/// into `Inbound` values, and the `MessageWriter` that owns the output.
+/// A JSON-RPC connection over two file descriptors, run as an event loop on one thread.
 ///
-/// Reading runs on its own thread and never waits for the writer, so a client may send any
-/// number of requests before it reads a single response.
-public final class Connection: Sendable {
+/// The loop waits (`poll`) for input, for room to write pending output, and for work sent
+/// from other threads; it reads and decodes input, writes output, and runs the jobs of
+/// every actor that uses it as its executor (the server and the store do). So a request
+/// costs a single thread wake-up, and because output that the client is not reading waits
+/// in a buffer, reading input never waits on writing output: a client may send any number
+/// of requests before it reads a single response.
+public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchecked: see `Jobs`
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
@@ -26,53 +29,133 @@ public final class Connection: Sendable {
     public let writer: MessageWriter
     private let inputFD: Int32
     private let options: Options
+    /// A pipe to itself: other threads write a byte to wake the loop from `poll`.
+    private let wakeFDs: (read: Int32, write: Int32)
+    private let jobs = Mutex(Jobs())
+    /// Set while the loop runs; jobs enqueued from this thread need no wake-up.
+    private nonisolated(unsafe) var loopThread: pthread_t?
+
+    private struct Jobs: ~Copyable {
+        var queue: [UnownedJob] = []
+        var wakePending = false
+        var exitCode: Int32?
+    }
 
     public init(inputFD: Int32, outputFD: Int32, options: Options) {
         self.inputFD = inputFD
         self.options = options
         self.writer = MessageWriter(fd: outputFD)
+        var fds: [Int32] = [-1, -1]
+        precondition(pipe(&fds) == 0, "cannot create the wake-up pipe")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        self.wakeFDs = (fds[0], fds[1])
         if let framing = options.framing { writer.setFraming(framing) }
     }
 
-    /// Starts reading. `receive` is called on the reader thread with the units of input that
+    // MARK: - Executor
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let onLoop = loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        let wake = jobs.withLock { jobs in
+            jobs.queue.append(job)
+            guard !onLoop, !jobs.wakePending else { return false }
+            jobs.wakePending = true
+            return true
+        }
+        if wake { self.wake() }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeFDs.write, &byte, 1)
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Ends `run`, which returns `code`. Safe from any thread.
+    public func stop(exitCode code: Int32) {
+        jobs.withLock { $0.exitCode = code }
+        wake()
+    }
+
+    // MARK: - The loop
+
+    /// Runs the loop on the calling thread until `stop`. `receive` gets the units of input
     /// each read completed, in order (so a receiver sees a request and a cancellation that
-    /// arrived together at the same time); `onEnd` once, after the last, when the input ends.
-    public func start(receive: @escaping @Sendable ([Inbound]) -> Void, onEnd: @escaping @Sendable () -> Void) {
-        let fd = inputFD
-        let options = options
-        let writer = writer
-        let thread = DispatchQueue(label: "taskline.reader")
-        thread.async {
-            var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
-            var chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
-            var framingAnnounced = options.framing != nil
-            func deliver(_ events: [FrameEvent]) {
-                if !framingAnnounced, let framing = decoder.framing {
-                    writer.setFraming(framing)
-                    framingAnnounced = true
-                    Log.debug("input framing: \(framing.rawValue)")
-                }
-                guard !events.isEmpty else { return }
-                receive(events.map { event in
-                    switch event {
-                    case .message(let bytes): MessageDecoder.decode(bytes)
-                    case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
-                    case .malformed(let reason): .failure(.parseError(reason))
-                    }
-                })
+    /// arrived together at the same time); `onEnd` is called once when the input ends.
+    public func run(receive: ([Inbound]) -> Void, onEnd: () -> Void) -> Int32 {
+        loopThread = pthread_self()
+        var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
+        var chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
+        var inputOpen = true
+        var framingAnnounced = options.framing != nil
+
+        func deliver(_ events: [FrameEvent]) {
+            if !framingAnnounced, let framing = decoder.framing {
+                writer.setFraming(framing)
+                framingAnnounced = true
+                Log.debug("input framing: \(framing.rawValue)")
             }
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 {
+            guard !events.isEmpty else { return }
+            receive(events.map { event in
+                switch event {
+                case .message(let bytes): MessageDecoder.decode(bytes)
+                case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
+                case .malformed(let reason): .failure(.parseError(reason))
+                }
+            })
+        }
+
+        while true {
+            runJobs()
+            if let exitCode = jobs.withLock({ $0.exitCode }) {
+                writer.drain()
+                return exitCode
+            }
+            writer.flush()
+
+            var targets = [
+                pollfd(fd: wakeFDs.read, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inputOpen ? inputFD : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
+            ]
+            guard poll(&targets, 3, -1) >= 0 || errno == EINTR else {
+                Log.error("poll failed: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            if targets[0].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeFDs.read, &drain, drain.count) > 0 {}
+                jobs.withLock { $0.wakePending = false }
+            }
+            if inputOpen, targets[1].revents != 0 {
+                let count = chunk.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    deliver(chunk.withUnsafeBufferPointer { decoder.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) })
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
                     if count < 0 { Log.error("reading stdin failed: \(String(cString: strerror(errno)))") }
-                    break
+                    inputOpen = false
+                    deliver(decoder.finish())
+                    onEnd()
                 }
-                let events = chunk.withUnsafeBufferPointer { decoder.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) }
-                deliver(events)
             }
-            deliver(decoder.finish())
-            onEnd()
+        }
+    }
+
+    private func runJobs() {
+        while true {
+            let batch = jobs.withLock { jobs in
+                defer { jobs.queue.removeAll(keepingCapacity: true) }
+                return jobs.queue
+            }
+            if batch.isEmpty { return }
+            for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
         }
     }
 }

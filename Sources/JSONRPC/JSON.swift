@@ -12,6 +12,10 @@ public enum JSON: Sendable, Hashable {
     case string(String)
     case array([JSON])
     case object(JSONObject)
+    /// JSON text made elsewhere and written out as it is. The parser never makes one; the
+    /// server does for the tasks on its responses, where building a tree first would cost
+    /// more than everything else together.
+    case raw([UInt8])
 
     public var stringValue: String? {
         if case .string(let value) = self { return value }
@@ -41,42 +45,85 @@ public enum JSON: Sendable, Hashable {
         case .string: "string"
         case .array: "array"
         case .object: "object"
+        case .raw: "JSON text"
         }
     }
 }
 
 /// A JSON object that keeps its members in order.
+///
+/// Members live in two parallel arrays and are found by a linear search, which for the
+/// small objects of this protocol beats hashing; past `indexThreshold` members (only
+/// possible in hostile input) a dictionary index keeps lookups and duplicate checks fast.
 public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var keys: [String] = []
-    private var values: [String: JSON] = [:]
+    private var values: [JSON] = []
+    private var index: [String: Int]?
+    private static let indexThreshold = 16
 
     public init() {}
 
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return keys.firstIndex(of: key)
+    }
+
     /// Setting `nil` removes the member.
     public subscript(key: String) -> JSON? {
-        get { values[key] }
+        get { position(of: key).map { values[$0] } }
         set {
-            if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            if let position = position(of: key) {
+                if let newValue {
+                    values[position] = newValue
+                } else {
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                append(key, newValue)
             }
         }
     }
 
     /// Adds a member; returns false (and changes nothing) when the name is taken.
     mutating func insertNew(_ key: String, _ value: JSON) -> Bool {
-        guard values[key] == nil else { return false }
-        values[key] = value
-        keys.append(key)
+        guard position(of: key) == nil else { return false }
+        append(key, value)
         return true
     }
 
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSON)> {
-        keys.lazy.map { (key: $0, value: values[$0]!) }.makeIterator()
+    private mutating func append(_ key: String, _ value: JSON) {
+        keys.append(key)
+        values.append(value)
+        if index != nil {
+            index?[key] = keys.count - 1
+        } else if keys.count > Self.indexThreshold {
+            rebuildIndex()
+        }
+    }
+
+    private mutating func rebuildIndex() {
+        index = keys.count > Self.indexThreshold ? Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }) : nil
+    }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        a.count == b.count && a.keys.allSatisfy { a[$0] == b[$0] }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for key in keys.sorted() {
+            hasher.combine(key)
+            hasher.combine(self[key])
+        }
+    }
+
+    public func makeIterator() -> Zip2Sequence<[String], [JSON]>.Iterator {
+        zip(keys, values).makeIterator()
     }
 }
 

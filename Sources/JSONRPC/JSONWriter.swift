@@ -39,25 +39,35 @@ public enum JSONWriter {
                 write(member, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        case .raw(let text):
+            out.append(contentsOf: text)
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func write(_ string: String, to out: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal.
+    public static func write(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            // Copy runs of bytes that need no escape in one go.
+            var runStart = 0
+            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                runStart = offset + 1
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -100,6 +100,8 @@ public struct ResponseError: Error, Sendable, Hashable {
                              data: ["field": .string(field), "reason": .string(reason)])
     }
 
+    public static let requestCancelled = ResponseError(code: requestCancelledCode, message: "Request cancelled")
+
     public static func internalError(_ reason: String) -> ResponseError {
         ResponseError(code: internalErrorCode, message: "Internal error: \(reason)", data: ["reason": .string(reason)])
     }

@@ -1,72 +1,97 @@
-import Dispatch
 import Logging
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// The one writer of the protocol stream. Every outgoing message goes through its serial
-/// queue, so messages never interleave, and the caller never waits for the client to read:
-/// reading input and handling requests go on while a write blocks.
-public final class MessageWriter: Sendable {
+/// The one writer of the protocol stream: every message goes through `send`, whole frames
+/// one after another.
+///
+/// When the client is not reading, output waits in a buffer instead of blocking the thread
+/// (that thread also reads input and runs the server; see `Connection`). The writer never
+/// makes the descriptor non-blocking (it may be a terminal shared with a shell); instead it
+/// writes only when `poll` says there is room, at most `PIPE_BUF` bytes at a time, which a
+/// pipe with room accepts without blocking.
+///
+/// Used from one thread at a time: the connection's.
+public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined to the connection's thread
     private let fd: Int32
-    private let queue = DispatchQueue(label: "taskline.writer")
-    private let state = Mutex<State>(State())
+    private let waitsForClient: Bool
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var framing: Framing = .lsp
+    private var closed = false
+    private var onClosed: (@Sendable () -> Void)?
 
-    private struct State {
-        var framing: Framing = .lsp
-        var closed = false
-        var onClosed: (@Sendable () -> Void)?
-    }
-
-    public init(fd: Int32) {
+    /// `waitsForClient`: block in `send` until everything is written, for a caller that has
+    /// no event loop to finish the job (tests).
+    public init(fd: Int32, waitsForClient: Bool = false) {
         self.fd = fd
+        self.waitsForClient = waitsForClient
     }
 
-    /// `handler` runs once, on the writer's queue, when the client has closed its end.
+    /// `handler` runs once when the client has closed its end.
     public func onClosed(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onClosed = handler }
+        onClosed = handler
     }
 
     /// Output uses the framing the input turned out to use.
     public func setFraming(_ framing: Framing) {
-        state.withLock { $0.framing = framing }
+        self.framing = framing
     }
+
+    public var hasPendingOutput: Bool { pendingStart < pending.count && !closed }
 
     public func send(_ message: JSON) {
+        guard !closed else { return }
         let body = JSONWriter.bytes(message)
-        let frame: [UInt8]
-        switch state.withLock({ $0.framing }) {
-        case .lsp: frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
-        case .ndjson: frame = body + [UInt8(ascii: "\n")]
+        switch framing {
+        case .lsp:
+            pending += "Content-Length: \(body.count)\r\n\r\n".utf8
+            pending += body
+        case .ndjson:
+            pending += body
+            pending.append(UInt8(ascii: "\n"))
         }
-        queue.async { self.write(frame) }
+        flush()
     }
 
-    /// Returns once everything sent so far has been written (or found undeliverable).
+    /// Waits until everything is written or the client has gone: before the process exits.
+    public func drain() {
+        while hasPendingOutput {
+            var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&target, 1, -1) >= 0 || errno == EINTR else { return }
+            flush()
+        }
+    }
+
+    /// Writes what the client has room for (or everything, with `waitsForClient`).
     public func flush() {
-        queue.sync {}
-    }
-
-    private func write(_ frame: [UInt8]) {
-        guard !state.withLock({ $0.closed }) else { return }
-        var offset = 0
-        while offset < frame.count {
-            let written = frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written >= 0 {
-                offset += written
-            } else if errno != EINTR {
+        while hasPendingOutput {
+            if !waitsForClient {
+                var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&target, 1, 0) > 0 else { break }
+            }
+            let count = min(pending.count - pendingStart, waitsForClient ? Int.max : Int(PIPE_BUF))
+            let written = pending.withUnsafeBytes { write(fd, $0.baseAddress! + pendingStart, count) }
+            if written > 0 {
+                pendingStart += written
+            } else if written < 0 && errno != EINTR && errno != EAGAIN {
                 // EPIPE (SIGPIPE is ignored) or another error: nobody will read what follows.
                 Log.info("stdout closed (\(String(cString: strerror(errno))))")
-                let handler = state.withLock { state in
-                    state.closed = true
-                    return state.onClosed
-                }
-                handler?()
-                return
+                closed = true
+                onClosed?()
             }
         }
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: pending.count <= 1 << 20)
+            pendingStart = 0
+        } else if pendingStart > 1 << 20 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
     }
+
+    var descriptor: Int32 { fd }
 }

@@ -37,12 +37,28 @@ public final class Database {
     }
 
     deinit {
+        close()
+    }
+
+    private var isOpen = true
+
+    private func checkOpen(_ sql: String) throws {
+        guard isOpen else { throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the database is closed", sql: sql) }
+    }
+
+    /// Finalizes every statement and closes the connection. The last connection to close
+    /// checkpoints the WAL and removes it, so the next process to open the file need not
+    /// replay it. Using the database afterwards is a programming error.
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// Runs one or more statements that take no parameters (schema scripts, pragmas).
     public func execute(_ sql: String) throws {
+        try checkOpen(sql)
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
@@ -54,6 +70,7 @@ public final class Database {
 
     /// A prepared statement for `sql`, reused across calls: preparing is the expensive part.
     public func cachedStatement(_ sql: String) throws -> Statement {
+        try checkOpen(sql)
         if let statement = statementCache[sql] { return statement }
         if statementCache.count >= statementCacheLimit { statementCache.removeAll() }
         let statement = try Statement(database: self, sql: sql)

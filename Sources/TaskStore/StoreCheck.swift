@@ -65,8 +65,10 @@ extension TaskStore {
         }
         attempt("PRAGMA integrity_check") {
             try database.cachedStatement("PRAGMA integrity_check").forEachRow { row in
-                let line = row.text(0)
-                if line != "ok" { report.integrityProblems.append(line) }
+                // A row may hold several lines, under a heading naming the database.
+                for line in row.text(0).split(separator: "\n") where line != "ok" && !line.hasPrefix("*** in database") {
+                    report.integrityProblems.append(String(line))
+                }
             }
         }
         attempt("PRAGMA foreign_key_check", into: \.foreignKeyProblems) {
@@ -114,7 +116,7 @@ extension TaskStore {
         let columns: Int32 = FetchPlan.taskColumnCount
         try database.cachedStatement("SELECT \(FetchPlan.taskColumns), title_fold, notes_fold, due_at FROM task ORDER BY pk")
             .forEachRow { row in
-                let task = try readTask(row, in: database)
+                let task = try readTask(row)
                 do {
                     let checked = try CheckedTask(task)
                     if row.text(columns) != TaskRules.folded(task.title) {

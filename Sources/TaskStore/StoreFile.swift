@@ -96,6 +96,10 @@ enum StoreFile {
                 }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+            // 8 MiB of page cache (SQLite's default is 2): a large write (an import, a big
+            // tasks/apply) touches many index pages, and a cache too small for them spills
+            // them to the WAL mid-transaction. Memory stays bounded by this figure.
+            try database.execute("PRAGMA cache_size = -8192")
         }
     }
 

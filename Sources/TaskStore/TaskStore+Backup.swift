@@ -54,7 +54,7 @@ extension TaskStore {
 
     private static func sync(_ path: String, destination: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        defer { if fd >= 0 { close(fd) } }
+        defer { if fd >= 0 { Glibc.close(fd) } }
         guard fd >= 0, fsync(fd) == 0 else {
             throw BackupError.cannotWrite(path: destination, detail: String(cString: strerror(errno)))
         }

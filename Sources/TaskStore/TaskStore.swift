@@ -3,6 +3,11 @@ import SQLite
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
 public actor TaskStore {
+    /// Where the store runs: the server's event loop in `taskline`, so that the server's
+    /// calls into the store switch no threads; a thread of its own otherwise.
+    public nonisolated let executor: any SerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     let database: Database
     private let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
@@ -11,10 +16,17 @@ public actor TaskStore {
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
-    public init(path: String, options: StoreOptions = StoreOptions(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+    public init(path: String, options: StoreOptions = StoreOptions(), executor: (any SerialExecutor)? = nil,
+                clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
+        self.executor = executor ?? SerialThreadExecutor()
+    }
+
+    /// Closes the database: the last step before the process exits.
+    public func close() {
+        database.close()
     }
 
     /// True when another connection has committed since the last call.
@@ -100,21 +112,50 @@ public actor TaskStore {
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
     /// everything and is thrown as `operationFailed`. Otherwise each runs in a savepoint
-    /// and fails alone, and the results say which failed.
+    /// and fails alone, and the results say which failed. Field paths in params errors
+    /// name the operation (`operations[2].update.changes.title`).
     public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        var prepared: [Result<PreparedOperation, TaskStoreError>] = []
-        for (index, operation) in operations.enumerated() {
-            do {
-                prepared.append(.success(try PreparedOperation(operation)))
-            } catch let error as TaskStoreError {
-                let located = error.located(in: "operations[\(index)].\(operation.kind)")
-                if atomic { throw TaskStoreError.operationFailed(index: index, error: located) }
-                prepared.append(.failure(located))
-            }
+        let prepared = operations.enumerated().map { index, operation in
+            Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
         }
-        return try storage {
+        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
+            throw TaskStoreError.operationFailed(index: index, error: error)
+        }
+        return try run(prepared, atomic: atomic)
+    }
+
+    /// Independent writes committed together: one transaction, each in a savepoint, so each
+    /// fails alone and one sync to disk serves them all (group commit).
+    public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try run(operations.map(Self.prepare), atomic: false)
+    }
+
+    private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
+        do {
+            return .success(try PreparedOperation(operation))
+        } catch let error as TaskStoreError {
+            return .failure(error)
+        } catch {
+            return .failure(.invalid(field: "", reason: "\(error)"))
+        }
+    }
+
+    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        do {
+            return try runInTransaction(prepared, atomic: atomic)
+        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
+            // The conflict was seen inside the transaction just undone, perhaps after an earlier
+            // operation changed the task: report the task as it is committed.
+            let current = try storage { try load(id: seen.id) }
+            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
+        }
+    }
+
+    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try storage {
             try database.writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
+                results.reserveCapacity(prepared.count)
                 for (index, operation) in prepared.enumerated() {
                     switch operation {
                     case .failure(let error):
@@ -212,8 +253,11 @@ public actor TaskStore {
             }
             var changes: [TaskChange] = []
             try database.cachedStatement("""
-                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.qualifiedTaskColumns)
+                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
                 FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
+                    -- not a later task that reused the id of one deleted since
+                    AND NOT EXISTS (SELECT 1 FROM change AS later
+                                    WHERE later.task_id = change.task_id AND later.kind = 'deleted' AND later.seq > change.seq)
                 WHERE change.seq > ? ORDER BY change.seq LIMIT ?
                 """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }
@@ -286,15 +330,15 @@ public actor TaskStore {
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
     func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
-        try Self.readTask(row, from: first, in: database)
+        try Self.readTask(row, from: first)
     }
 
     /// The same, for a connection the store does not own (`check` opens the file read-only).
-    static func readTask(_ row: Row, from first: Int32 = 0, in database: Database) throws -> TaskItem {
-        let pk = row.int64(first)
+    static func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
         var tags: [String] = []
-        try database.cachedStatement("SELECT tag FROM task_tag WHERE task_pk = ? ORDER BY tag")
-            .forEachRow([.integer(pk)]) { tags.append($0.text(0)) }
+        if !row.isNull(first + 11) {
+            tags = row.text(first + 11).split(separator: "\u{1F}").map(String.init).sorted(by: TaskRules.codePointOrder)
+        }
         return TaskItem(
             id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
             priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),

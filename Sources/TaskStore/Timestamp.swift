@@ -18,23 +18,43 @@ public enum Timestamp {
     public static func format(milliseconds: Int64) -> String {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
-        var text = ""
-        text.reserveCapacity(24)
-        append(year, width: 4, to: &text)
-        text += "-"
-        append(month, width: 2, to: &text)
-        text += "-"
-        append(day, width: 2, to: &text)
-        text += "T"
-        append(msOfDay / 3_600_000, width: 2, to: &text)
-        text += ":"
-        append(msOfDay / 60_000 % 60, width: 2, to: &text)
-        text += ":"
-        append(msOfDay / 1000 % 60, width: 2, to: &text)
-        text += "."
-        append(msOfDay % 1000, width: 3, to: &text)
-        text += "Z"
-        return text
+        guard (0...9999).contains(year) else { return formatWideYear(year, month, day, msOfDay) }
+        // Filled in place: this runs three times for every task on every response.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(msOfDay / 3_600_000, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(msOfDay / 60_000 % 60, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(msOfDay / 1000 % 60, 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(msOfDay % 1000, 3, at: 20)
+            buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
+    }
+
+    /// Years outside 0…9999 (only reachable through hand-edited data): RFC 3339 has no form
+    /// for them, so they are written as ISO 8601's expanded years.
+    private static func formatWideYear(_ year: Int64, _ month: Int64, _ day: Int64, _ msOfDay: Int64) -> String {
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(year < 0 ? "-" : "+")\(pad(abs(year), 6))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
+            + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
     }
 
     /// Reads an RFC 3339 `date-time` (`2026-12-01T17:00:00.5+01:00`, `…Z`) or a `full-date`
@@ -115,12 +135,6 @@ public enum Timestamp {
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let quotient = a >= 0 ? a / b : (a - b + 1) / b
         return (quotient, a - quotient * b)
-    }
-
-    private static func append(_ value: Int64, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
-        text += digits
     }
 }
 

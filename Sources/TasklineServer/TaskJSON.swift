@@ -4,20 +4,44 @@ import TaskStore
 /// The wire form of tasks and changes. Public for the command line, whose export and
 /// import speak the same task object as the protocol.
 public enum TaskJSON {
+    /// The task object, written straight to JSON text: it is on nearly every response.
     public static func encode(_ task: TaskItem) -> JSON {
-        [
-            "id": .string(task.id),
-            "title": .string(task.title),
-            "notes": .string(task.notes),
-            "done": .bool(task.done),
-            "priority": .integer(Int64(task.priority)),
-            "tags": .array(task.tags.map(JSON.string)),
-            "due": task.due.map(JSON.string) ?? .null,
-            "createdAt": .string(Timestamp.format(milliseconds: task.createdAt)),
-            "updatedAt": .string(Timestamp.format(milliseconds: task.updatedAt)),
-            "completedAt": task.completedAt.map { .string(Timestamp.format(milliseconds: $0)) } ?? .null,
-            "version": .integer(task.version),
-        ]
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + task.title.utf8.count + task.notes.utf8.count)
+        func key(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        func string(_ value: String?) {
+            if let value { JSONWriter.write(value, to: &out) } else { key("null") }
+        }
+        func timestamp(_ milliseconds: Int64?) {
+            string(milliseconds.map { Timestamp.format(milliseconds: $0) })
+        }
+        key(#"{"id":"#)
+        string(task.id)
+        key(#","title":"#)
+        string(task.title)
+        key(#","notes":"#)
+        string(task.notes)
+        key(task.done ? #","done":true,"priority":"# : #","done":false,"priority":"#)
+        out.append(contentsOf: String(task.priority).utf8)
+        key(#","tags":["#)
+        for (index, tag) in task.tags.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            string(tag)
+        }
+        key(#"],"due":"#)
+        string(task.due)
+        key(#","createdAt":"#)
+        timestamp(task.createdAt)
+        key(#","updatedAt":"#)
+        timestamp(task.updatedAt)
+        key(#","completedAt":"#)
+        timestamp(task.completedAt)
+        key(#","version":"#)
+        out.append(contentsOf: String(task.version).utf8)
+        out.append(UInt8(ascii: "}"))
+        return .raw(out)
     }
 
     /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`.

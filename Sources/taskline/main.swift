@@ -46,32 +46,25 @@ guard protocolFD >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
 }
 _ = fcntl(protocolFD, F_SETFD, FD_CLOEXEC)
 
+let connection = Connection(
+    inputFD: STDIN_FILENO, outputFD: protocolFD,
+    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes))
+
 let store: TaskStore
 do {
-    store = try TaskStore(path: options.databasePath, options: options.store)
+    store = try TaskStore(path: options.databasePath, options: options.store, executor: connection)
 } catch {
     Log.error("\(error)")
     exit(3)
 }
 Log.info("serving \(options.databasePath)")
 
-// Keep the change log to its configured age: now, and once a day while the server runs.
-let historyMilliseconds = Int64(options.historyDays) * 86_400_000
-Task {
-    while true {
-        do {
-            let removed = try await store.pruneHistory(before: Timestamp.now() - historyMilliseconds)
-            if removed > 0 { Log.info("removed \(removed) changes older than \(options.historyDays) days from the change log") }
-        } catch {
-            Log.warning("could not prune the change log: \(error)")
-        }
-        try await Task.sleep(for: .seconds(86_400))
-    }
+// The server, the store and the connection all run on this thread, in the connection's loop.
+let server = Server(store: store, writer: connection.writer, options: Server.Options(
+    maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
+Task.detached {
+    let code = await server.run()
+    await store.close()
+    connection.stop(exitCode: code)
 }
-
-let connection = Connection(
-    inputFD: STDIN_FILENO, outputFD: protocolFD,
-    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes))
-let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
-connection.start(receive: server.receive, onEnd: server.inputEnded)
-exit(await server.run())
+exit(connection.run(receive: server.receive, onEnd: server.inputEnded))

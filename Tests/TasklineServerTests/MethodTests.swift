@@ -22,10 +22,13 @@ import Testing
         #expect(run.result(4)?["version"] == 2)
         #expect(run.result(5) == ["id": "t", "deleted": true])
 
-        // Each write's notification comes right after its response; the no-op update (4) has none.
+        // A write's notification comes right after its response. Writes 3–5 were waiting
+        // together, so they were committed together and announced together after the last
+        // of their responses; the no-op update (4) made no change.
         let order = run.output.map { $0["id"].map { "r\(JSONWriter.string($0))" } ?? "n\(JSONWriter.string($0["params"]!["seq"]!))" }
-        #expect(order == ["r1", "n1", "r2", "r3", "n2", "r4", "r5", "n3"])
-        let changes = run.notifications.map { $0["params"]!["changes"]!.arrayValue![0] }
+        #expect(order == ["r1", "n1", "r2", "r3", "r4", "r5", "n3"])
+        let changes = run.notifications.flatMap { $0["params"]!["changes"]!.arrayValue! }
+        try #require(changes.count == 3)
         #expect(changes.map { $0["kind"] } == ["created", "updated", "deleted"])
         #expect(changes[0]["task"] == created)
         #expect(changes[2]["task"] == nil)
@@ -147,5 +150,34 @@ import Testing
         // The batch's changes come together, after its responses.
         #expect(run.notifications.map { $0["params"]?["seq"] } == [2])
         #expect(run.notifications.first?["params"]?["changes"]?.arrayValue?.map { $0["seq"] } == [1, 2])
+    }
+}
+
+@Suite struct GroupCommitTests {
+    @Test func waitingWritesCommitTogetherAndFailAlone() async throws {
+        let run = try await ServerHarness().run([
+            request(1, "tasks/create", #"{"id":"a","title":"first"}"#),
+            request(2, "tasks/create", #"{"id":"a","title":"duplicate"}"#),
+            request(3, "tasks/create", #"{"title":"bad","priority":9}"#),
+            request(4, "tasks/update", #"{"id":"a","changes":{"typo":1}}"#),
+            request(5, "tasks/create", #"{"id":"cancelled","title":"never"}"#),
+            notification("$/cancelRequest", #"{"id":5}"#),
+            request(6, "tasks/update", #"{"id":"a","changes":{"done":true},"ifVersion":1}"#),
+            request(7, "tasks/delete", #"{"id":"missing"}"#),
+            request(8, "tasks/get", #"{"id":"a"}"#),
+        ])
+        #expect(run.result(1)?["title"] == "first")
+        #expect(run.error(2)?["code"] == 1003)
+        #expect(run.error(3)?["data"]?["field"] == "priority")
+        #expect(run.error(4)?["data"]?["field"] == "changes.typo")
+        #expect(run.error(5)?["code"] == -32800)
+        #expect(run.result(6)?["version"] == 2)
+        #expect(run.error(7)?["code"] == 1001)
+        #expect(run.result(8)?["done"] == true)
+        // Responses keep request order; the group's two changes come in one notification
+        // after the last response of the group (7), before the read that follows it (8).
+        let ids = run.output.map { $0["id"] ?? "note" }
+        #expect(ids == [1, 2, 3, 4, 5, 6, 7, "note", 8])
+        #expect(run.notifications.first?["params"]?["changes"]?.arrayValue?.map { $0["kind"] } == ["created", "updated"])
     }
 }

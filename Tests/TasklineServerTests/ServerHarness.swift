@@ -34,7 +34,7 @@ struct ServerHarness {
     func run(_ lines: [String], initialized: Bool = true, beforeRun: (Server) -> Void = { _ in }) async throws -> Run {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
-        let writer = MessageWriter(fd: fds[1])
+        let writer = MessageWriter(fd: fds[1], waitsForClient: true)
         writer.setFraming(.ndjson)
         let server = Server(store: store, writer: writer, options: .init(maxMessageBytes: 1 << 20))
 

@@ -47,6 +47,12 @@ def parse_arguments(argv):
         help="let objects the server writes have members a pattern does not list (Versioning allows them)",
     )
     parser.add_argument(
+        "--sqlite3",
+        default="sqlite3",
+        metavar="PROGRAM",
+        help="the sqlite3 command-line shell that sqlite3Exec steps run (default: sqlite3 on PATH)",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="print passing transcripts and the server's stderr on failure"
     )
     options = parser.parse_args(argv[:split])
@@ -73,7 +79,9 @@ def main(argv):
     passed = failed = 0
     for path in transcript_paths(options.transcripts):
         try:
-            outcome = play(load(path), options.command, options.timeout, checker, options.allow_additions)
+            outcome = play(
+                load(path), options.command, options.timeout, checker, options.allow_additions, options.sqlite3
+            )
         except TranscriptError as error:
             outcome = Outcome(f"malformed transcript: {error}", "")
         if outcome.failure:

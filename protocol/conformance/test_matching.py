@@ -78,3 +78,14 @@ def test_constructors_build_strings_and_arrays():
     assert resolve({"$repeat": "ab", "times": 3}, {}) == "ababab"
     assert resolve({"$array": "t${i}", "times": 3}, {}) == ["t1", "t2", "t3"]
     assert mismatch({"$repeat": "x", "times": 2}, "xx") is None
+
+
+def test_regex_searches_strings():
+    assert mismatch({"$regex": "^operations\\[1\\]"}, "operations[1].update") is None
+    assert (
+        mismatch({"$regex": "^operations\\[1\\]"}, "operations[2]")
+        == '$: expected a string matching /^operations\\[1\\]/, got "operations[2]"'
+    )
+    assert mismatch({"$regex": "x"}, 1) is not None
+    with pytest.raises(TranscriptError):
+        mismatch({"$regex": "("}, "x")

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -107,3 +108,97 @@ def test_require_schema_without_jsonschema_is_a_usage_error(server, tmp_path):
     result = run("--require-schema", "--", server, env=env)
     assert result.returncode == 2
     assert "jsonschema" in result.stderr
+
+
+def test_a_repeated_notification_fails_the_seq_order_check(server, tmp_path):
+    transcript = tmp_path / "twice.json"
+    transcript.write_text(
+        """{"description": "a notification the proxy writes twice", "steps": [
+             {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "object"}},
+             {"send": {"jsonrpc": "2.0", "id": 2, "method": "tasks/create", "params": {"title": "t"}}, "expect": {"$includes": {"id": 2}}},
+             {"name": "once", "expect": {"$includes": {"method": "tasks/didChange"}}},
+             {"name": "twice", "expect": {"$includes": {"method": "tasks/didChange"}}}]}"""
+    )
+    result = run(transcript, "--", sys.executable, BROKEN_SERVER, "--repeat-notifications", server)
+    assert result.returncode == 1
+    assert re.search(
+        r"FAIL twice\.json step 4 \(twice\): tasks/didChange change seq \d+ comes after seq \d+", result.stdout
+    )
+
+
+def test_expect_changes_counts_changes_across_notifications_and_refuses_other_messages(server, tmp_path):
+    def transcript(expectation):
+        return f"""{{"description": "two creations, notified separately", "steps": [
+             {{"send": {{"jsonrpc": "2.0", "id": 1, "method": "initialize"}}, "expect": {{"$match": "object"}}}},
+             {{"send": {{"jsonrpc": "2.0", "method": "tasks/create", "params": {{"id": "a", "title": "a"}}}}}},
+             {{"send": {{"jsonrpc": "2.0", "method": "tasks/create", "params": {{"id": "b", "title": "b"}}}}}},
+             {{"name": "changes", "expectChanges": {expectation}}}]}}"""
+
+    (tmp_path / "two.json").write_text(transcript('[{"$includes": {"id": "a"}}, {"$includes": {"id": "b"}}]'))
+    (tmp_path / "wrong.json").write_text(transcript('[{"$includes": {"id": "b"}}, {"$includes": {"id": "a"}}]'))
+    (tmp_path / "counted.json").write_text(transcript('{"$length": 2, "$each": {"$includes": {"kind": "created"}}}'))
+    (tmp_path / "uncounted.json").write_text(transcript('{"$each": {"$includes": {"kind": "created"}}}'))
+    (tmp_path / "response.json").write_text(
+        transcript('[{"$includes": {"id": "a"}}, {"$includes": {"id": "b"}}]').replace(
+            '"method": "tasks/create", "params": {"id": "b"', '"id": 2, "method": "tasks/create", "params": {"id": "b"'
+        )
+    )
+    result = run(tmp_path, "--", server)
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "2 passed, 3 failed", result.stdout
+    assert any(line.startswith("FAIL response.json step 4 (changes): expected only tasks/didChange") for line in lines)
+    assert any(line.startswith("FAIL uncounted.json step 4 (changes): expectChanges takes an array") for line in lines)
+    assert any(
+        line.startswith('FAIL wrong.json step 4 (changes): $changes[0].id: expected "b", got "a"') for line in lines
+    )
+
+
+def test_a_second_server_and_the_sqlite3_shell_write_the_same_database(server, tmp_path):
+    if not shutil.which("sqlite3"):
+        pytest.skip("no sqlite3 command-line shell")
+    transcript = tmp_path / "elsewhere.json"
+    transcript.write_text(
+        """{"description": "changes made elsewhere", "steps": [
+             {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "object"}},
+             {"spawnSecond": {"args": ["--log-level", "error"]}},
+             {"server": "second", "send": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"initializationOptions": {"notifications": false}}}, "expect": {"$match": "object"}},
+             {"server": "second", "send": {"jsonrpc": "2.0", "id": 2, "method": "tasks/create", "params": {"id": "b", "title": "b"}}, "expect": {"$includes": {"id": 2}}},
+             {"expectChanges": [{"$includes": {"kind": "created", "id": "b"}}]},
+             {"sqlite3Exec": "DELETE FROM task WHERE id = 'b';"},
+             {"expectChanges": [{"$includes": {"kind": "deleted", "id": "b"}}]},
+             {"name": "bad SQL", "sqlite3Exec": "DELETE FROM nowhere;"}]}"""
+    )
+    result = run(transcript, "--", server)
+    assert result.stdout.splitlines()[0].startswith("FAIL elsewhere.json step 8 (bad SQL): sqlite3 exited with 1"), (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "step, complaint",
+    [
+        ('{"server": "third", "expectSilence": 0}', 'server is "first" or "second"'),
+        ('{"server": "second", "sleep": 0}', "server needs one of"),
+        ('{"spawnSecond": {"args": "--x"}}', 'spawnSecond takes true or {"args": [strings]}'),
+        ('{"restart": false}', 'restart takes true or {"args": [strings]}'),
+        ('{"sqlite3Exec": 42}', "sqlite3Exec takes SQL text"),
+        ('{"sendAll": {"jsonrpc": "2.0"}}', "sendAll takes an array of messages"),
+    ],
+)
+def test_malformed_steps_are_reported(tmp_path, step, complaint):
+    transcript = tmp_path / "bad.json"
+    transcript.write_text(f'{{"steps": [{step}]}}')
+    result = run(transcript, "--", sys.executable, "-c", "pass")
+    assert result.returncode == 1
+    assert "FAIL bad.json malformed transcript: step 1" in result.stdout and complaint in result.stdout, result.stdout
+
+
+def test_a_step_for_a_second_server_that_was_never_started_is_an_error(server, tmp_path):
+    transcript = tmp_path / "alone.json"
+    transcript.write_text(
+        '{"steps": [{"name": "where", "server": "second", "send": {"jsonrpc": "2.0", "method": "exit"}}]}'
+    )
+    result = run(transcript, "--", server)
+    assert (
+        'FAIL alone.json step 1 (where): the second server is not running: start it with "spawnSecond"' in result.stdout
+    )

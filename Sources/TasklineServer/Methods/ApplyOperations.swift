@@ -28,26 +28,21 @@ enum ApplyOperations: TaskMethod {
     /// `{"create": {…}}`, `{"update": {…}}` or `{"delete": {…}}`: exactly one member, whose
     /// value is what the single-operation method takes.
     private static func operation(from entry: inout ParamsReader) throws(ResponseError) -> TaskOperation {
-        if var create = try entry.object("create") {
-            try entry.finish()
-            let draft = try CreateTask.params(from: &create)
-            try create.finish()
-            return .create(draft)
-        }
-        if var update = try entry.object("update") {
-            try entry.finish()
-            let params = try UpdateTask.params(from: &update)
-            try update.finish()
-            return .update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)
-        }
-        if var delete = try entry.object("delete") {
-            try entry.finish()
-            let params = try DeleteTask.params(from: &delete)
-            try delete.finish()
-            return .delete(id: params.id, ifVersion: params.ifVersion)
+        let kinds: [(String, any SingleWriteMethod.Type)] = [("create", CreateTask.self), ("update", UpdateTask.self), ("delete", DeleteTask.self)]
+        for (kind, method) in kinds {
+            if var params = try entry.object(kind) {
+                try entry.finish()
+                return try read(method, from: &params)
+            }
         }
         try entry.finish()
         throw .invalidParams(field: entry.field("create"), reason: "an operation needs one of create, update or delete")
+    }
+
+    private static func read<Method: SingleWriteMethod>(_ method: Method.Type, from reader: inout ParamsReader) throws(ResponseError) -> TaskOperation {
+        let params = try method.params(from: &reader)
+        try reader.finish()
+        return method.operation(from: params)
     }
 
     static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {

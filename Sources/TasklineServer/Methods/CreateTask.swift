@@ -1,7 +1,7 @@
 import JSONRPC
 import TaskStore
 
-enum CreateTask: TaskMethod {
+enum CreateTask: SingleWriteMethod {
     static let name = "tasks/create"
 
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> TaskDraft {
@@ -15,7 +15,7 @@ enum CreateTask: TaskMethod {
             due: try reader.string("due"))
     }
 
-    static func run(_ draft: TaskDraft, on store: TaskStore) async throws -> MethodOutcome {
-        MethodOutcome(try await store.perform(.create(draft)))
+    static func operation(from draft: TaskDraft) -> TaskOperation {
+        .create(draft)
     }
 }

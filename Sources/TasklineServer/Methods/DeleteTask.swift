@@ -1,7 +1,7 @@
 import JSONRPC
 import TaskStore
 
-enum DeleteTask: TaskMethod {
+enum DeleteTask: SingleWriteMethod {
     struct Params: Sendable {
         var id: String
         var ifVersion: Int64?
@@ -13,7 +13,7 @@ enum DeleteTask: TaskMethod {
         Params(id: try reader.requiredString("id"), ifVersion: try reader.integer("ifVersion"))
     }
 
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
-        MethodOutcome(try await store.perform(.delete(id: params.id, ifVersion: params.ifVersion)))
+    static func operation(from params: Params) -> TaskOperation {
+        .delete(id: params.id, ifVersion: params.ifVersion)
     }
 }

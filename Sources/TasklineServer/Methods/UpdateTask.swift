@@ -1,7 +1,7 @@
 import JSONRPC
 import TaskStore
 
-enum UpdateTask: TaskMethod {
+enum UpdateTask: SingleWriteMethod {
     struct Params: Sendable {
         var id: String
         var changes: TaskChanges
@@ -27,7 +27,7 @@ enum UpdateTask: TaskMethod {
         return Params(id: id, changes: taskChanges, ifVersion: try reader.integer("ifVersion"))
     }
 
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
-        MethodOutcome(try await store.perform(.update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)))
+    static func operation(from params: Params) -> TaskOperation {
+        .update(id: params.id, changes: params.changes, ifVersion: params.ifVersion)
     }
 }

@@ -42,8 +42,7 @@ enum BackupCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let store = try StoreAccess.open(options.database, create: false)
-        try await backup(options, store: store)
+        try await StoreAccess.using(options.database, create: false) { try await backup(options, store: $0) }
         return 0
     }
 

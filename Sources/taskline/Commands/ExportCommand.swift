@@ -42,8 +42,7 @@ enum ExportCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let store = try StoreAccess.open(options.database, create: false)
-        try await export(options.format, from: store)
+        try await StoreAccess.using(options.database, create: false) { try await export(options.format, from: $0) }
         return 0
     }
 

@@ -68,8 +68,7 @@ enum ImportCommand: Command {
     static func run(_ options: Options) async throws -> Int32 {
         let input = try InputFile(options.file!)
         defer { input.close() }
-        let store = try StoreAccess.open(options.database, create: true)
-        try await importTasks(options, from: input, into: store)
+        try await StoreAccess.using(options.database, create: true) { try await importTasks(options, from: input, into: $0) }
         return 0
     }
 

@@ -56,8 +56,7 @@ enum AddCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let store = try StoreAccess.open(options.database, create: true)
-        try await add(options.draft, to: store)
+        try await StoreAccess.using(options.database, create: true) { try await add(options.draft, to: $0) }
         return 0
     }
 
@@ -123,8 +122,7 @@ enum ListCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let store = try StoreAccess.open(options.database, create: false)
-        try await list(options, from: store)
+        try await StoreAccess.using(options.database, create: false) { try await list(options, from: $0) }
         return 0
     }
 
@@ -242,8 +240,7 @@ struct TaskIDsOptions: Sendable {
     /// no task, or several, is reported and the others still go ahead; the exit code is 1
     /// if any failed.
     func forEachTask(_ body: @Sendable (String, isolated TaskStore) throws -> String) async throws -> Int32 {
-        let store = try StoreAccess.open(database, create: false)
-        return try await Self.forEachTask(ids, store: store, body)
+        try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
     }
 
     private static func forEachTask(_ ids: [String], store: isolated TaskStore,

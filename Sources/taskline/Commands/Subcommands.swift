@@ -119,4 +119,18 @@ enum StoreAccess {
         }
         return try TaskStore(path: path)
     }
+
+    /// Runs `body` with the store, then closes it (so that the WAL is checkpointed and
+    /// removed, as the server does on its way out), whatever `body` did.
+    static func using<T>(_ path: String, create: Bool, _ body: (TaskStore) async throws -> T) async throws -> T {
+        let store = try open(path, create: create)
+        do {
+            let value = try await body(store)
+            await store.close()
+            return value
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
 }

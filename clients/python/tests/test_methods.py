@@ -23,7 +23,8 @@ def test_create_returns_a_typed_task(client: Client) -> None:
     assert task.done is False
     assert task.priority is Priority.MEDIUM
     assert task.tags == ("docs", "work")
-    assert task.due == datetime(2026, 12, 1, 17, 0, tzinfo=timezone(timedelta(hours=1)))
+    assert task.due == "2026-12-01T17:00:00+01:00"
+    assert task.parsed_due == datetime(2026, 12, 1, 17, 0, tzinfo=timezone(timedelta(hours=1)))
     assert task.created_at.tzinfo is not None and task.created_at.utcoffset() == timedelta(0)
     assert task.updated_at == task.created_at
     assert task.completed_at is None
@@ -45,9 +46,32 @@ def test_create_with_a_chosen_id(client: Client) -> None:
 
 
 def test_due_accepts_dates_and_aware_datetimes(client: Client) -> None:
-    assert client.create("a date", due=date(2026, 12, 1)).due == date(2026, 12, 1)
+    on_a_day = client.create("a date", due=date(2026, 12, 1))
+    assert (on_a_day.due, on_a_day.parsed_due) == ("2026-12-01", date(2026, 12, 1))
     moment = datetime(2026, 12, 1, 9, 30, 15, 500000, tzinfo=timezone(timedelta(hours=-5)))
-    assert client.create("a moment", due=moment).due == moment
+    assert client.create("a moment", due=moment).parsed_due == moment
+
+
+@pytest.mark.parametrize(
+    ("due", "parsed"),
+    [
+        ("2026-12-01t17:00:00.5z", datetime(2026, 12, 1, 17, 0, 0, 500000, tzinfo=timezone.utc)),
+        ("2026-12-01T17:00:00.123456789-00:00", datetime(2026, 12, 1, 17, 0, 0, 123456, tzinfo=timezone.utc)),
+        ("9999-12-31T23:59:59+14:00", datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=14)))),
+    ],
+)
+def test_due_comes_back_exactly_as_given(client: Client, due: str, parsed: datetime) -> None:
+    task = client.create("odd but valid", due=due)
+    assert (task.due, task.parsed_due) == (due, parsed)
+    assert client.update(task.id, due=task.due).version == 1  # the same text: no change
+
+
+@pytest.mark.parametrize("due", ["0000-01-01T00:00:00Z", "2026-12-31T23:59:60Z"])
+def test_a_due_python_cannot_hold_still_makes_a_task(client: Client, due: str) -> None:
+    task = client.create("valid RFC 3339, beyond datetime", due=due)
+    assert client.get(task.id).due == due
+    with pytest.raises(ValueError):
+        _ = task.parsed_due
 
 
 def test_a_naive_due_datetime_is_refused_before_sending(client: Client) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
-from importlib.metadata import entry_points
+from importlib.metadata import distribution
 from pathlib import Path
 from typing import Callable
 
@@ -13,7 +14,7 @@ import pytest
 from support import wait_until
 from tmux_screen import TmuxScreen
 
-from taskline_client import Client
+from taskline_client import Client, Create, Update
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -64,8 +65,15 @@ def _add(tui: Tui, title: str) -> None:
 
 
 def test_the_console_script_is_declared() -> None:
-    scripts = entry_points(group="console_scripts")
-    assert [script.value for script in scripts if script.name == "taskline-tui"] == ["taskline_client.tui:main"]
+    scripts = [entry for entry in distribution("taskline-client").entry_points if entry.group == "console_scripts"]
+    assert [(script.name, script.value) for script in scripts] == [("taskline-tui", "taskline_client.tui:main")]
+
+
+def test_a_missing_server_is_reported_without_a_traceback(tmp_path: Path) -> None:
+    tui = [sys.executable, "-m", "taskline_client.tui", "--db", str(tmp_path / "tasks.sqlite")]
+    finished = subprocess.run([*tui, "--server", str(tmp_path / "missing")], capture_output=True, text=True, timeout=30)
+    assert finished.returncode == 1
+    assert finished.stderr.startswith("taskline-tui: ") and "Traceback" not in finished.stderr
 
 
 def test_existing_tasks_are_listed_oldest_first_with_their_details(
@@ -169,3 +177,15 @@ def test_a_task_created_by_a_second_client_appears_without_a_key_press(
     tui = start_tui()
     open_client().create("From another process")
     tui.screen.wait_for_text("[ ] From another process")
+
+
+def test_several_changes_in_one_notification_from_a_second_client_all_show(
+    start_tui: Callable[[], Tui], open_client: Callable[..., Client]
+) -> None:
+    tui = start_tui()
+    _add(tui, "Old news")
+    other = open_client()
+    (old,) = other.iter_tasks()
+    other.apply([Create("Batch one"), Create("Batch two"), Update(old.id, done=True)])
+    tui.screen.wait_for(lambda screen: "[ ] Batch one" in screen and "[ ] Batch two" in screen)
+    tui.screen.wait_for_text("[x] Old news")

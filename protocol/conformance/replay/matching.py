@@ -29,7 +29,7 @@ _KINDS = {
         and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", value) is not None
     ),
 }
-_MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$includes", "$contains", "$length", "$each"}
+_MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$regex", "$includes", "$contains", "$length", "$each"}
 
 
 @dataclass
@@ -110,6 +110,7 @@ class Matcher:
             "$match": self._check_kind,
             "$gt": self._check_greater,
             "$gte": self._check_greater_or_equal,
+            "$regex": self._check_regex,
             "$length": self._check_length,
             "$each": self._check_each,
             "$includes": self._check_includes,
@@ -146,6 +147,17 @@ class Matcher:
         comparable = _json_type(bound) == _json_type(actual) and _json_type(bound) in ("number", "string")
         if not comparable or not holds(actual, bound):
             return Mismatch(path, f"expected a value {relation} {show(bound)}, got {show(actual)}")
+        return None
+
+    def _check_regex(self, expression, actual, path):
+        if not isinstance(expression, str):
+            raise TranscriptError(f"$regex takes a string at {path}")
+        try:
+            found = isinstance(actual, str) and re.search(expression, actual) is not None
+        except re.error as error:
+            raise TranscriptError(f"bad $regex {expression!r} at {path}: {error}") from None
+        if not found:
+            return Mismatch(path, f"expected a string matching /{expression}/, got {show(actual)}")
         return None
 
     def _check_length(self, length, actual, path):

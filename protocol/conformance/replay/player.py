@@ -1,7 +1,9 @@
 """Playing one transcript's steps against a fresh server (step semantics: ../README.md)."""
 
 import json
+import shutil
 import sqlite3
+import subprocess
 import tempfile
 import time
 from collections import defaultdict, deque
@@ -11,8 +13,10 @@ from pathlib import Path
 from .framing import encode_json, frame
 from .matching import Matcher, show
 from .server import ServerFailure, ServerProcess
-from .transcript import step_label
-from .values import TranscriptError, resolve
+from .transcript import FIRST, SECOND, step_label
+from .values import TranscriptError, construct, is_constructor, resolve
+
+DID_CHANGE = "tasks/didChange"
 
 
 def raw_bytes(spec, captures):
@@ -63,61 +67,139 @@ class RequestLog:
         return methods.popleft() if methods else None
 
 
-class Session:
-    """A transcript being played: the server process, the database it uses, and what was captured so far."""
+def is_did_change(message):
+    return isinstance(message, dict) and message.get("method") == DID_CHANGE and "id" not in message
 
-    def __init__(self, transcript, command, database, timeout, checker, allow_additions):
+
+class Peer:
+    """One server process of a transcript (the first, or a second one on the same database), with what it was sent."""
+
+    def __init__(self, name, base_command, args, framing):
+        self.name = name
+        self.base_command = base_command
+        self.args = args
+        self.framing = framing
+        self.start()
+
+    def start(self):
+        self.requests = RequestLog()
+        self.last_seq = None
+        self.process = ServerProcess([*self.base_command, *self.args], self.framing)
+
+    def check_notification_order(self, message):
+        """README §6: a notification's `seq` is its last change's; changes reach a client once each, in seq order."""
+        if not is_did_change(message):
+            return
+        params = message.get("params")
+        changes = params.get("changes") if isinstance(params, dict) else None
+        if not isinstance(changes, list) or not changes:
+            return  # the schema check reports the shape
+        seqs = [change.get("seq") if isinstance(change, dict) else None for change in changes]
+        if not all(isinstance(seq, int) and not isinstance(seq, bool) for seq in seqs):
+            return
+        if params.get("seq") != seqs[-1]:
+            raise ServerFailure(
+                f"{DID_CHANGE} seq {show(params.get('seq'))} is not the seq of its last change ({seqs[-1]})"
+            )
+        previous = self.last_seq
+        for seq in seqs:
+            if previous is not None and seq <= previous:
+                raise ServerFailure(
+                    f"{DID_CHANGE} change seq {seq} comes after seq {previous}: changes must arrive once each, "
+                    "in seq order"
+                )
+            previous = seq
+        self.last_seq = previous
+
+
+class Session:
+    """A transcript being played: its server processes, the database they use, and what was captured so far."""
+
+    def __init__(self, transcript, command, database, timeout, checker, allow_additions, sqlite3_command="sqlite3"):
         self.transcript = transcript
-        self.command = [*command, "--db", str(database), *transcript.args]
+        self.command = [*command, "--db", str(database)]
         self.database = database
         self.default_timeout = transcript.timeout or timeout
         self.checker = checker
         self.allow_additions = allow_additions
+        self.sqlite3_command = sqlite3_command
         self.captures = {}
-        self.requests = RequestLog()
         self.lock = None
-        self.server = ServerProcess(self.command, transcript.framing)
+        self.peers = {FIRST: Peer(FIRST, self.command, transcript.args, transcript.framing)}
+
+    @property
+    def server(self):
+        """The first server's process."""
+        return self.peers[FIRST].process
+
+    def peer(self, step):
+        name = step.get("server", FIRST)
+        if name not in self.peers:
+            raise TranscriptError(f'the {name} server is not running: start it with "spawnSecond"')
+        return self.peers[name]
 
     # Steps.
 
     def run(self, step):
         timeout = step.get("timeout", self.default_timeout)
         self._act(step, timeout)
+        peer = self.peer(step) if any(key in step for key in _PEER_EXPECTATIONS) else None
         if "expect" in step:
-            self._expect_in_order(step["expect"], timeout)
+            self._expect_in_order(peer, step["expect"], timeout)
         if "expectAnyOrder" in step:
-            self._expect_any_order(step["expectAnyOrder"], timeout)
+            self._expect_any_order(peer, step["expectAnyOrder"], timeout)
+        if "expectChanges" in step:
+            self._expect_changes(peer, step["expectChanges"], timeout)
         if "expectSilence" in step:
-            self._expect_silence(step["expectSilence"])
+            self._expect_silence(peer, step["expectSilence"])
         if "expectExit" in step:
-            self._expect_exit(step["expectExit"], timeout)
+            self._expect_exit(peer, step["expectExit"], timeout)
 
     def _act(self, step, timeout):
-        framing = self.transcript.framing
+        if "spawnSecond" in step:
+            self._spawn_second(step["spawnSecond"])
+            return
+        if "lockDatabase" in step:
+            self._lock_database(timeout)
+            return
+        if "unlockDatabase" in step:
+            self._unlock_database()
+            return
+        if "sqlite3Exec" in step:
+            self._sqlite3_exec(step["sqlite3Exec"], timeout)
+            return
+        if "sleep" in step:
+            time.sleep(step["sleep"])
+            return
+        if not any(key in step for key in ("send", "sendAll", "sendRaw", "closeStdin", "restart")):
+            return
+        peer = self.peer(step)
         split_at = step.get("splitAt", ())
         if "send" in step:
             message = resolve(step["send"], self.captures)
-            self.requests.sent(message)
-            self.server.write(frame(encode_json(message), framing), split_at)
+            peer.requests.sent(message)
+            peer.process.write(frame(encode_json(message), peer.framing), split_at)
         elif "sendAll" in step:
-            messages = [resolve(message, self.captures) for message in step["sendAll"]]
+            messages = resolve(step["sendAll"], self.captures)
             for message in messages:
-                self.requests.sent(message)
-            self.server.write(b"".join(frame(encode_json(message), framing) for message in messages), split_at)
+                peer.requests.sent(message)
+            peer.process.write(b"".join(frame(encode_json(message), peer.framing) for message in messages), split_at)
         elif "sendRaw" in step:
-            self.server.write(raw_bytes(step["sendRaw"], self.captures), split_at)
+            peer.process.write(raw_bytes(step["sendRaw"], self.captures), split_at)
         elif "closeStdin" in step:
-            self.server.close_input()
-        elif "sleep" in step:
-            time.sleep(step["sleep"])
+            peer.process.close_input()
         elif "restart" in step:
-            self._stop_server(timeout)
-            self.server.kill()
-            self.server = ServerProcess(self.command, framing)
-        elif "lockDatabase" in step:
-            self._lock_database(timeout)
-        elif "unlockDatabase" in step:
-            self._unlock_database()
+            self._stop(peer, timeout)
+            peer.process.kill()
+            if isinstance(step["restart"], dict) and "args" in step["restart"]:
+                peer.args = step["restart"]["args"]
+            peer.start()
+
+    def _spawn_second(self, spec):
+        if SECOND in self.peers:
+            raise TranscriptError("the second server is running already")
+        args = spec["args"] if isinstance(spec, dict) and "args" in spec else self.transcript.args
+        self.peers[SECOND] = Peer(SECOND, self.command, args, self.transcript.framing)
 
     def _lock_database(self, timeout):
         if self.lock:
@@ -136,9 +218,34 @@ class Session:
             self.lock.close()
             self.lock = None
 
+    def _sqlite3_exec(self, sql, timeout):
+        """Runs the `sqlite3` command-line shell on the database: a writer that is not Taskline."""
+        if isinstance(sql, list):
+            sql = "\n".join(sql)
+        sql = resolve(sql, self.captures)
+        program = shutil.which(self.sqlite3_command)
+        if program is None:
+            raise ServerFailure(f"sqlite3Exec needs the sqlite3 command-line shell; {self.sqlite3_command!r} not found")
+        if not self.database.exists():
+            raise ServerFailure("sqlite3Exec: the server has not created the database yet")
+        busy_ms = int(timeout * 1000)
+        try:
+            result = subprocess.run(
+                [program, "-bail", "-cmd", f".timeout {busy_ms}", str(self.database)],
+                input=sql,
+                capture_output=True,
+                text=True,
+                timeout=timeout + 5,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise ServerFailure(f"sqlite3 did not finish within {timeout + 5:g}s") from None
+        if result.returncode != 0:
+            raise ServerFailure(f"sqlite3 exited with {result.returncode}: {result.stderr.strip()[:300]}")
+
     # Expectations.
 
-    def _check_schema(self, message):
+    def _check_schema(self, peer, message):
         if not self.checker:
             return
         problem = self.checker.message_problem(message)
@@ -148,22 +255,27 @@ class Session:
             else [("$", message)]
         )
         for path, response in responses:
-            method = self.requests.answered(response)
+            method = peer.requests.answered(response)
             if problem is None and method and "result" in response:
                 problem = self.checker.result_problem(method, response["result"], f"{path}.result")
         if problem:
             raise ServerFailure(f"{problem} in {show(message)}")
 
-    def _expect_in_order(self, pattern, timeout):
-        message = self.server.next_message(timeout, f"a message like {show(pattern)}")
+    def _accept(self, peer, message):
+        """Checks that hold for every message read: the schema, and the order of notified changes."""
+        self._check_schema(peer, message)
+        peer.check_notification_order(message)
+
+    def _expect_in_order(self, peer, pattern, timeout):
+        message = peer.process.next_message(timeout, f"a message like {show(pattern)}")
         mismatch = Matcher(self.captures, self.allow_additions).match(pattern, message)
         if mismatch:
             raise ServerFailure(str(mismatch))
-        self._check_schema(message)
+        self._accept(peer, message)
 
-    def _expect_any_order(self, patterns, timeout):
+    def _expect_any_order(self, peer, patterns, timeout):
         messages = [
-            self.server.next_message(timeout, f"message {index + 1} of {len(patterns)} (any order)")
+            peer.process.next_message(timeout, f"message {index + 1} of {len(patterns)} (any order)")
             for index in range(len(patterns))
         ]
         unused = list(messages)
@@ -182,43 +294,88 @@ class Session:
                     f"no message left matches pattern {number} of {len(patterns)}; first try: {first_mismatch}"
                 )
         for message in messages:
-            self._check_schema(message)
+            self._accept(peer, message)
 
-    def _expect_silence(self, seconds):
-        message = self.server.peek_unread(seconds)
+    def _expect_changes(self, peer, pattern, timeout):
+        """Reads tasks/didChange notifications until they carried N changes; matches the N changes as one array."""
+        if is_constructor(pattern) and "$ref" not in pattern:
+            pattern = construct(pattern, self.captures)
+        if isinstance(pattern, list):
+            count = len(pattern)
+        elif isinstance(pattern, dict) and isinstance(pattern.get("$length"), int):
+            count = pattern["$length"]
+        else:
+            raise TranscriptError('expectChanges takes an array of change patterns, or a matcher with "$length"')
+        changes = []
+        while len(changes) < count:
+            message = peer.process.next_message(timeout, f"{DID_CHANGE} carrying change {len(changes) + 1} of {count}")
+            if not is_did_change(message):
+                raise ServerFailure(f"expected only {DID_CHANGE} notifications, got {show(message)}")
+            self._accept(peer, message)
+            carried = message.get("params", {}).get("changes", [])
+            changes.extend(carried)
+            if len(changes) > count:
+                raise ServerFailure(
+                    f"expected {count} changes, but the notifications carried {len(changes)}: {show(message)}"
+                )
+        mismatch = Matcher(self.captures, self.allow_additions).match(pattern, changes, "$changes")
+        if mismatch:
+            raise ServerFailure(str(mismatch))
+
+    def _expect_silence(self, peer, seconds):
+        message = peer.process.peek_unread(seconds)
         if message is not None:
             raise ServerFailure(f"expected no message within {seconds:g}s, got {show(message)}")
 
-    def _refuse_unread(self, when):
-        message = self.server.peek_unread(0)
+    @staticmethod
+    def _refuse_unread(peer, when):
+        message = peer.process.peek_unread(0)
         if message is not None:
             raise ServerFailure(f"unexpected message {when}: {show(message)}")
 
-    def _expect_exit(self, code, timeout):
-        actual = self.server.wait_exit(timeout)
-        self._refuse_unread("before the exit")
+    def _expect_exit(self, peer, code, timeout):
+        actual = peer.process.wait_exit(timeout)
+        self._refuse_unread(peer, "before the exit")
         if actual != code:
             raise ServerFailure(f"expected exit code {code}, got {actual}")
 
     # Ending.
 
-    def _stop_server(self, timeout):
-        self.server.close_input()
-        self.server.wait_exit(timeout)
-        self._refuse_unread("before the server stopped")
+    def _stop(self, peer, timeout):
+        peer.process.close_input()
+        peer.process.wait_exit(timeout)
+        self._refuse_unread(peer, "before the server stopped")
 
     def finish(self):
-        self._stop_server(self.default_timeout)
+        for name, peer in self.peers.items():
+            try:
+                self._stop(peer, self.default_timeout)
+            except ServerFailure as failure:
+                raise ServerFailure(f"{name} server: {failure}" if name != FIRST else str(failure)) from None
+
+    def stderr_tail(self, step=None):
+        name = (step or {}).get("server", FIRST)
+        peer = self.peers.get(name) or self.peers[FIRST]
+        return peer.process.stderr_tail
 
     def close(self):
         self._unlock_database()
-        self.server.kill()
+        for peer in self.peers.values():
+            peer.process.kill()
 
 
-def play(transcript, command, timeout, checker=None, allow_additions=False):
+_PEER_EXPECTATIONS = ("expect", "expectAnyOrder", "expectChanges", "expectSilence", "expectExit")
+
+
+def play(transcript, command, timeout, checker=None, allow_additions=False, sqlite3_command="sqlite3"):
     """Plays `transcript` against a fresh server; the outcome's failure is one line, or None."""
     with tempfile.TemporaryDirectory(prefix="taskline-conformance-") as folder:
-        session = Session(transcript, command, Path(folder) / "tasks.sqlite", timeout, checker, allow_additions)
+        try:
+            session = Session(
+                transcript, command, Path(folder) / "tasks.sqlite", timeout, checker, allow_additions, sqlite3_command
+            )
+        except ServerFailure as failure:
+            return Outcome(str(failure), "")
         try:
             for index, step in enumerate(transcript.steps, 1):
                 repeat = step.get("repeat", 1)
@@ -229,11 +386,11 @@ def play(transcript, command, timeout, checker=None, allow_additions=False):
                         session.run(step)
                     except (ServerFailure, TranscriptError) as failure:
                         where = step_label(index, step) + (f" iteration {iteration}" if repeat > 1 else "")
-                        return Outcome(f"{where}: {failure}", session.server.stderr_tail)
+                        return Outcome(f"{where}: {failure}", session.stderr_tail(step))
             try:
                 session.finish()
             except ServerFailure as failure:
-                return Outcome(f"after the last step: {failure}", session.server.stderr_tail)
-            return Outcome(None, session.server.stderr_tail)
+                return Outcome(f"after the last step: {failure}", session.stderr_tail())
+            return Outcome(None, session.stderr_tail())
         finally:
             session.close()

@@ -23,9 +23,12 @@ class ServerProcess:
         self._events = queue.Queue()
         self._pending = []
         self._stderr_tail = b""
-        self._process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-        )
+        try:
+            self._process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+            )
+        except OSError as error:
+            raise ServerFailure(f"cannot start the server {command[0]}: {error}") from None
         self._threads = [
             threading.Thread(target=self._read_stdout, daemon=True),
             threading.Thread(target=self._read_stderr, daemon=True),

@@ -7,9 +7,23 @@ from pathlib import Path
 from .framing import FRAMINGS
 from .values import TranscriptError
 
-ACTIONS = ("restart", "lockDatabase", "unlockDatabase", "send", "sendAll", "sendRaw", "closeStdin", "sleep")
-EXPECTATIONS = ("expect", "expectAnyOrder", "expectSilence", "expectExit")
-MODIFIERS = ("name", "splitAt", "timeout", "repeat")
+ACTIONS = (
+    "restart",
+    "spawnSecond",
+    "lockDatabase",
+    "unlockDatabase",
+    "sqlite3Exec",
+    "send",
+    "sendAll",
+    "sendRaw",
+    "closeStdin",
+    "sleep",
+)
+EXPECTATIONS = ("expect", "expectAnyOrder", "expectChanges", "expectSilence", "expectExit")
+MODIFIERS = ("name", "server", "splitAt", "timeout", "repeat")
+FIRST, SECOND = "first", "second"
+# What `server` directs to one of the two servers; the other actions concern the database or the runner.
+_SERVER_ACTIONS = {"restart", "send", "sendAll", "sendRaw", "closeStdin"}
 _TOP_LEVEL = {"description", "framing", "args", "timeout", "steps"}
 
 
@@ -43,10 +57,39 @@ def _check_step(index, step):
         raise TranscriptError(f"step {index}: splitAt needs send, sendAll or sendRaw")
     if "expectAnyOrder" in step and not isinstance(step["expectAnyOrder"], list):
         raise TranscriptError(f"step {index}: expectAnyOrder takes an array of patterns")
-    if "sendAll" in step and not isinstance(step["sendAll"], list):
-        raise TranscriptError(f"step {index}: sendAll takes an array of messages")
+    if "sendAll" in step and not (isinstance(step["sendAll"], list) or _is_array_constructor(step["sendAll"])):
+        raise TranscriptError(f'step {index}: sendAll takes an array of messages, or {{"$array": ..., "times": n}}')
     if "repeat" in step and (not isinstance(step["repeat"], int) or step["repeat"] < 1):
         raise TranscriptError(f"step {index}: repeat takes a count >= 1")
+    if "server" in step:
+        if step["server"] not in (FIRST, SECOND):
+            raise TranscriptError(f'step {index}: server is "{FIRST}" or "{SECOND}"')
+        if not set(actions) & _SERVER_ACTIONS and not any(key in step for key in EXPECTATIONS):
+            raise TranscriptError(f"step {index}: server needs one of {sorted(_SERVER_ACTIONS)} or an expectation")
+    for key in ("restart", "spawnSecond"):
+        if key in step and not _is_start_spec(step[key]):
+            raise TranscriptError(f'step {index}: {key} takes true or {{"args": [strings]}}')
+    if "sqlite3Exec" in step and not _is_sql(step["sqlite3Exec"]):
+        raise TranscriptError(f"step {index}: sqlite3Exec takes SQL text, or an array of lines")
+
+
+def _is_array_constructor(value):
+    return isinstance(value, dict) and "$array" in value
+
+
+def _is_start_spec(value):
+    if value is True:
+        return True
+    return (
+        isinstance(value, dict)
+        and set(value) == {"args"}
+        and isinstance(value["args"], list)
+        and all(isinstance(arg, str) for arg in value["args"])
+    )
+
+
+def _is_sql(value):
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(line, str) for line in value))
 
 
 def load(path):

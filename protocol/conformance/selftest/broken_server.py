@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A deliberately broken Taskline server for the runner's self-test.
 
-    broken_server.py SERVER [ARGS...]
+    broken_server.py [--repeat-notifications] SERVER [ARGS...]
 
 Runs SERVER with ARGS and relays NDJSON both ways, except that it answers
 `tasks/get` for a missing task with `{"result": null}` instead of error 1001.
+With --repeat-notifications it also writes every `tasks/didChange` twice, so a
+client would get each change two times.
 """
 
 import json
@@ -36,7 +38,11 @@ def break_response(response, get_ids):
 
 
 def main():
-    child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    arguments = sys.argv[1:]
+    repeat_notifications = arguments[:1] == ["--repeat-notifications"]
+    if repeat_notifications:
+        arguments = arguments[1:]
+    child = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     get_ids = set()
     threading.Thread(target=relay_requests, args=(child, get_ids), daemon=True).start()
     for line in child.stdout:
@@ -45,7 +51,9 @@ def main():
             message = [break_response(member, get_ids) for member in message]
         else:
             message = break_response(message, get_ids)
-        sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+        line = json.dumps(message, separators=(",", ":")) + "\n"
+        repeat = repeat_notifications and isinstance(message, dict) and message.get("method") == "tasks/didChange"
+        sys.stdout.write(line * (2 if repeat else 1))
         sys.stdout.flush()
     sys.exit(child.wait())
 

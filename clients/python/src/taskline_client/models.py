@@ -30,7 +30,8 @@ class Task:
     done: bool
     priority: Priority
     tags: tuple[str, ...]
-    due: datetime | date | None
+    #: Exactly as given on create or update: an RFC 3339 date-time or a full date.
+    due: str | None
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -45,12 +46,21 @@ class Task:
             done=data["done"],
             priority=Priority(data["priority"]),
             tags=tuple(data["tags"]),
-            due=_optional(parse_due, data.get("due")),
+            due=data.get("due"),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),
             version=data["version"],
         )
+
+    @property
+    def parsed_due(self) -> datetime | date | None:
+        """`due` as an aware datetime, or a date for a full date.
+
+        Raises ValueError for the valid RFC 3339 values Python cannot hold
+        (the year 0000, a leap second).
+        """
+        return _optional(parse_due, self.due)
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,13 @@ class ChangeKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """One committed change; `task` is the task after it, None for deletions."""
+    """One committed change.
+
+    In a `tasks/didChange` notification, `task` is the task after the change
+    and `version` its version then. In a `changes()` page, `task` is the task
+    as it is now (its version may be later than `version`), None if it has
+    been deleted since. `task` is always None for deletions.
+    """
 
     seq: int
     kind: ChangeKind
@@ -107,6 +123,27 @@ class DidChange:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> DidChange:
         return cls(seq=data["seq"], changes=tuple(Change.from_wire(change) for change in data["changes"]))
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    """One page of `tasks/changes`: the changes after `since`, oldest first.
+
+    `seq` is where to continue (the last change's seq, or `since` when there
+    were none); `has_more` says whether there are more to get at once.
+    """
+
+    changes: tuple[Change, ...]
+    seq: int
+    has_more: bool
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ChangesPage:
+        return cls(
+            changes=tuple(Change.from_wire(change) for change in data["changes"]),
+            seq=data["seq"],
+            has_more=data["hasMore"],
+        )
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,11 @@ _FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
 
 def parse_timestamp(text: str) -> datetime:
-    """Parse an RFC 3339 date-time with an offset into an aware datetime."""
+    """Parse an RFC 3339 date-time with an offset into an aware datetime.
+
+    Raises ValueError for text that is not one, and for the year 0000 and leap
+    seconds, which datetime cannot hold.
+    """
     match = _DATE_TIME.match(text)
     if match is None:
         raise ValueError(f"not an RFC 3339 date-time: {text!r}")
@@ -33,8 +37,6 @@ def parse_timestamp(text: str) -> datetime:
     else:
         offset = timedelta(hours=int(offset_hours), minutes=int(offset_minutes))
         zone = timezone(-offset if sign == "-" else offset)
-    # RFC 3339 allows a leap second (:60), which datetime cannot hold.
-    second = min(second, 59)
     return datetime(year, month, day, hour, minute, second, microsecond, tzinfo=zone)
 
 

@@ -25,6 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TasklineError as error:
         print(f"taskline-tui: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130  # the shell's code for Ctrl-C
     return 0
 
 

@@ -199,6 +199,9 @@ class TaskListApp:
     def _draw(self) -> None:
         lines, columns = self._screen.getmaxyx()
         self._screen.erase()
+        if lines < 3:  # no room for a header, a task and the status line
+            self._screen.refresh()
+            return
         header = f"Taskline — {len(self._tasks)} task{'' if len(self._tasks) == 1 else 's'}"
         if self._filter_text:
             header += f"  (filter: {self._filter_text})"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import curses
 import unicodedata
-from datetime import date, datetime
 
 from ..models import Priority, Task
 
@@ -36,12 +35,11 @@ def fit(text: str, width: int) -> str:
     return "".join(kept) + " " * (width - used)
 
 
-def format_due(due: datetime | date | None) -> str:
+def format_due(due: str | None) -> str:
+    """A full date as it is; a date-time as its date, hours and minutes (in its own offset)."""
     if due is None:
         return ""
-    if isinstance(due, datetime):
-        return due.strftime("%Y-%m-%d %H:%M")
-    return due.isoformat()
+    return due if len(due) == len("2026-12-01") else f"{due[:10]} {due[11:16]}"
 
 
 def format_row(task: Task, width: int) -> str:

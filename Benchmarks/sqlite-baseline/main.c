@@ -1,0 +1,150 @@
+// The physical limit Taskline is measured against: the same database (schema, indexes,
+// triggers, pragmas), driven straight through SQLite's C API.
+//
+//   sqlite-baseline DB insert COUNT full|normal   one transaction per inserted task
+//   sqlite-baseline DB update COUNT full|normal   one transaction per updated task
+//   sqlite-baseline DB get COUNT                  point lookups by id
+//   sqlite-baseline DB page COUNT DEPTH           50-row keyset pages at the start and at DEPTH
+//
+// Prints one JSON object with the figures on stdout.
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void check(sqlite3 *db, int rc, const char *what) {
+    if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fprintf(stderr, "sqlite-baseline: %s: %s\n", what, sqlite3_errmsg(db));
+        exit(1);
+    }
+}
+
+static void exec(sqlite3 *db, const char *sql) {
+    check(db, sqlite3_exec(db, sql, NULL, NULL, NULL), sql);
+}
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *samples, int count) {
+    qsort(samples, count, sizeof(double), compare);
+    return samples[count / 2];
+}
+
+static void step_all(sqlite3 *db, sqlite3_stmt *statement, const char *what) {
+    int rc;
+    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {}
+    check(db, rc, what);
+    sqlite3_reset(statement);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4 || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0) && argc < 5)) {
+        fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|DEPTH]\n");
+        return 2;
+    }
+    const char *mode = argv[2];
+    int count = atoi(argv[3]);
+    sqlite3 *db;
+    check(db, sqlite3_open(argv[1], &db), "open");
+    sqlite3_busy_timeout(db, 5000);
+    exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON");
+    if (argc > 4 && strcmp(argv[4], "full") == 0) exec(db, "PRAGMA synchronous = FULL");
+    if (argc > 4 && strcmp(argv[4], "normal") == 0) exec(db, "PRAGMA synchronous = NORMAL");
+
+    sqlite3_stmt *begin, *commit;
+    check(db, sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, NULL), "prepare");
+    check(db, sqlite3_prepare_v2(db, "COMMIT", -1, &commit, NULL), "prepare");
+    double *samples = malloc(sizeof(double) * (count > 0 ? count : 1));
+    char id[64], title[64];
+
+    if (strcmp(mode, "insert") == 0 || strcmp(mode, "update") == 0) {
+        int insert = strcmp(mode, "insert") == 0;
+        sqlite3_stmt *write;
+        const char *sql = insert
+            ? "INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, "
+              "created_at, updated_at, completed_at, version) VALUES (?, ?, ?, '', '', 0, 0, NULL, NULL, ?, ?, NULL, 1)"
+            : "UPDATE task SET title = ?2, title_fold = ?3, updated_at = ?4, version = version + 1 WHERE id = ?1";
+        check(db, sqlite3_prepare_v2(db, sql, -1, &write, NULL), "prepare write");
+        double start = now();
+        for (int i = 0; i < count; i++) {
+            double t = now();
+            snprintf(id, sizeof id, "baseline-%s-%d", argv[4], i);
+            snprintf(title, sizeof title, "Task number %d", i);
+            step_all(db, begin, "begin");
+            sqlite3_bind_text(write, 1, id, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(write, 2, title, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(write, 3, title, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(write, 4, (sqlite3_int64)(t * 1000));
+            sqlite3_bind_int64(write, 5, (sqlite3_int64)(t * 1000));
+            step_all(db, write, "write");
+            step_all(db, commit, "commit");
+            samples[i] = now() - t;
+        }
+        double elapsed = now() - start;
+        printf("{\"perSecond\": %.1f, \"medianMicroseconds\": %.2f}\n", count / elapsed, median(samples, count) * 1e6);
+        sqlite3_finalize(write);
+    } else if (strcmp(mode, "get") == 0) {
+        sqlite3_stmt *get;
+        check(db, sqlite3_prepare_v2(db, "SELECT pk, id, title, notes, done, priority, due, created_at, updated_at, "
+                                         "completed_at, version FROM task WHERE id = ?", -1, &get, NULL), "prepare get");
+        for (int i = 0; i < count; i++) {
+            double t = now();
+            snprintf(id, sizeof id, "task-%d", i);  // the ids taskline-bench populates
+            sqlite3_bind_text(get, 1, id, -1, SQLITE_TRANSIENT);
+            step_all(db, get, "get");
+            samples[i] = now() - t;
+        }
+        printf("{\"medianMicroseconds\": %.2f}\n", median(samples, count) * 1e6);
+        sqlite3_finalize(get);
+    } else if (strcmp(mode, "page") == 0) {
+        long depth = argc > 4 ? atol(argv[4]) : 0;
+        sqlite3_stmt *key, *page;
+        check(db, sqlite3_prepare_v2(db, "SELECT created_at, id FROM task ORDER BY created_at, id LIMIT 1 OFFSET ?", -1, &key, NULL), "prepare key");
+        check(db, sqlite3_prepare_v2(db, "SELECT pk, id, title, notes, done, priority, due, created_at, updated_at, completed_at, "
+                                         "version FROM task WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 50",
+                                     -1, &page, NULL), "prepare page");
+        double figures[2];
+        long depths[2] = {0, depth};
+        for (int d = 0; d < 2; d++) {
+            sqlite3_int64 created = -1;
+            char after[128] = "";
+            if (depths[d] > 0) {
+                sqlite3_bind_int64(key, 1, depths[d]);
+                if (sqlite3_step(key) == SQLITE_ROW) {
+                    created = sqlite3_column_int64(key, 0);
+                    snprintf(after, sizeof after, "%s", (const char *)sqlite3_column_text(key, 1));
+                }
+                sqlite3_reset(key);
+            }
+            for (int i = 0; i < count; i++) {
+                double t = now();
+                sqlite3_bind_int64(page, 1, created);
+                sqlite3_bind_text(page, 2, after, -1, SQLITE_TRANSIENT);
+                step_all(db, page, "page");
+                samples[i] = now() - t;
+            }
+            figures[d] = median(samples, count) * 1e6;
+        }
+        printf("{\"firstPageMicroseconds\": %.2f, \"deepPageMicroseconds\": %.2f}\n", figures[0], figures[1]);
+        sqlite3_finalize(key);
+        sqlite3_finalize(page);
+    } else {
+        fprintf(stderr, "sqlite-baseline: unknown mode %s\n", mode);
+        return 2;
+    }
+    sqlite3_finalize(begin);
+    sqlite3_finalize(commit);
+    free(samples);
+    sqlite3_close(db);
+    return 0;
+}

@@ -1,0 +1,140 @@
+import Foundation
+import JSONRPC
+
+/// A `taskline` process driven over pipes with newline-delimited JSON, as a script would.
+final class Driver {
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var nextID = 1
+
+    init(binary: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func write(_ bytes: [UInt8]) {
+        Self.write(bytes, to: input.fileHandleForWriting.fileDescriptor)
+    }
+
+    private static func write(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            guard written > 0 else { fatalError("write to taskline failed: \(errno)") }
+            offset += written
+        }
+    }
+
+    /// The next line the server writes, without its newline.
+    func readLine() -> ArraySlice<UInt8> {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer { start = newline + 1 }
+                return buffer[start..<newline]
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
+            guard count > 0 else { fatalError("taskline closed its output") }
+            buffer += chunk[0..<count]
+        }
+    }
+
+    /// The next response, skipping notifications.
+    func readResponse() -> JSON {
+        while true {
+            let line = readLine()
+            // Notifications start with {"jsonrpc":"2.0","method": — responses with "id".
+            if line.count > 20, line[line.startIndex + 18] == UInt8(ascii: "m") { continue }
+            guard let json = try? JSONParser.parse(line) else { fatalError("bad line from taskline") }
+            if let error = json["error"] { fatalError("taskline answered an error: \(JSONWriter.string(error))") }
+            return json
+        }
+    }
+
+    /// Waits for the next notification, skipping anything else.
+    func readNotification() {
+        while true {
+            let line = readLine()
+            if line.count > 20, line[line.startIndex + 18] == UInt8(ascii: "m") { return }
+        }
+    }
+
+    /// CPU time the process has used so far, in seconds (user + system, from /proc).
+    func cpuSeconds() -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // Fields after the command name, which is in parentheses and may contain spaces.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func requestLine(_ method: String, _ params: String) -> String {
+        defer { nextID += 1 }
+        return #"{"jsonrpc":"2.0","id":\#(nextID),"method":"\#(method)","params":\#(params)}"# + "\n"
+    }
+
+    /// Sends one request and waits for its answer; returns the result.
+    @discardableResult
+    func call(_ method: String, _ params: String = "{}") -> JSON {
+        write(Array(requestLine(method, params).utf8))
+        return readResponse()["result"] ?? JSON.null
+    }
+
+    /// Sends `lines` from another thread while reading `lines.count` responses here, so
+    /// neither side waits for the other: the pipelined case.
+    func pipeline(_ lines: [String]) {
+        let bytes = Array(lines.joined().utf8)
+        let fd = input.fileHandleForWriting.fileDescriptor
+        let writer = Thread { Self.write(bytes, to: fd) }
+        writer.start()
+        for _ in lines { _ = readResponse() }
+    }
+
+    func initialize(notifications: Bool = true) {
+        call("initialize", #"{"initializationOptions":{"notifications":\#(notifications)}}"#)
+    }
+
+    func shutdown() {
+        call("shutdown")
+        write(Array(#"{"jsonrpc":"2.0","method":"exit"}"#.utf8) + [10])
+        process.waitUntilExit()
+    }
+
+    /// Peak and current resident memory, in KiB, from /proc.
+    func memory() -> (peak: Int, current: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name) } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "0") ?? 0
+        }
+        return (field("VmHWM:"), field("VmRSS:"))
+    }
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ samples: [Double]) -> Double {
+    samples.sorted()[samples.count / 2]
+}
+
+/// Runs `body` `count` times and returns the median time of one run, in microseconds.
+func medianMicroseconds(_ count: Int, _ body: () -> Void) -> Double {
+    median((0..<count).map { _ in seconds(body) }) * 1e6
+}

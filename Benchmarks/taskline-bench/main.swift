@@ -1,0 +1,237 @@
+import Foundation
+import JSONRPC
+
+// taskline-bench: Taskline beside raw SQLite, in one run. See README.md, "Performance".
+//
+//   taskline-bench [--sizes 1000,100000,1000000] [--quick] [--json PATH]
+//
+// Needs the release build of `taskline` and `sqlite-baseline` beside it (swift build -c release).
+
+struct Options {
+    var sizes = [1000, 100_000, 1_000_000]
+    var quick = false
+    var jsonPath: String?
+}
+
+var options = Options()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+    case "--quick":
+        options.quick = true
+        options.sizes = [1000]
+    case "--json": options.jsonPath = arguments.popFirst()
+    default:
+        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--json PATH]\n".utf8))
+        exit(2)
+    }
+}
+
+let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let taskline = binDirectory + "/taskline"
+let baselineBinary = binDirectory + "/sqlite-baseline"
+let work = NSTemporaryDirectory() + "taskline-bench-\(getpid())"
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+let samples = options.quick ? 50 : 1000
+let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(cpu)")
+
+@MainActor func baseline(_ arguments: [String]) -> [String: Double] {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: baselineBinary)
+    process.arguments = arguments
+    process.standardOutput = output
+    try! process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (try? JSONSerialization.jsonObject(with: data) as? [String: Double]) ?? [:]
+}
+
+@MainActor func spawn(_ db: String, _ extra: [String] = []) -> Driver {
+    try! Driver(binary: taskline, arguments: ["--db", db, "--log-level", "error"] + extra)
+}
+
+/// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time: a mix of
+/// priorities, done flags, tags and due dates, so that every filter has work to do.
+@MainActor func populate(_ db: String, count: Int) -> Double {
+    let server = spawn(db, ["--durability", "normal"])
+    server.initialize(notifications: false)
+    let elapsed = seconds {
+        var lines: [String] = []
+        for first in stride(from: 0, to: count, by: 1000) {
+            let operations = (first..<min(count, first + 1000)).map { index in
+                let due = index % 2 == 0 ? #","due":"2027-\#(String(format: "%02d", index % 12 + 1))-\#(String(format: "%02d", index % 28 + 1))""# : ""
+                return #"{"create":{"id":"task-\#(index)","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)}}"#
+            }
+            lines.append(server.requestLine("tasks/apply", #"{"operations":[\#(operations.joined(separator: ","))]}"#))
+            if lines.count == 20 {
+                server.pipeline(lines)
+                lines = []
+            }
+        }
+        if !lines.isEmpty { server.pipeline(lines) }
+    }
+    server.shutdown()
+    return Double(count) / elapsed
+}
+
+@MainActor func measureReads(size: Int, db: String) {
+    let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
+    let server = spawn(db)
+    server.initialize()
+    let count = options.quick ? 20 : 100
+
+    let pages = baseline([db, "page", "\(count)", "\(size * 9 / 10)"])
+    let gets = baseline([db, "get", "\(min(size, samples))"])
+    var index = 0
+    report.add(group, "get, lock-step, median", medianMicroseconds(samples) {
+        server.call("tasks/get", #"{"id":"task-\#(index % size)"}"#)
+        index += 1
+    }, "µs", baseline: gets["medianMicroseconds"], target: .atMost(40))
+
+    let filters = [("", "no filter"), (#","filter":{"done":false}"#, "done filter"), (#","filter":{"tags":["t3"]}"#, "tags filter")]
+    for field in ["createdAt", "updatedAt", "due", "priority", "title"] {
+        for (filter, filterName) in filters where field == "createdAt" || filter.isEmpty {
+            let sort = #""sort":[{"field":"\#(field)"}]"#
+            let first = medianMicroseconds(count) { server.call("tasks/fetch", #"{\#(sort),"limit":50\#(filter)}"#) }
+            let depth = size * 9 / 10
+            let atDepth = server.call("tasks/fetch", #"{\#(sort),"limit":50,"offset":\#(depth)\#(filter)}"#)
+            let cursor = atDepth["nextCursor"]?.stringValue ?? ""
+            let deep = cursor.isEmpty ? first : medianMicroseconds(count) {
+                server.call("tasks/fetch", #"{\#(sort),"limit":50,"cursor":"\#(cursor)"\#(filter)}"#)
+            }
+            let name = "fetch 50 by \(field), \(filterName)"
+            let isDefault = field == "createdAt" && filter.isEmpty
+            report.add(group, name + ", first page", first, "µs", baseline: isDefault ? pages["firstPageMicroseconds"] : nil, target: .atMost(500))
+            report.add(group, name + ", at 90% depth", deep, "µs", baseline: isDefault ? pages["deepPageMicroseconds"] : nil, target: .atMost(500))
+            report.add(group, name + ", deep ÷ first", deep / first, "×", target: .atMost(1.2))
+        }
+    }
+    report.add(group, "fetch, text filter, median", medianMicroseconds(max(5, count / 10)) {
+        server.call("tasks/fetch", #"{"limit":50,"filter":{"text":"word777"}}"#)
+    } / 1000, "ms", target: .atMost(20))
+    report.add(group, "fetch with includeTotal, median", medianMicroseconds(max(5, count / 10)) {
+        server.call("tasks/fetch", #"{"limit":50,"includeTotal":true,"filter":{"done":false}}"#)
+    } / 1000, "ms", target: .atMost(20))
+
+    // Page through everything, then read the peak memory.
+    var cursor = "null"
+    let pagingTime = seconds {
+        repeat {
+            let page = server.call("tasks/fetch", #"{"limit":1000,"cursor":\#(cursor)}"#)
+            cursor = page["nextCursor"].map { JSONWriter.string($0) } ?? "null"
+        } while cursor != "null"
+    }
+    report.add(group, "page through all tasks, 1,000 a page", Double(size) / pagingTime, "tasks/s")
+    report.add(group, "peak RSS after paging through all", Double(server.memory().peak) / 1024, "MB", target: .atMost(25))
+
+    // Memory across many requests: resident size after 10% and after all of them.
+    let requests = options.quick ? 20_000 : 1_000_000
+    let chunk = 10_000
+    var rssAtTenth = 0
+    for round in 0..<(requests / chunk) {
+        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"task-\#(($0 + round) % size)"}"#) })
+        if round == requests / chunk / 10 { rssAtTenth = server.memory().current }
+    }
+    report.add(group, "RSS after \(requests) requests ÷ after \(requests / 10)", Double(server.memory().current) / Double(max(1, rssAtTenth)), "×", target: .atMost(1.1))
+    server.shutdown()
+
+    var startups: [Double] = []
+    for _ in 0..<(options.quick ? 5 : 20) {
+        var fresh: Driver?
+        startups.append(seconds {
+            fresh = spawn(db)
+            fresh?.initialize()
+        })
+        fresh?.write(Array(#"{"jsonrpc":"2.0","method":"exit"}"#.utf8) + [10])
+        fresh?.process.waitUntilExit()
+    }
+    report.add(group, "spawn to initialize response, median", median(startups) * 1000, "ms", target: .atMost(10))
+}
+
+@MainActor func measureWrites(size: Int, db: String) {
+    let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
+    for durability in ["full", "normal"] {
+        let writes = options.quick ? 500 : (durability == "full" ? 3000 : 10_000)
+        let base = baseline([db, "insert", "\(writes)", durability])
+        _ = baseline([db, "update", "\(writes)", durability])  // undo nothing; keeps both sides' tables the same size
+        let server = spawn(db, ["--durability", durability])
+        server.initialize()
+        var lines: [String] = []
+        for index in 0..<writes { lines.append(server.requestLine("tasks/create", #"{"title":"pipelined \#(index)"}"#)) }
+        let rate = Double(writes) / seconds { server.pipeline(lines) }
+        report.add(group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
+                   target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
+        let lockStep = medianMicroseconds(min(writes, samples)) { server.call("tasks/create", #"{"title":"lock-step"}"#) }
+        report.add(group, "create, lock-step, \(durability), median", lockStep, "µs", baseline: base["medianMicroseconds"],
+                   target: durability == "normal" ? .atMost(80) : nil)
+        server.shutdown()
+    }
+}
+
+/// Two servers on one file: how soon one hears of the other's commits, and what a watching
+/// server costs while nothing happens.
+@MainActor func measureLiveNotifications() {
+    let db = work + "/live.sqlite"
+    let listener = spawn(db)
+    listener.initialize()
+    let writer = spawn(db, ["--durability", "normal"])
+    writer.initialize(notifications: false)
+    var latencies: [Double] = []
+    for index in 0..<(options.quick ? 50 : 500) {
+        writer.call("tasks/create", #"{"title":"live \#(index)"}"#)
+        // The commit came just before the writer's answer: time from there to the listener's news.
+        latencies.append(seconds { listener.readNotification() } * 1000)
+        usleep(2_000)
+    }
+    latencies.sort()
+    report.add("live", "other process's change to notification, median", latencies[latencies.count / 2], "ms", target: .atMost(50))
+    report.add("live", "other process's change to notification, 99th percentile", latencies[latencies.count * 99 / 100], "ms", target: .atMost(250))
+    writer.shutdown()
+
+    let idleSeconds: UInt32 = options.quick ? 5 : 60
+    let before = listener.cpuSeconds()
+    sleep(idleSeconds)
+    report.add("live", "CPU used by a watching server idle for \(idleSeconds) s", (listener.cpuSeconds() - before) * 1000, "ms", target: .atMost(10))
+    listener.shutdown()
+}
+
+@MainActor func measureTaskwarrior() {
+    guard let task = ["/usr/bin/task", "/usr/local/bin/task"].first(where: FileManager.default.isExecutableFile) else { return }
+    let data = work + "/taskwarrior"
+    try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: data + "/taskrc", contents: Data("data.location=\(data)\nconfirmation=off\n".utf8))
+    let perTask = medianMicroseconds(20) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: task)
+        process.arguments = ["rc:" + data + "/taskrc", "add", "reference task"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        process.waitUntilExit()
+    }
+    report.add("ref", "Taskwarrior `task add`, per task", perTask / 1000, "ms")
+}
+
+for size in options.sizes {
+    let db = work + "/tasks-\(size).sqlite"
+    FileHandle.standardError.write(Data("size \(size): populating…\n".utf8))
+    let rate = populate(db, count: size)
+    let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
+    report.add(group, "populate with tasks/apply, 1,000 per request", rate, "tasks/s")
+    measureReads(size: size, db: db)
+    measureWrites(size: size, db: db)
+}
+measureLiveNotifications()
+measureTaskwarrior()
+
+print("Machine: \(report.machine)")  // stdout-ok: the benchmark's report
+print(report.table)  // stdout-ok
+if let path = options.jsonPath {
+    try report.json.write(toFile: path, atomically: true, encoding: .utf8)
+}

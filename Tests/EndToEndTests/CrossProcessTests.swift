@@ -1,0 +1,220 @@
+import Foundation
+import JSONRPC
+import SQLite
+import TestSupport
+import Testing
+
+/// Two editor windows, two `taskline` processes, one database file.
+@Suite struct CrossProcessTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.file("shared.sqlite") }
+
+    func start(_ extra: [String] = []) throws -> Client {
+        let client = Client(try ServerProcess(["--db", path] + extra))
+        _ = try client.request("initialize", #"{"clientInfo":{"name":"window"}}"#)
+        return client
+    }
+
+    @Test func everyClientHearsEveryChangeOnceAndInOrder() throws {
+        let a = try start()
+        let b = try start()
+        var ids: [String] = []
+        for round in 0..<40 {
+            let (writer, other) = round % 2 == 0 ? (a, b) : (b, a)
+            let created = try writer.request("tasks/create", #"{"title":"round \#(round)"}"#)
+            ids.append(try #require(created["id"]?.stringValue))
+            if round % 5 == 4 {
+                _ = try other.request("tasks/update", #"{"id":"\#(ids[round - 1])","changes":{"done":true}}"#)
+                _ = try writer.request("tasks/delete", #"{"id":"\#(ids[round - 2])"}"#)
+            }
+        }
+        let total = 40 + 2 * 8
+        for client in [a, b] {
+            let seqs = try client.waitForChanges(count: total).map { $0["seq"] }
+            #expect(seqs == (1...total).map { JSON.integer(Int64($0)) })
+        }
+        // Nothing more arrives: no duplicates trail behind.
+        usleep(300_000)
+        #expect(try a.pendingChanges().isEmpty)
+        #expect(try b.pendingChanges().isEmpty)
+    }
+
+    @Test func aWriterThatIsNotTasklineIsHeardToo() throws {
+        let a = try start()
+        _ = try a.request("tasks/create", #"{"id":"t","title":"from taskline"}"#)
+        _ = try a.waitForChanges(count: 1)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [path, "UPDATE task SET title = 'from the sqlite3 shell', title_fold = 'from the sqlite3 shell', version = version + 1 WHERE id = 't'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        let change = try #require(try a.waitForChanges(count: 1).first)
+        #expect(change["kind"] == "updated")
+        #expect(change["seq"] == 2)
+        #expect(change["task"]?["title"] == "from the sqlite3 shell")
+    }
+
+    @Test func aClientThatMissedChangesCatchesUp() throws {
+        let a = try start()
+        _ = try a.request("tasks/create", #"{"id":"first","title":"before the gap"}"#)
+        let seenSeq = try #require(try a.waitForChanges(count: 1).last?["seq"])
+        a.server.closeInput()
+        _ = a.server.waitForExit()
+
+        // While it is away another process makes 1,000 changes in one go.
+        let b = try start()
+        let operations = (0..<1000).map { #"{"create":{"title":"missed \#($0)"}}"# }.joined(separator: ",")
+        _ = try b.request("tasks/apply", #"{"operations":[\#(operations)]}"#)
+
+        let back = try start()
+        var since = seenSeq
+        var caught: [JSON] = []
+        var calls = 0
+        repeat {
+            let page = try back.request("tasks/changes", #"{"since":\#(JSONWriter.string(since)),"limit":300}"#)
+            caught += try #require(page["changes"]?.arrayValue)
+            since = try #require(page["seq"])
+            calls += 1
+            if page["hasMore"] != true { break }
+        } while calls < 10
+        #expect(caught.count == 1000)
+        #expect(caught.map { $0["seq"] } == (2...1001).map { JSON.integer(Int64($0)) })
+        #expect(caught.allSatisfy { $0["kind"] == "created" && $0["task"]?["title"]?.stringValue?.hasPrefix("missed") == true })
+        #expect(calls == 4)
+        #expect(try back.pendingChanges().isEmpty, "changes made before initialize are not notified")
+    }
+
+    @Test func racingIfVersionUpdatesHaveExactlyOneWinner() throws {
+        let a = try start(["--log-level", "error"])
+        let b = try start(["--log-level", "error"])
+        for round in 0..<20 {
+            let id = "race-\(round)"
+            _ = try a.request("tasks/create", #"{"id":"\#(id)","title":"v1"}"#)
+            // Both send at once, each believing it has version 1.
+            let aID = a.send("tasks/update", #"{"id":"\#(id)","changes":{"title":"a wins"},"ifVersion":1}"#)
+            let bID = b.send("tasks/update", #"{"id":"\#(id)","changes":{"title":"b wins"},"ifVersion":1}"#)
+            let outcomes = [try a.response(aID), try b.response(bID)]
+            let winners = outcomes.filter { $0["result"] != nil }
+            let losers = outcomes.filter { $0["error"]?["code"] == 1002 }
+            #expect(winners.count == 1 && losers.count == 1, "round \(round): \(outcomes)")
+            #expect(losers.first?["error"]?["data"]?["task"]?["version"] == 2)
+            #expect(try a.request("tasks/get", #"{"id":"\#(id)"}"#)["version"] == 2)
+        }
+    }
+
+    @Test func aWriteWaitsOutAnotherProcesssNormalTransaction() throws {
+        let a = try start()
+        _ = try a.request("tasks/create", #"{"title":"before"}"#)
+        // Used by one thread at a time: here, then in the block below.
+        nonisolated(unsafe) let other = try Database(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            try? other.execute("INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version) VALUES ('o', 'other', 'other', '', '', 0, 0, 1, 1, 1); COMMIT")
+            released.signal()
+        }
+        // Sent while the other process holds the write lock: it waits, then succeeds.
+        let created = try a.request("tasks/create", #"{"title":"after"}"#)
+        #expect(created["title"] == "after")
+        #expect(released.wait(timeout: .now() + 5) == .success)
+        #expect(try a.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3)
+    }
+
+    @Test func atomicApplyIsOneNotification() throws {
+        let a = try start()
+        let b = try start()
+        let result = try a.request("tasks/apply", #"{"operations":[{"create":{"id":"x","title":"x"}},{"create":{"id":"y","title":"y"}},{"update":{"id":"x","changes":{"priority":3}}}]}"#)
+        #expect(result["results"]?.arrayValue?.count == 3)
+        for client in [a, b] {
+            let notification = try client.nextNotification()
+            #expect(notification["changes"]?.arrayValue?.map { $0["seq"] } == [1, 2, 3])
+        }
+    }
+
+    @Test func expiredHistoryTellsTheClientToRefetch() throws {
+        let a = try start()
+        for index in 0..<3 { _ = try a.request("tasks/create", #"{"title":"old \#(index)"}"#) }
+        a.server.closeInput()
+        _ = a.server.waitForExit()
+        let b = try start(["--history-days", "0"])
+        let error = try b.requestError("tasks/changes", #"{"since":1}"#)
+        #expect(error["code"] == 1005)
+        #expect(error["data"]?["oldestSeq"] == 4)
+        #expect(try b.request("tasks/changes", #"{"since":3}"#)["changes"] == [])
+        #expect(try b.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3, "pruning the log never touches tasks")
+    }
+}
+
+/// A JSON-RPC client over a `ServerProcess` that keeps notifications apart from responses.
+final class Client {
+    let server: ServerProcess
+    private var nextID = 1
+    private var responses: [JSON: JSON] = [:]
+    private var notifications: [JSON] = []
+
+    init(_ server: ServerProcess) {
+        self.server = server
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func send(_ method: String, _ params: String) -> JSON {
+        let id = JSON.integer(Int64(nextID))
+        nextID += 1
+        server.sendLine(#"{"jsonrpc":"2.0","id":\#(JSONWriter.string(id)),"method":"\#(method)","params":\#(params)}"#)
+        return id
+    }
+
+    func response(_ id: JSON) throws -> JSON {
+        while responses[id] == nil { try receive() }
+        return responses.removeValue(forKey: id)!
+    }
+
+    func request(_ method: String, _ params: String = "{}") throws -> JSON {
+        let answer = try response(send(method, params))
+        guard let result = answer["result"] else { throw Failure(description: "\(method) failed: \(answer)") }
+        return result
+    }
+
+    func requestError(_ method: String, _ params: String) throws -> JSON {
+        let answer = try response(send(method, params))
+        guard let error = answer["error"] else { throw Failure(description: "\(method) succeeded: \(answer)") }
+        return error
+    }
+
+    func nextNotification() throws -> JSON {
+        while notifications.isEmpty { try receive() }
+        return notifications.removeFirst()["params"]!
+    }
+
+    /// The next `count` changes, across as many notifications as they come in.
+    func waitForChanges(count: Int) throws -> [JSON] {
+        var changes: [JSON] = []
+        while changes.count < count {
+            changes += try nextNotification()["changes"]?.arrayValue ?? []
+        }
+        return changes
+    }
+
+    /// Changes already received or arriving within a short while.
+    func pendingChanges() throws -> [JSON] {
+        while let chunk = try? server.next(timeout: 0.2) { file(chunk) }
+        defer { notifications.removeAll() }
+        return notifications.flatMap { $0["params"]?["changes"]?.arrayValue ?? [] }
+    }
+
+    private func receive() throws {
+        file(try server.next())
+    }
+
+    private func file(_ message: JSON) {
+        if message["method"] != nil {
+            notifications.append(message)
+        } else if let id = message["id"] {
+            responses[id] = message
+        }
+    }
+}
