@@ -37,6 +37,8 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
 
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// What each read(2) fills.
+    private var chunk = [UInt8](repeating: 0, count: JSONRecordReader.readSize)
     /// The first byte of `buffer` not yet returned in a record.
     private var start = 0
     /// Where scanning for the end of the current value resumes, and its state there.
@@ -51,6 +53,9 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     private var finished = false
     /// In an array: whether the next element follows a comma (so `]` would be out of place).
     private var afterComma = false
+    /// In an array: new lines in the element being scanned, and whether it outgrew the limit.
+    private var elementNewlines = 0
+    private var oversized = false
     private static let readSize = 1 << 20
 
     public init(fileDescriptor: Int32, maxRecordBytes: Int = 64 << 20) {
@@ -97,7 +102,9 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
                 guard fill() else { break }
                 continue
             }
-            let record = lineRecord(upTo: end)
+            let record = end - start > maxRecordBytes
+                ? Record(line: line, value: .failure(Failure(reason: "a line longer than \(maxRecordBytes) bytes")))
+                : lineRecord(upTo: end)
             start = end + 1
             scan = start
             line += 1
@@ -111,11 +118,12 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     }
 
     private func findNewline() -> Int? {
-        while scan < buffer.count {
-            if buffer[scan] == 0x0A { return scan }
-            scan += 1
+        guard let newline = buffer[scan...].firstIndex(of: 0x0A) else {
+            scan = buffer.count
+            return nil
         }
-        return nil
+        scan = newline
+        return newline
     }
 
     /// Nil for a blank line.
@@ -161,9 +169,12 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
         }
         let elementLine = line
         guard let end = findElementEnd() else { return fail("the array is not closed with ]", at: elementLine) }
-        let element = buffer[start..<end]
-        line += element.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
-        let record = Record(line: elementLine, value: Self.parse(element))
+        line += elementNewlines
+        let record = oversized || end - start > maxRecordBytes
+            ? Record(line: elementLine, value: .failure(Failure(reason: "an element longer than \(maxRecordBytes) bytes")))
+            : Record(line: elementLine, value: Self.parse(buffer[start..<end]))
+        oversized = false
+        elementNewlines = 0
         start = end
         if buffer[end] == UInt8(ascii: ",") {
             start += 1
@@ -176,51 +187,58 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     }
 
     /// The index of the `,` or `]` that ends the element at `start`, reading as needed;
-    /// nil at the end of input (or past the size limit).
+    /// nil at the end of input. An element longer than the limit is read past, not held:
+    /// `oversized` says so.
     private func findElementEnd() -> Int? {
         while true {
-            while scan < buffer.count {
-                let byte = buffer[scan]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
+            // The scan works on locals and a raw view of the buffer: it is the import's
+            // innermost loop.
+            var (index, depth, inString, escaped, newlines) = (scan, depth, inString, escaped, elementNewlines)
+            let end: Int? = buffer.withUnsafeBufferPointer { bytes in
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    if byte == 0x0A { newlines += 1 }
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if byte == UInt8(ascii: "\\") {
+                            escaped = true
+                        } else if byte == UInt8(ascii: "\"") {
+                            inString = false
+                        }
+                    } else {
+                        switch byte {
+                        case UInt8(ascii: "\""): inString = true
+                        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                        case UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
+                        case UInt8(ascii: "]") where depth > 0: depth -= 1
+                        case UInt8(ascii: "]"), UInt8(ascii: ",") where depth == 0: return index
+                        default: break
+                        }
                     }
-                } else {
-                    switch byte {
-                    case UInt8(ascii: "\""): inString = true
-                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                    case UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
-                    case UInt8(ascii: "]"):
-                        if depth == 0 { return finishElement(at: scan) }
-                        depth -= 1
-                    case UInt8(ascii: ","):
-                        if depth == 0 { return finishElement(at: scan) }
-                    default: break
-                    }
+                    index += 1
                 }
-                scan += 1
+                return nil
             }
-            guard scan - start <= maxRecordBytes else { return nil }
+            scan = index
+            elementNewlines = newlines
+            if let end {
+                (self.depth, self.inString, self.escaped) = (0, false, false)
+                return end
+            }
+            (self.depth, self.inString, self.escaped) = (depth, inString, escaped)
+            if scan - start > maxRecordBytes {
+                oversized = true
+                start = scan
+            }
             guard fill() else { return nil }
         }
-    }
-
-    private func finishElement(at end: Int) -> Int {
-        depth = 0
-        inString = false
-        escaped = false
-        return end
     }
 
     /// The array's structure is broken: report it, and stop.
     private func fail(_ reason: String, at failureLine: Int? = nil) -> Record {
         finished = true
-        let limit = scan - start > maxRecordBytes ? " (or an element is longer than \(maxRecordBytes) bytes)" : ""
-        return Record(line: failureLine ?? line, value: .failure(Failure(reason: reason + limit)))
+        return Record(line: failureLine ?? line, value: .failure(Failure(reason: reason)))
     }
 
     // MARK: - Reading
@@ -245,19 +263,16 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
             scan -= start
             start = 0
         }
-        let old = buffer.count
-        buffer.reserveCapacity(old + Self.readSize)
-        buffer.append(contentsOf: repeatElement(0, count: Self.readSize))
         var count: Int
         repeat {
-            count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, Self.readSize) }
+            count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         } while count < 0 && errno == EINTR
-        buffer.removeSubrange((old + Swift.max(count, 0))...)
         if count < 0 { readError = String(cString: strerror(errno)) }
         guard count > 0 else {
             endOfInput = true
             return false
         }
+        buffer.append(contentsOf: chunk[..<count])
         bytesRead += count
         return true
     }
