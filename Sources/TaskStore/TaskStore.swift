@@ -317,9 +317,15 @@ public actor TaskStore {
     /// Returns how many changes were removed.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        try storage {
-            try database.writeTransaction {
-                guard let through = try database.integer("SELECT max(seq) FROM change WHERE at < ?", [.integer(cutoff)]) else { return 0 }
+        // INDEXED BY: left to itself, the planner answers max(seq) by walking the whole log
+        // from its newest end, which is every change when nothing is old enough to go.
+        let newestOld = "SELECT max(seq) FROM change INDEXED BY change_by_time WHERE at < ?"
+        return try storage {
+            // Looked up outside a write transaction first: at start-up there is usually
+            // nothing to remove, and the write lock (which another process may hold) is not needed.
+            guard try database.integer(newestOld, [.integer(cutoff)]) != nil else { return 0 }
+            return try database.writeTransaction {
+                guard let through = try database.integer(newestOld, [.integer(cutoff)]) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
