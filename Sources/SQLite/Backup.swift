@@ -12,8 +12,10 @@ extension Database {
     ///
     /// Each step reads under a shared lock. When another connection commits between two steps,
     /// SQLite starts the copy over, so under a steady write load a copy in small steps might
-    /// never finish: call this inside `readTransaction`, which holds one snapshot across all
-    /// the steps. In WAL mode, writers go on meanwhile.
+    /// never finish: call this inside `readTransaction`, after a first read (a deferred
+    /// transaction takes its snapshot then; a step in a transaction that has not read yet
+    /// still ends its own). The transaction then holds one snapshot across all the steps; in
+    /// WAL mode, writers go on meanwhile.
     public func backup(into destination: Database, pagesPerStep: Int32, progress: ((BackupProgress) -> Void)? = nil) throws {
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw SQLiteError(resultCode: sqlite3_errcode(destination.handle), connection: destination.handle)
@@ -34,21 +36,5 @@ extension Database {
         let finish = sqlite3_backup_finish(backup)
         if result != SQLITE_DONE { throw SQLiteError(resultCode: result, connection: destination.handle) }
         if finish != SQLITE_OK { throw SQLiteError(resultCode: finish, connection: destination.handle) }
-    }
-
-    /// Runs `body` in a read transaction that sees one snapshot of the database from start
-    /// to end, whatever other connections commit meanwhile (in WAL mode they are not blocked).
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN DEFERRED")
-        do {
-            // A deferred transaction takes its snapshot at the first read: take it now.
-            _ = try integer("SELECT count(*) FROM sqlite_schema")
-            let value = try body()
-            try run("COMMIT")
-            return value
-        } catch {
-            if !isAutocommit { try? run("ROLLBACK") }
-            throw error
-        }
     }
 }

@@ -102,6 +102,14 @@ public final class Database {
         }
     }
 
+    /// Runs `body` in a read transaction: every statement in it sees the same snapshot of
+    /// the database, whatever other connections commit meanwhile.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        defer { if !isAutocommit { try? run("COMMIT") } }
+        return try body()
+    }
+
     /// Runs `body` in a savepoint: an error undoes only what `body` did.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         try run("SAVEPOINT taskline")

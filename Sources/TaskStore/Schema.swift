@@ -114,7 +114,12 @@ enum Schema {
             // Reading the log asks whether a task was deleted after a change to it.
             try db.execute("CREATE INDEX change_by_task ON change (task_id, seq)")
         },
+        .init(version: 6) { db in
+            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", [.text(databaseIDKey)])
+        },
     ])
+
+    static let databaseIDKey = "database_id"
 
     /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
     static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"

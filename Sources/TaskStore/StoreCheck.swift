@@ -116,7 +116,7 @@ extension TaskStore {
         let columns: Int32 = FetchPlan.taskColumnCount
         try database.cachedStatement("SELECT \(FetchPlan.taskColumns), title_fold, notes_fold, due_at FROM task ORDER BY pk")
             .forEachRow { row in
-                let task = try readTask(row)
+                let task = readTask(row)
                 do {
                     let checked = try CheckedTask(task)
                     if row.text(columns) != TaskRules.folded(task.title) {

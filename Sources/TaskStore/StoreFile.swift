@@ -50,6 +50,8 @@ enum StoreFile {
             }
             database = try wrap(path) { try Database(path: path, mode: .readWrite) }
         }
+        // Before anything reads the file: another process may be creating or migrating it.
+        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try checkOwnership(of: database, path: path)
         try configure(database, options: options)
         try wrap(path) { try Schema.migrator.migrate(database) }
@@ -82,7 +84,6 @@ enum StoreFile {
     }
 
     private static func configure(_ database: Database, options: StoreOptions) throws {
-        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try wrap(database.path) {
             try database.execute("PRAGMA foreign_keys = ON")
             // WAL: readers never block the writer, and a commit is one append (plus one fsync
@@ -141,6 +142,8 @@ enum StoreFile {
     /// 0600 keeps all three private to the user.
     static func createEmptyFile(at path: String) throws {
         let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        // Another process starting at the same moment may have just made it: use theirs.
+        if fd < 0 && errno == EEXIST { return }
         guard fd >= 0 else {
             throw StoreOpenError.cannotOpen(path: path, detail: String(cString: strerror(errno)))
         }

@@ -41,6 +41,7 @@ extension TaskStore {
         try translatingSQLiteErrors {
             let copy = try Database(path: temporary, mode: .readWrite)
             try database.readTransaction {
+                _ = try database.integer("SELECT count(*) FROM sqlite_schema")  // the snapshot starts here
                 try database.backup(into: copy, pagesPerStep: pagesPerStep) { progress?($0.copiedPages, $0.totalPages) }
             }
         }

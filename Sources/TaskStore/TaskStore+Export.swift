@@ -12,7 +12,7 @@ extension TaskStore {
                 var count = 0
                 try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task ORDER BY created_at, id")
                     .forEachRow { row in
-                        try body(try readTask(row))
+                        try body(readTask(row))
                         count += 1
                     }
                 return count

@@ -64,27 +64,32 @@ public actor TaskStore {
             }
             cursor = decoded
         }
-        return try storage {
+        // One snapshot for the page, the total and the seq, whatever other processes commit.
+        return try storage { try database.readTransaction {
             let (sql, values) = plan.pageSQL(after: cursor)
             let statement = try database.cachedStatement(sql)
             var tasks: [TaskItem] = []
             var lastKeys: [SQLValue] = []
+            var hasMore = false
             let keyCount = Int32(plan.keys.count)
+            // One row more than the limit is asked for: it tells whether a next page exists.
             try statement.forEachRow(values + [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset ?? 0))]) { row in
-                guard tasks.count < query.limit else { return }
-                tasks.append(try readTask(row))
+                guard tasks.count < query.limit else {
+                    hasMore = true
+                    return
+                }
+                tasks.append(readTask(row))
                 lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
             }
-            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil)
-            // The query asked for one row more than the limit: it tells whether a next page exists.
-            if tasks.count == query.limit, try hasMore(plan: plan, after: lastKeys) {
+            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try seqInTransaction())
+            if hasMore {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
             if query.includeTotal {
                 page.total = Int(try database.cachedStatement(plan.countSQL).firstRow(plan.whereValues) { $0.int64(0) } ?? 0)
             }
             return page
-        }
+        } }
     }
 
     // MARK: - Writes
@@ -223,7 +228,17 @@ public actor TaskStore {
 
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
-        try storage { try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0 }
+        try storage { try seqInTransaction() }
+    }
+
+    private func seqInTransaction() throws -> Int64 {
+        try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+    }
+
+    /// A random number given to the database when it was made: a client that catches up
+    /// with `tasks/changes` can tell a replaced file from the one it followed.
+    public func databaseID() throws -> Int64 {
+        try storage { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
     }
 
     // MARK: - Change history
@@ -247,7 +262,7 @@ public actor TaskStore {
             if since < prunedThrough {
                 throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
             }
-            let current = try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+            let current = try seqInTransaction()
             if since > current {
                 throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
             }
@@ -262,7 +277,7 @@ public actor TaskStore {
                 """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }
                 let kind = TaskChange.Kind(rawValue: row.text(1)) ?? .updated
-                let task = row.isNull(4) ? nil : try readTask(row, from: 4)
+                let task = row.isNull(4) ? nil : readTask(row, from: 4)
                 changes.append(TaskChange(seq: row.int64(0), kind: kind, id: row.text(2), version: row.int64(3), task: task))
             }
             let hasMore = try changes.last.map { last in
@@ -277,9 +292,15 @@ public actor TaskStore {
     /// Returns how many changes were removed.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        try storage {
-            try database.writeTransaction {
-                guard let through = try database.integer("SELECT max(seq) FROM change WHERE at < ?", [.integer(cutoff)]) else { return 0 }
+        // INDEXED BY: left to itself, the planner answers max(seq) by walking the whole log
+        // from its newest end, which is every change when nothing is old enough to go.
+        let newestOld = "SELECT max(seq) FROM change INDEXED BY change_by_time WHERE at < ?"
+        return try storage {
+            // Looked up outside a write transaction first: at start-up there is usually
+            // nothing to remove, and the write lock (which another process may hold) is not needed.
+            guard try database.integer(newestOld, [.integer(cutoff)]) != nil else { return 0 }
+            return try database.writeTransaction {
+                guard let through = try database.integer(newestOld, [.integer(cutoff)]) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
@@ -314,10 +335,6 @@ public actor TaskStore {
         }
     }
 
-    private func hasMore(plan: FetchPlan, after keys: [SQLValue]) throws -> Bool {
-        let (sql, values) = plan.pageSQL(after: Cursor(signature: plan.signature, values: keys))
-        return try database.cachedStatement(sql).firstRow(values + [.integer(1), .integer(0)]) { _ in true } ?? false
-    }
 
     private func load(id: String) throws -> TaskItem? {
         try loadWithKey(id: id)?.task
@@ -325,16 +342,16 @@ public actor TaskStore {
 
     func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
         try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?")
-            .firstRow([.text(id)]) { row in (row.int64(0), try readTask(row)) }
+            .firstRow([.text(id)]) { row in (row.int64(0), readTask(row)) }
     }
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
-    func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
-        try Self.readTask(row, from: first)
+    func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
+        Self.readTask(row, from: first)
     }
 
     /// The same, for a connection the store does not own (`check` opens the file read-only).
-    static func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
+    static func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
         var tags: [String] = []
         if !row.isNull(first + 11) {
             tags = row.text(first + 11).split(separator: "\u{1F}").map(String.init).sorted(by: TaskRules.codePointOrder)

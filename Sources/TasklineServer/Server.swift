@@ -272,10 +272,12 @@ public actor Server {
             let initialize = try Initialize(params: request.params)
             notificationsEnabled = initialize.notifications
             lastNotifiedSeq = try await store.currentSeq()
+            let databaseID = try await store.databaseID()
             phase = .running
             if let pid = initialize.processID { watch(pid) }
             if initialize.notifications { watchDatabase() }
-            return MethodOutcome(result: initialize.result(maxMessageBytes: options.maxMessageBytes))
+            return MethodOutcome(result: initialize.result(
+                maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):
             throw ResponseError(code: ResponseError.serverNotInitializedCode, message: "Server not initialized: send initialize first")
         case (.shutDown, _):

@@ -121,6 +121,26 @@ import Testing
         #expect(try a.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3)
     }
 
+    @Test func serversStartingTogetherOnANewFileBothServe() throws {
+        for round in 0..<5 {
+            let file = directory.file("together-\(round).sqlite")
+            let servers = try (0..<3).map { _ in try ServerProcess(["--db", file]) }
+            for server in servers { server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#) }
+            let ids = try servers.map { try #require(try $0.next()["result"]?["database"]?["id"]) }
+            #expect(Set(ids).count == 1, "one database, one id")
+        }
+    }
+
+    @Test func aRefetchTellsWhereTheChangeLogTakesOver() throws {
+        let a = try start()
+        let initialized = try start()
+        _ = try a.request("tasks/create", #"{"title":"one"}"#)
+        _ = try a.request("tasks/create", #"{"title":"two"}"#)
+        let page = try initialized.request("tasks/fetch")
+        #expect(page["seq"] == 2)
+        #expect(try initialized.request("tasks/changes", #"{"since":2}"#)["changes"] == [])
+    }
+
     @Test func atomicApplyIsOneNotification() throws {
         let a = try start()
         let b = try start()

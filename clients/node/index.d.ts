@@ -70,9 +70,12 @@ export interface TaskChange {
   /** The task's version after the change (for `deleted`, the version it had). */
   version: number;
   /**
-   * In a tasks/didChange notification, the task after the change. In a
-   * tasks/changes page, the task as it is now (its version may be later than
-   * `version`), absent if it has been deleted since. Always absent for `deleted`.
+   * Always absent for `deleted`. Otherwise, in a tasks/didChange for a change
+   * this client's server made, the task right after the change; for a change made
+   * by another process, and in a tasks/changes page, the task as it was read
+   * later: its version may be greater than `version` (a later change follows),
+   * and it is absent if the task has been deleted since (the deletion follows).
+   * Applying changes in order gives the right state either way.
    */
   task?: Task;
 }

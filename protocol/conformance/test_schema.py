@@ -127,7 +127,8 @@ def test_tasks_may_gain_members(checker):
 
 
 def test_fetch_results(checker):
-    assert checker.result_problem("tasks/fetch", {"tasks": [TASK], "nextCursor": None, "total": 1}, "$") is None
+    assert checker.result_problem("tasks/fetch", {"tasks": [TASK], "nextCursor": None, "seq": 3, "total": 1}, "$") is None
+    assert checker.result_problem("tasks/fetch", {"tasks": [TASK], "nextCursor": None}, "$") is not None
     assert checker.result_problem("tasks/fetch", {"tasks": [TASK]}, "$") is not None
 
 

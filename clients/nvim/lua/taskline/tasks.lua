@@ -79,7 +79,8 @@ end
 
 local function apply(tasks, changes)
   for _, change in ipairs(changes) do
-    -- In a tasks/changes page, a task that has been deleted since comes without `task`.
+    -- A change read after the task was deleted (in a tasks/changes page, or
+    -- another process's change in a notification) comes without `task`.
     if change.kind == 'deleted' or change.task == nil or change.task == vim.NIL then
       remove(tasks, change.id)
     else

@@ -181,8 +181,9 @@ class _Connection:
         self._writer = _daemon_thread("taskline-writer", self._write_frames)
         self._reader = _daemon_thread("taskline-reader", self._read_messages)
         self._stderr_drainer = _daemon_thread("taskline-stderr", self._drain_stderr)
-        # Started only once all exist: each may use the others as soon as it runs.
-        for thread in (self._writer, self._reader, self._stderr_drainer):
+        # Started only once all exist, and the reader last: once the server has
+        # exited it joins the stderr drainer, which must have been started by then.
+        for thread in (self._stderr_drainer, self._writer, self._reader):
             thread.start()
 
     def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:

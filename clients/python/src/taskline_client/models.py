@@ -90,10 +90,14 @@ class ChangeKind(str, enum.Enum):
 class Change:
     """One committed change.
 
-    In a `tasks/didChange` notification, `task` is the task after the change
-    and `version` its version then. In a `changes()` page, `task` is the task
-    as it is now (its version may be later than `version`), None if it has
-    been deleted since. `task` is always None for deletions.
+    `version` is the task's version after the change (for a deletion, the
+    version it had). `task` is always None for deletions. Otherwise, in a
+    `tasks/didChange` for a change this client's server made, `task` is the
+    task right after the change; for a change made by another process, and in
+    a `changes()` page, it is the task as it was read later: its version may be
+    greater than `version` (a later change follows), and it is None if the task
+    has been deleted since (the deletion follows). Applying changes in order
+    gives the right state either way.
     """
 
     seq: int
