@@ -108,17 +108,13 @@ extension TaskStore {
         return summary
     }
 
-    /// Runs `body` with settings for a write far larger than the usual ones, restoring them
-    /// after. A page cache of up to 256 MiB (used only as far as the import needs it), so
-    /// that a large import rewrites fewer pages. Statement journals in memory: inside a
-    /// transaction every INSERT into `task` needs one (the change log's AUTOINCREMENT makes
-    /// the statement abortable), and on disk it costs a write of each page the statement
-    /// touches, for every task.
+    /// Runs `body` with a page cache of up to 256 MiB (used only as far as the import needs
+    /// it), so that a large import rewrites fewer pages, then restores the usual size.
+    /// (Statement journals are already in memory: see `StoreFile.configure`.)
     private func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T {
         let cacheSize = try database.integer("PRAGMA cache_size") ?? -2000
-        let tempStore = try database.integer("PRAGMA temp_store") ?? 0
-        try database.execute("PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY")
-        defer { try? database.execute("PRAGMA cache_size = \(cacheSize); PRAGMA temp_store = \(tempStore)") }
+        try database.execute("PRAGMA cache_size = -262144")
+        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
         return try body()
     }
 
