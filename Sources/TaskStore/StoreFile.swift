@@ -33,6 +33,21 @@ enum StoreFile {
     static let memoryPath = ":memory:"
 
     static func open(path: String, options: StoreOptions) throws -> Database {
+        // Processes starting together on one file meet locks that SQLite reports at once
+        // rather than wait for (switching to WAL, a reader meeting a migration): the whole
+        // opening is tried again until the busy timeout has passed.
+        let deadline = Timestamp.now() + Int64(options.busyTimeoutMilliseconds)
+        while true {
+            do {
+                return try openOnce(path: path, options: options)
+            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+                guard Timestamp.now() < deadline else { throw StoreOpenError.cannotOpen(path: path, detail: error.message) }
+                usleep(10_000)
+            }
+        }
+    }
+
+    private static func openOnce(path: String, options: StoreOptions) throws -> Database {
         let database: Database
         if path == memoryPath {
             database = try wrap(path) { try Database(path: path) }
@@ -67,6 +82,8 @@ enum StoreFile {
             objects = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
             applicationID = try database.applicationID()
             version = try database.userVersion()
+        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            throw error
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {
@@ -171,9 +188,12 @@ enum StoreFile {
         return parent.isEmpty ? nil : parent
     }
 
+    /// Turns SQLite's errors into `StoreOpenError`s, except the lock errors, which `open` retries.
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            throw error
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {
