@@ -39,6 +39,12 @@ let package = Package(
         .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite"], path: "Benchmarks/sqlite-baseline"),
         .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
 
+        // Fuzzing: the harness (one input through the connection, the server and an in-memory
+        // store) and the libFuzzer target around it; see scripts/fuzz.
+        .target(name: "FuzzHarness", dependencies: ["JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
+                path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
+        .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
+
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
@@ -46,5 +52,6 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
     ]
 )

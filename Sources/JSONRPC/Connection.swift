@@ -55,6 +55,11 @@ public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchec
         if let framing = options.framing { writer.setFraming(framing) }
     }
 
+    deinit {
+        close(wakeFDs.read)
+        close(wakeFDs.write)
+    }
+
     // MARK: - Executor
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -37,6 +37,9 @@ public struct FrameDecoder {
     private var headerBytes = 0
     private var contentLength: Int?
     private var headerProblem: String?
+    /// The bytes of the header line being read, whether kept or not, and how it ends.
+    private var lineLength = 0
+    private var lineEndsInCR = false
 
     public init(framing: Framing?, maxMessageBytes: Int) {
         self.framing = framing
@@ -145,6 +148,8 @@ public struct FrameDecoder {
             if headerBytes == 0 && buffer.isEmpty && isWhitespace(byte) { continue }
             headerBytes += 1
             if byte != UInt8(ascii: "\n") {
+                lineLength += 1
+                lineEndsInCR = byte == UInt8(ascii: "\r")
                 if headerBytes > Self.maxHeaderBlockBytes {
                     headerProblem = headerProblem ?? "header block longer than \(Self.maxHeaderBlockBytes) bytes"
                 } else {
@@ -152,11 +157,15 @@ public struct FrameDecoder {
                 }
                 continue
             }
+            // Blank by what the line held, not by what was kept of it: past the limit nothing
+            // is kept, and such a line must not end the block early.
+            let blank = lineLength == 0 || (lineLength == 1 && lineEndsInCR)
+            lineLength = 0
             if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
             let line = buffer
             buffer = []
-            if !line.isEmpty {
-                headerLine(line, into: &events)
+            if !blank {
+                if headerBytes <= Self.maxHeaderBlockBytes { headerLine(line, into: &events) }
                 continue
             }
             // A blank line ends the header block.

@@ -125,6 +125,8 @@ public final class Database {
     }
 
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    /// True when SQLite could open the file only for reading (a read-only file or file system).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
     public var changes: Int { Int(sqlite3_changes64(handle)) }
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

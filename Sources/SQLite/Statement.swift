@@ -35,7 +35,15 @@ public final class Statement {
             case .null: result = sqlite3_bind_null(handle, index)
             case .integer(let int): result = sqlite3_bind_int64(handle, index, int)
             case .real(let double): result = sqlite3_bind_double(handle, index, double)
-            case .text(let string): result = sqlite3_bind_text(handle, index, string, -1, taskline_sqlite_transient)
+            case .text(let string):
+                // With its length in bytes: given -1, SQLite would cut the text at its first NUL.
+                var text = string
+                result = text.withUTF8 { bytes in
+                    guard !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, taskline_sqlite_transient) }
+                    return bytes.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text64(handle, index, $0.baseAddress, UInt64($0.count), taskline_sqlite_transient, UInt8(SQLITE_UTF8))
+                    }
+                }
             case .blob(let bytes):
                 result = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), taskline_sqlite_transient)

@@ -44,7 +44,8 @@ struct FetchPlan {
             // the trigram index, for needles of three characters or more, only narrows
             // the tasks it has to look at.
             let folded = TaskRules.folded(text)
-            if folded.unicodeScalars.count >= 3 {
+            // (FTS5's query parser stops at a NUL, so such a needle is left to instr() alone.)
+            if folded.unicodeScalars.count >= 3, !folded.unicodeScalars.contains("\0") {
                 let phrase = "\"" + folded.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
                 add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(phrase)])
             }

@@ -109,9 +109,8 @@ enum StoreFile {
             if database.path != memoryPath {
                 do {
                     try database.execute("PRAGMA journal_mode = WAL")
-                } catch let error as SQLiteError where error.code == SQLiteError.readOnly {
-                    Log.warning("\(database.path) is read-only: reads work, writes will fail")
-                }
+                } catch let error as SQLiteError where error.code == SQLiteError.readOnly {}
+                if database.isReadOnly { Log.warning("\(database.path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
             // 8 MiB of page cache (SQLite's default is 2): a large write (an import, a big

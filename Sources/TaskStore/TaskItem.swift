@@ -34,6 +34,16 @@ public struct TaskItem: Sendable, Hashable {
         self.completedAt = completedAt
         self.version = version
     }
+
+    /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
+    /// (é, and e followed by U+0301) equal, but a client that writes one must get it back.
+    func isIdentical(to other: TaskItem) -> Bool {
+        self == other && Self.identical([id, title, notes, due ?? ""] + tags, [other.id, other.title, other.notes, other.due ?? ""] + other.tags)
+    }
+
+    static func identical(_ a: [String], _ b: [String]) -> Bool {
+        a.elementsEqual(b) { $0.utf8.elementsEqual($1.utf8) }
+    }
 }
 
 /// What a client asks for when it creates a task. Absent fields take their defaults.

@@ -207,7 +207,7 @@ public actor TaskStore {
             if let tags { next.tags = tags }
             if case .some(let due) = changes.due { next.due = due }
             if let done = changes.done { next.done = done }
-            guard next != current else { return OperationOutcome(result: .task(current), change: nil) }
+            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
@@ -239,6 +239,14 @@ public actor TaskStore {
     /// with `tasks/changes` can tell a replaced file from the one it followed.
     public func databaseID() throws -> Int64 {
         try storage { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
+    }
+
+    /// Copies every committed change from the WAL into the database file and empties the
+    /// WAL: called before the process ends, so that the file named by `--db` holds all the
+    /// data by itself (a copy or backup of it alone is complete). A no-op while another
+    /// connection still reads an older snapshot.
+    public func checkpoint() throws {
+        try storage { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     // MARK: - Change history
@@ -396,7 +404,7 @@ public actor TaskStore {
                 SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
                 SQLValue(task.completedAt), .integer(task.version), .integer(pk),
             ])
-        if task.tags != oldTags {
+        if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
             try insertTags(task.tags, taskPK: pk)
         }

@@ -64,7 +64,15 @@ let server = Server(store: store, writer: connection.writer, options: Server.Opt
     maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
 Task.detached {
     let code = await server.run()
-    await store.close()
+    // SQLite checkpoints when the last connection closes, which exit() never does: the
+    // file named by --db then holds all the data by itself (a copy of it is complete), and
+    // the next start has no WAL to replay. The connection is left open, and so are the
+    // -wal and -shm files, without which a database in a read-only folder cannot be opened.
+    do {
+        try await store.checkpoint()
+    } catch {
+        Log.info("could not checkpoint the database before exiting: \(error)")
+    }
     connection.stop(exitCode: code)
 }
 exit(connection.run(receive: server.receive, onEnd: server.inputEnded))

@@ -79,6 +79,28 @@ import Testing
         #expect(server.waitForExit() == 0)
     }
 
+    /// After the process ends (cleanly, or at the end of input), the database file alone holds
+    /// every write: a copy of it without its -wal file is complete.
+    @Test(arguments: [true, false])
+    func theDatabaseFileAloneHoldsEverythingAfterExit(shutdown: Bool) throws {
+        let path = directory.file("alone-\(shutdown).sqlite")
+        let server = try ServerProcess(["--db", path])
+        server.sendLine(Self.initialize)
+        _ = try server.next()
+        for index in 0..<50 { _ = try server.call(index + 1, "tasks/create", #"{"id":"t\#(index)","title":"kept"}"#) }
+        if shutdown {
+            _ = try server.call(100, "shutdown")
+            server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+        } else {
+            server.closeInput()
+        }
+        #expect(server.waitForExit() == (shutdown ? 0 : 1))
+        let copy = directory.file("copy-\(shutdown).sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let database = try Database(path: copy, mode: .readOnly)
+        #expect(try database.integer("SELECT count(*) FROM task") == 50)
+    }
+
     @Test func restartKeepsDataAndSeq() throws {
         let path = directory.file("restart.sqlite")
         var id = ""

@@ -103,6 +103,12 @@ import Testing
         let events = decode(long).1
         #expect(events.last == message("[]"))
         #expect(events.contains(.malformed(reason: "header block longer than 8192 bytes")))
+
+        // Many short lines past the limit: the block still ends only at its blank line.
+        let many = (0..<400).map { "X-Junk-\($0): jjjjjjjjjjjjjjjjjjjj\r\n" }.joined() + "Content-Length: 2\r\n\r\n" + lsp("[]")
+        for chunk in [1, 7, 4096, Int.max] {
+            #expect(decode(many, chunk: chunk).1 == [.malformed(reason: "header block longer than 8192 bytes"), message("[]")], "chunk \(chunk)")
+        }
     }
 
     @Test func inputEndingMidMessageIsReported() {

@@ -32,6 +32,14 @@ import Testing
         try db.run("INSERT INTO t VALUES (?)", [.text(hostile)])
         #expect(try db.cachedStatement("SELECT s FROM t").firstRow { $0.text(0) } == hostile)
         #expect(try db.integer("SELECT count(*) FROM t") == 1)
+
+        // All of the text is bound, NULs included: it is not a C string that ends at the first.
+        let withNUL = "before\u{0}after"
+        try db.run("INSERT INTO t VALUES (?)", [.text(withNUL)])
+        #expect(try db.cachedStatement("SELECT s FROM t WHERE s = ?").firstRow([.text(withNUL)]) { $0.text(0) } == withNUL)
+        #expect(try db.integer("SELECT count(*) FROM t WHERE s = ?", [.text("before")]) == 0)
+        #expect(try db.integer("SELECT length(CAST(? AS BLOB))", [.text(withNUL)]) == 12)
+        #expect(try db.cachedStatement("SELECT typeof(?)").firstRow([.text("")]) { $0.text(0) } == "text")
     }
 
     @Test func errorsCarryCodesMessageAndSQL() throws {

@@ -34,6 +34,15 @@ import Testing
         #expect(try await store.get(id: "my-id") == task)
     }
 
+    @Test func textWithNULsIsKeptWholeAndIDsMatchExactly() async throws {
+        let store = try makeStore(directory)
+        let task = try await store.add("t", notes: "before\u{0}after", id: "target")
+        #expect(try await store.get(id: "target").notes == "before\u{0}after")
+        await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.get(id: "target\u{0}x") }
+        await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.delete(id: "target\u{0}x") }
+        #expect(try await store.get(id: "target") == task)
+    }
+
     @Test func suppliedIDThatExistsIsRefused() async throws {
         let store = try makeStore(directory)
         try await store.add("one", id: "x")
@@ -101,6 +110,17 @@ import Testing
         let empty = try await store.update(id: task.id, changes: TaskChanges())
         #expect(empty.value == task)
         #expect(try await store.currentSeq() == 1)
+    }
+
+    @Test func canonicallyEquivalentTextIsStillAChange() async throws {
+        let store = try makeStore(directory)
+        let task = try await store.add("caf\u{E9}", notes: "\u{C5}")
+        let written = try await store.update(id: task.id, changes: TaskChanges(title: "cafe\u{301}", notes: "A\u{30A}"))
+        #expect(written.change != nil)
+        let stored = try await store.get(id: task.id)
+        #expect(Array(stored.title.utf8) == Array("cafe\u{301}".utf8))
+        #expect(Array(stored.notes.utf8) == Array("A\u{30A}".utf8))
+        #expect(stored.version == 2)
     }
 
     @Test func ifVersionIsCheckedWithTheWrite() async throws {

@@ -21,9 +21,16 @@ public final class ServerProcess: @unchecked Sendable {
     private var stderrData = Data()
     private let stderrClosed = DispatchSemaphore(value: 0)
 
-    public init(_ arguments: [String], framing: Framing? = nil, environment: [String: String] = [:]) throws {
+    /// A test writes to servers that may have died (killed on purpose, or gone after `exit`):
+    /// that must fail the write, not kill the test process.
+    private static let pipeSignalIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// `executable`: a program that ends up running the server (a wrapper that sets the stage
+    /// and then `exec`s it); by default the server itself.
+    public init(_ arguments: [String], executable: String? = nil, framing: Framing? = nil, environment: [String: String] = [:]) throws {
+        Self.pipeSignalIgnored
         decoder = FrameDecoder(framing: framing, maxMessageBytes: 1 << 30)
-        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.binaryPath)
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -58,11 +65,22 @@ public final class ServerProcess: @unchecked Sendable {
 
     // MARK: - Sending
 
-    public func write(_ bytes: [UInt8]) {
-        input.fileHandleForWriting.write(Data(bytes))
+    /// Writes everything, or stops early when the server has closed its stdin (returns false).
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let fd = input.fileHandleForWriting.fileDescriptor
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
     }
 
-    public func write(_ text: String) {
+    @discardableResult
+    public func write(_ text: String) -> Bool {
         write(Array(text.utf8))
     }
 
@@ -171,6 +189,18 @@ public final class ServerProcess: @unchecked Sendable {
             changes += batch
         }
         return changes
+    }
+
+    // MARK: - The process
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// The most memory the process has held (VmHWM), in KiB; nil once it has exited.
+    public var peakResidentKilobytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 
     // MARK: - Exit
