@@ -64,6 +64,23 @@ final class Driver {
         }
     }
 
+    /// Waits for the next notification, skipping anything else.
+    func readNotification() {
+        while true {
+            let line = readLine()
+            if line.count > 20, line[line.startIndex + 18] == UInt8(ascii: "m") { return }
+        }
+    }
+
+    /// CPU time the process has used so far, in seconds (user + system, from /proc).
+    func cpuSeconds() -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // Fields after the command name, which is in parentheses and may contain spaces.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func requestLine(_ method: String, _ params: String) -> String {
         defer { nextID += 1 }
         return #"{"jsonrpc":"2.0","id":\#(nextID),"method":"\#(method)","params":\#(params)}"# + "\n"

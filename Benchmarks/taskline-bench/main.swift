@@ -174,6 +174,36 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     }
 }
 
+/// Two servers on one file: how soon one hears of the other's commits, and what a watching
+/// server costs while nothing happens.
+@MainActor func measureLiveNotifications() {
+    let db = work + "/live.sqlite"
+    let listener = spawn(db)
+    listener.initialize()
+    let writer = spawn(db, ["--durability", "normal"])
+    writer.initialize(notifications: false)
+    var latencies: [Double] = []
+    for index in 0..<(options.quick ? 50 : 500) {
+        writer.call("tasks/create", #"{"title":"live \#(index)"}"#)
+        // The commit came just before the writer's answer: time from there to the listener's news.
+        latencies.append(seconds { listener.readNotification() } * 1000)
+        usleep(2_000)
+    }
+    latencies.sort()
+    report.add("live", "other process's change to notification, median", latencies[latencies.count / 2], "ms", target: .atMost(50))
+    report.add("live", "other process's change to notification, 99th percentile", latencies[latencies.count * 99 / 100], "ms", target: .atMost(250))
+    writer.shutdown()
+
+    let idleSeconds: UInt32 = options.quick ? 5 : 60
+    let before = listener.cpuSeconds()
+    sleep(idleSeconds)
+    // The kernel counts CPU time in ticks of 10 ms: one tick in a minute is 0.017% of a core.
+    let idleCPU = listener.cpuSeconds() - before
+    report.add("live", "CPU of a watching server idle for \(idleSeconds) s, % of one core", idleCPU / Double(idleSeconds) * 100, "%",
+               target: .atMost(0.1))
+    listener.shutdown()
+}
+
 @MainActor func measureTaskwarrior() {
     guard let task = ["/usr/bin/task", "/usr/local/bin/task"].first(where: FileManager.default.isExecutableFile) else { return }
     let data = work + "/taskwarrior"
@@ -200,6 +230,7 @@ for size in options.sizes {
     measureReads(size: size, db: db)
     measureWrites(size: size, db: db)
 }
+measureLiveNotifications()
 measureTaskwarrior()
 
 print("Machine: \(report.machine)")  // stdout-ok: the benchmark's report

@@ -37,12 +37,28 @@ public final class Database {
     }
 
     deinit {
+        close()
+    }
+
+    private var isOpen = true
+
+    private func checkOpen(_ sql: String) throws {
+        guard isOpen else { throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the database is closed", sql: sql) }
+    }
+
+    /// Finalizes every statement and closes the connection. The last connection to close
+    /// checkpoints the WAL and removes it, so the next process to open the file need not
+    /// replay it. Using the database afterwards is a programming error.
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// Runs one or more statements that take no parameters (schema scripts, pragmas).
     public func execute(_ sql: String) throws {
+        try checkOpen(sql)
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
@@ -54,6 +70,7 @@ public final class Database {
 
     /// A prepared statement for `sql`, reused across calls: preparing is the expensive part.
     public func cachedStatement(_ sql: String) throws -> Statement {
+        try checkOpen(sql)
         if let statement = statementCache[sql] { return statement }
         if statementCache.count >= statementCacheLimit { statementCache.removeAll() }
         let statement = try Statement(database: self, sql: sql)
@@ -83,6 +100,14 @@ public final class Database {
             if !isAutocommit { try? run("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Runs `body` in a read transaction: every statement in it sees the same snapshot of
+    /// the database, whatever other connections commit meanwhile.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN")
+        defer { if !isAutocommit { try? run("COMMIT") } }
+        return try body()
     }
 
     /// Runs `body` in a savepoint: an error undoes only what `body` did.
@@ -131,16 +156,6 @@ public final class Database {
     /// Copies this whole database into `destination` with SQLite's online backup API,
     /// which gives a consistent snapshot even while other connections write.
     public func backup(into destination: Database) throws {
-        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
-            throw SQLiteError(resultCode: sqlite3_errcode(destination.handle), connection: destination.handle)
-        }
-        var result: Int32
-        repeat {
-            result = sqlite3_backup_step(backup, -1)
-            if result == SQLITE_BUSY || result == SQLITE_LOCKED { sqlite3_sleep(10) }
-        } while result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED
-        let finish = sqlite3_backup_finish(backup)
-        if result != SQLITE_DONE { throw SQLiteError(resultCode: result, connection: destination.handle) }
-        if finish != SQLITE_OK { throw SQLiteError(resultCode: finish, connection: destination.handle) }
+        try backup(into: destination, pagesPerStep: -1)
     }
 }

@@ -13,18 +13,30 @@ import Glibc
 ///
 /// A write to the WAL comes a little before the commit is visible (the writer still syncs
 /// the WAL and then marks the commit in the memory-mapped `-shm`, which makes no event), so
-/// after the last event the watcher looks again a few times, 10, 50 and 200 ms later. That
-/// costs three cheap checks after activity and nothing while idle.
+/// after the last event the watcher looks again a few times, from 10 ms to 3 s later (a
+/// slow disk can hold the writer's sync that long). That costs a few cheap checks after
+/// activity and nothing while idle.
 ///
 /// It also fires for this process's own commits; the store's `data_version` check tells
-/// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`.
+/// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`,
+/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
 public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the source is thread-safe
     private let fd: Int32
     private let source: DispatchSourceRead
     private let settleTimer: DispatchSourceTimer
-    private let armed = Mutex(true)
+    private let state = Mutex(State.armed)
+    private let onChange: @Sendable () -> Void
+
+    private enum State {
+        /// Nothing reported and unanswered: the next wake-up calls `onChange`.
+        case armed
+        /// `onChange` was called; the owner has not looked yet.
+        case reported
+        /// …and something more happened since, so `rearm` reports again.
+        case reportedAgain
+    }
     /// Milliseconds after the last event at which to look again.
-    private static let settleDelays = [10, 50, 200]
+    private static let settleDelays = [10, 50, 200, 1000, 3000]
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
     /// notifies only its own changes).
@@ -34,6 +46,7 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
         let watched: Set<String> = [name, name + "-wal"]
+        self.onChange = onChange
 
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
@@ -53,12 +66,12 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
         settleTimer.setEventHandler { [weak self] in
             guard let self, !pendingDelays.isEmpty else { return }
             let done = pendingDelays.removeFirst()
-            self.fire(onChange)
+            self.fire()
             scheduleNextSettle(after: done)
         }
         source.setEventHandler { [weak self] in
             guard Self.drainEvents(fd: fd, matching: watched), let self else { return }
-            self.fire(onChange)
+            self.fire()
             pendingDelays = Self.settleDelays
             scheduleNextSettle(after: 0)
         }
@@ -72,17 +85,28 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
         source.cancel()
     }
 
-    private func fire(_ onChange: @Sendable () -> Void) {
-        let wasArmed = armed.withLock { armed in
-            defer { armed = false }
-            return armed
+    private func fire() {
+        let report = state.withLock { state in
+            switch state {
+            case .armed:
+                state = .reported
+                return true
+            case .reported, .reportedAgain:
+                state = .reportedAgain
+                return false
+            }
         }
-        if wasArmed { onChange() }
+        if report { onChange() }
     }
 
-    /// Allows the next change to call `onChange` again; call it before looking at the database.
+    /// The owner is about to look at the database: the next wake-up may report again, and
+    /// one that came since the last report is reported now.
     public func rearm() {
-        armed.withLock { $0 = true }
+        let again = state.withLock { state in
+            defer { state = .armed }
+            return state == .reportedAgain
+        }
+        if again { fire() }
     }
 
     /// Reads every pending event; true if any concerns the watched names.

@@ -40,9 +40,16 @@ struct FetchPlan {
             guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
                 throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
             }
-            // instr() takes its needle literally: no LIKE wildcards to escape.
-            let needle = SQLValue.text(TaskRules.folded(text))
-            add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [needle, needle])
+            // instr() takes its needle literally: no LIKE wildcards to escape. It decides;
+            // the trigram index, for needles of three characters or more, only narrows
+            // the tasks it has to look at.
+            let folded = TaskRules.folded(text)
+            // (FTS5's query parser stops at a NUL, so such a needle is left to instr() alone.)
+            if folded.unicodeScalars.count >= 3, !folded.unicodeScalars.contains("\0") {
+                let phrase = "\"" + folded.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+                add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(phrase)])
+            }
+            add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])
         }
         if let dueAfter = filter.dueAfter {
             add("due_at >= ?", [.integer(try TaskRules.dueMilliseconds(dueAfter, field: "filter.dueAfter"))])

@@ -6,12 +6,13 @@ enum Schema {
     /// belongs to someone else and is never touched.
     static let applicationID: Int32 = 0x5453_4B4C
 
-    /// Sort keys that must never be NULL, so that keyset comparisons and row values work:
-    /// a missing due date sorts last whichever the direction, so it is the largest value
-    /// ascending and the smallest descending. Queries must use exactly these texts for
-    /// SQLite to pick the matching expression indexes.
-    static let dueAscendingKey = "coalesce(due_at, 9223372036854775807)"
-    static let dueDescendingKey = "coalesce(due_at, -9223372036854775807)"
+    /// Sort keys that are never NULL, so that keyset comparisons and row values work: a
+    /// missing due date sorts last whichever the direction, so it is the largest value
+    /// ascending and the smallest descending. They are generated columns (schema version
+    /// 4) because SQLite answers a row-value comparison from an index on columns, not on
+    /// expressions.
+    static let dueAscendingKey = "due_sort_asc"
+    static let dueDescendingKey = "due_sort_desc"
 
     static let migrator = Migrator([
         .init(version: 1) { db in
@@ -34,8 +35,8 @@ enum Schema {
                 );
                 CREATE INDEX task_by_created ON task (created_at, id);
                 CREATE INDEX task_by_updated ON task (updated_at, id);
-                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
-                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                CREATE INDEX task_by_due_asc ON task (coalesce(due_at, 9223372036854775807), id);
+                CREATE INDEX task_by_due_desc ON task (coalesce(due_at, -9223372036854775807), id);
                 CREATE INDEX task_by_priority ON task (priority, id);
                 CREATE INDEX task_by_title ON task (title_fold, id);
                 CREATE INDEX task_by_done ON task (done, created_at, id);
@@ -77,7 +78,48 @@ enum Schema {
                 CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 """)
         },
+        .init(version: 3) { db in
+            // A trigram index over titles and notes, so the text filter finds a substring
+            // without reading every task. It indexes the task table's own columns
+            // (external content), kept in step by triggers.
+            try db.execute("""
+                CREATE VIRTUAL TABLE task_text USING fts5 (
+                    title, notes, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 0'
+                );
+                INSERT INTO task_text (task_text) VALUES ('rebuild');
+                CREATE TRIGGER task_text_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO task_text (rowid, title, notes) VALUES (NEW.pk, NEW.title, NEW.notes);
+                END;
+                CREATE TRIGGER task_text_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO task_text (task_text, rowid, title, notes) VALUES ('delete', OLD.pk, OLD.title, OLD.notes);
+                END;
+                CREATE TRIGGER task_text_update AFTER UPDATE OF title, notes ON task
+                WHEN OLD.title IS NOT NEW.title OR OLD.notes IS NOT NEW.notes BEGIN
+                    INSERT INTO task_text (task_text, rowid, title, notes) VALUES ('delete', OLD.pk, OLD.title, OLD.notes);
+                    INSERT INTO task_text (rowid, title, notes) VALUES (NEW.pk, NEW.title, NEW.notes);
+                END;
+                """)
+        },
+        .init(version: 4) { db in
+            try db.execute("""
+                DROP INDEX task_by_due_asc;
+                DROP INDEX task_by_due_desc;
+                ALTER TABLE task ADD COLUMN \(dueAscendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
+                ALTER TABLE task ADD COLUMN \(dueDescendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
+                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
+                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                """)
+        },
+        .init(version: 5) { db in
+            // Reading the log asks whether a task was deleted after a change to it.
+            try db.execute("CREATE INDEX change_by_task ON change (task_id, seq)")
+        },
+        .init(version: 6) { db in
+            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", [.text(databaseIDKey)])
+        },
     ])
+
+    static let databaseIDKey = "database_id"
 
     /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
     static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"

@@ -33,6 +33,21 @@ enum StoreFile {
     static let memoryPath = ":memory:"
 
     static func open(path: String, options: StoreOptions) throws -> Database {
+        // Processes starting together on one file meet locks that SQLite reports at once
+        // rather than wait for (switching to WAL, a reader meeting a migration): the whole
+        // opening is tried again until the busy timeout has passed.
+        let deadline = Timestamp.now() + Int64(options.busyTimeoutMilliseconds)
+        while true {
+            do {
+                return try openOnce(path: path, options: options)
+            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+                guard Timestamp.now() < deadline else { throw StoreOpenError.cannotOpen(path: path, detail: error.message) }
+                usleep(10_000)
+            }
+        }
+    }
+
+    private static func openOnce(path: String, options: StoreOptions) throws -> Database {
         let database: Database
         if path == memoryPath {
             database = try wrap(path) { try Database(path: path) }
@@ -50,6 +65,8 @@ enum StoreFile {
             }
             database = try wrap(path) { try Database(path: path, mode: .readWrite) }
         }
+        // Before anything reads the file: another process may be creating or migrating it.
+        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try checkOwnership(of: database, path: path)
         try configure(database, options: options)
         try wrap(path) { try Schema.migrator.migrate(database) }
@@ -65,6 +82,8 @@ enum StoreFile {
             objects = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
             applicationID = try database.applicationID()
             version = try database.userVersion()
+        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            throw error
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {
@@ -82,7 +101,6 @@ enum StoreFile {
     }
 
     private static func configure(_ database: Database, options: StoreOptions) throws {
-        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try wrap(database.path) {
             try database.execute("PRAGMA foreign_keys = ON")
             // WAL: readers never block the writer, and a commit is one append (plus one fsync
@@ -95,6 +113,13 @@ enum StoreFile {
                 if database.isReadOnly { Log.warning("\(database.path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+            // 8 MiB of page cache (SQLite's default is 2): a large write (an import, a big
+            // tasks/apply) touches many index pages, and a cache too small for them spills
+            // them to the WAL mid-transaction. Memory stays bounded by this figure.
+            try database.execute("PRAGMA cache_size = -8192")
+            // Statement journals (every INSERT into the AUTOINCREMENT change log inside a
+            // transaction keeps one) in memory, not in files under /var/tmp.
+            try database.execute("PRAGMA temp_store = MEMORY")
         }
     }
 
@@ -134,8 +159,10 @@ enum StoreFile {
 
     /// The database's own mode is what SQLite gives its -wal and -shm files, so creating it
     /// 0600 keeps all three private to the user.
-    private static func createEmptyFile(at path: String) throws {
+    static func createEmptyFile(at path: String) throws {
         let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        // Another process starting at the same moment may have just made it: use theirs.
+        if fd < 0 && errno == EEXIST { return }
         guard fd >= 0 else {
             throw StoreOpenError.cannotOpen(path: path, detail: String(cString: strerror(errno)))
         }
@@ -160,9 +187,12 @@ enum StoreFile {
         return parent.isEmpty ? nil : parent
     }
 
+    /// Turns SQLite's errors into `StoreOpenError`s, except the lock errors, which `open` retries.
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            throw error
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {

@@ -65,4 +65,6 @@ public struct TaskPage: Sendable, Hashable {
     /// Where the next page starts, or nil on the last page.
     public var nextCursor: String?
     public var total: Int?
+    /// The database's newest `seq` as of this page: where `tasks/changes` takes over.
+    public var seq: Int64
 }

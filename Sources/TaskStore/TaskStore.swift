@@ -24,6 +24,11 @@ public actor TaskStore {
         self.executor = executor ?? SerialThreadExecutor()
     }
 
+    /// Closes the database: the last step before the process exits.
+    public func close() {
+        database.close()
+    }
+
     /// True when another connection has committed since the last call.
     public func hasExternalChanges() throws -> Bool {
         try storage {
@@ -59,27 +64,32 @@ public actor TaskStore {
             }
             cursor = decoded
         }
-        return try storage {
+        // One snapshot for the page, the total and the seq, whatever other processes commit.
+        return try storage { try database.readTransaction {
             let (sql, values) = plan.pageSQL(after: cursor)
             let statement = try database.cachedStatement(sql)
             var tasks: [TaskItem] = []
             var lastKeys: [SQLValue] = []
+            var hasMore = false
             let keyCount = Int32(plan.keys.count)
+            // One row more than the limit is asked for: it tells whether a next page exists.
             try statement.forEachRow(values + [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset ?? 0))]) { row in
-                guard tasks.count < query.limit else { return }
-                tasks.append(try readTask(row))
+                guard tasks.count < query.limit else {
+                    hasMore = true
+                    return
+                }
+                tasks.append(readTask(row))
                 lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
             }
-            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil)
-            // The query asked for one row more than the limit: it tells whether a next page exists.
-            if tasks.count == query.limit, try hasMore(plan: plan, after: lastKeys) {
+            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try seqInTransaction())
+            if hasMore {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
             if query.includeTotal {
                 page.total = Int(try database.cachedStatement(plan.countSQL).firstRow(plan.whereValues) { $0.int64(0) } ?? 0)
             }
             return page
-        }
+        } }
     }
 
     // MARK: - Writes
@@ -136,6 +146,17 @@ public actor TaskStore {
     }
 
     private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        do {
+            return try runInTransaction(prepared, atomic: atomic)
+        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
+            // The conflict was seen inside the transaction just undone, perhaps after an earlier
+            // operation changed the task: report the task as it is committed.
+            let current = try storage { try load(id: seen.id) }
+            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
+        }
+    }
+
+    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try storage {
             try database.writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
@@ -173,19 +194,7 @@ public actor TaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, createdAt: now, updatedAt: now,
                 completedAt: draft.done ? now : nil, version: 1)
-            try database.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                                  created_at, updated_at, completed_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO NOTHING
-                """, [
-                    .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
-                    .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
-                    SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
-                    .integer(now), .integer(now), SQLValue(task.completedAt), .integer(task.version),
-                ])
-            guard database.changes == 1 else { throw TaskStoreError.alreadyExists(id: id) }
-            try insertTags(tags, taskPK: database.lastInsertRowID)
+            guard try insertRow(task, dueAt: dueAt) != nil else { throw TaskStoreError.alreadyExists(id: id) }
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
 
         case .update(let id, let changes, let tags, let dueAt, let ifVersion):
@@ -205,20 +214,7 @@ public actor TaskStore {
             next.updatedAt = now
             next.version += 1
             let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-            try database.run("""
-                UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
-                                due = ?, due_at = ?, updated_at = ?, completed_at = ?, version = ?
-                WHERE pk = ?
-                """, [
-                    .text(next.title), .text(TaskRules.folded(next.title)), .text(next.notes),
-                    .text(TaskRules.folded(next.notes)), SQLValue(next.done), SQLValue(next.priority),
-                    SQLValue(next.due), SQLValue(dueAt ?? currentDueAt), .integer(now),
-                    SQLValue(next.completedAt), .integer(next.version), .integer(pk),
-                ])
-            if !TaskItem.identical(next.tags, current.tags) {
-                try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
-                try insertTags(next.tags, taskPK: pk)
-            }
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? currentDueAt, oldTags: current.tags)
             return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
 
         case .delete(let id, let ifVersion):
@@ -232,7 +228,17 @@ public actor TaskStore {
 
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
-        try storage { try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0 }
+        try storage { try seqInTransaction() }
+    }
+
+    private func seqInTransaction() throws -> Int64 {
+        try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+    }
+
+    /// A random number given to the database when it was made: a client that catches up
+    /// with `tasks/changes` can tell a replaced file from the one it followed.
+    public func databaseID() throws -> Int64 {
+        try storage { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
     }
 
     /// Copies every committed change from the WAL into the database file and empties the
@@ -264,7 +270,7 @@ public actor TaskStore {
             if since < prunedThrough {
                 throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
             }
-            let current = try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+            let current = try seqInTransaction()
             if since > current {
                 throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
             }
@@ -272,11 +278,14 @@ public actor TaskStore {
             try database.cachedStatement("""
                 SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
                 FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
+                    -- not a later task that reused the id of one deleted since
+                    AND NOT EXISTS (SELECT 1 FROM change AS later
+                                    WHERE later.task_id = change.task_id AND later.kind = 'deleted' AND later.seq > change.seq)
                 WHERE change.seq > ? ORDER BY change.seq LIMIT ?
                 """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }
                 let kind = TaskChange.Kind(rawValue: row.text(1)) ?? .updated
-                let task = row.isNull(4) ? nil : try readTask(row, from: 4)
+                let task = row.isNull(4) ? nil : readTask(row, from: 4)
                 changes.append(TaskChange(seq: row.int64(0), kind: kind, id: row.text(2), version: row.int64(3), task: task))
             }
             let hasMore = try changes.last.map { last in
@@ -291,9 +300,15 @@ public actor TaskStore {
     /// Returns how many changes were removed.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        try storage {
-            try database.writeTransaction {
-                guard let through = try database.integer("SELECT max(seq) FROM change WHERE at < ?", [.integer(cutoff)]) else { return 0 }
+        // INDEXED BY: left to itself, the planner answers max(seq) by walking the whole log
+        // from its newest end, which is every change when nothing is old enough to go.
+        let newestOld = "SELECT max(seq) FROM change INDEXED BY change_by_time WHERE at < ?"
+        return try storage {
+            // Looked up outside a write transaction first: at start-up there is usually
+            // nothing to remove, and the write lock (which another process may hold) is not needed.
+            guard try database.integer(newestOld, [.integer(cutoff)]) != nil else { return 0 }
+            return try database.writeTransaction {
+                guard let through = try database.integer(newestOld, [.integer(cutoff)]) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
@@ -328,10 +343,6 @@ public actor TaskStore {
         }
     }
 
-    private func hasMore(plan: FetchPlan, after keys: [SQLValue]) throws -> Bool {
-        let (sql, values) = plan.pageSQL(after: Cursor(signature: plan.signature, values: keys))
-        return try database.cachedStatement(sql).firstRow(values + [.integer(1), .integer(0)]) { _ in true } ?? false
-    }
 
     private func load(id: String) throws -> TaskItem? {
         try loadWithKey(id: id)?.task
@@ -339,11 +350,16 @@ public actor TaskStore {
 
     func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
         try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?")
-            .firstRow([.text(id)]) { row in (row.int64(0), try readTask(row)) }
+            .firstRow([.text(id)]) { row in (row.int64(0), readTask(row)) }
     }
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
-    func readTask(_ row: Row, from first: Int32 = 0) throws -> TaskItem {
+    func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
+        Self.readTask(row, from: first)
+    }
+
+    /// The same, for a connection the store does not own (`check` opens the file read-only).
+    static func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
         var tags: [String] = []
         if !row.isNull(first + 11) {
             tags = row.text(first + 11).split(separator: "\u{1F}").map(String.init).sorted(by: TaskRules.codePointOrder)
@@ -352,6 +368,46 @@ public actor TaskStore {
             id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
             priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
             updatedAt: row.int64(first + 8), completedAt: row.optionalInt64(first + 9), version: row.int64(first + 10))
+    }
+
+    /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
+    /// the id exists. The caller has checked the task (`dueAt` is its due date in ms) and
+    /// holds a write transaction.
+    func insertRow(_ task: TaskItem, dueAt: Int64?) throws -> Int64? {
+        try database.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
+                              created_at, updated_at, completed_at, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """, [
+                .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
+                .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
+                SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
+                .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
+            ])
+        guard database.changes == 1 else { return nil }
+        let pk = database.lastInsertRowID
+        try insertTags(task.tags, taskPK: pk)
+        return pk
+    }
+
+    /// Overwrites every field of row `pk` with `task`'s, and its tags when they differ from
+    /// `oldTags`. Same preconditions as `insertRow`.
+    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, oldTags: [String]) throws {
+        try database.run("""
+            UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
+                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?
+            WHERE pk = ?
+            """, [
+                .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
+                .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
+                SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
+                SQLValue(task.completedAt), .integer(task.version), .integer(pk),
+            ])
+        if !TaskItem.identical(task.tags, oldTags) {
+            try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
+            try insertTags(task.tags, taskPK: pk)
+        }
     }
 
     func insertTags(_ tags: [String], taskPK: Int64) throws {

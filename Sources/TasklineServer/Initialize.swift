@@ -32,10 +32,12 @@ struct Initialize {
         }
     }
 
-    func result(maxMessageBytes: Int) -> JSON {
+    func result(maxMessageBytes: Int, databaseID: Int64, seq: Int64) -> JSON {
         [
             "serverInfo": ["name": "taskline", "version": .string(TasklineVersion.server)],
             "protocolVersion": .string(TasklineVersion.proto),
+            // Which database, and how far its history goes: notifications follow from `seq`.
+            "database": ["id": .string(String(UInt64(databaseID), radix: 16)), "seq": .integer(seq)],
             "capabilities": [
                 "methods": .array(TaskMethods.all.map { .string($0.name) }),
                 "notifications": ["didChange": .bool(notifications)],

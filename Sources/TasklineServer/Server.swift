@@ -1,3 +1,4 @@
+import Dispatch
 import JSONRPC
 import Logging
 import TaskStore
@@ -16,8 +17,12 @@ import TaskStore
 public actor Server {
     public struct Options: Sendable {
         public var maxMessageBytes: Int
-        public init(maxMessageBytes: Int) {
+        /// How long the change log keeps changes, in milliseconds; nil keeps them forever.
+        public var historyRetention: Int64?
+
+        public init(maxMessageBytes: Int, historyRetention: Int64? = nil) {
             self.maxMessageBytes = maxMessageBytes
+            self.historyRetention = historyRetention
         }
     }
 
@@ -25,6 +30,8 @@ public actor Server {
         case inbound(Inbound)
         /// Another process may have committed to the database.
         case databaseChanged
+        /// Time to remove old changes from the change log (once a day).
+        case pruneHistory
         case clientProcessExited
         case outputClosed
     }
@@ -42,6 +49,7 @@ public actor Server {
     private let cancellations = CancellationRegistry()
     private var processWatcher: ProcessWatcher?
     private var databaseWatcher: DatabaseWatcher?
+    private var pruneTimer: DispatchSourceTimer?
 
     private var phase = Phase.waitingForInitialize
     private var notificationsEnabled = true
@@ -101,15 +109,18 @@ public actor Server {
     /// Handles input until `exit`, the end of input, or the client's death. Returns the
     /// process exit code: 0 after `shutdown`, 1 otherwise.
     public func run() async -> Int32 {
+        // Before the first request, so that no client sees changes that are past keeping.
+        await pruneHistory()
+        schedulePruning()
         loop: while let batch = await events.next() {
             var index = 0
             while index < batch.count {
                 // Answers the client has not read yet are bounded: wait for it to read some.
                 if case .inbound = batch[index] { await writer.waitForRoom() }
-                let writes = groupableWrites(in: batch, from: index)
+                let (writes, consumed) = groupableWrites(in: batch, from: index)
                 if writes.count > 1 {
                     await handleTogether(writes)
-                    index += writes.count
+                    index += consumed
                     continue
                 }
                 switch batch[index] {
@@ -122,6 +133,8 @@ public actor Server {
                     if (try? await store.hasExternalChanges()) ?? true {
                         await deliverChanges(own: [])
                     }
+                case .pruneHistory:
+                    await pruneHistory()
                 case .clientProcessExited:
                     Log.warning("the client process has exited; stopping")
                     break loop
@@ -133,20 +146,29 @@ public actor Server {
         }
         processWatcher = nil
         databaseWatcher = nil
+        pruneTimer?.cancel()
         return phase == .shutDown ? 0 : 1
     }
 
-    /// The run of single-write requests starting at `start`, if the server is running.
-    private func groupableWrites(in batch: [Event], from start: Int) -> [Request] {
-        guard phase == .running else { return [] }
+    /// The run of single-write requests starting at `start`, if the server is running, and
+    /// how many events it spans: cancellations among them (already noted on arrival) do not
+    /// break it.
+    private func groupableWrites(in batch: [Event], from start: Int) -> (requests: [Request], consumed: Int) {
+        guard phase == .running else { return ([], 0) }
         var requests: [Request] = []
+        var consumed = 0
         for event in batch[start...] {
+            if case .inbound(.message(.notification(let notification))) = event, notification.method == "$/cancelRequest" {
+                consumed += 1
+                continue
+            }
             guard case .inbound(.message(.request(let request))) = event,
                   TaskMethods.byName[request.method] is any SingleWriteMethod.Type
             else { break }
             requests.append(request)
+            consumed += 1
         }
-        return requests
+        return (requests, consumed)
     }
 
     /// Group commit: the waiting writes in one transaction, answered in order after it.
@@ -170,7 +192,7 @@ public actor Server {
         }
         var changes: [TaskChange] = []
         do {
-            let results = try await store.performEach(operations)
+            let results = operations.isEmpty ? [] : try await store.performEach(operations)
             for (slot, result) in zip(operationSlots, results) {
                 switch result {
                 case .success(let outcome):
@@ -252,10 +274,12 @@ public actor Server {
             let initialize = try Initialize(params: request.params)
             notificationsEnabled = initialize.notifications
             lastNotifiedSeq = try await store.currentSeq()
+            let databaseID = try await store.databaseID()
             phase = .running
             if let pid = initialize.processID { watch(pid) }
             if initialize.notifications { watchDatabase() }
-            return MethodOutcome(result: initialize.result(maxMessageBytes: options.maxMessageBytes))
+            return MethodOutcome(result: initialize.result(
+                maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):
             throw ResponseError(code: ResponseError.serverNotInitializedCode, message: "Server not initialized: send initialize first")
         case (.shutDown, _):
@@ -317,6 +341,25 @@ public actor Server {
         } catch {
             Log.error("could not read the change log: \(error)")
         }
+    }
+
+    private func pruneHistory() async {
+        guard let retention = options.historyRetention else { return }
+        do {
+            let removed = try await store.pruneHistory(before: Timestamp.now() - retention)
+            if removed > 0 { Log.info("removed \(removed) changes older than the kept history from the change log") }
+        } catch {
+            Log.warning("could not prune the change log: \(error)")
+        }
+    }
+
+    private func schedulePruning() {
+        guard options.historyRetention != nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "taskline.prune"))
+        timer.schedule(deadline: .now() + .seconds(86_400), repeating: .seconds(86_400), leeway: .seconds(60))
+        timer.setEventHandler { [events] in events.push([.pruneHistory]) }
+        timer.resume()
+        pruneTimer = timer
     }
 
     private func watch(_ pid: Int32) {

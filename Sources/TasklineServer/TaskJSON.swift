@@ -1,10 +1,11 @@
 import JSONRPC
 import TaskStore
 
-/// The wire form of tasks and changes.
-enum TaskJSON {
+/// The wire form of tasks and changes. Public for the command line, whose export and
+/// import speak the same task object as the protocol.
+public enum TaskJSON {
     /// The task object, written straight to JSON text: it is on nearly every response.
-    static func encode(_ task: TaskItem) -> JSON {
+    public static func encode(_ task: TaskItem) -> JSON {
         var out: [UInt8] = []
         out.reserveCapacity(256 + task.title.utf8.count + task.notes.utf8.count)
         func key(_ name: StaticString) {

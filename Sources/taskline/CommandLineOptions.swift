@@ -20,14 +20,14 @@ struct CommandLineOptions {
         case serve, help, version
     }
 
-    struct UsageError: Error {
-        let message: String
-    }
-
     static let usage = """
         Usage: taskline [options]
+               taskline COMMAND [options]
 
         Serves the Taskline JSON-RPC 2.0 protocol on stdin/stdout (see protocol/README.md).
+        With a COMMAND, does that instead (taskline COMMAND --help tells more):
+
+        \(Subcommands.summaries)
 
         Options:
           --db PATH                 database file (default: $XDG_DATA_HOME/taskline/tasks.sqlite,
@@ -47,61 +47,39 @@ struct CommandLineOptions {
         3 the database cannot be used.
         """
 
-    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws -> CommandLineOptions {
+    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws(UsageError) -> CommandLineOptions {
         var options = CommandLineOptions(databasePath: defaultDatabasePath(environment: environment))
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst() else { throw UsageError(message: "\(name) needs a value") }
-                return next
+        var reader = ArgumentReader(arguments)
+        while let item = try reader.next() {
+            let name: String
+            switch item {
+            case .option(let option): name = option
+            case .operand(let word) where Subcommands.named(word) != nil:
+                throw UsageError("a command comes first: taskline \(word) [options]")
+            case .operand(let word): throw UsageError("unknown command or argument \(word)")
             }
             switch name {
             case "--help", "-h": options.action = .help
             case "--version": options.action = .version
-            case "--db": options.databasePath = try value()
-            case "--template": options.store.templatePath = try value()
-            case "--durability":
-                let text = try value()
-                guard let durability = Durability(rawValue: text) else {
-                    throw UsageError(message: "--durability must be full or normal, not \(text)")
-                }
-                options.store.durability = durability
-            case "--busy-timeout":
-                options.store.busyTimeoutMilliseconds = try integer(name, try value(), in: 0...Int(Int32.max)).map(Int32.init)!
-            case "--history-days":
-                options.historyDays = try integer(name, try value(), in: 0...36_500)!
-            case "--framing":
-                let text = try value()
-                guard let framing = Framing(rawValue: text) else { throw UsageError(message: "--framing must be lsp or ndjson, not \(text)") }
-                options.framing = framing
-            case "--max-message-bytes":
-                options.maxMessageBytes = try integer(name, try value(), in: 1...(1 << 31))!
+            case "--db": options.databasePath = try reader.value()
+            case "--template": options.store.templatePath = try reader.value()
+            case "--durability": options.store.durability = try reader.choice(Durability.self)
+            case "--busy-timeout": options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
+            case "--history-days": options.historyDays = try reader.integer(in: 0...36_500)
+            case "--framing": options.framing = try reader.choice(Framing.self)
+            case "--max-message-bytes": options.maxMessageBytes = try reader.integer(in: 1...(1 << 31))
             case "--log-level":
-                let text = try value()
+                let text = try reader.value()
                 guard let level = Log.Level(name: text) else {
-                    throw UsageError(message: "--log-level must be error, warning, info or debug, not \(text)")
+                    throw UsageError("--log-level must be error, warning, info or debug, not \(text)")
                 }
                 options.logLevel = level
             default:
-                throw UsageError(message: "unknown argument \(argument)")
+                throw UsageError("unknown argument \(name)")
             }
         }
-        if options.databasePath.isEmpty { throw UsageError(message: "--db needs a path") }
+        if options.databasePath.isEmpty { throw UsageError("--db needs a path") }
         return options
-    }
-
-    private static func integer(_ name: String, _ text: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
-        }
-        return value
     }
 
     static func defaultDatabasePath(environment: (String) -> String?) -> String {

@@ -10,11 +10,16 @@ import Glibc
 // instead, and the server finishes cleanly.
 signal(SIGPIPE, SIG_IGN)
 
+// `taskline export`, `taskline add`, …: a command runs instead of the server.
+if let status = await Subcommands.run(Array(CommandLine.arguments.dropFirst())) {
+    exit(status)
+}
+
 let options: CommandLineOptions
 do {
     options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    Log.error("\((error as? CommandLineOptions.UsageError)?.message ?? "\(error)") (see taskline --help)")
+    Log.error("\(error.message) (see taskline --help)")
     exit(2)
 }
 
@@ -54,25 +59,15 @@ do {
 }
 Log.info("serving \(options.databasePath)")
 
-// Keep the change log to its configured age: now, and once a day while the server runs.
-let historyMilliseconds = Int64(options.historyDays) * 86_400_000
-Task.detached {
-    while true {
-        do {
-            let removed = try await store.pruneHistory(before: Timestamp.now() - historyMilliseconds)
-            if removed > 0 { Log.info("removed \(removed) changes older than \(options.historyDays) days from the change log") }
-        } catch {
-            Log.warning("could not prune the change log: \(error)")
-        }
-        try await Task.sleep(for: .seconds(86_400))
-    }
-}
-
 // The server, the store and the connection all run on this thread, in the connection's loop.
-let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: options.maxMessageBytes))
+let server = Server(store: store, writer: connection.writer, options: Server.Options(
+    maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
 Task.detached {
     let code = await server.run()
-    // SQLite checkpoints when the last connection closes, which exit() never does.
+    // SQLite checkpoints when the last connection closes, which exit() never does: the
+    // file named by --db then holds all the data by itself (a copy of it is complete), and
+    // the next start has no WAL to replay. The connection is left open, and so are the
+    // -wal and -shm files, without which a database in a read-only folder cannot be opened.
     do {
         try await store.checkpoint()
     } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import SQLite
 import TestSupport
 import Testing
 
@@ -100,6 +101,44 @@ import Testing
             #expect(losers.first?["error"]?["data"]?["task"]?["version"] == 2)
             #expect(try a.request("tasks/get", #"{"id":"\#(id)"}"#)["version"] == 2)
         }
+    }
+
+    @Test func aWriteWaitsOutAnotherProcesssNormalTransaction() throws {
+        let a = try start()
+        _ = try a.request("tasks/create", #"{"title":"before"}"#)
+        // Used by one thread at a time: here, then in the block below.
+        nonisolated(unsafe) let other = try Database(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            try? other.execute("INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version) VALUES ('o', 'other', 'other', '', '', 0, 0, 1, 1, 1); COMMIT")
+            released.signal()
+        }
+        // Sent while the other process holds the write lock: it waits, then succeeds.
+        let created = try a.request("tasks/create", #"{"title":"after"}"#)
+        #expect(created["title"] == "after")
+        #expect(released.wait(timeout: .now() + 5) == .success)
+        #expect(try a.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3)
+    }
+
+    @Test func serversStartingTogetherOnANewFileBothServe() throws {
+        for round in 0..<5 {
+            let file = directory.file("together-\(round).sqlite")
+            let servers = try (0..<3).map { _ in try ServerProcess(["--db", file]) }
+            for server in servers { server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#) }
+            let ids = try servers.map { try #require(try $0.next()["result"]?["database"]?["id"]) }
+            #expect(Set(ids).count == 1, "one database, one id")
+        }
+    }
+
+    @Test func aRefetchTellsWhereTheChangeLogTakesOver() throws {
+        let a = try start()
+        let initialized = try start()
+        _ = try a.request("tasks/create", #"{"title":"one"}"#)
+        _ = try a.request("tasks/create", #"{"title":"two"}"#)
+        let page = try initialized.request("tasks/fetch")
+        #expect(page["seq"] == 2)
+        #expect(try initialized.request("tasks/changes", #"{"since":2}"#)["changes"] == [])
     }
 
     @Test func atomicApplyIsOneNotification() throws {

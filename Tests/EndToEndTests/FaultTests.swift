@@ -127,7 +127,16 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: path))
 
         let client = Client(try ServerProcess(["--db", path, "--log-level", "error"]))
-        let initialized = try client.response(client.send("initialize", "{}"))
+        let initializeID = client.send("initialize", "{}")
+        // Damage in what start-up reads (the schema, the change log's indexes) is refused at
+        // once, as the contract says for a corrupt file: exit 3 and a message, file untouched.
+        if let code = client.server.waitForExit(timeout: 0.5) {
+            #expect(code == 3)
+            #expect(client.server.stderr.contains("not a usable SQLite database"), "\(client.server.stderr)")
+            #expect(fileBytes(path) == bytes)
+            return
+        }
+        let initialized = try client.response(initializeID)
         guard initialized["result"] != nil else {
             #expect(initialized["error"]?["code"] == 1004, "\(initialized)")
             return

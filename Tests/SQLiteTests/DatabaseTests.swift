@@ -143,3 +143,15 @@ import Testing
         #expect(error.code == SQLiteError.cantOpen)
     }
 }
+
+@Suite struct ClosedDatabaseTests {
+    @Test func aClosedDatabaseRefusesWorkInsteadOfCrashing() throws {
+        let db = try Database(path: ":memory:")
+        _ = try db.cachedStatement("SELECT 1")
+        db.close()
+        db.close()
+        let error = try #require(throws: SQLiteError.self) { try db.integer("SELECT 1") }
+        #expect(error.code == 21)  // SQLITE_MISUSE
+        #expect(throws: SQLiteError.self) { try db.execute("SELECT 1") }
+    }
+}

@@ -124,3 +124,27 @@ import Testing
         #expect(logged.first?.task?.title == "raw")
     }
 }
+
+@Suite struct ChangeLogEdgeTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aReusedIDDoesNotLendItsTaskToTheOldCreation() async throws {
+        let store = try makeStore(directory)
+        try await store.add("first life", id: "x")
+        _ = try await store.delete(id: "x")
+        try await store.add("second life", id: "x")
+        let changes = try await store.changes(since: 0).changes
+        #expect(changes.map(\.kind) == [.created, .deleted, .created])
+        #expect(changes[0].task == nil)
+        #expect(changes[2].task?.title == "second life")
+    }
+
+    @Test func anAtomicConflictReportsTheCommittedTask() async throws {
+        let store = try makeStore(directory)
+        let committed = try await store.add("x", id: "x")
+        await #expect(throws: TaskStoreError.operationFailed(index: 1, error: .versionConflict(current: committed))) {
+            try await store.apply([.update(id: "x", changes: TaskChanges(priority: 3), ifVersion: nil),
+                                   .delete(id: "x", ifVersion: 1)], atomic: true)
+        }
+    }
+}

@@ -135,3 +135,27 @@ import Testing
         #expect(try await store.get(id: task.id).tags == task.tags)
     }
 }
+
+@Suite struct TextFilterTests {
+    let directory = TemporaryDirectory()
+
+    @Test func findsSubstringsWithTheIndexAndWithoutIt() async throws {
+        let store = try makeStore(directory)
+        try await store.add("Ärger mit dem Öl", notes: "Straße \"gesperrt\"", id: "a")
+        try await store.add("plain", notes: "nothing here", id: "b")
+        for (needle, expected) in [("ärger", ["a"]), ("ÖL", ["a"]), ("\"gesperrt\"", ["a"]), ("ss", []), ("ß", ["a"]),
+                                   ("e", ["a", "b"]), ("here", ["b"]), ("nothing here", ["b"]), ("xyz", []), ("", ["a", "b"])] {
+            #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: needle))).tasks.map(\.id) == expected, "needle \(needle)")
+        }
+    }
+
+    @Test func followsUpdatesAndDeletes() async throws {
+        let store = try makeStore(directory)
+        try await store.add("before", id: "a")
+        _ = try await store.update(id: "a", changes: TaskChanges(title: "after"))
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "before"))).tasks.isEmpty)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.count == 1)
+        _ = try await store.delete(id: "a")
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.isEmpty)
+    }
+}

@@ -152,3 +152,32 @@ import Testing
         #expect(run.notifications.first?["params"]?["changes"]?.arrayValue?.map { $0["seq"] } == [1, 2])
     }
 }
+
+@Suite struct GroupCommitTests {
+    @Test func waitingWritesCommitTogetherAndFailAlone() async throws {
+        let run = try await ServerHarness().run([
+            request(1, "tasks/create", #"{"id":"a","title":"first"}"#),
+            request(2, "tasks/create", #"{"id":"a","title":"duplicate"}"#),
+            request(3, "tasks/create", #"{"title":"bad","priority":9}"#),
+            request(4, "tasks/update", #"{"id":"a","changes":{"typo":1}}"#),
+            request(5, "tasks/create", #"{"id":"cancelled","title":"never"}"#),
+            notification("$/cancelRequest", #"{"id":5}"#),
+            request(6, "tasks/update", #"{"id":"a","changes":{"done":true},"ifVersion":1}"#),
+            request(7, "tasks/delete", #"{"id":"missing"}"#),
+            request(8, "tasks/get", #"{"id":"a"}"#),
+        ])
+        #expect(run.result(1)?["title"] == "first")
+        #expect(run.error(2)?["code"] == 1003)
+        #expect(run.error(3)?["data"]?["field"] == "priority")
+        #expect(run.error(4)?["data"]?["field"] == "changes.typo")
+        #expect(run.error(5)?["code"] == -32800)
+        #expect(run.result(6)?["version"] == 2)
+        #expect(run.error(7)?["code"] == 1001)
+        #expect(run.result(8)?["done"] == true)
+        // Responses keep request order; the group's two changes come in one notification
+        // after the last response of the group (7), before the read that follows it (8).
+        let ids = run.output.map { $0["id"] ?? "note" }
+        #expect(ids == [1, 2, 3, 4, 5, 6, 7, "note", 8])
+        #expect(run.notifications.first?["params"]?["changes"]?.arrayValue?.map { $0["kind"] } == ["created", "updated"])
+    }
+}

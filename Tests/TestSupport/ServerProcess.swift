@@ -170,6 +170,27 @@ public final class ServerProcess: @unchecked Sendable {
         return try next()
     }
 
+    /// Sends `initialize` as a line of JSON and returns its response.
+    @discardableResult
+    public func initialize(_ params: String = #"{"clientInfo":{"name":"e2e"}}"#) throws -> JSON {
+        sendLine(#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":\#(params)}"#)
+        return try next()
+    }
+
+    /// The changes of the `tasks/didChange` notifications that arrive until `count` changes
+    /// have come (failing if anything else arrives, or nothing for `timeout` seconds).
+    public func didChanges(count: Int, timeout: Double = 10) throws -> [JSON] {
+        var changes: [JSON] = []
+        while changes.count < count {
+            let message = try next(timeout: timeout)
+            guard message["method"] == "tasks/didChange", let batch = message["params"]?["changes"]?.arrayValue else {
+                throw Timeout(description: "expected tasks/didChange, got \(JSONWriter.string(message))")
+            }
+            changes += batch
+        }
+        return changes
+    }
+
     // MARK: - The process
 
     public var pid: Int32 { process.processIdentifier }

@@ -67,10 +67,59 @@ export interface TaskChange {
   seq: number;
   kind: 'created' | 'updated' | 'deleted';
   id: string;
+  /** The task's version after the change (for `deleted`, the version it had). */
   version: number;
-  /** The task after the change; absent for `deleted`. */
+  /**
+   * Always absent for `deleted`. Otherwise, in a tasks/didChange for a change
+   * this client's server made, the task right after the change; for a change made
+   * by another process, and in a tasks/changes page, the task as it was read
+   * later: its version may be greater than `version` (a later change follows),
+   * and it is absent if the task has been deleted since (the deletion follows).
+   * Applying changes in order gives the right state either way.
+   */
   task?: Task;
 }
+
+/** One page of tasks/changes. */
+export interface ChangesPage {
+  /** The changes after `since`, oldest first. */
+  changes: TaskChange[];
+  /** Where to continue: the last change's seq, or `since` when there were none. */
+  seq: number;
+  /** Whether there are more changes to get at once. */
+  hasMore: boolean;
+}
+
+export interface DeleteResult {
+  id: string;
+  deleted: true;
+}
+
+export interface UpdateParams {
+  id: string;
+  changes: TaskChanges;
+  ifVersion?: number;
+}
+
+export interface DeleteParams {
+  id: string;
+  ifVersion?: number;
+}
+
+/** One write of tasks/apply. */
+export type ApplyOperation =
+  | { create: NewTask }
+  | { update: UpdateParams }
+  | { delete: DeleteParams };
+
+/**
+ * What one operation of apply() did, shaped like an entry of Promise.allSettled:
+ * `value` is what the single method resolves with (the task for create and
+ * update, `{ id, deleted: true }` for delete); `reason` the error it rejects with.
+ */
+export type ApplyResult =
+  | { status: 'fulfilled'; value: Task | DeleteResult }
+  | { status: 'rejected'; reason: TasklineError };
 
 export interface DidChangeParams {
   seq: number;
@@ -81,6 +130,7 @@ export interface InitializeResult {
   serverInfo: { name: string; version: string };
   protocolVersion: string;
   capabilities: {
+    /** The methods the server has; a server may list more than this client knows. */
     methods: string[];
     notifications: { didChange: boolean };
     limits: { maxMessageBytes: number; maxFetchLimit: number };
@@ -103,6 +153,21 @@ export interface IterateOptions extends RequestOptions {
   filter?: TaskFilter;
   sort?: SortKey[];
   /** Tasks fetched per request, 1–1000. */
+  pageSize?: number;
+}
+
+export interface ApplyOptions extends RequestOptions {
+  /** true (the default): all or none, and a failure rejects. false: each operation stands alone. */
+  atomic?: boolean;
+}
+
+export interface ChangesOptions extends RequestOptions {
+  /** 1–1000, default 100. */
+  limit?: number;
+}
+
+export interface ChangesSinceOptions extends RequestOptions {
+  /** Changes fetched per request, 1–1000. */
   pageSize?: number;
 }
 
@@ -149,9 +214,19 @@ export declare class TasklineClient extends EventEmitter {
   get(id: string, options?: RequestOptions): Promise<Task>;
   fetch(query?: FetchQuery, options?: RequestOptions): Promise<FetchResult>;
   update(id: string, changes: TaskChanges, options?: VersionedRequestOptions): Promise<Task>;
-  delete(id: string, options?: VersionedRequestOptions): Promise<{ id: string; deleted: true }>;
+  delete(id: string, options?: VersionedRequestOptions): Promise<DeleteResult>;
   /** Every matching task in sort order, fetched page by page with cursors. */
   tasks(options?: IterateOptions): AsyncGenerator<Task, void, undefined>;
+  /**
+   * Several writes in one transaction, announced in one tasks/didChange; one
+   * result per operation, in order. Atomic (the default): all or none, and the
+   * failing operation's error rejects the call, with its index in `error.operation`.
+   */
+  apply(operations: ApplyOperation[], options?: ApplyOptions): Promise<ApplyResult[]>;
+  /** The changes after `since` (0 for the beginning); rejects with HistoryExpiredError when they are no longer kept. */
+  changes(since: number, options?: ChangesOptions): Promise<ChangesPage>;
+  /** Every change after `since`, page by page until none are left. */
+  changesSince(since: number, options?: ChangesSinceOptions): AsyncGenerator<TaskChange, void, undefined>;
 
   /** Sends shutdown and exit, waits for the process, and kills it after `grace` ms (default 2000). */
   close(options?: { grace?: number }): Promise<ExitInfo>;
@@ -182,6 +257,11 @@ export declare class TasklineError extends Error {
   constructor(message: string, options?: { code?: number | null; data?: unknown; cause?: unknown });
   code: number | null;
   data: unknown;
+  /**
+   * In an atomic apply() that failed, the index of the failing operation
+   * (`data.operation`, or the `operations[i]` of an invalid-params field).
+   */
+  readonly operation: number | undefined;
 }
 
 export declare class TaskNotFoundError extends TasklineError {
@@ -213,6 +293,16 @@ export declare class StorageError extends TasklineError {
   static readonly code: 1004;
   code: 1004;
   data: { code: number; extendedCode: number; message: string };
+}
+
+/** tasks/changes was asked for changes older than the kept history: refetch everything. */
+export declare class HistoryExpiredError extends TasklineError {
+  constructor(message: string, data?: { oldestSeq: number });
+  static readonly code: 1005;
+  code: 1005;
+  data: { oldestSeq: number };
+  /** The oldest seq the server still keeps. */
+  oldestSeq: number;
 }
 
 export declare class InvalidParamsError extends TasklineError {

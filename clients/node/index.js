@@ -6,6 +6,7 @@ export {
   VersionConflictError,
   TaskAlreadyExistsError,
   StorageError,
+  HistoryExpiredError,
   InvalidParamsError,
   MethodNotFoundError,
   ServerNotInitializedError,

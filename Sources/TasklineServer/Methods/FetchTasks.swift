@@ -44,6 +44,7 @@ enum FetchTasks: TaskMethod {
         var result: JSONObject = [
             "tasks": .array(page.tasks.map(TaskJSON.encode)),
             "nextCursor": page.nextCursor.map(JSON.string) ?? .null,
+            "seq": .integer(page.seq),
         ]
         if let total = page.total { result["total"] = .integer(Int64(total)) }
         return MethodOutcome(result: .object(result))

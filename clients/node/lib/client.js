@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { JsonRpcConnection } from './connection.js';
-import { ProtocolError, ServerExitedError } from './errors.js';
+import { ProtocolError, ServerExitedError, errorFromResponse } from './errors.js';
 
 const PROTOCOL_VERSION = '1';
 const STDERR_TAIL_CHARS = 4096;
@@ -121,6 +121,42 @@ export class TasklineClient extends EventEmitter {
 
   delete(id, { ifVersion, ...options } = {}) {
     return this.request('tasks/delete', { id, ifVersion }, options);
+  }
+
+  /**
+   * Several writes in one transaction, announced in one tasks/didChange. Each
+   * operation is `{ create: task }`, `{ update: { id, changes, ifVersion } }` or
+   * `{ delete: { id, ifVersion } }`. Resolves with one entry per operation, in
+   * order, shaped like those of Promise.allSettled: `{ status: 'fulfilled', value }`
+   * (what the single method resolves with) or `{ status: 'rejected', reason }`
+   * (the error it rejects with; only when `atomic` is false). With `atomic`
+   * (the default) either all are applied or none: the call rejects with the
+   * failing operation's error, whose `operation` is its index.
+   */
+  async apply(operations, { atomic = true, ...options } = {}) {
+    const { results } = await this.request('tasks/apply', { operations, atomic }, options);
+    return results.map((entry) => (entry.error
+      ? { status: 'rejected', reason: errorFromResponse(entry.error) }
+      : { status: 'fulfilled', value: entry.result }));
+  }
+
+  /**
+   * The changes after `since` (a seq; 0 for the beginning), oldest first, at most
+   * `limit` (1–1000, default 100): `{ changes, seq, hasMore }`. Rejects with
+   * HistoryExpiredError when the server no longer keeps them, and with
+   * InvalidParamsError (field `since`) when `since` is ahead of the database.
+   */
+  changes(since, { limit, ...options } = {}) {
+    return this.request('tasks/changes', { since, limit }, options);
+  }
+
+  /** Every change after `since`, fetched page by page until none are left. */
+  async *changesSince(since, { pageSize, ...options } = {}) {
+    let page = { seq: since, hasMore: true };
+    while (page.hasMore) {
+      page = await this.changes(page.seq, { limit: pageSize, ...options });
+      yield* page.changes;
+    }
   }
 
   /** Every task matching `filter`, in `sort` order, fetched page by page with cursors. */

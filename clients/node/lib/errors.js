@@ -11,6 +11,17 @@ export class TasklineError extends Error {
     this.code = code;
     this.data = data;
   }
+
+  /**
+   * In an atomic tasks/apply that failed, the index of the operation that failed:
+   * `data.operation`, or the `operations[i]` that begins an invalid-params field.
+   * Undefined otherwise.
+   */
+  get operation() {
+    if (Number.isInteger(this.data?.operation)) return this.data.operation;
+    const match = typeof this.data?.field === 'string' ? /^operations\[(\d+)\]/.exec(this.data.field) : null;
+    return match ? Number(match[1]) : undefined;
+  }
 }
 
 export class TaskNotFoundError extends TasklineError {
@@ -45,6 +56,20 @@ export class StorageError extends TasklineError {
 
   constructor(message, data) {
     super(message, { code: StorageError.code, data });
+  }
+}
+
+/**
+ * tasks/changes was asked for changes older than the server keeps
+ * (--history-days): refetch everything instead. `oldestSeq` is the oldest seq it
+ * still holds.
+ */
+export class HistoryExpiredError extends TasklineError {
+  static code = 1005;
+
+  constructor(message, data) {
+    super(message, { code: HistoryExpiredError.code, data });
+    this.oldestSeq = data?.oldestSeq;
   }
 }
 
@@ -111,6 +136,7 @@ const classByCode = new Map(
     VersionConflictError,
     TaskAlreadyExistsError,
     StorageError,
+    HistoryExpiredError,
     InvalidParamsError,
     MethodNotFoundError,
     ServerNotInitializedError,

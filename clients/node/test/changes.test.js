@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventTimeoutError, connectForTest, nextEvent, tempDbPath } from '../test-support/harness.js';
+import { connectForTest, nextEvent, tempDbPath } from '../test-support/harness.js';
 
 function recordChanges(client) {
   const changes = [];
@@ -57,18 +57,53 @@ test('seq keeps growing across server restarts on the same database', async (t) 
   assert.ok(after > before, `${after} > ${before}`);
 });
 
-test('a change made by a second client reaches the first [expected failure: needs cross-process notifications]', async (t) => {
+test('a change made by a second client reaches the first', async (t) => {
   const db = await tempDbPath(t);
   const watcher = await connectForTest(t, { db });
   const writer = await connectForTest(t, { db });
-  const change = nextEvent(watcher, 'change', 1500);
+  const change = nextEvent(watcher, 'change', 5000);
   const task = await writer.create({ title: 'from elsewhere' });
-  try {
-    const [params] = await change;
-    assert.equal(params.changes[0].id, task.id);
-  } catch (error) {
-    if (error instanceof EventTimeoutError) return; // the expected failure
-    throw error;
+  const [params] = await change;
+  assert.deepEqual(params.changes.map(({ kind, id, version, task: after }) => ({ kind, id, version, task: after })), [
+    { kind: 'created', id: task.id, version: 1, task },
+  ]);
+  assert.equal(params.seq, params.changes[0].seq);
+});
+
+test('the changes of an apply come in one notification, in order', async (t) => {
+  const client = await connectForTest(t);
+  const before = await client.create({ title: 'before' });
+  await client.fetch(); // lets the create's own notification pass first
+  const notifications = [];
+  client.on('change', (params) => notifications.push(params));
+  const results = await client.apply([
+    { create: { title: 'a' } },
+    { create: { title: 'b' } },
+    { update: { id: before.id, changes: { done: true } } },
+    { delete: { id: before.id } },
+  ]);
+  await client.fetch();
+  assert.equal(notifications.length, 1, 'one notification');
+  const [{ seq, changes }] = notifications;
+  assert.deepEqual(changes.map(({ kind, task }) => ({ kind, task })), [
+    { kind: 'created', task: results[0].value },
+    { kind: 'created', task: results[1].value },
+    { kind: 'updated', task: results[2].value },
+    { kind: 'deleted', task: undefined },
+  ]);
+  assert.deepEqual(changes.map((change) => change.seq - changes[0].seq), [0, 1, 2, 3]);
+  assert.equal(seq, changes[3].seq);
+});
+
+test('an apply made by a second client reaches the first in full', async (t) => {
+  const db = await tempDbPath(t);
+  const watcher = await connectForTest(t, { db });
+  const writer = await connectForTest(t, { db });
+  const changes = recordChanges(watcher);
+  const results = await writer.apply(Array.from({ length: 5 }, (_, i) => ({ create: { title: `batch ${i}` } })));
+  const deadline = Date.now() + 5000;
+  while (changes.length < results.length && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  assert.fail('cross-process notifications work now: turn this into an ordinary test');
+  assert.deepEqual(changes.map((change) => change.task), results.map((result) => result.value));
 });

@@ -5,9 +5,11 @@ local buffer = require('taskline.buffer')
 local config = require('taskline.config')
 local rpc = require('taskline.rpc')
 local session = require('taskline.session')
+local tasks = require('taskline.tasks')
+
+local uv = vim.uv or vim.loop
 
 local WAIT_MS = 5000
-local CROSS_PROCESS_WAIT_MS = 1500
 local EMPTY_HINT = 'No tasks. Press a to add one.'
 
 vim.cmd('runtime plugin/taskline.lua')
@@ -99,6 +101,31 @@ local function second_client()
   end))
   table.insert(second_clients, client)
   return client
+end
+
+--- Records the method of every request sent by any rpc client from now on, as
+--- { client = <the rpc client>, method = <name> }. `any_client` is an rpc client
+--- (it may have stopped), to reach the class.
+local function record_requests(any_client)
+  local sent = {}
+  local Client = getmetatable(any_client)
+  local send = Client.request
+  stub(Client, 'request', function(self, method, ...)
+    table.insert(sent, { client = self, method = method })
+    return send(self, method, ...)
+  end)
+  return sent
+end
+
+--- The methods in `sent` that `client` sent.
+local function methods_sent_by(client, sent)
+  local methods = {}
+  for _, request in ipairs(sent) do
+    if request.client == client then
+      table.insert(methods, request.method)
+    end
+  end
+  return methods
 end
 
 --- The messages shown so far (vim.notify); any left at the end of a test fail it.
@@ -272,30 +299,171 @@ test('a change made through the rpc API shows up without a key press', function(
   wait_for_lines({ EMPTY_HINT })
 end)
 
-test('R refreshes the list, picking up changes made by a second process', function()
+test('R fetches the whole list again', function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { title = 'Kept' })
   vim.cmd('Taskline')
-  wait_for_lines({ EMPTY_HINT })
-  call(second_client(), 'tasks/create', { title = 'Made elsewhere' })
+  wait_for_lines({ '[ ] Kept' })
+  -- A list that has lost track of a task, as one that missed a change would have.
+  tasks.correct({ { kind = 'deleted', id = task.id } })
+  assert_equal({ EMPTY_HINT }, list_lines(), 'lines of the list that lost track')
+  local sent = record_requests(client)
   press('R')
-  wait_for_lines({ '[ ] Made elsewhere' })
+  wait_for_lines({ '[ ] Kept' })
+  assert_equal({ 'tasks/fetch' }, methods_sent_by(client, sent), 'requests')
 end)
 
 test('a change made by a second process shows up without a key press', function()
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })
-  call(second_client(), 'tasks/create', { title = 'Made elsewhere' })
-  wait_for_lines({ '[ ] Made elsewhere' }, CROSS_PROCESS_WAIT_MS)
-end, 'needs cross-process notifications')
+  local other = second_client()
+  local task = call(other, 'tasks/create', { title = 'Made elsewhere' })
+  wait_for_lines({ '[ ] Made elsewhere' })
+  call(other, 'tasks/update', { id = task.id, changes = { done = true } })
+  wait_for_lines({ '[x] Made elsewhere' })
+  call(other, 'tasks/delete', { id = task.id })
+  wait_for_lines({ EMPTY_HINT })
+end)
 
-test('toggling a task changed by a second process shows its current state', function()
-  local task = call(taskline.client(), 'tasks/create', { title = 'Shared' })
+test('several changes in one notification all show (tasks/apply through the rpc API)', function()
+  local client = taskline.client()
+  local old = call(client, 'tasks/create', { title = 'Old' })
+  local doomed = call(client, 'tasks/create', { title = 'Doomed' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Old', '[ ] Doomed' })
+  -- Tasks created in the same millisecond are listed in the order of their ids.
+  call(client, 'tasks/apply', { operations = {
+    { create = { id = 'new-1', title = 'New one' } },
+    { create = { id = 'new-2', title = 'New two', tags = { 't' } } },
+    { update = { id = old.id, changes = { done = true } } },
+    { delete = { id = doomed.id } },
+  } })
+  wait_for_lines({ '[x] Old', '[ ] New one', '[ ] New two  #t' })
+end)
+
+test('several changes in one notification from a second process all show', function()
+  local task = call(taskline.client(), 'tasks/create', { title = 'Here first' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Here first' })
+  call(second_client(), 'tasks/apply', { operations = {
+    { update = { id = task.id, changes = { title = 'Renamed' } } },
+    { create = { id = 'batch-1', title = 'Batch one' } },
+    { create = { id = 'batch-2', title = 'Batch two' } },
+  } })
+  wait_for_lines({ '[ ] Renamed', '[ ] Batch one', '[ ] Batch two' })
+end)
+
+test('toggling a task changed by a second process before the list heard of it shows its current state', function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { title = 'Shared' })
   vim.cmd('Taskline')
   wait_for_lines({ '[ ] Shared' })
-  call(second_client(), 'tasks/update', { id = task.id, changes = { title = 'Renamed elsewhere' } })
-  press('x')
-  wait_for_lines({ '[ ] Renamed elsewhere' })
+  -- While the plugin's server is stopped it can tell the list nothing, so the
+  -- list is out of date when x is pressed.
+  uv.kill(client.pid, 'sigstop')
+  local changed, err = pcall(function()
+    call(second_client(), 'tasks/update', { id = task.id, changes = { title = 'Renamed elsewhere' } })
+    press('x')
+  end)
+  uv.kill(client.pid, 'sigcont')
+  assert(changed, err)
+  wait_for(function()
+    return 'a message'
+  end, function()
+    return #messages > 0
+  end)
   assert_equal({ 'taskline: the task was changed elsewhere; the list now shows its current state' },
     take_messages(), 'messages')
+  wait_for_lines({ '[ ] Renamed elsewhere' })
+  assert_equal(false, call(client, 'tasks/get', { id = task.id }).done, 'done')
+end)
+
+test('reopening the list catches up with what changed while it was closed, without a refetch', function()
+  local client = taskline.client()
+  local kept = call(client, 'tasks/create', { title = 'Kept' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Kept' })
+  local doomed = call(client, 'tasks/create', { title = 'Doomed' })
+  wait_for_lines({ '[ ] Kept', '[ ] Doomed' })
+  press('q')
+  local other = second_client()
+  call(other, 'tasks/update', { id = kept.id, changes = { done = true } })
+  call(other, 'tasks/delete', { id = doomed.id })
+  local brief = call(other, 'tasks/create', { title = 'Brief' })
+  call(other, 'tasks/delete', { id = brief.id })
+  call(other, 'tasks/create', { title = 'New' })
+  local sent = record_requests(client)
+  vim.cmd('Taskline')
+  wait_for_lines({ '[x] Kept', '[ ] New' })
+  assert_equal({ 'tasks/changes' }, methods_sent_by(client, sent), 'requests')
+end)
+
+test('after a restart of the server the open list catches up from the last seq it saw', function()
+  local client = taskline.client()
+  call(client, 'tasks/create', { title = 'Before' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Before' })
+  call(client, 'tasks/create', { title = 'Seen' })
+  wait_for_lines({ '[ ] Before', '[ ] Seen' })
+  local seen = tasks.seq()
+  taskline.stop()
+  call(second_client(), 'tasks/create', { title = 'While it was down' })
+  local sent = record_requests(client)
+  local restarted = taskline.client()
+  assert(restarted ~= client, 'a new session')
+  wait_for_lines({ '[ ] Before', '[ ] Seen', '[ ] While it was down' })
+  assert_equal({ 'initialize', 'tasks/changes' }, methods_sent_by(restarted, sent), 'requests')
+  assert(tasks.seq() > seen, 'the seq moved on')
+end)
+
+test('reopening falls back to a refetch when the server no longer keeps the changes (1005)', function()
+  -- --history-days 0: the server drops every change it has when it starts.
+  taskline.setup({ db = db, args = { '--history-days', '0' } })
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  local client = taskline.client()
+  call(client, 'tasks/create', { title = 'Mine' })
+  wait_for_lines({ '[ ] Mine' })
+  press('q')
+  taskline.stop()
+  call(second_client(), 'tasks/create', { title = 'Theirs' })
+  local sent = record_requests(client)
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Mine', '[ ] Theirs' })
+  assert_equal({ 'initialize', 'tasks/changes', 'tasks/fetch' }, methods_sent_by(taskline.client(), sent),
+    'requests')
+end)
+
+test('reopening falls back to a refetch when the database file was replaced', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  local client = taskline.client()
+  for i = 1, 3 do
+    call(client, 'tasks/create', { title = 'Old ' .. i })
+  end
+  wait_for_lines({ '[ ] Old 1', '[ ] Old 2', '[ ] Old 3' })
+  press('q')
+  taskline.stop()
+  for _, suffix in ipairs({ '', '-wal', '-shm' }) do
+    os.remove(db .. suffix)
+  end
+  call(second_client(), 'tasks/create', { title = 'New' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] New' })
+end)
+
+test('the list kept for one database is not shown for another', function()
+  call(taskline.client(), 'tasks/create', { title = 'In the first' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] In the first' })
+  press('q')
+  taskline.stop()
+  taskline.setup({ db = vim.fn.tempname() .. '.sqlite' })
+  vim.cmd('Taskline')
+  assert_equal({ '' }, list_lines(), 'lines before the list is loaded')
+  wait_for_lines({ EMPTY_HINT })
+  call(taskline.client(), 'tasks/create', { title = 'In the second' })
+  wait_for_lines({ '[ ] In the second' })
 end)
 
 test('q closes the list', function()

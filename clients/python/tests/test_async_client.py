@@ -14,13 +14,19 @@ from support import process_is_gone, run, write_script
 from taskline_client import (
     AsyncClient,
     ChangeKind,
+    ChangesPage,
+    ChangeStream,
+    Create,
+    Delete,
     DidChange,
     Filter,
+    HistoryExpired,
     InvalidParams,
     ServerExited,
     Task,
     TaskNotFound,
     Timeout,
+    Update,
     VersionConflict,
 )
 
@@ -93,7 +99,7 @@ async def _next_change(changes: Any) -> DidChange:
 
 def test_changes_arrive_through_the_async_iterator(client_options: dict[str, Any]) -> None:
     async def scenario() -> None:
-        async with AsyncClient(**client_options) as client, client.changes() as changes:
+        async with AsyncClient(**client_options) as client, client.change_stream() as changes:
             task = await client.create("watched")
             updated = await client.update(task.id, priority=2)
             await client.delete(task.id)
@@ -108,7 +114,7 @@ def test_changes_arrive_through_the_async_iterator(client_options: dict[str, Any
 def test_the_iterator_ends_when_the_client_closes(client_options: dict[str, Any]) -> None:
     async def scenario() -> list[DidChange]:
         client = await AsyncClient(**client_options).start()
-        changes = client.changes()
+        changes = client.change_stream()
         await client.create("last words")
         await client.close()
         return [change async for change in changes]
@@ -118,7 +124,7 @@ def test_the_iterator_ends_when_the_client_closes(client_options: dict[str, Any]
 
 def test_notifications_can_be_turned_off(client_options: dict[str, Any]) -> None:
     async def scenario() -> None:
-        async with AsyncClient(**client_options, notifications=False) as client, client.changes() as changes:
+        async with AsyncClient(**client_options, notifications=False) as client, client.change_stream() as changes:
             assert client.server_info.notifications is False
             task = await client.create("quiet")
             await client.get(task.id)  # the created notification would have come before this answer
@@ -131,7 +137,7 @@ def test_notifications_can_be_turned_off(client_options: dict[str, Any]) -> None
 def test_a_change_by_a_second_client_reaches_the_first(client_options: dict[str, Any]) -> None:
     async def scenario() -> tuple[Task, DidChange]:
         async with AsyncClient(**client_options) as first, AsyncClient(**client_options) as second:
-            async with first.changes() as changes:
+            async with first.change_stream() as changes:
                 task = await second.create("from elsewhere")
                 return task, await _next_change(changes)
 
@@ -226,5 +232,80 @@ def test_starting_twice_is_an_error(client_options: dict[str, Any]) -> None:
         async with AsyncClient(**client_options) as client:
             with pytest.raises(RuntimeError, match="started already"):
                 await client.start()
+
+    run(scenario())
+
+
+def test_apply_and_its_single_notification(client_options: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(**client_options) as client, client.change_stream() as stream:
+            kept = await client.create("kept")
+            created, updated, deleted = await client.apply(
+                [Create("new", tags=["x"]), Update(kept.id, done=True, if_version=1), Delete(kept.id)]
+            )
+            assert created.task is not None and created.task.tags == ("x",)
+            assert updated.task is not None and updated.task.done
+            assert deleted.ok and deleted.task is None
+            assert [change.kind for change in (await _next_change(stream)).changes] == [ChangeKind.CREATED]
+            notification = await _next_change(stream)
+            assert [(change.kind, change.task) for change in notification.changes] == [
+                (ChangeKind.CREATED, created.task),
+                (ChangeKind.UPDATED, updated.task),
+                (ChangeKind.DELETED, None),
+            ]
+            assert notification.seq == notification.changes[-1].seq
+
+            with pytest.raises(TaskNotFound) as caught:
+                await client.apply([Create("never"), Delete(kept.id)])
+            assert caught.value.operation == 1
+            (missing,) = await client.apply([Delete(kept.id)], atomic=False)
+            assert isinstance(missing.error, TaskNotFound)
+            assert [task.title async for task in client.iter_tasks()] == ["new"]
+
+    run(scenario())
+
+
+def test_changes_and_iter_changes(client_options: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(**client_options) as client:
+            tasks = [await client.create(f"task {number}") for number in range(5)]
+            await client.delete(tasks[0].id)
+            page = await client.changes(0, limit=2)
+            assert isinstance(page, ChangesPage) and page.has_more
+            assert [change.task for change in page.changes] == [None, tasks[1]]  # the first is gone now
+            changes = [change async for change in client.iter_changes(page.seq, page_size=2)]
+            assert [(change.kind, change.id) for change in changes] == [
+                *((ChangeKind.CREATED, task.id) for task in tasks[2:]),
+                (ChangeKind.DELETED, tasks[0].id),
+            ]
+            with pytest.raises(InvalidParams) as caught:
+                await client.changes(changes[-1].seq + 1)
+            assert caught.value.field == "since"
+
+    run(scenario())
+
+
+def test_an_expired_history_raises_history_expired(client_options: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(**client_options) as client:
+            await client.create("soon forgotten")
+        async with AsyncClient(**client_options, args=["--history-days", "0"]) as client:
+            with pytest.raises(HistoryExpired) as caught:
+                await client.changes(0)
+            assert caught.value.oldest_seq is not None
+            assert (await client.changes(caught.value.oldest_seq - 1)).changes == ()
+
+    run(scenario())
+
+
+def test_changes_without_arguments_is_the_deprecated_name_of_change_stream(client_options: dict[str, Any]) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(**client_options) as client:
+            with pytest.warns(DeprecationWarning, match="change_stream"):
+                stream = client.changes()
+            assert isinstance(stream, ChangeStream)
+            async with stream:
+                task = await client.create("heard")
+                assert [change.task for change in (await _next_change(stream)).changes] == [task]
 
     run(scenario())

@@ -6,12 +6,15 @@ import gc
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 from support import process_is_gone, wait_until, write_script
 
+import taskline_client.client as client_module
 from taskline_client import Client, ServerExited, Timeout
 
 
@@ -143,3 +146,29 @@ def test_the_server_is_told_our_process_id(client_options: dict[str, Any], tmp_p
     parent.wait()
     parent.stdout.close()
     assert wait_until(lambda: process_is_gone(server_pid), timeout=5)
+
+
+def test_a_server_that_exits_at_once_is_reported_even_if_the_stderr_thread_starts_late(
+    client_options: dict[str, Any], db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reader joins the stderr thread when the server has gone: that thread
+    # must have been started before the reader could get there.
+    make_thread = client_module._daemon_thread
+
+    def slow_to_start_stderr_thread(name: str, target: Callable[[], None]) -> threading.Thread:
+        thread = make_thread(name, target)
+        if name == "taskline-stderr":
+            start = thread.start
+
+            def late_start() -> None:
+                time.sleep(0.3)  # long enough for the reader to read the end of a server that failed at once
+                start()
+
+            thread.start = late_start  # type: ignore[method-assign]
+        return thread
+
+    monkeypatch.setattr(client_module, "_daemon_thread", slow_to_start_stderr_thread)
+    db.write_bytes(b"this is not a SQLite database" * 100)
+    with pytest.raises(ServerExited) as caught:
+        Client(**{**client_options, "timeout": 5})
+    assert caught.value.returncode == 3

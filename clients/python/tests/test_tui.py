@@ -14,7 +14,7 @@ import pytest
 from support import wait_until
 from tmux_screen import TmuxScreen
 
-from taskline_client import Client
+from taskline_client import Client, Create, Update
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -177,3 +177,15 @@ def test_a_task_created_by_a_second_client_appears_without_a_key_press(
     tui = start_tui()
     open_client().create("From another process")
     tui.screen.wait_for_text("[ ] From another process")
+
+
+def test_several_changes_in_one_notification_from_a_second_client_all_show(
+    start_tui: Callable[[], Tui], open_client: Callable[..., Client]
+) -> None:
+    tui = start_tui()
+    _add(tui, "Old news")
+    other = open_client()
+    (old,) = other.iter_tasks()
+    other.apply([Create("Batch one"), Create("Batch two"), Update(old.id, done=True)])
+    tui.screen.wait_for(lambda screen: "[ ] Batch one" in screen and "[ ] Batch two" in screen)
+    tui.screen.wait_for_text("[x] Old news")

@@ -1,61 +1,19 @@
--- The task list: a scratch buffer showing every task, oldest first, kept up to
--- date by applying tasks/didChange notifications to the list in memory.
+-- The task list: a scratch buffer showing the tasks that `taskline.tasks` keeps.
+
+local tasks = require('taskline.tasks')
 
 local M = {}
 
 local BUFFER_NAME = 'taskline://tasks'
-local PAGE_SIZE = 1000
 local EMPTY_HINT = 'No tasks. Press a to add one.'
 local TASK_NOT_FOUND = 1001
 local VERSION_CONFLICT = 1002
 
--- The open list, or nil: { bufnr, get_client, tasks, loading }. `loading` is the
--- list a refresh is building; notifications go to it as well, so none is lost.
+-- The open list, or nil: { bufnr, get_client, key }.
 local view
 
 local function report(message)
   vim.notify('taskline: ' .. message, vim.log.levels.ERROR)
-end
-
-local function sorts_before(a, b)
-  if a.createdAt ~= b.createdAt then
-    return a.createdAt < b.createdAt
-  end
-  return a.id < b.id
-end
-
-local function index_of(tasks, id)
-  for i, task in ipairs(tasks) do
-    if task.id == id then
-      return i
-    end
-  end
-end
-
--- Puts `task` in its place in the sorted list, unless the list holds it at this version or later.
-local function upsert(tasks, task)
-  local existing = index_of(tasks, task.id)
-  if existing then
-    if tasks[existing].version < task.version then
-      tasks[existing] = task
-    end
-    return
-  end
-  local position = #tasks + 1
-  for i, other in ipairs(tasks) do
-    if sorts_before(task, other) then
-      position = i
-      break
-    end
-  end
-  table.insert(tasks, position, task)
-end
-
-local function remove(tasks, id)
-  local i = index_of(tasks, id)
-  if i then
-    table.remove(tasks, i)
-  end
 end
 
 local function format_line(task)
@@ -70,7 +28,7 @@ local function format_line(task)
 end
 
 local function render()
-  local lines = vim.tbl_map(format_line, view.tasks)
+  local lines = vim.tbl_map(format_line, tasks.list())
   if #lines == 0 then
     lines = { EMPTY_HINT }
   end
@@ -79,21 +37,23 @@ local function render()
   vim.bo[view.bufnr].modifiable = false
 end
 
---- Applies the `changes` of a tasks/didChange notification to the open list.
-function M.apply_changes(changes)
-  if not view then
-    return
+tasks.on_update = function()
+  if view then
+    render()
   end
-  for _, list in ipairs({ view.tasks, view.loading }) do
-    for _, change in ipairs(changes) do
-      if change.kind == 'deleted' then
-        remove(list, change.id)
-      else
-        upsert(list, change.task)
-      end
-    end
+end
+
+--- A tasks/didChange notification from the session `client`.
+function M.on_did_change(client, params)
+  tasks.on_did_change(client, params)
+end
+
+--- The session `client` has started (and answered initialize): an open list that
+--- does not follow it yet catches up through it.
+function M.on_session_start(client)
+  if view and not tasks.follows(client) then
+    tasks.sync(client, view.key)
   end
-  render()
 end
 
 -- Sends a request whose effect arrives as a notification; shows errors, and
@@ -108,10 +68,10 @@ local function request(method, params)
       return
     end
     if err.code == VERSION_CONFLICT then
-      M.apply_changes({ { kind = 'updated', task = err.data.task } })
+      tasks.correct({ { kind = 'updated', task = err.data.task } })
       report('the task was changed elsewhere; the list now shows its current state')
     elseif err.code == TASK_NOT_FOUND then
-      M.apply_changes({ { kind = 'deleted', id = err.data.id } })
+      tasks.correct({ { kind = 'deleted', id = err.data.id } })
       report('the task was deleted elsewhere')
     else
       report(err.message)
@@ -120,37 +80,21 @@ local function request(method, params)
 end
 
 local function task_under_cursor()
-  return view.tasks[vim.api.nvim_win_get_cursor(0)[1]]
+  return tasks.list()[vim.api.nvim_win_get_cursor(0)[1]]
 end
 
---- Fetches every task again, page by page, and shows them.
-function M.refresh()
+-- Brings the list up to date (see taskline.tasks); `refetch_all` fetches every task.
+local function sync(refetch_all)
   local client, reason = view.get_client()
   if not client then
     return report(reason)
   end
-  local loading = {}
-  view.loading = loading
-  local function fetch_page(cursor)
-    client:request('tasks/fetch', { limit = PAGE_SIZE, cursor = cursor }, function(err, page)
-      if not view or view.loading ~= loading then
-        return -- the list was closed or a newer refresh started
-      end
-      if err then
-        view.loading = nil
-        return report(err.message)
-      end
-      for _, task in ipairs(page.tasks) do
-        upsert(loading, task)
-      end
-      if page.nextCursor ~= vim.NIL then
-        return fetch_page(page.nextCursor)
-      end
-      view.tasks, view.loading = loading, nil
-      render()
-    end)
-  end
-  fetch_page(nil)
+  tasks.sync(client, view.key, refetch_all)
+end
+
+--- Fetches every task again and shows them.
+function M.refresh()
+  sync(true)
 end
 
 function M.add()
@@ -214,19 +158,29 @@ local function create_buffer()
     buffer = bufnr,
     callback = function()
       view = nil
+      tasks.stop_following()
     end,
   })
   return bufnr
 end
 
 --- Shows the task list in the current window. `get_client()` returns the rpc
---- client to use (or nil and a reason).
-function M.open(get_client)
+--- client to use (or nil and a reason); `key` names the server command line, so
+--- that the tasks kept for another one are not shown. The list shows what it
+--- kept from the last time at once, then catches up.
+function M.open(get_client, key)
   if not view then
-    view = { bufnr = create_buffer(), get_client = get_client, tasks = {} }
+    view = { bufnr = create_buffer(), get_client = get_client, key = key }
   end
   vim.api.nvim_win_set_buf(0, view.bufnr)
-  M.refresh()
+  local client = get_client()
+  if not (client and tasks.follows(client) and view.key == key) then
+    view.key = key
+    if tasks.loaded(key) then
+      render() -- what was kept, until the catch-up brings it up to date
+    end
+    sync(false)
+  end
 end
 
 --- The buffer number of the open list, or nil.

@@ -27,7 +27,7 @@ local function start()
   client, reason = session.start(path, config.server_args(), {
     on_notification = function(method, params)
       if method == 'tasks/didChange' then
-        buffer.apply_changes(params.changes)
+        buffer.on_did_change(client, params)
       end
     end,
     on_exit = function(code)
@@ -41,6 +41,8 @@ local function start()
   }, function(failure)
     if failure then
       report(failure)
+    else
+      buffer.on_session_start(client)
     end
   end)
   if client then
@@ -78,7 +80,7 @@ function M.open()
   if not client then
     return report(reason)
   end
-  buffer.open(M.client)
+  buffer.open(M.client, table.concat(config.server_args(), '\n'))
 end
 
 return M

@@ -6,6 +6,7 @@ from .async_client import AsyncClient, ChangeStream
 from .client import Client
 from .discovery import find_server
 from .errors import (
+    HistoryExpired,
     InvalidParams,
     MethodNotFound,
     ProtocolError,
@@ -21,7 +22,8 @@ from .errors import (
     Timeout,
     VersionConflict,
 )
-from .models import Change, ChangeKind, DidChange, FetchPage, Priority, ServerInfo, Task
+from .models import Change, ChangeKind, ChangesPage, DidChange, FetchPage, Priority, ServerInfo, Task
+from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
 __all__ = [
@@ -29,12 +31,18 @@ __all__ = [
     "Change",
     "ChangeKind",
     "ChangeStream",
+    "ChangesPage",
     "Client",
+    "Create",
+    "Delete",
     "DidChange",
     "FetchPage",
     "Filter",
+    "HistoryExpired",
     "InvalidParams",
     "MethodNotFound",
+    "Operation",
+    "OperationResult",
     "Priority",
     "ProtocolError",
     "RequestCancelled",
@@ -50,6 +58,7 @@ __all__ = [
     "TaskNotFound",
     "TasklineError",
     "Timeout",
+    "Update",
     "VersionConflict",
     "find_server",
 ]

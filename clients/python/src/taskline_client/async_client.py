@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import warnings
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
 
 from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import DidChange, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, DidChange, FetchPage, ServerInfo, Task
+from .operations import OperationLike, OperationResult, apply_call
 from .rpc import (
     PendingCalls,
     cancel_frame,
@@ -47,7 +49,7 @@ class AsyncClient:
     """Spawns `taskline` on `start()` (or `async with`), initializes it, and
     exposes the `tasks/*` methods as coroutines.
 
-    `tasks/didChange` notifications are read from `changes()`.
+    `tasks/didChange` notifications are read from `change_stream()`.
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON (meant for debugging and tests).
     """
@@ -139,6 +141,53 @@ class AsyncClient:
     async def delete(self, task_id: str, *, if_version: int | None = None) -> None:
         await self._perform(calls.delete(task_id, if_version))
 
+    async def apply(self, operations: Iterable[OperationLike], atomic: bool = True) -> tuple[OperationResult, ...]:
+        """Several writes (`Create`, `Update`, `Delete`) in one transaction,
+        announced in one `tasks/didChange`; one result per operation, in order.
+
+        With `atomic=True` either all are applied or none: the first failure is
+        raised as it would be by the single call, with its index in
+        `error.operation`. With `atomic=False` each stands alone, and a failure
+        is reported in its result's `error`.
+        """
+        return await self._perform(apply_call(operations, atomic))
+
+    @overload
+    def changes(self, since: int, limit: int | None = None) -> Coroutine[Any, Any, ChangesPage]: ...
+
+    @overload
+    def changes(self) -> ChangeStream: ...
+
+    def changes(
+        self, since: int | None = None, limit: int | None = None
+    ) -> Coroutine[Any, Any, ChangesPage] | ChangeStream:
+        """`await client.changes(since, limit)`: the changes after `since` (a seq;
+        0 for the beginning), oldest first, at most `limit` (1–1000, default 100)
+        of them. Raises `HistoryExpired` when the server no longer keeps them, and
+        `InvalidParams` (field `since`) when `since` is ahead of the database.
+
+        Without arguments it returns `change_stream()`, as it did before
+        `tasks/changes` existed; that form is deprecated.
+        """
+        if since is None:
+            warnings.warn(
+                "AsyncClient.changes() without arguments is deprecated; use change_stream()",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return self.change_stream()
+        return self._perform(calls.changes(since, limit))
+
+    async def iter_changes(self, since: int, *, page_size: int = 100) -> AsyncIterator[Change]:
+        """Every change after `since`, fetched page by page until none are left."""
+        page = await self.changes(since, page_size)
+        for change in page.changes:
+            yield change
+        while page.has_more:
+            page = await self.changes(page.seq, page_size)
+            for change in page.changes:
+                yield change
+
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
         """Send any request and return its raw result."""
         return await self._started().request(method, params, self.timeout)
@@ -147,9 +196,9 @@ class AsyncClient:
         """Send any notification."""
         self._started().notify(method, params)
 
-    def changes(self) -> ChangeStream:
+    def change_stream(self) -> ChangeStream:
         """A stream of every `tasks/didChange` from now on, until it is closed or
-        the server exits. Use it as `async with client.changes() as changes:`."""
+        the server exits. Use it as `async with client.change_stream() as stream:`."""
         return self._started().open_stream()
 
     async def _perform(self, call: calls.Call[_Result]) -> _Result:

@@ -1,5 +1,6 @@
-"""The five `tasks/*` methods as data: the params to send and how to read the
-result. Both clients turn a `Call` into a round trip."""
+"""The `tasks/*` methods as data: the params to send and how to read the
+result. Both clients turn a `Call` into a round trip. (`tasks/apply` is in
+`operations`.)"""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypedDict, TypeVar
 
-from .models import FetchPage, Task
+from .models import ChangesPage, FetchPage, Task
 from .query import Filter, SortKey
 from .timestamps import DueInput, format_due
 
@@ -92,6 +93,13 @@ def delete(task_id: str, if_version: int | None) -> Call[None]:
     if if_version is not None:
         params["ifVersion"] = if_version
     return Call("tasks/delete", params, lambda result: None)
+
+
+def changes(since: int, limit: int | None) -> Call[ChangesPage]:
+    params: dict[str, Any] = {"since": since}
+    if limit is not None:
+        params["limit"] = limit
+    return Call("tasks/changes", params, ChangesPage.from_wire)
 
 
 def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

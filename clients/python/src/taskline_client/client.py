@@ -9,14 +9,15 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import DidChange, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, DidChange, FetchPage, ServerInfo, Task
+from .operations import OperationLike, OperationResult, apply_call
 from .rpc import PendingCalls, cancel_frame, notification_frame, request_frame
 from .session import (
     DEFAULT_TIMEOUT,
@@ -119,6 +120,32 @@ class Client:
     def delete(self, task_id: str, *, if_version: int | None = None) -> None:
         self._perform(calls.delete(task_id, if_version))
 
+    def apply(self, operations: Iterable[OperationLike], atomic: bool = True) -> tuple[OperationResult, ...]:
+        """Several writes (`Create`, `Update`, `Delete`) in one transaction,
+        announced in one `tasks/didChange`; one result per operation, in order.
+
+        With `atomic=True` either all are applied or none: the first failure is
+        raised as it would be by the single call, with its index in
+        `error.operation`. With `atomic=False` each stands alone, and a failure
+        is reported in its result's `error`.
+        """
+        return self._perform(apply_call(operations, atomic))
+
+    def changes(self, since: int, limit: int | None = None) -> ChangesPage:
+        """The changes after `since` (a seq; 0 for the beginning), oldest first,
+        at most `limit` (1–1000, default 100) of them. Raises `HistoryExpired`
+        when the server no longer keeps them, and `InvalidParams` (field
+        `since`) when `since` is ahead of the database (another database file)."""
+        return self._perform(calls.changes(since, limit))
+
+    def iter_changes(self, since: int, *, page_size: int = 100) -> Iterator[Change]:
+        """Every change after `since`, fetched page by page until none are left."""
+        page = self.changes(since, page_size)
+        yield from page.changes
+        while page.has_more:
+            page = self.changes(page.seq, page_size)
+            yield from page.changes
+
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
         """Send any request and return its raw result."""
         return self._connection.request(method, params, self.timeout)
@@ -154,8 +181,9 @@ class _Connection:
         self._writer = _daemon_thread("taskline-writer", self._write_frames)
         self._reader = _daemon_thread("taskline-reader", self._read_messages)
         self._stderr_drainer = _daemon_thread("taskline-stderr", self._drain_stderr)
-        # Started only once all exist: each may use the others as soon as it runs.
-        for thread in (self._writer, self._reader, self._stderr_drainer):
+        # Started only once all exist, and the reader last: once the server has
+        # exited it joins the stderr drainer, which must have been started by then.
+        for thread in (self._stderr_drainer, self._writer, self._reader):
             thread.start()
 
     def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:

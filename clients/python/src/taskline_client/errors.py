@@ -3,6 +3,7 @@ JSON-RPC error objects to it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,6 +56,18 @@ class ServerError(TasklineError):
         self.message = message
         self.data = data
 
+    @property
+    def operation(self) -> int | None:
+        """In an atomic `apply` that failed, the index of the operation that
+        failed (from `data.operation`, or from the `operations[i]` that begins
+        an `InvalidParams` field); None otherwise."""
+        index = self._data_member("operation")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        field = self._data_text("field")
+        match = _OPERATION_FIELD.match(field) if field is not None else None
+        return int(match.group(1)) if match else None
+
     def _data_member(self, name: str) -> Any:
         return self.data.get(name) if isinstance(self.data, Mapping) else None
 
@@ -100,6 +113,19 @@ class StorageError(ServerError):
     code = 1004
 
 
+class HistoryExpired(ServerError):
+    """`changes(since)` asked for changes older than the server still keeps
+    (`--history-days`): refetch everything with `fetch`/`iter_tasks` instead.
+    `oldest_seq` is the oldest seq it still holds."""
+
+    code = 1005
+
+    @property
+    def oldest_seq(self) -> int | None:
+        value = self._data_member("oldestSeq")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class InvalidParams(ServerError):
     """`field` is the dotted path of the offending member ("" for all params)."""
 
@@ -122,6 +148,8 @@ class RequestCancelled(ServerError):
     code = -32800
 
 
+_OPERATION_FIELD = re.compile(r"operations\[(\d+)\]")
+
 _CLASS_BY_CODE: dict[int, type[ServerError]] = {
     cls.code: cls
     for cls in (
@@ -129,6 +157,7 @@ _CLASS_BY_CODE: dict[int, type[ServerError]] = {
         VersionConflict,
         TaskAlreadyExists,
         StorageError,
+        HistoryExpired,
         InvalidParams,
         MethodNotFound,
         ServerNotInitialized,

@@ -88,7 +88,17 @@ class ChangeKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """One committed change; `task` is the task after it, None for deletions."""
+    """One committed change.
+
+    `version` is the task's version after the change (for a deletion, the
+    version it had). `task` is always None for deletions. Otherwise, in a
+    `tasks/didChange` for a change this client's server made, `task` is the
+    task right after the change; for a change made by another process, and in
+    a `changes()` page, it is the task as it was read later: its version may be
+    greater than `version` (a later change follows), and it is None if the task
+    has been deleted since (the deletion follows). Applying changes in order
+    gives the right state either way.
+    """
 
     seq: int
     kind: ChangeKind
@@ -117,6 +127,27 @@ class DidChange:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> DidChange:
         return cls(seq=data["seq"], changes=tuple(Change.from_wire(change) for change in data["changes"]))
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    """One page of `tasks/changes`: the changes after `since`, oldest first.
+
+    `seq` is where to continue (the last change's seq, or `since` when there
+    were none); `has_more` says whether there are more to get at once.
+    """
+
+    changes: tuple[Change, ...]
+    seq: int
+    has_more: bool
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ChangesPage:
+        return cls(
+            changes=tuple(Change.from_wire(change) for change in data["changes"]),
+            seq=data["seq"],
+            has_more=data["hasMore"],
+        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,36 @@
+/// A whole task as an import brings it or a check reads it back, held to the rules
+/// `tasks/create` applies to its fields (the very same checks) and to those for the fields
+/// only the server sets.
+struct CheckedTask {
+    /// The task with its tags made a sorted set.
+    let task: TaskItem
+    /// The due date in ms since the epoch: its sort and filter key.
+    let dueAt: Int64?
+
+    init(_ item: TaskItem) throws {
+        let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
+                              priority: item.priority, tags: item.tags, due: item.due)
+        guard case .create(_, _, let tags, let dueAt) = try PreparedOperation(.create(draft)).action else {
+            preconditionFailure("a create prepares a create")
+        }
+        guard item.version >= 1 else {
+            throw TaskStoreError.invalid(field: "version", reason: "must be 1 or more")
+        }
+        switch (item.done, item.completedAt) {
+        case (true, nil): throw TaskStoreError.invalid(field: "completedAt", reason: "must be set when done is true")
+        case (false, _?): throw TaskStoreError.invalid(field: "completedAt", reason: "must be null when done is false")
+        default: break
+        }
+        var task = item
+        task.tags = tags
+        self.task = task
+        self.dueAt = dueAt
+    }
+}
+
+extension TaskItem {
+    /// A new random id, as the server gives a task created without one.
+    public static func newID() -> String {
+        UUID4.random()
+    }
+}

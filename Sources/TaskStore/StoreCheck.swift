@@ -1,0 +1,136 @@
+import SQLite
+
+/// What `TaskStore.check` found.
+public struct StoreCheckReport: Sendable {
+    public struct Counts: Sendable, Hashable {
+        public var tasks = 0
+        public var doneTasks = 0
+        /// Task–tag pairs.
+        public var taggings = 0
+        public var distinctTags = 0
+        public var changes = 0
+        /// The newest `seq` ever handed out.
+        public var newestSeq: Int64 = 0
+    }
+
+    public var path: String
+    public var schemaVersion = 0
+    public var supportedSchemaVersion = Schema.migrator.latestVersion
+    /// What `PRAGMA integrity_check` reported; empty when it said "ok".
+    public var integrityProblems: [String] = []
+    /// What `PRAGMA foreign_key_check` reported.
+    public var foreignKeyProblems: [String] = []
+    /// Rows that break the task rules, or whose derived columns disagree with them: the first
+    /// ones, and how many in all.
+    public var ruleProblems: [String] = []
+    public var ruleProblemCount = 0
+    /// Nil for a new database that has no schema yet.
+    public var counts: Counts?
+
+    public var isSound: Bool {
+        integrityProblems.isEmpty && foreignKeyProblems.isEmpty && ruleProblemCount == 0
+    }
+}
+
+extension TaskStore {
+    /// Checks the database at `path` without writing to it: SQLite's integrity and foreign
+    /// key checks, the schema version, every task against the task rules (and its derived
+    /// columns against its fields), the change log's numbering, and counts.
+    ///
+    /// Throws `StoreOpenError` when the file cannot be used at all (missing, not SQLite,
+    /// another application's, a newer schema): what makes the server exit with code 3.
+    /// Damage found past that point is reported, not thrown.
+    public static func check(path: String, maxListed: Int = 20) throws -> StoreCheckReport {
+        let database: Database
+        do {
+            database = try Database(path: path, mode: .readOnly)
+        } catch let error as SQLiteError {
+            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        }
+        database.setBusyTimeout(milliseconds: 5000)
+        try StoreFile.checkOwnership(of: database, path: path)
+
+        var report = StoreCheckReport(path: path)
+        /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
+        func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
+                     _ body: () throws -> Void) {
+            do {
+                try body()
+            } catch {
+                report[keyPath: problems].append("\(what) failed: \((error as? SQLiteError)?.message ?? "\(error)")")
+            }
+        }
+        attempt("reading the schema version") {
+            report.schemaVersion = try database.userVersion()
+        }
+        attempt("PRAGMA integrity_check") {
+            try database.cachedStatement("PRAGMA integrity_check").forEachRow { row in
+                // A row may hold several lines, under a heading naming the database.
+                for line in row.text(0).split(separator: "\n") where line != "ok" && !line.hasPrefix("*** in database") {
+                    report.integrityProblems.append(String(line))
+                }
+            }
+        }
+        attempt("PRAGMA foreign_key_check", into: \.foreignKeyProblems) {
+            try database.cachedStatement("PRAGMA foreign_key_check").forEachRow { row in
+                let rowid = row.isNull(1) ? "" : " \(row.int64(1))"
+                report.foreignKeyProblems.append("a row\(rowid) of \(row.text(0)) refers to a missing row of \(row.text(2))")
+            }
+        }
+        guard report.schemaVersion > 0 else { return report }  // a new file: no tables yet
+
+        func rule(_ problem: String) {
+            report.ruleProblemCount += 1
+            if report.ruleProblems.count < maxListed { report.ruleProblems.append(problem) }
+        }
+        attempt("counting") {
+            report.counts = try counts(database)
+            if let newest = try database.integer("SELECT max(seq) FROM change"), newest > report.counts!.newestSeq {
+                rule("the change log holds seq \(newest), beyond the newest handed out (\(report.counts!.newestSeq))")
+            }
+        }
+        attempt("checking the tasks") {
+            try checkRules(database, note: rule)
+        }
+        return report
+    }
+
+    private static func counts(_ database: Database) throws -> StoreCheckReport.Counts {
+        var counts = StoreCheckReport.Counts()
+        try database.cachedStatement("SELECT count(*), coalesce(sum(done), 0) FROM task").forEachRow { row in
+            counts.tasks = row.int(0)
+            counts.doneTasks = row.int(1)
+        }
+        try database.cachedStatement("SELECT count(*), count(DISTINCT tag) FROM task_tag").forEachRow { row in
+            counts.taggings = row.int(0)
+            counts.distinctTags = row.int(1)
+        }
+        counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
+        counts.newestSeq = try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+        return counts
+    }
+
+    /// Every task against the rules a write would hold it to, and its derived columns
+    /// (folded title and notes, due date in ms) against its fields.
+    private static func checkRules(_ database: Database, note: (String) -> Void) throws {
+        let columns: Int32 = FetchPlan.taskColumnCount
+        try database.cachedStatement("SELECT \(FetchPlan.taskColumns), title_fold, notes_fold, due_at FROM task ORDER BY pk")
+            .forEachRow { row in
+                let task = readTask(row)
+                do {
+                    let checked = try CheckedTask(task)
+                    if row.text(columns) != TaskRules.folded(task.title) {
+                        note("task \(task.id): title_fold does not match the title")
+                    }
+                    if row.text(columns + 1) != TaskRules.folded(task.notes) {
+                        note("task \(task.id): notes_fold does not match the notes")
+                    }
+                    if row.optionalInt64(columns + 2) != checked.dueAt {
+                        note("task \(task.id): due_at does not match the due date")
+                    }
+                } catch TaskStoreError.invalid(let field, let reason) {
+                    note("task \(task.id): \(field) \(reason)")
+                }
+            }
+    }
+}

@@ -1,0 +1,32 @@
+import SQLite
+
+extension TaskStore {
+    /// Calls `body` with every task, oldest first (by `createdAt`, then `id`), all read from
+    /// one snapshot of the database while other connections go on writing. One row is held at
+    /// a time, so memory stays flat whatever the number of tasks. Returns how many there were.
+    /// An error thrown by `body` stops the export and is rethrown as it is.
+    @discardableResult
+    public func exportTasks(_ body: (TaskItem) throws -> Void) throws -> Int {
+        try translatingSQLiteErrors {
+            try database.readTransaction {
+                var count = 0
+                try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task ORDER BY created_at, id")
+                    .forEachRow { row in
+                        try body(readTask(row))
+                        count += 1
+                    }
+                return count
+            }
+        }
+    }
+
+    /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting every
+    /// other error through untouched (unlike `storage`, which wraps them all).
+    func translatingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw TaskStoreError(error)
+        }
+    }
+}

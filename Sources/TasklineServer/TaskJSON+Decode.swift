@@ -1,0 +1,43 @@
+import JSONRPC
+import TaskStore
+
+extension TaskJSON {
+    /// Reads a task object in its wire form, as `encode` writes it (and `taskline export`),
+    /// into a whole task for an import. Only `title` is required, as in `tasks/create`;
+    /// `id` defaults to a new one, `createdAt` to `now`, `updatedAt` to `createdAt`,
+    /// `completedAt` to `updatedAt` for a done task, `version` to 1, the others as on create.
+    /// A member it does not know is refused, as in params: a typo never silently drops data.
+    ///
+    /// Types and formats are checked here; the task rules are the store's to check. Errors
+    /// are `TaskStoreError.invalid` naming the field.
+    public static func decodeTask(_ json: JSON, now: Int64) throws(TaskStoreError) -> TaskItem {
+        do {
+            var reader = try ParamsReader(json)
+            let id = try reader.string("id") ?? TaskItem.newID()
+            let title = try reader.requiredString("title")
+            let notes = try reader.string("notes") ?? ""
+            let done = try reader.bool("done") ?? false
+            let priority = try reader.int("priority") ?? 0
+            let tags = try reader.stringArray("tags") ?? []
+            let due = try reader.string("due")
+            let createdAt = try timestamp(&reader, "createdAt") ?? now
+            let updatedAt = try timestamp(&reader, "updatedAt") ?? createdAt
+            let completedAt = try timestamp(&reader, "completedAt") ?? (done ? updatedAt : nil)
+            let version = try reader.integer("version") ?? 1
+            try reader.finish()
+            return TaskItem(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
+                            createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version)
+        } catch {
+            throw .invalid(field: error.data?["field"]?.stringValue ?? "", reason: error.data?["reason"]?.stringValue ?? error.message)
+        }
+    }
+
+    /// An RFC 3339 date-time (or date) member, in ms since the epoch.
+    private static func timestamp(_ reader: inout ParamsReader, _ key: String) throws(ResponseError) -> Int64? {
+        guard let text = try reader.string(key) else { return nil }
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw .invalidParams(field: reader.field(key), reason: "must be an RFC 3339 date-time, such as 2026-11-29T15:02:11.042Z")
+        }
+        return milliseconds
+    }
+}

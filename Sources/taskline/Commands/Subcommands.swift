@@ -1,0 +1,136 @@
+import Logging
+import TaskStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One subcommand of `taskline` (`taskline export`, `taskline add`, …).
+protocol Command: Sendable {
+    associatedtype Options: Sendable
+    static var name: String { get }
+    /// One line for the list in `taskline --help`.
+    static var summary: String { get }
+    /// What `taskline NAME --help` prints.
+    static var usage: String { get }
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Options
+    /// The exit code. Errors: `UsageError` (exit 2), `CommandFailure` (its code),
+    /// `StoreOpenError` (3); anything else exits 1.
+    static func run(_ options: Options) async throws -> Int32
+}
+
+/// The table of subcommands, and the one place their outcome becomes an exit code.
+enum Subcommands {
+    static let all: [any Command.Type] = [
+        ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
+        AddCommand.self, ListCommand.self, DoneCommand.self, RemoveCommand.self,
+    ]
+
+    static func named(_ name: String) -> (any Command.Type)? {
+        all.first { $0.name == name }
+    }
+
+    /// The commands, one per line, for `taskline --help`.
+    static var summaries: String {
+        all.map { "  \(padded($0.name, to: 8))\($0.summary)" }.joined(separator: "\n")
+    }
+
+    /// The database a command uses without `--db`: the server's default.
+    static var defaultDatabasePath: String {
+        CommandLineOptions.defaultDatabasePath { getenv($0).map { String(cString: $0) } }
+    }
+
+    /// Runs the command the first argument names; nil when it names none (the server runs).
+    static func run(_ arguments: [String]) async -> Int32? {
+        guard let name = arguments.first, let command = named(name) else { return nil }
+        return await run(command, Array(arguments.dropFirst()))
+    }
+
+    private static func run<C: Command>(_ command: C.Type, _ arguments: [String]) async -> Int32 {
+        // --help anywhere before `--` wins over everything else on the line.
+        if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print(C.usage)
+            return 0
+        }
+        do {
+            var reader = ArgumentReader(arguments)
+            let options = try C.parse(&reader)
+            return try await C.run(options)
+        } catch let error as UsageError {
+            Log.error("\(error.message) (see taskline \(C.name) --help)")
+            return 2
+        } catch let failure as CommandFailure {
+            if let message = failure.message { Log.error(message) }
+            return failure.exitCode
+        } catch let error as StoreOpenError {
+            Log.error("\(error)")
+            return 3
+        } catch let error as TaskStoreError {
+            Log.error(CommandFailure.describe(error))
+            return 1
+        } catch {
+            Log.error("\(error)")
+            return 1
+        }
+    }
+}
+
+/// A command that did not succeed: its exit code, and what to say on stderr (nil: nothing,
+/// as when the reader of stdout went away).
+struct CommandFailure: Error {
+    let exitCode: Int32
+    let message: String?
+
+    init(exitCode: Int32 = 1, _ message: String?) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    static func describe(_ error: TaskStoreError) -> String {
+        switch error {
+        case .notFound(let id): "no task has the id \(id)"
+        case .versionConflict(let current): "task \(current.id) changed meanwhile (now at version \(current.version))"
+        case .alreadyExists(let id): "a task with the id \(id) exists already"
+        case .invalid(let field, let reason): "\(field) \(reason)"
+        case .storage(_, _, let message): "storage failure: \(message)"
+        case .historyExpired(let since, _): "changes after \(since) are no longer kept"
+        case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
+        }
+    }
+}
+
+extension ArgumentReader.Item {
+    /// The usage error for an argument the command does not take.
+    var unexpected: UsageError {
+        switch self {
+        case .option(let name): UsageError("unknown option \(name)")
+        case .operand(let word): UsageError("unexpected argument \(word)")
+        }
+    }
+}
+
+/// Opening the database for a command.
+enum StoreAccess {
+    /// `create`: a missing file is created, as the server does (add, import). Otherwise a
+    /// missing file is an error (exit 3) rather than a new empty database: exporting,
+    /// listing or backing up a mistyped path should say so.
+    static func open(_ path: String, create: Bool) throws -> TaskStore {
+        if !create, path != ":memory:", access(path, F_OK) != 0 {
+            throw CommandFailure(exitCode: 3, "there is no database at \(path)")
+        }
+        return try TaskStore(path: path)
+    }
+
+    /// Runs `body` with the store, then closes it (so that the WAL is checkpointed and
+    /// removed, as the server does on its way out), whatever `body` did.
+    static func using<T>(_ path: String, create: Bool, _ body: (TaskStore) async throws -> T) async throws -> T {
+        let store = try open(path, create: create)
+        do {
+            let value = try await body(store)
+            await store.close()
+            return value
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import JSONRPC
+import TaskStore
+
+/// Turns the tasks of Taskwarrior's `task export` into Taskline tasks, so that its users
+/// can move over. The mapping (README.md, "Operating Taskline", documents it):
+///
+/// | Taskwarrior | Taskline |
+/// | --- | --- |
+/// | `uuid` | `id` (lowercased) |
+/// | `description` | `title` |
+/// | `status` `pending`, `waiting` | `done: false` |
+/// | `status` `completed` | `done: true`, `completedAt` = `end` (else `modified`) |
+/// | `status` `deleted`, `recurring` | not imported (counted in the summary) |
+/// | `entry` | `createdAt` |
+/// | `modified` | `updatedAt` (else `entry`) |
+/// | `due` | `due`, as an RFC 3339 date-time in UTC |
+/// | `priority` `H`, `M`, `L` | `priority` 3, 2, 1 (absent: 0) |
+/// | `tags` | `tags` |
+/// | `project` | a tag `project:NAME` (white space in NAME becomes `_`) |
+/// | `annotations` | `notes`, one line per annotation: its time, a space, its text |
+///
+/// `id`, `urgency`, `mask`, `imask` and `parent` are Taskwarrior's own bookkeeping and are
+/// dropped silently; any other field (`wait`, `scheduled`, `until`, `start`, `depends`,
+/// `recur`, user-defined attributes) has no place in Taskline, and the summary says which
+/// were left out, on how many tasks.
+final class TaskwarriorImport {
+    private let now: Int64
+    /// Tasks not imported, by status.
+    private var notImported: [String: Int] = [:]
+    /// Fields left out, with how many tasks had them.
+    private var leftOut: [String: Int] = [:]
+
+    static let mappedFields: Set = ["uuid", "description", "status", "entry", "modified", "end", "due", "priority",
+                                    "tags", "project", "annotations"]
+    static let bookkeepingFields: Set = ["id", "urgency", "mask", "imask", "parent"]
+
+    init(now: Int64) {
+        self.now = now
+    }
+
+    /// The task, or nil for one that is not imported (deleted, or a recurrence template).
+    func task(from json: JSON) throws(TaskStoreError) -> TaskItem? {
+        guard case .object(let object) = json else {
+            throw .invalid(field: "", reason: "must be an object, not \(json.typeName)")
+        }
+        let status = try string(object, "status") ?? "pending"
+        let done: Bool
+        switch status {
+        case "pending", "waiting": done = false
+        case "completed": done = true
+        case "deleted", "recurring":
+            notImported[status, default: 0] += 1
+            return nil
+        default:
+            throw .invalid(field: "status", reason: "must be pending, waiting, completed, deleted or recurring, not \(status)")
+        }
+        guard let uuid = try string(object, "uuid") else { throw .invalid(field: "uuid", reason: "is required") }
+        guard let description = try string(object, "description") else {
+            throw .invalid(field: "description", reason: "is required")
+        }
+        let entry = try date(object, "entry")?.milliseconds ?? now
+        let modified = try date(object, "modified")?.milliseconds ?? entry
+        let end = try date(object, "end")?.milliseconds
+
+        var tags = try strings(object, "tags")
+        if let project = try string(object, "project") {
+            tags.append("project:" + String(project.map { $0.isWhitespace ? "_" : $0 }))
+        }
+        for key in object.keys where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) {
+            leftOut[key, default: 0] += 1
+        }
+        return TaskItem(
+            id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
+            priority: try priority(object), tags: tags, due: try date(object, "due")?.text,
+            createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
+    }
+
+    /// The summary's notes on what was not imported.
+    func report() {
+        if !notImported.isEmpty {
+            let counts = notImported.sorted { $0.key < $1.key }.map { "\(grouped($0.value)) \($0.key)" }
+            note("not imported from Taskwarrior: \(counts.joined(separator: ", ")) (deleted tasks, recurrence templates)")
+        }
+        if !leftOut.isEmpty {
+            let counts = leftOut.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
+            note("Taskwarrior fields with no place in Taskline, left out (tasks): \(counts.joined(separator: ", "))")
+        }
+    }
+
+    // MARK: - Fields
+
+    /// `path`: where `object` sits in the task, for error messages (`annotations[2]`).
+    private func string(_ object: JSONObject, _ key: String, in path: String = "") throws(TaskStoreError) -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?:
+            throw .invalid(field: path.isEmpty ? key : "\(path).\(key)", reason: "must be a string, not \(other.typeName)")
+        }
+    }
+
+    /// Tags come as an array; very old versions wrote one comma-separated string.
+    private func strings(_ object: JSONObject, _ key: String) throws(TaskStoreError) -> [String] {
+        switch object[key] {
+        case nil, .null?: return []
+        case .string(let text)?: return text.split(separator: ",").map(String.init)
+        case .array(let elements)?:
+            var strings: [String] = []
+            for (index, element) in elements.enumerated() {
+                guard case .string(let text) = element else {
+                    throw .invalid(field: "\(key)[\(index)]", reason: "must be a string, not \(element.typeName)")
+                }
+                strings.append(text)
+            }
+            return strings
+        case let other?:
+            throw .invalid(field: key, reason: "must be an array of strings, not \(other.typeName)")
+        }
+    }
+
+    private func priority(_ object: JSONObject) throws(TaskStoreError) -> Int {
+        switch try string(object, "priority") {
+        case nil, "": 0
+        case "L": 1
+        case "M": 2
+        case "H": 3
+        case let other?: throw .invalid(field: "priority", reason: "must be H, M or L, not \(other)")
+        }
+    }
+
+    /// Each annotation on its own line: `2024-01-16T10:00:00Z Called the plumber`.
+    private func notes(_ object: JSONObject) throws(TaskStoreError) -> String {
+        guard let value = object["annotations"], value != .null else { return "" }
+        guard case .array(let annotations) = value else {
+            throw .invalid(field: "annotations", reason: "must be an array, not \(value.typeName)")
+        }
+        var lines: [String] = []
+        for (index, annotation) in annotations.enumerated() {
+            let field = "annotations[\(index)]"
+            guard case .object(let fields) = annotation else {
+                throw .invalid(field: field, reason: "must be an object, not \(annotation.typeName)")
+            }
+            guard let text = try string(fields, "description", in: field) else {
+                throw .invalid(field: "\(field).description", reason: "is required")
+            }
+            lines.append(try date(fields, "entry", in: field).map { "\($0.text) \(text)" } ?? text)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Taskwarrior writes dates in ISO 8601's basic form, in UTC: `20240115T093000Z`. It is
+    /// turned into RFC 3339 (`2024-01-15T09:30:00Z`); RFC 3339 itself is taken as it is.
+    private func date(_ object: JSONObject, _ key: String, in path: String = "") throws(TaskStoreError)
+        -> (text: String, milliseconds: Int64)? {
+        guard let raw = try string(object, key, in: path) else { return nil }
+        let text = Self.extendedForm(raw) ?? raw
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw .invalid(field: path.isEmpty ? key : "\(path).\(key)", reason: "must be a Taskwarrior date such as 20240115T093000Z, not \(raw)")
+        }
+        return (text, milliseconds)
+    }
+
+    /// `YYYYMMDDTHHMMSSZ` as `YYYY-MM-DDTHH:MM:SSZ`; nil for any other text.
+    static func extendedForm(_ basic: String) -> String? {
+        let characters = Array(basic)
+        guard characters.count == 16, characters[8] == "T", characters[15] == "Z",
+              characters[0..<8].allSatisfy(\.isASCIIDigit), characters[9..<15].allSatisfy(\.isASCIIDigit)
+        else { return nil }
+        let digits = String(characters)
+        func part(_ range: Range<Int>) -> Substring { digits.dropFirst(range.lowerBound).prefix(range.count) }
+        return "\(part(0..<4))-\(part(4..<6))-\(part(6..<8))T\(part(9..<11)):\(part(11..<13)):\(part(13..<15))Z"
+    }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

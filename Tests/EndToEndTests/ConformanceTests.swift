@@ -1,0 +1,22 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The wire contract's own transcripts (protocol/conformance), replayed against the built
+/// binary, so that `swift test` fails when the server and the contract drift apart.
+@Suite struct ConformanceTests {
+    @Test func everyTranscriptPasses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let runner = Process()
+        let output = Pipe()
+        runner.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        runner.arguments = ["python3", root.appendingPathComponent("protocol/conformance/run.py").path, "--", ServerProcess.binaryPath]
+        runner.standardOutput = output
+        runner.standardError = output
+        try runner.run()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        runner.waitUntilExit()
+        #expect(runner.terminationStatus == 0, "\(report)")
+        #expect(report.contains(" passed, 0 failed"), "\(report)")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import JSONRPC
+import TestSupport
+import Testing
+
+/// `taskline add`, `list`, `done`, `rm`: the command line for people.
+@Suite struct PeopleCommandTests {
+    let directory = TemporaryDirectory()
+
+    /// The short id at the start of a line of `list` (or after `added `).
+    func shortID(_ line: String) -> String {
+        String(line.split(separator: " ").first { $0 != "added" && $0 != "done" && $0 != "removed" } ?? "")
+    }
+
+    @Test func addListDoneRemove() throws {
+        let path = directory.file("tasks.sqlite")
+        let milk = try runTaskline(["add", "--db", path, "Buy", "oat", "milk", "--tag", "errand", "--due", "2026-12-01", "--priority", "high"])
+        #expect(milk.status == 0, "\(milk.stderr)")
+        #expect(milk.stderr.isEmpty)
+        #expect(milk.lines.count == 1)
+        #expect(milk.output.hasPrefix("added "))
+        #expect(milk.output.hasSuffix("  [ ]  Buy oat milk  #errand  due 2026-12-01  !high\n"))
+        let milkID = shortID(milk.lines[0])
+        #expect(milkID.count == 7)
+        #expect(try runTaskline(["add", "--db", path, "--notes", "chapter 3", "--priority=1", "Read", "--tag", "home", "--tag", "books"]).status == 0)
+        #expect(try runTaskline(["add", "--db", path, "--", "-5 push-ups"]).status == 0)
+
+        let open = try runTaskline(["list", "--db", path])
+        #expect(open.status == 0)
+        #expect(open.lines.count == 3)
+        #expect(open.lines[0] == "\(milkID)  [ ]  Buy oat milk  #errand  due 2026-12-01  !high")
+        #expect(open.lines[1].hasSuffix("  [ ]  Read  #books #home  !low"))
+        #expect(open.lines[2].hasSuffix("  [ ]  -5 push-ups"))
+        #expect(try runTaskline(["list", "--db", path, "--tag", "home", "--tag", "books"]).lines.count == 1)
+        #expect(try runTaskline(["list", "--db", path, "--tag", "nope"]).lines.isEmpty)
+
+        let done = try runTaskline(["done", "--db", path, milkID])
+        #expect(done.status == 0)
+        #expect(done.output == "done \(milkID)  [x]  Buy oat milk  #errand  due 2026-12-01  !high\n")
+        #expect(try runTaskline(["done", "--db", path, milkID]).output.hasPrefix("already done \(milkID)"))
+        #expect(try runTaskline(["list", "--db", path]).lines.count == 2)
+        #expect(try runTaskline(["list", "--db", path, "--done"]).lines == ["\(milkID)  [x]  Buy oat milk  #errand  due 2026-12-01  !high"])
+        #expect(try runTaskline(["list", "--db", path, "--all"]).lines.count == 3)
+
+        let json = try JSONParser.parse(try runTaskline(["list", "--db", path, "--done", "--json"]).stdout)
+        let task = try #require(json.arrayValue?.first)
+        #expect(json.arrayValue?.count == 1)
+        #expect(task["title"] == "Buy oat milk")
+        #expect(task["done"] == true)
+        #expect(task["completedAt"]?.stringValue != nil)
+        #expect(task["version"] == 2)
+        #expect(task["id"]?.stringValue?.hasPrefix(milkID) == true)
+
+        let readID = shortID(try runTaskline(["list", "--db", path]).lines[0])
+        let removed = try runTaskline(["rm", "--db", path, readID])
+        #expect(removed.status == 0)
+        #expect(removed.output.hasPrefix("removed \(readID)  [ ]  Read"))
+        #expect(try runTaskline(["list", "--db", path, "--all"]).lines.count == 2)
+        let gone = try runTaskline(["rm", "--db", path, readID])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("no task has an id starting with \(readID)"))
+    }
+
+    @Test func shortIDsAreTheShortestUniquePrefixesAndAmbiguityIsRefused() throws {
+        let path = directory.file("ids.sqlite")
+        let ids = ["5f3e9a1c-aaaa", "5f3e9a1c-bbbb", "5f3e9a1d-cccc", "77", "e0c1f2a3-0000-4000-8000-000000000000"]
+        let records = ids.enumerated().map { #"{"id":"\#($1)","title":"task \#($0)","createdAt":"2026-01-0\#($0 + 1)T00:00:00Z"}"# }
+        #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
+        #expect(try runTaskline(["list", "--db", path]).lines.map(shortID) == ["5f3e9a1c-a", "5f3e9a1c-b", "5f3e9a1d", "77", "e0c1f2a"])
+
+        let ambiguous = try runTaskline(["done", "--db", path, "5f3e9a1"])
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stdout.isEmpty)
+        #expect(ambiguous.stderr.contains("5f3e9a1 is ambiguous: it starts the ids 5f3e9a1c-aaaa, 5f3e9a1c-bbbb, 5f3e9a1d-cccc"))
+        let tooShort = try runTaskline(["rm", "--db", path, "e0c"])
+        #expect(tooShort.status == 1)
+        #expect(tooShort.stderr.contains("too short"))
+        #expect(try runTaskline(["list", "--db", path]).lines.count == 5, "nothing changed")
+
+        // A whole id wins even when it starts others; a unique start of 4 or more is enough.
+        #expect(try runTaskline(["done", "--db", path, "77", "5f3e9a1c-b", "e0c1"]).status == 0)
+        #expect(try runTaskline(["list", "--db", path, "--done"]).lines.map(shortID) == ["5f3e9a1c-b", "77", "e0c1f2a"])
+
+        // Some ids resolve, one does not: the others are still done, and the exit code says so.
+        let mixed = try runTaskline(["done", "--db", path, "5f3e9a1d", "zzzz"])
+        #expect(mixed.status == 1)
+        #expect(mixed.output.hasPrefix("done 5f3e9a1d  [x]"))
+        #expect(mixed.stderr.contains("no task has an id starting with zzzz"))
+    }
+
+    @Test func addIsSeenLiveByARunningServersClient() throws {
+        let path = directory.file("live.sqlite")
+        let server = try ServerProcess(["--db", path])
+        try server.initialize()
+
+        let added = try runTaskline(["add", "--db", path, "Buy", "oat", "milk", "--tag", "errand"])
+        #expect(added.status == 0)
+        let created = try #require(try server.didChanges(count: 1).first)
+        #expect(created["kind"] == "created")
+        #expect(created["task"]?["title"] == "Buy oat milk")
+        #expect(created["task"]?["tags"] == ["errand"])
+        let id = try #require(created["id"]?.stringValue)
+        #expect(id.hasPrefix(shortID(added.lines[0])))
+
+        #expect(try runTaskline(["done", "--db", path, id]).status == 0)
+        let updated = try #require(try server.didChanges(count: 1).first)
+        #expect(updated["kind"] == "updated")
+        #expect(updated["task"]?["done"] == true)
+
+        #expect(try runTaskline(["rm", "--db", path, String(id.prefix(8))]).status == 0)
+        let deleted = try #require(try server.didChanges(count: 1).first)
+        #expect(deleted["kind"] == "deleted")
+        #expect(deleted["id"] == .string(id))
+
+        // And the server's own client sees the store as the commands left it.
+        #expect(try server.call(1, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 0)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import JSONRPC
+import TestSupport
+import Testing
+
+/// `taskline import --from taskwarrior`, on the output of a real `task export` (Taskwarrior
+/// 2.6) with every kind of field: see Fixtures/taskwarrior-export.json.
+@Suite struct TaskwarriorImportTests {
+    let directory = TemporaryDirectory()
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/taskwarrior-export.json").path
+
+    func importFixture(into path: String, _ extra: [String] = []) throws -> CommandResult {
+        try runTaskline(["import", Self.fixture, "--from", "taskwarrior", "--db", path] + extra)
+    }
+
+    func exported(_ path: String) throws -> [String: JSON] {
+        let lines = try runTaskline(["export", "--db", path]).lines
+        var tasks: [String: JSON] = [:]
+        for line in lines {
+            let task = try JSONParser.parse(Array(line.utf8))
+            tasks[try #require(task["id"]?.stringValue)] = task
+        }
+        return tasks
+    }
+
+    @Test func everyFieldKindIsMapped() throws {
+        let path = directory.file("moved.sqlite")
+        let result = try importFixture(into: path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("imported 9 new tasks"))
+        #expect(result.stderr.contains("not imported from Taskwarrior: 1 deleted, 1 recurring"))
+        #expect(result.stderr.contains(
+            "left out (tasks): depends (1), estimate (1), recur (1), scheduled (1), start (1), until (1), wait (2)"), "\(result.stderr)")
+
+        let tasks = try exported(path)
+        #expect(tasks.count == 9)
+        #expect(tasks["3c4d5e6f-7081-4a2b-8c3d-4e5f60718293"] == nil, "deleted tasks stay behind")
+        #expect(tasks["6f708192-a3b4-4c5d-9e6f-708192a3b4c5"] == nil, "recurrence templates stay behind")
+
+        // The plainest task: uuid, description, entry, modified.
+        #expect(tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
+            "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
+            "priority": 0, "tags": [], "due": .null, "createdAt": "2024-01-02T08:15:12.000Z",
+            "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
+        ])
+        // due, priority H, project, tags, annotations.
+        #expect(tasks["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"] == [
+            "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Plant the tulip bulbs",
+            "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
+            "done": false, "priority": 3, "tags": ["garden", "project:Home.Garden", "weekend"],
+            "due": "2024-10-15T16:00:00Z", "createdAt": "2024-09-03T19:04:12.000Z",
+            "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
+        ])
+        // completed, with end; priority M.
+        let taxes = try #require(tasks["2b3c4d5e-6f70-4819-9a2b-3c4d5e6f7081"])
+        #expect(taxes["done"] == true)
+        #expect(taxes["completedAt"] == "2024-04-15T18:30:02.000Z")
+        #expect(taxes["priority"] == 2)
+        #expect(taxes["tags"] == ["money", "project:Admin"])
+        // completed without end: completed when last modified.
+        let books = try #require(tasks["a3b4c5d6-e7f8-4091-a2b3-c4d5e6f70819"])
+        #expect(books["done"] == true)
+        #expect(books["completedAt"] == "2024-01-24T17:05:00.000Z")
+        // waiting (old style) and pending with wait/scheduled/until/UDA: open tasks.
+        #expect(tasks["4d5e6f70-8192-4a3b-9c4d-5e6f708192a3"]?["done"] == false)
+        #expect(tasks["4d5e6f70-8192-4a3b-9c4d-5e6f708192a3"]?["title"] == "Reply to Ana's wedding invitation")
+        #expect(tasks["5e6f7081-92a3-4b4c-8d5e-6f708192a3b4"]?["updatedAt"] == "2024-06-12T09:30:15.000Z")
+        // An instance of a recurring task is an ordinary task.
+        #expect(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"]?["due"] == "2024-01-18T18:00:00Z")
+        #expect(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"]?["tags"] == ["home"])
+        // Quotes and non-ASCII text; priority L; tags in code point order.
+        let call = try #require(tasks["92a3b4c5-d6e7-4f80-a192-a3b4c5d6e7f8"])
+        #expect(call["title"] == "Call \"Dr. Müller\" about the café ☎ results")
+        #expect(call["priority"] == 1)
+        #expect(call["tags"] == ["café", "health"])
+
+        #expect(try runTaskline(["check", "--db", path]).status == 0)
+        let open = try runTaskline(["list", "--db", path]).lines
+        #expect(open.count == 7)
+        #expect(open.contains { $0.hasSuffix("Plant the tulip bulbs  #garden #project:Home.Garden #weekend  due 2024-10-15T16:00:00Z  !high") })
+    }
+
+    @Test func importingTwiceConflictsUnlessSkipped() throws {
+        let path = directory.file("twice.sqlite")
+        #expect(try importFixture(into: path).status == 0)
+        let again = try importFixture(into: path)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("taskwarrior-export.json: line 2: id 0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01 is the id of an existing task"))
+        #expect(again.stderr.contains("nothing was imported: 9 bad records"))
+        let skipped = try importFixture(into: path, ["--on-conflict", "skip"])
+        #expect(skipped.status == 0)
+        #expect(skipped.stderr.contains("skipped 9 whose id exists"))
+    }
+
+    @Test func badTaskwarriorRecordsAreReportedByLine() throws {
+        let text = """
+            [
+            {"description":"fine","entry":"20240102T081512Z","status":"pending","uuid":"00000000-0000-4000-8000-000000000001"},
+            {"description":"odd priority","priority":"X","status":"pending","uuid":"00000000-0000-4000-8000-000000000002"},
+            {"description":"odd date","entry":"2nd of May","status":"pending","uuid":"00000000-0000-4000-8000-000000000003"},
+            {"description":"odd status","status":"someday","uuid":"00000000-0000-4000-8000-000000000004"},
+            {"description":"no uuid","status":"pending"},
+            {"status":"pending","uuid":"00000000-0000-4000-8000-000000000006"},
+            {"description":"bad note","annotations":[{"entry":"20240102T081512Z"}],"status":"pending","uuid":"00000000-0000-4000-8000-000000000007"}
+            ]
+            """
+        let path = directory.file("bad.sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(text.utf8))
+        #expect(result.status == 1)
+        for expected in [
+            "stdin: line 3: priority must be H, M or L, not X",
+            "stdin: line 4: entry must be a Taskwarrior date such as 20240115T093000Z, not 2nd of May",
+            "stdin: line 5: status must be pending, waiting, completed, deleted or recurring, not someday",
+            "stdin: line 6: uuid is required",
+            "stdin: line 7: description is required",
+            "stdin: line 8: annotations[0].description is required",
+            "nothing was imported: 6 bad records",
+        ] {
+            #expect(result.stderr.contains(expected), "missing \(expected) in \(result.stderr)")
+        }
+        #expect(try runTaskline(["export", "--db", path]).stdout.isEmpty)
+    }
+
+    @Test func oneObjectPerLineToo() throws {
+        // `task export rc.json.array=off`
+        let lines = try String(contentsOfFile: Self.fixture, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("{") }.map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }
+        let path = directory.file("lines.sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(lines.joined(separator: "\n").utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try exported(path).count == 9)
+    }
+}

@@ -1,0 +1,110 @@
+@testable import TaskStore
+import TestSupport
+import Testing
+
+/// The store side of the operating commands: import, export, short ids.
+@Suite struct OperationsStoreTests {
+    let directory = TemporaryDirectory()
+
+    func task(_ id: String, _ title: String = "t", createdAt: Int64 = 1_000, version: Int64 = 1) -> TaskItem {
+        TaskItem(id: id, title: title, tags: ["b", "a", "b"], createdAt: createdAt, updatedAt: createdAt + 5, version: version)
+    }
+
+    func exported(_ store: isolated TaskStore) throws -> [TaskItem] {
+        var tasks: [TaskItem] = []
+        try store.exportTasks { tasks.append($0) }
+        return tasks
+    }
+
+    func pragma(_ name: String, _ store: isolated TaskStore) throws -> Int64? {
+        try store.database.integer("PRAGMA \(name)")
+    }
+
+    @Test func importKeepsEveryFieldAndExportReadsItBack() async throws {
+        let store = try makeStore(directory)
+        let summary = try await store.importTasks([.task(task("b", createdAt: 2_000, version: 9), line: 1), .task(task("a"), line: 2)],
+                                                  onConflict: .fail)
+        #expect(summary.inserted == 2)
+        let tasks = try await exported(store)
+        #expect(tasks.map(\.id) == ["a", "b"], "oldest first")
+        #expect(tasks[1] == TaskItem(id: "b", title: "t", tags: ["a", "b"], createdAt: 2_000, updatedAt: 2_005, version: 9))
+        #expect(try await store.changes(since: 0).changes.map(\.id) == ["b", "a"], "logged in input order")
+    }
+
+    @Test func aBadRecordUndoesTheWholeImport() async throws {
+        let store = try makeStore(directory)
+        try await store.add("kept", id: "kept")
+        var bad = task("x")
+        bad.done = true  // and no completedAt
+        let records: [ImportRecord] = [
+            .task(task("new-1"), line: 1),
+            .task(bad, line: 2),
+            .invalid(ImportProblem(line: 3, field: "", reason: "not valid JSON")),
+            .task(task("kept"), line: 4),
+            .task(task("new-1"), line: 5),
+        ]
+        do {
+            _ = try await store.importTasks(records, onConflict: .fail, maxProblems: 3)
+            Issue.record("the import should fail")
+        } catch let failure as ImportFailure {
+            #expect(failure.count == 4)
+            #expect(failure.problems.map(\.description) == [
+                "line 2: completedAt must be set when done is true",
+                "line 3: not valid JSON",
+                "line 4: id kept is the id of an existing task",
+            ])
+        }
+        #expect(try await exported(store).map(\.id) == ["kept"])
+        #expect(try await store.currentSeq() == 1)
+        // The bulk setting is undone.
+        #expect(try await pragma("cache_size", store) == -8192)
+        #expect(try await pragma("temp_store", store) == 2)  // MEMORY, as every connection has it
+    }
+
+    @Test func conflictPolicies() async throws {
+        let store = try makeStore(directory)
+        _ = try await store.importTasks([.task(task("x", "first"), line: 1)], onConflict: .fail)
+        let skipped = try await store.importTasks([.task(task("x", "second"), line: 1)], onConflict: .skip)
+        #expect(skipped.skipped == 1)
+        #expect(try await store.get(id: "x").title == "first")
+        let replaced = try await store.importTasks([.task(task("x", "second", version: 4), line: 1)], onConflict: .replace)
+        #expect(replaced.replaced == 1)
+        #expect(try await store.get(id: "x") == TaskItem(id: "x", title: "second", tags: ["a", "b"], createdAt: 1_000, updatedAt: 1_005, version: 4))
+        let again = try await store.importTasks([.task(task("x", "second", version: 4), line: 1)], onConflict: .replace)
+        #expect(again.unchanged == 1)
+        #expect(try await store.currentSeq() == 2, "nothing written for an identical record")
+    }
+
+    @Test func prefixUpperBounds() {
+        #expect(ShortID.upperBound(ofPrefix: "abc") == "abd")
+        #expect(ShortID.upperBound(ofPrefix: "a\u{D7FF}") == "a\u{E000}")
+        #expect(ShortID.upperBound(ofPrefix: "a\u{10FFFF}") == "b")
+        #expect(ShortID.upperBound(ofPrefix: "\u{10FFFF}\u{10FFFF}") == nil)
+        #expect(ShortID.commonPrefixLength("5f3e9a1c", "5f3e9a1d") == 7)
+        #expect(ShortID.commonPrefixLength("é-1", "é-2") == 2)
+    }
+
+    @Test func shortIDsAndPrefixes() async throws {
+        let store = try makeStore(directory)
+        for id in ["abcdefgh-1", "abcdefgh-2", "abd", "zzzzzzzzzz", "éé\u{10FFFF}\u{10FFFF}x", "éé\u{10FFFF}\u{10FFFF}y"] {
+            try await store.add(id, id: id)
+        }
+        #expect(try await store.shortID(for: "abcdefgh-1") == "abcdefgh-1")
+        #expect(try await store.shortID(for: "abd") == "abd")
+        #expect(try await store.shortID(for: "zzzzzzzzzz") == "zzzzzzz")
+        #expect(try await store.shortID(for: "éé\u{10FFFF}\u{10FFFF}x") == "éé\u{10FFFF}\u{10FFFF}x")
+        #expect(try await store.resolveID("zzzz") == "zzzzzzzzzz")
+        #expect(try await store.resolveID("abd") == "abd", "a whole id, however short")
+        #expect(try await store.resolveID("abcdefgh-2") == "abcdefgh-2")
+        await #expect(throws: ShortID.LookupError.ambiguous(prefix: "abcd", candidates: ["abcdefgh-1", "abcdefgh-2"])) {
+            try await store.resolveID("abcd")
+        }
+        // A prefix ending in the last code point there is: its range ends past the one before.
+        let candidates = ["éé\u{10FFFF}\u{10FFFF}x", "éé\u{10FFFF}\u{10FFFF}y"]
+        await #expect(throws: ShortID.LookupError.ambiguous(prefix: "éé\u{10FFFF}\u{10FFFF}", candidates: candidates)) {
+            try await store.resolveID("éé\u{10FFFF}\u{10FFFF}")
+        }
+        await #expect(throws: ShortID.LookupError.tooShort(prefix: "zz")) { try await store.resolveID("zz") }
+        await #expect(throws: ShortID.LookupError.notFound(prefix: "abce")) { try await store.resolveID("abce") }
+    }
+}

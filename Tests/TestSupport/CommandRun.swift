@@ -1,0 +1,100 @@
+import Foundation
+
+/// What a run of the real `taskline` binary as a command (`taskline export`, …) gave.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: Data
+    public var stderr: String
+
+    public var output: String { String(decoding: stdout, as: UTF8.self) }
+    /// stdout's lines, without the empty one after the last newline.
+    public var lines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+}
+
+/// Runs `taskline arguments…` to its end and collects its exit status, stdout and stderr.
+/// `stdin`: bytes to feed it (closed after), else it reads an empty stdin.
+public func runTaskline(_ arguments: [String], stdin: Data? = nil, timeout: Double = 120) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
+    process.arguments = arguments
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Both outputs are drained at once, so a large output never blocks the process.
+    let collected = CollectedOutput()
+    let group = DispatchGroup()
+    for (pipe, isStdout) in [(output, true), (errors, false)] {
+        group.enter()
+        DispatchQueue.global().async {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            collected.set(data, stdout: isStdout)
+            group.leave()
+        }
+    }
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try input.fileHandleForWriting.close()
+    guard group.wait(timeout: .now() + timeout) == .success else {
+        process.terminate()
+        throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+    }
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, stdout: collected.stdout,
+                         stderr: String(decoding: collected.stderr, as: UTF8.self))
+}
+
+private final class CollectedOutput: @unchecked Sendable {  // every access holds the lock
+    private let lock = NSLock()
+    private var data: (stdout: Data, stderr: Data) = (Data(), Data())
+
+    func set(_ bytes: Data, stdout: Bool) {
+        lock.withLock { stdout ? (data.stdout = bytes) : (data.stderr = bytes) }
+    }
+
+    var stdout: Data { lock.withLock { data.stdout } }
+    var stderr: Data { lock.withLock { data.stderr } }
+}
+
+/// Runs `taskline arguments…` with its stderr on a pseudo-terminal (stdin and stdout stay
+/// pipes), and returns everything written to that terminal, with the exit status.
+public func runTasklineWithTerminalStderr(_ arguments: [String], timeout: Double = 120) throws -> (status: Int32, terminal: String) {
+    // posix_openpt and friends, by hand: Swift's Glibc module does not offer them.
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlock: CInt = 0
+    var number: CInt = 0
+    let setLock: UInt = 0x4004_5431  // TIOCSPTLCK
+    let getNumber: UInt = 0x8004_5430  // TIOCGPTN
+    guard master >= 0, ioctl(master, setLock, &unlock) == 0, ioctl(master, getNumber, &number) == 0 else {
+        throw ServerProcess.Timeout(description: "no pseudo-terminal: \(String(cString: strerror(errno)))")
+    }
+    let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    guard slave >= 0 else { throw ServerProcess.Timeout(description: "cannot open the terminal's other end") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+    try process.run()
+    var text = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    // Read until the process has ended and the terminal has nothing more.
+    while Date() < deadline {
+        var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        if poll(&poller, 1, 50) > 0 {
+            let count = read(master, &buffer, buffer.count)
+            if count > 0 {
+                text.append(contentsOf: buffer[0..<count])
+                continue
+            }
+        }
+        if !process.isRunning { break }
+    }
+    process.waitUntilExit()
+    close(master)
+    return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+}
