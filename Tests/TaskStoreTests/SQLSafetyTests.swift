@@ -71,6 +71,7 @@ import Testing
         "nowMilliseconds": "a fixed expression",
         "options.durability == .full ? \"FULL\" : \"NORMAL\"": "one of two words",
         "version": "an integer (the schema version)",
+        "cacheSize": "an integer SQLite itself reported (PRAGMA cache_size)",
         "id": "an integer (the application id)",
     ]
 
