@@ -118,16 +118,21 @@ public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchec
         }
 
         while true {
+            // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
+            // whose job, queued from this thread without a wake-up, then runs just below.
+            writer.flush()
             runJobs()
             if let exitCode = jobs.withLock({ $0.exitCode }) {
                 writer.drain()
                 return exitCode
             }
-            writer.flush()
 
+            // A client that writes without reading: once its unread answers pass the writer's
+            // limit, take no more input until it reads (the server waits too; see MessageWriter).
+            let reading = inputOpen && !writer.isBackedUp
             var targets = [
                 pollfd(fd: wakeFDs.read, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: inputOpen ? inputFD : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: reading ? inputFD : -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
             ]
             guard poll(&targets, 3, -1) >= 0 || errno == EINTR else {
@@ -139,7 +144,7 @@ public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchec
                 while read(wakeFDs.read, &drain, drain.count) > 0 {}
                 jobs.withLock { $0.wakePending = false }
             }
-            if inputOpen, targets[1].revents != 0 {
+            if reading, targets[1].revents != 0 {
                 let count = chunk.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
                 if count > 0 {
                     deliver(chunk.withUnsafeBufferPointer { decoder.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) })

@@ -15,6 +15,10 @@ import Darwin
 /// writer writes to it only when `poll` says there is room, `PIPE_BUF` bytes at a time,
 /// which it then accepts without blocking.
 ///
+/// Output waiting for the client is bounded by `maxPendingBytes`: past it the connection stops
+/// reading input and the server waits (`waitForRoom`) before it handles more, until the client
+/// has read enough.
+///
 /// Used from one thread at a time: the connection's.
 public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined to the connection's thread
     private let fd: Int32
@@ -25,12 +29,17 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     private var framing: Framing = .lsp
     private var closed = false
     private var onClosed: (@Sendable () -> Void)?
+    private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    public let maxPendingBytes: Int
+
+    public static let defaultMaxPendingBytes = 64 * 1024 * 1024
 
     /// `waitsForClient`: block in `send` until everything is written, for a caller that has
     /// no event loop to finish the job (tests).
-    public init(fd: Int32, waitsForClient: Bool = false) {
+    public init(fd: Int32, waitsForClient: Bool = false, maxPendingBytes: Int = defaultMaxPendingBytes) {
         self.fd = fd
         self.waitsForClient = waitsForClient
+        self.maxPendingBytes = maxPendingBytes
         var info = stat()
         let kind = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
         nonBlocking = !waitsForClient && (kind == S_IFIFO || kind == S_IFSOCK)
@@ -48,6 +57,16 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     }
 
     public var hasPendingOutput: Bool { pendingStart < pending.count && !closed }
+
+    /// More output waits for the client than `maxPendingBytes`.
+    public var isBackedUp: Bool { !closed && pending.count - pendingStart >= maxPendingBytes }
+
+    /// Returns once the output waiting for the client is under `maxPendingBytes` (or the client
+    /// has gone). Called from the connection's thread, whose loop writes the output meanwhile.
+    nonisolated(nonsending) public func waitForRoom() async {
+        guard isBackedUp else { return }
+        await withCheckedContinuation { roomWaiters.append($0) }
+    }
 
     public func send(_ message: JSON) {
         guard !closed else { return }
@@ -94,6 +113,11 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
                 closed = true
                 onClosed?()
             }
+        }
+        if !isBackedUp && !roomWaiters.isEmpty {
+            let waiters = roomWaiters
+            roomWaiters = []
+            for waiter in waiters { waiter.resume() }
         }
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: pending.count <= 1 << 20)

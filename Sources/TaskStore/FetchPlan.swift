@@ -46,7 +46,14 @@ struct FetchPlan {
             let folded = TaskRules.folded(text)
             // (FTS5's query parser stops at a NUL, so such a needle is left to instr() alone.)
             if folded.unicodeScalars.count >= 3, !folded.unicodeScalars.contains("\0") {
-                let phrase = "\"" + folded.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+                // A phrase: quotes doubled, scalar by scalar (a quote followed by a combining
+                // mark is one Character, which splitting by Character would not see).
+                var phrase = "\""
+                for scalar in folded.unicodeScalars {
+                    phrase.unicodeScalars.append(scalar)
+                    if scalar == "\"" { phrase.unicodeScalars.append(scalar) }
+                }
+                phrase += "\""
                 add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(phrase)])
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])

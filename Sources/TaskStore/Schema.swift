@@ -117,6 +117,32 @@ enum Schema {
         .init(version: 6) { db in
             try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", [.text(databaseIDKey)])
         },
+        .init(version: 7) { db in
+            // The trigram index over the folded texts that the text filter's instr() reads.
+            // Indexing the raw texts let SQLite fold them its own way, which is not Swift's
+            // (İ lowercases to i + U+0307), and the index then left out tasks instr() matches.
+            try db.execute("""
+                DROP TRIGGER task_text_insert;
+                DROP TRIGGER task_text_delete;
+                DROP TRIGGER task_text_update;
+                DROP TABLE task_text;
+                CREATE VIRTUAL TABLE task_text USING fts5 (
+                    title_fold, notes_fold, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 1'
+                );
+                INSERT INTO task_text (task_text) VALUES ('rebuild');
+                CREATE TRIGGER task_text_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO task_text (rowid, title_fold, notes_fold) VALUES (NEW.pk, NEW.title_fold, NEW.notes_fold);
+                END;
+                CREATE TRIGGER task_text_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO task_text (task_text, rowid, title_fold, notes_fold) VALUES ('delete', OLD.pk, OLD.title_fold, OLD.notes_fold);
+                END;
+                CREATE TRIGGER task_text_update AFTER UPDATE OF title_fold, notes_fold ON task
+                WHEN OLD.title_fold IS NOT NEW.title_fold OR OLD.notes_fold IS NOT NEW.notes_fold BEGIN
+                    INSERT INTO task_text (task_text, rowid, title_fold, notes_fold) VALUES ('delete', OLD.pk, OLD.title_fold, OLD.notes_fold);
+                    INSERT INTO task_text (rowid, title_fold, notes_fold) VALUES (NEW.pk, NEW.title_fold, NEW.notes_fold);
+                END;
+                """)
+        },
     ])
 
     static let databaseIDKey = "database_id"

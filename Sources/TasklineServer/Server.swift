@@ -115,6 +115,8 @@ public actor Server {
         loop: while let batch = await events.next() {
             var index = 0
             while index < batch.count {
+                // Answers the client has not read yet are bounded: wait for it to read some.
+                if case .inbound = batch[index] { await writer.waitForRoom() }
                 let (writes, consumed) = groupableWrites(in: batch, from: index)
                 if writes.count > 1 {
                     await handleTogether(writes)

@@ -15,7 +15,7 @@ import Testing
 ///
 /// 5 kills per durability by default; `TASKLINE_LONG_TESTS=1` makes it 60.
 @Suite(.serialized) struct CrashSafetyTests {
-    static let kills = ProcessInfo.processInfo.environment["TASKLINE_LONG_TESTS"] == "1" ? 60 : 5
+    static let kills = longTestsEnabled ? 60 : 5
 
     @Test(arguments: ["full", "normal"])
     func acknowledgedWritesSurviveSIGKILL(durability: String) throws {

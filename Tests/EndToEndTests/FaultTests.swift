@@ -115,15 +115,22 @@ import Testing
 
     // MARK: - Damaged files
 
-    /// Damage the open-time checks cannot see (they read only the first page): found when a
-    /// request reaches it, and answered 1004 with SQLITE_CORRUPT; other requests are served.
+    /// Damage where only requests look (pages of the task table itself): found when a request
+    /// reaches it, and answered 1004 with SQLITE_CORRUPT; other requests are served. (Damage in
+    /// what start-up reads is refused at once, exit 3, as for any corrupt file.)
     @Test func corruptPagesAre1004AndTheServerKeepsServing() throws {
         let path = directory.file("damaged.sqlite")
         try populate(path, count: 300, notes: String(repeating: "n", count: 500))
         var bytes = try #require(fileBytes(path))
         let pageSize = 4096
         try #require(bytes.count > 40 * pageSize, "a clean exit leaves the data in the database file")
-        for index in (20 * pageSize)..<(24 * pageSize) { bytes[index] = 0xA5 }
+        // The task table's leaf pages, from SQLite's own page map; a few in the middle are damaged.
+        let leaves = try sqliteOutput(path, "SELECT pageno FROM dbstat WHERE name = 'task' AND pagetype = 'leaf' ORDER BY pageno")
+            .split(separator: "\n").compactMap { Int($0) }
+        try #require(leaves.count > 10, "\(leaves)")
+        for page in leaves[(leaves.count / 2)..<(leaves.count / 2 + 3)] {
+            for index in ((page - 1) * pageSize + 8)..<(page * pageSize) { bytes[index] = 0xA5 }
+        }
         try bytes.write(to: URL(fileURLWithPath: path))
 
         let client = Client(try ServerProcess(["--db", path, "--log-level", "error"]))
@@ -131,6 +138,7 @@ import Testing
         // Damage in what start-up reads (the schema, the change log's indexes) is refused at
         // once, as the contract says for a corrupt file: exit 3 and a message, file untouched.
         if let code = client.server.waitForExit(timeout: 0.5) {
+            print("corrupt pages: refused at start")
             #expect(code == 3)
             #expect(client.server.stderr.contains("not a usable SQLite database"), "\(client.server.stderr)")
             #expect(fileBytes(path) == bytes)
@@ -151,6 +159,7 @@ import Testing
             let answer = try client.response(client.send("tasks/get", #"{"id":"task-\#(id)"}"#))
             codes.insert(answer["error"]?["code"] ?? "ok")
         }
+        print("corrupt pages: served, answers \(codes)")
         #expect(codes.contains(1004), "the damage was never noticed")
         #expect(Set(codes).isSubset(of: ["ok", 1004]))
         #expect(try client.request("tasks/changes", #"{"since":0,"limit":1}"#)["changes"] != nil, "still serving")
@@ -171,12 +180,14 @@ import Testing
         let server = try ServerProcess(["--db", path, "--log-level", "error"])
         server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#)
         guard let initialized = try? server.next() else {
+            print("truncated to \(Int(fraction * 100))%: refused at start")
             #expect(server.waitForExit() == 3)
             #expect(server.stderr.contains("not a usable SQLite database"), "stderr: \(server.stderr)")
             #expect(fileBytes(path) == before)
             return
         }
         #expect(initialized["result"] != nil)
+        print("truncated to \(Int(fraction * 100))%: served, the missing pages reported")
         let fetched = try server.call(1, "tasks/fetch", #"{"limit":1000}"#)
         #expect(fetched["error"]?["code"] == 1004 && fetched["error"]?["data"]?["code"] == 11, "\(fetched)")
         #expect(try server.call(2, "tasks/get", #"{"id":"task-1"}"#)["id"] == 2, "still serving")
@@ -273,6 +284,18 @@ import Testing
         let block = [UInt8](repeating: 0xF1, count: 4096)
         while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
         #expect(errno == ENOSPC)
+    }
+
+    func sqliteOutput(_ path: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
     }
 
     func chattr(_ flag: String, _ path: String) -> Bool {

@@ -67,6 +67,69 @@ import Testing
         #expect(server.waitForExit() == 0)
     }
 
+    /// A client that sends requests whose answers are large, and reads none: the server keeps
+    /// at most 64 MiB of unread answers, then handles and reads nothing more until the client
+    /// reads (so the client's further writes block); once it reads, every answer arrives.
+    @Test func unreadAnswersAreBoundedAndAllArriveOnceRead() throws {
+        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"])
+        server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#)
+        _ = try server.next()
+        let notes = String(repeating: "n", count: 4000)
+        let creates = (0..<100).map { #"{"create":{"title":"t\#($0)","notes":"\#(notes)"}}"# }.joined(separator: ",")
+        _ = try server.call(1, "tasks/apply", #"{"operations":[\#(creates)]}"#)
+
+        // Pages of 100 tasks, about 420 KB each: 105 MB of answers if nothing held them back,
+        // 420 MB in the long run (where the memory bound, not only the blocked write, tells).
+        let pages = longTestsEnabled ? 1000 : 250
+        server.write((0..<pages).map { _ in #"{"jsonrpc":"2.0","id":2,"method":"tasks/fetch","params":{"limit":100}}"# + "\n" }.joined())
+        // Then 2 MB more of small requests: more than the pipe holds, so this write blocks
+        // for as long as the server reads nothing.
+        let small = 25_000
+        let more = (0..<small).map { _ in #"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"none"}}"# + "\n" }.joined()
+            + #"{"jsonrpc":"2.0","id":"last","method":"tasks/get","params":{"id":"none"}}"# + "\n"
+        let written = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.write(more)
+            written.signal()
+        }
+        // Wait for the server to stop working: with 64 MiB unread it must go idle.
+        var cpu = server.cpuTicks
+        var idleSince = Date()
+        while Date().timeIntervalSince(idleSince) < 1 {
+            usleep(100_000)
+            let now = server.cpuTicks
+            if now != cpu { (cpu, idleSince) = (now, Date()) }
+        }
+        #expect(written.wait(timeout: .now()) == .timedOut, "the server kept reading while 64 MiB of answers waited")
+        let held = try #require(server.peakResidentKilobytes)
+
+        // Read everything: lines are counted, not parsed (a debug build parses 170 MB slowly).
+        var lines = 0
+        var tail: [UInt8] = []
+        let deadline = Date().addingTimeInterval(120)
+        while lines < pages + small + 1, let chunk = try server.readChunk(until: deadline) {
+            lines += chunk.withUnsafeBytes { bytes in
+                var count = 0
+                var next = bytes.baseAddress!
+                let end = next + bytes.count
+                while let newline = memchr(next, 0x0A, end - next) {
+                    count += 1
+                    next = UnsafeRawPointer(newline) + 1
+                }
+                return count
+            }
+            tail = Array((tail + chunk).suffix(300))
+        }
+        #expect(lines == pages + small + 1)
+        #expect(String(decoding: tail, as: UTF8.self).contains(#""id":"last""#))
+        #expect(written.wait(timeout: .now() + 10) == .success)
+        let peak = try #require(server.peakResidentKilobytes)
+        print("unread answers: \(pages) of ~420 KB and \(small) small ones; peak RSS \(held / 1024) MiB while unread, \(peak / 1024) MiB in all")
+        #expect(held < 150 * 1024 && peak < 150 * 1024, "peak RSS \(held / 1024) MiB, then \(peak / 1024) MiB")
+        server.closeInput()
+        #expect(server.waitForExit() == 1)
+    }
+
     @Test func garbageBetweenMessagesIsAnsweredAndTheStreamRecovers() throws {
         let server = try ServerProcess(["--db", ":memory:"])
         server.sendLSP(Self.initialize)

@@ -1,4 +1,5 @@
-import TaskStore
+import SQLite
+@testable import TaskStore
 import TestSupport
 import Testing
 
@@ -149,6 +150,21 @@ import Testing
         }
     }
 
+    /// The index folds the way the filter does: whatever Swift's lowercasing makes of a text
+    /// (İ becomes i + U+0307, longer than it was) is what the index holds and is searched for.
+    @Test func theIndexAgreesWithTheFilterOnEveryCharacter() async throws {
+        let store = try makeStore(directory)
+        try await store.add("İstanbul ΣΑΣ", notes: "say \"q\"\u{301} here", id: "a")
+        for needle in ["İstanbul", "istanbul", "i\u{307}stanbul", "ΣΑΣ", "σασ", "\"q\"\u{301}", "q\"\u{301} h"] {
+            let found = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle))).tasks.map(\.id)
+            let expected = "İstanbul ΣΑΣ say \"q\"\u{301} here".lowercased().contains(needle.lowercased()) ? ["a"] : []
+            #expect(found == expected, "needle \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        _ = try await store.update(id: "a", changes: TaskChanges(title: "plain"))
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "İstanbul"))).tasks.isEmpty)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "PLAIN"))).tasks.map(\.id) == ["a"])
+    }
+
     @Test func followsUpdatesAndDeletes() async throws {
         let store = try makeStore(directory)
         try await store.add("before", id: "a")
@@ -157,5 +173,29 @@ import Testing
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.count == 1)
         _ = try await store.delete(id: "a")
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.isEmpty)
+    }
+}
+
+@Suite struct TextIndexMigrationTests {
+    let directory = TemporaryDirectory()
+
+    /// A database whose index held the raw texts (schema 6) gets one over the folded texts,
+    /// rebuilt from the tasks already there.
+    @Test func theFoldedIndexIsBuiltFromExistingTasks() async throws {
+        let path = directory.file("v6.sqlite")
+        do {
+            let database = try Database(path: path)
+            try Migrator(Array(Schema.migrator.migrations.prefix(6))).migrate(database)
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                VALUES ('old', 'İstanbul trip', ?, '', '', 0, 0, 1, 1, 1)
+                """, [.text("İstanbul trip".lowercased())])
+            #expect(try database.userVersion() == 6)
+        }
+        let store = try TaskStore(path: path)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "İSTANBUL"))).tasks.map(\.id) == ["old"])
+        try await store.add("İzmir", id: "new")
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "izmir".uppercased()))).tasks.map(\.id) == [])
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "İzm"))).tasks.map(\.id) == ["new"])
     }
 }

@@ -203,6 +203,17 @@ public final class ServerProcess: @unchecked Sendable {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 
+    /// CPU time the process has used (user and system), in clock ticks; nil once it has exited.
+    public var cpuTicks: Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ")?.upperBound
+        else { return nil }
+        // After the name: state is field 3, utime and stime are fields 14 and 15.
+        let fields = stat[afterName...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
     // MARK: - Exit
 
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.

@@ -27,3 +27,6 @@ public func fileBytes(_ path: String) -> Data? {
 public func fileMode(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
 }
+
+/// `TASKLINE_LONG_TESTS=1` asks for the long versions of the soak tests (more kills, larger inputs).
+public let longTestsEnabled = ProcessInfo.processInfo.environment["TASKLINE_LONG_TESTS"] == "1"
