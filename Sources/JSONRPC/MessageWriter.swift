@@ -9,10 +9,11 @@ import Darwin
 /// one after another.
 ///
 /// When the client is not reading, output waits in a buffer instead of blocking the thread
-/// (that thread also reads input and runs the server; see `Connection`). The writer never
-/// makes the descriptor non-blocking (it may be a terminal shared with a shell); instead it
-/// writes only when `poll` says there is room, at most `PIPE_BUF` bytes at a time, which a
-/// pipe with room accepts without blocking.
+/// (that thread also reads input and runs the server; see `Connection`). A pipe or socket,
+/// which is this process's own, is made non-blocking, so one write hands over all the room
+/// there is. A terminal or a file may be shared with a shell, so it stays blocking: the
+/// writer writes to it only when `poll` says there is room, `PIPE_BUF` bytes at a time,
+/// which it then accepts without blocking.
 ///
 /// Output waiting for the client is bounded by `maxPendingBytes`: past it the connection stops
 /// reading input and the server waits (`waitForRoom`) before it handles more, until the client
@@ -22,6 +23,7 @@ import Darwin
 public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined to the connection's thread
     private let fd: Int32
     private let waitsForClient: Bool
+    private let nonBlocking: Bool
     private var pending: [UInt8] = []
     private var pendingStart = 0
     private var framing: Framing = .lsp
@@ -38,6 +40,10 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
         self.fd = fd
         self.waitsForClient = waitsForClient
         self.maxPendingBytes = maxPendingBytes
+        var info = stat()
+        let kind = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
+        nonBlocking = !waitsForClient && (kind == S_IFIFO || kind == S_IFSOCK)
+        if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
     }
 
     /// `handler` runs once when the client has closed its end.
@@ -88,15 +94,20 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     /// Writes what the client has room for (or everything, with `waitsForClient`).
     public func flush() {
         while hasPendingOutput {
-            if !waitsForClient {
+            let chunked = !waitsForClient && !nonBlocking
+            if chunked {
                 var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 guard poll(&target, 1, 0) > 0 else { break }
             }
-            let count = min(pending.count - pendingStart, waitsForClient ? Int.max : Int(PIPE_BUF))
+            let count = min(pending.count - pendingStart, chunked ? Int(PIPE_BUF) : Int.max)
             let written = pending.withUnsafeBytes { write(fd, $0.baseAddress! + pendingStart, count) }
             if written > 0 {
                 pendingStart += written
-            } else if written < 0 && errno != EINTR && errno != EAGAIN {
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else if written < 0 && errno == EAGAIN {
+                break  // the pipe is full: the loop writes the rest when poll says there is room
+            } else {
                 // EPIPE (SIGPIPE is ignored) or another error: nobody will read what follows.
                 Log.info("stdout closed (\(String(cString: strerror(errno))))")
                 closed = true

@@ -48,7 +48,7 @@ enum Subcommands {
     private static func run<C: Command>(_ command: C.Type, _ arguments: [String]) async -> Int32 {
         // --help anywhere before `--` wins over everything else on the line.
         if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
-            print(C.usage)
+            print(C.usage)  // stdout-ok: the help asked for, not the protocol
             return 0
         }
         do {

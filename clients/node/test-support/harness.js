@@ -2,7 +2,7 @@
 // and waiting for events. Kept outside test/ so `node --test test/` does not
 // run it as a test file.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,9 +41,23 @@ export async function nextEvent(emitter, event, timeoutMs = 2000) {
 /** Runs `action` while the server process is stopped (SIGSTOP), so requests queue up unanswered. */
 export async function whileServerStopped(client, action) {
   process.kill(client.pid, 'SIGSTOP');
+  // SIGSTOP takes effect asynchronously: wait until the kernel reports the process stopped,
+  // or a request sent at once could still be answered.
+  await waitUntilStopped(client.pid);
   try {
     return await action();
   } finally {
     process.kill(client.pid, 'SIGCONT');
   }
+}
+
+async function waitUntilStopped(pid) {
+  const deadline = Date.now() + 2000;
+  while (Date.now() < deadline) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The state is the first field after the command name, which is in parentheses.
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`process ${pid} did not stop`);
 }
