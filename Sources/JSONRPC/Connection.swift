@@ -14,7 +14,7 @@ import Darwin
 /// costs a single thread wake-up, and because output that the client is not reading waits
 /// in a buffer, reading input never waits on writing output: a client may send any number
 /// of requests before it reads a single response.
-public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchecked: see `Jobs`
+public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable {  // @unchecked: see `Jobs`
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
@@ -81,6 +81,10 @@ public final class Connection: SerialExecutor, @unchecked Sendable {  // @unchec
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
     }
 
     /// Ends `run`, which returns `code`. Safe from any thread.

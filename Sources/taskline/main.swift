@@ -62,7 +62,9 @@ Log.info("serving \(options.databasePath)")
 // The server, the store and the connection all run on this thread, in the connection's loop.
 let server = Server(store: store, writer: connection.writer, options: Server.Options(
     maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
-Task.detached {
+// The connection is also the task's preferred executor: a continuation it resumes (the
+// server waiting for input) then runs on the loop directly, not via a pool thread.
+Task(executorPreference: connection) {
     let code = await server.run()
     // SQLite checkpoints when the last connection closes, which exit() never does: the
     // file named by --db then holds all the data by itself (a copy of it is complete), and
