@@ -131,7 +131,7 @@ public actor Server {
                     databaseWatcher?.rearm()
                     // The watcher also wakes for our own commits; data_version tells them apart.
                     if (try? await store.hasExternalChanges()) ?? true {
-                        await deliverChanges(own: [])
+                        await deliverLoggedChanges()
                     }
                 case .pruneHistory:
                     await pruneHistory()
@@ -318,18 +318,24 @@ public actor Server {
         }
     }
 
-    /// Tells the client about every change after the last one it heard of, in `seq` order,
-    /// without gaps or repeats, whichever process made them. `own` are the changes this
-    /// server just committed: when nothing else happened in between they are sent as they
-    /// are; otherwise the change log is read.
+    /// Tells the client about `own`, the changes this server just committed. When nothing
+    /// else happened since the last change the client heard of, they are sent as they are;
+    /// otherwise the change log is read, so that the client still hears of everything in order.
     private func deliverChanges(own: [TaskChange]) async {
-        guard notificationsEnabled, phase == .running else { return }
+        guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
         var expected = lastNotifiedSeq
-        if !own.isEmpty, own.allSatisfy({ expected += 1; return $0.seq == expected }) {
+        if own.allSatisfy({ expected += 1; return $0.seq == expected }) {
             writer.send(TaskJSON.didChange(own).json)
             lastNotifiedSeq = expected
-            return
+        } else {
+            await deliverLoggedChanges()
         }
+    }
+
+    /// Tells the client about every change after the last one it heard of, in `seq` order,
+    /// without gaps or repeats, whichever process made them: read from the change log.
+    private func deliverLoggedChanges() async {
+        guard notificationsEnabled, phase == .running else { return }
         do {
             var hasMore = true
             while hasMore {
