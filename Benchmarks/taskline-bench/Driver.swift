@@ -7,6 +7,7 @@ final class Driver {
     private let input = Pipe()
     private let output = Pipe()
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0
     private var nextID = 1
 
@@ -45,23 +46,34 @@ final class Driver {
                 buffer.removeFirst(start)
                 start = 0
             }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
             guard count > 0 else { fatalError("taskline closed its output") }
             buffer += chunk[0..<count]
         }
     }
 
-    /// The next response, skipping notifications.
-    func readResponse() -> JSON {
+    /// The next response line, skipping notifications; stops the benchmark on an error answer.
+    /// It is not decoded: timed loops measure the server and the pipes, not a client's parser.
+    func readResponseLine() -> ArraySlice<UInt8> {
         while true {
             let line = readLine()
             // Notifications start with {"jsonrpc":"2.0","method": — responses with "id".
             if line.count > 20, line[line.startIndex + 18] == UInt8(ascii: "m") { continue }
-            guard let json = try? JSONParser.parse(line) else { fatalError("bad line from taskline") }
-            if let error = json["error"] { fatalError("taskline answered an error: \(JSONWriter.string(error))") }
-            return json
+            // An error answer is {"jsonrpc":"2.0","id":…,"error":{…}: the member after the id.
+            let head = line.prefix(80)
+            if let idEnd = head.dropFirst(22).firstIndex(of: UInt8(ascii: ",")),
+               head[(idEnd + 1)...].starts(with: #""error""#.utf8) {
+                fatalError("taskline answered an error: \(String(decoding: line, as: UTF8.self))")
+            }
+            return line
         }
+    }
+
+    /// The next response, decoded.
+    func readResponse() -> JSON {
+        let line = readResponseLine()
+        guard let json = try? JSONParser.parse(line) else { fatalError("bad line from taskline") }
+        return json
     }
 
     /// Waits for the next notification, skipping anything else.
@@ -93,6 +105,12 @@ final class Driver {
         return readResponse()["result"] ?? JSON.null
     }
 
+    /// Sends one request and waits for its answer without decoding it: what timed loops use.
+    func roundTrip(_ method: String, _ params: String = "{}") {
+        write(Array(requestLine(method, params).utf8))
+        _ = readResponseLine()
+    }
+
     /// Sends `lines` from another thread while reading `lines.count` responses here, so
     /// neither side waits for the other: the pipelined case.
     func pipeline(_ lines: [String]) {
@@ -100,7 +118,7 @@ final class Driver {
         let fd = input.fileHandleForWriting.fileDescriptor
         let writer = Thread { Self.write(bytes, to: fd) }
         writer.start()
-        for _ in lines { _ = readResponse() }
+        for _ in lines { _ = readResponseLine() }
     }
 
     func initialize(notifications: Bool = true) {

@@ -90,7 +90,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let gets = baseline([db, "get", "\(min(size, samples))"])
     var index = 0
     report.add(group, "get, lock-step, median", medianMicroseconds(samples) {
-        server.call("tasks/get", #"{"id":"task-\#(index % size)"}"#)
+        server.roundTrip("tasks/get", #"{"id":"task-\#(index % size)"}"#)
         index += 1
     }, "µs", baseline: gets["medianMicroseconds"], target: .atMost(40))
 
@@ -98,12 +98,12 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     for field in ["createdAt", "updatedAt", "due", "priority", "title"] {
         for (filter, filterName) in filters where field == "createdAt" || filter.isEmpty {
             let sort = #""sort":[{"field":"\#(field)"}]"#
-            let first = medianMicroseconds(count) { server.call("tasks/fetch", #"{\#(sort),"limit":50\#(filter)}"#) }
+            let first = medianMicroseconds(count) { server.roundTrip("tasks/fetch", #"{\#(sort),"limit":50\#(filter)}"#) }
             let depth = size * 9 / 10
             let atDepth = server.call("tasks/fetch", #"{\#(sort),"limit":50,"offset":\#(depth)\#(filter)}"#)
             let cursor = atDepth["nextCursor"]?.stringValue ?? ""
             let deep = cursor.isEmpty ? first : medianMicroseconds(count) {
-                server.call("tasks/fetch", #"{\#(sort),"limit":50,"cursor":"\#(cursor)"\#(filter)}"#)
+                server.roundTrip("tasks/fetch", #"{\#(sort),"limit":50,"cursor":"\#(cursor)"\#(filter)}"#)
             }
             let name = "fetch 50 by \(field), \(filterName)"
             let isDefault = field == "createdAt" && filter.isEmpty
@@ -113,10 +113,10 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         }
     }
     report.add(group, "fetch, text filter, median", medianMicroseconds(max(5, count / 10)) {
-        server.call("tasks/fetch", #"{"limit":50,"filter":{"text":"word777"}}"#)
+        server.roundTrip("tasks/fetch", #"{"limit":50,"filter":{"text":"word777"}}"#)
     } / 1000, "ms", target: .atMost(20))
     report.add(group, "fetch with includeTotal, median", medianMicroseconds(max(5, count / 10)) {
-        server.call("tasks/fetch", #"{"limit":50,"includeTotal":true,"filter":{"done":false}}"#)
+        server.roundTrip("tasks/fetch", #"{"limit":50,"includeTotal":true,"filter":{"done":false}}"#)
     } / 1000, "ms", target: .atMost(20))
 
     // Page through everything, then read the peak memory.
@@ -167,7 +167,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         let rate = Double(writes) / seconds { server.pipeline(lines) }
         report.add(group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
                    target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
-        let lockStep = medianMicroseconds(min(writes, samples)) { server.call("tasks/create", #"{"title":"lock-step"}"#) }
+        let lockStep = medianMicroseconds(min(writes, samples)) { server.roundTrip("tasks/create", #"{"title":"lock-step"}"#) }
         report.add(group, "create, lock-step, \(durability), median", lockStep, "µs", baseline: base["medianMicroseconds"],
                    target: durability == "normal" ? .atMost(80) : nil)
         server.shutdown()
