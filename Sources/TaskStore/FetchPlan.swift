@@ -6,11 +6,9 @@ import SQLite
 /// fields, how many ids or tags); every value from the client is a bound parameter.
 struct FetchPlan {
     /// The columns `TaskStore.readTask` expects, followed by the sort-key columns.
-    /// A task's columns, its tags last: joined by U+001F, which no tag can contain, so that
-    /// one statement reads a whole page instead of one more query per task.
+    /// A task's columns, its tags last: joined by U+001F, which no tag can contain.
     static let taskColumns = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, task.created_at, "
-        + "task.updated_at, task.completed_at, task.version, "
-        + "(SELECT group_concat(tag, char(31)) FROM task_tag WHERE task_tag.task_pk = task.pk)"
+        + "task.updated_at, task.completed_at, task.version, task.tags"
     static let taskColumnCount: Int32 = 12
 
     let sort: [SortKey]

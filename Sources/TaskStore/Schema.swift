@@ -143,7 +143,35 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 8) { db in
+            // Each task's tags, denormalized into its row, so that reading a task needs no
+            // subquery: a 50-task page read its tags with 50 index lookups, half its cost.
+            // Kept in step by triggers, whoever writes task_tag; the log's update trigger
+            // ignores this column, so keeping it in step logs nothing of its own.
+            try db.execute("""
+                ALTER TABLE task ADD COLUMN tags TEXT NOT NULL DEFAULT '';  -- code-point order, joined by U+001F
+                UPDATE task SET tags = \(tagsOf("task.pk"));
+                CREATE TRIGGER task_tag_insert AFTER INSERT ON task_tag BEGIN
+                    UPDATE task SET tags = \(tagsOf("NEW.task_pk")) WHERE pk = NEW.task_pk;
+                END;
+                CREATE TRIGGER task_tag_delete AFTER DELETE ON task_tag BEGIN
+                    UPDATE task SET tags = \(tagsOf("OLD.task_pk")) WHERE pk = OLD.task_pk;
+                END;
+                DROP TRIGGER task_log_update;
+                CREATE TRIGGER task_log_update AFTER UPDATE OF
+                    id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
+                ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                END;
+                """)
+        },
     ])
+
+    /// The `tags` column's value for the task with key `pk`: its tags in code-point order
+    /// (BINARY collation compares UTF-8 bytes, which order as code points), joined by U+001F.
+    private static func tagsOf(_ taskKey: String) -> String {
+        "coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = \(taskKey) ORDER BY tag)), '')"
+    }
 
     static let databaseIDKey = "database_id"
 
