@@ -25,7 +25,8 @@ struct FetchPlan {
         sort.map { "\($0.field.rawValue).\($0.descending ? "desc" : "asc")" }.joined(separator: ",")
     }
 
-    init(filter: TaskFilter, sort: [SortKey]) throws {
+    /// `database` is asked which of the text filter's trigrams are rare (see `TextIndex`).
+    init(filter: TaskFilter, sort: [SortKey], database: Database) throws {
         self.sort = sort
         if let done = filter.done {
             add("done = ?", [SQLValue(done)])
@@ -39,20 +40,10 @@ struct FetchPlan {
                 throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
             }
             // instr() takes its needle literally: no LIKE wildcards to escape. It decides;
-            // the trigram index, for needles of three characters or more, only narrows
-            // the tasks it has to look at.
+            // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
-            // (FTS5's query parser stops at a NUL, so such a needle is left to instr() alone.)
-            if folded.unicodeScalars.count >= 3, !folded.unicodeScalars.contains("\0") {
-                // A phrase: quotes doubled, scalar by scalar (a quote followed by a combining
-                // mark is one Character, which splitting by Character would not see).
-                var phrase = "\""
-                for scalar in folded.unicodeScalars {
-                    phrase.unicodeScalars.append(scalar)
-                    if scalar == "\"" { phrase.unicodeScalars.append(scalar) }
-                }
-                phrase += "\""
-                add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(phrase)])
+            if let match = try TextIndex.query(for: folded, in: database) {
+                add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(match)])
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])
         }

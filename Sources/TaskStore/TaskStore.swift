@@ -56,7 +56,7 @@ public actor TaskStore {
             guard query.cursor == nil else { throw TaskStoreError.invalid(field: "offset", reason: "cannot be combined with cursor") }
         }
         try Self.validate(sort: query.sort)
-        let plan = try storage { try FetchPlan(filter: query.filter, sort: query.sort) }
+        let plan = try storage { try FetchPlan(filter: query.filter, sort: query.sort, database: database) }
         var cursor: Cursor?
         if let encoded = query.cursor {
             guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {

@@ -1,0 +1,57 @@
+import SQLite
+
+/// What the text filter asks the trigram index (`task_text`), which only narrows the tasks
+/// that `instr()` then decides on.
+///
+/// Asking for the needle as a phrase makes FTS5 read the whole list of every trigram in it,
+/// and a needle's trigrams are often in nearly every task ("wor" in "word777"): at a million
+/// tasks that took 20–30 ms however few tasks matched. So the index is first asked, for a
+/// few of the needle's trigrams, how many tasks hold each, counting no further than
+/// `commonCount`; the query then asks only for the rarest ones. When every trigram is
+/// common, so is the needle, most likely: the index is not used, and the scan in sort order
+/// finds a page of matches early.
+enum TextIndex {
+    /// A trigram in this many tasks or more narrows too little to be worth reading.
+    static let commonCount = 4096
+    /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
+    static let maxProbes = 12
+    /// How many of the rarest trigrams the query asks for together.
+    static let maxTerms = 3
+
+    /// The FTS5 query for `needle` (already folded), or nil when the index should not be used.
+    static func query(for needle: String, in database: Database) throws -> String? {
+        let scalars = Array(needle.unicodeScalars)
+        // FTS5's query parser stops at a NUL; such a needle is left to instr() alone.
+        guard scalars.count >= 3, !scalars.contains("\0") else { return nil }
+        let positions = Array(0...(scalars.count - 3))
+        let step = max(1, positions.count / maxProbes)
+        let probe = try database.cachedStatement(
+            "SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
+        var counted: [(term: String, count: Int)] = []
+        var seen = Set<String>()
+        for start in stride(from: 0, to: positions.count, by: step).prefix(maxProbes) {
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars[start..<(start + 3)])
+            let term = quoted(String(trigram))
+            guard seen.insert(term).inserted else { continue }
+            let count = try probe.firstRow([.text(term), .integer(Int64(commonCount))]) { $0.int(0) } ?? 0
+            // No task holds this trigram, so none holds the needle: the index says so at once.
+            if count == 0 { return term }
+            if count < commonCount { counted.append((term, count)) }
+        }
+        guard !counted.isEmpty else { return nil }
+        return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
+    }
+
+    /// An FTS5 string: in double quotes, a quote doubled. Built scalar by scalar, since a
+    /// quote followed by a combining mark is one Character, which splitting by Character
+    /// would not see.
+    private static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            result.unicodeScalars.append(scalar)
+            if scalar == "\"" { result.unicodeScalars.append(scalar) }
+        }
+        return result + "\""
+    }
+}
