@@ -7,13 +7,16 @@ import SQLite
 struct FetchPlan {
     /// The columns `TaskStore.readTask` expects, followed by the sort-key columns.
     /// A task's columns, its tags last: joined by U+001F, which no tag can contain.
-    static let taskColumns = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, task.created_at, "
-        + "task.updated_at, task.completed_at, task.version, task.tags"
+    static let taskColumns = taskColumnsBeforeTags + ", task.tags"
+    static let taskColumnsBeforeTags = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
+        + "task.created_at, task.updated_at, task.completed_at, task.version"
     static let taskColumnCount: Int32 = 12
 
     let sort: [SortKey]
     private(set) var whereClauses: [String] = []
     private(set) var whereValues: [SQLValue] = []
+    /// True when the filter is at most `done`: the kept totals answer `includeTotal`.
+    private var countsFromTotals = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [(expression: String, descending: Bool)] {
@@ -63,6 +66,8 @@ struct FetchPlan {
                 add("id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map(SQLValue.text))
             }
         }
+        // Counted from the clauses, so that a filter added later cannot be missed.
+        countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
     }
 
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
@@ -70,8 +75,11 @@ struct FetchPlan {
         whereValues += values
     }
 
+    /// Counts the tasks that match: `whereValues` are its parameters.
     var countSQL: String {
-        "SELECT count(*) FROM task" + whereSQL(extra: [])
+        countsFromTotals
+            ? "SELECT coalesce(sum(count), 0) FROM task_total" + whereSQL(extra: [])
+            : "SELECT count(*) FROM task" + whereSQL(extra: [])
     }
 
     /// The page query: `LIMIT ? OFFSET ?` are its last two parameters.

@@ -165,11 +165,30 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 9) { db in
+            // How many tasks are open and done, kept by triggers: `includeTotal` with no
+            // filter or only `done` reads it instead of counting a million index entries.
+            try db.execute("""
+                CREATE TABLE task_total (done INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO task_total (done, count) VALUES (0, 0), (1, 0);
+                UPDATE task_total SET count = (SELECT count(*) FROM task WHERE task.done = task_total.done);
+                CREATE TRIGGER task_total_insert AFTER INSERT ON task BEGIN
+                    UPDATE task_total SET count = count + 1 WHERE done = NEW.done;
+                END;
+                CREATE TRIGGER task_total_delete AFTER DELETE ON task BEGIN
+                    UPDATE task_total SET count = count - 1 WHERE done = OLD.done;
+                END;
+                CREATE TRIGGER task_total_update AFTER UPDATE OF done ON task WHEN OLD.done IS NOT NEW.done BEGIN
+                    UPDATE task_total SET count = count - 1 WHERE done = OLD.done;
+                    UPDATE task_total SET count = count + 1 WHERE done = NEW.done;
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order
     /// (BINARY collation compares UTF-8 bytes, which order as code points), joined by U+001F.
-    private static func tagsOf(_ taskKey: String) -> String {
+    static func tagsOf(_ taskKey: String) -> String {
         "coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = \(taskKey) ORDER BY tag)), '')"
     }
 

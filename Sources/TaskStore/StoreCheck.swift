@@ -84,13 +84,21 @@ extension TaskStore {
             if report.ruleProblems.count < maxListed { report.ruleProblems.append(problem) }
         }
         attempt("counting") {
-            report.counts = try counts(database)
-            if let newest = try database.integer("SELECT max(seq) FROM change"), newest > report.counts!.newestSeq {
-                rule("the change log holds seq \(newest), beyond the newest handed out (\(report.counts!.newestSeq))")
+            let counts = try counts(database)
+            report.counts = counts
+            if let newest = try database.integer("SELECT max(seq) FROM change"), newest > counts.newestSeq {
+                rule("the change log holds seq \(newest), beyond the newest handed out (\(counts.newestSeq))")
+            }
+            if report.schemaVersion >= 9 {
+                let open = try database.integer("SELECT count FROM task_total WHERE done = 0")
+                let done = try database.integer("SELECT count FROM task_total WHERE done = 1")
+                if open != Int64(counts.tasks - counts.doneTasks) || done != Int64(counts.doneTasks) {
+                    rule("task_total says \(open ?? 0) open and \(done ?? 0) done; the tasks are \(counts.tasks - counts.doneTasks) and \(counts.doneTasks)")
+                }
             }
         }
         attempt("checking the tasks") {
-            try checkRules(database, note: rule)
+            try checkRules(database, keepsTags: report.schemaVersion >= 8, note: rule)
         }
         return report
     }
@@ -111,12 +119,20 @@ extension TaskStore {
     }
 
     /// Every task against the rules a write would hold it to, and its derived columns
-    /// (folded title and notes, due date in ms) against its fields.
-    private static func checkRules(_ database: Database, note: (String) -> Void) throws {
+    /// (folded title and notes, due date in ms, the copy of its tags) against its fields.
+    /// Tags are read from task_tag, which files from before the copy (schema 8) also have.
+    private static func checkRules(_ database: Database, keepsTags: Bool, note: (String) -> Void) throws {
         let columns: Int32 = FetchPlan.taskColumnCount
-        try database.cachedStatement("SELECT \(FetchPlan.taskColumns), title_fold, notes_fold, due_at FROM task ORDER BY pk")
+        let keptTags = keepsTags ? "task.tags" : "NULL"
+        try database.cachedStatement("""
+            SELECT \(FetchPlan.taskColumnsBeforeTags), \(Schema.tagsOf("task.pk")), title_fold, notes_fold, due_at, \(keptTags)
+            FROM task ORDER BY pk
+            """)
             .forEachRow { row in
                 let task = readTask(row)
+                if !row.isNull(columns + 3), row.text(columns + 3) != row.text(columns - 1) {
+                    note("task \(task.id): its tags column does not match task_tag")
+                }
                 do {
                     let checked = try CheckedTask(task)
                     if row.text(columns) != TaskRules.folded(task.title) {
