@@ -11,7 +11,7 @@ import Glibc
 signal(SIGPIPE, SIG_IGN)
 
 // `taskline export`, `taskline add`, …: a command runs instead of the server.
-if let status = await Subcommands.run(Array(CommandLine.arguments.dropFirst())) {
+if let status = Subcommands.runWaiting(Array(CommandLine.arguments.dropFirst())) {
     exit(status)
 }
 

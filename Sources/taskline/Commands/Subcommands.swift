@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Logging
 import TaskStore
 #if canImport(Glibc)
@@ -39,10 +41,23 @@ enum Subcommands {
         CommandLineOptions.defaultDatabasePath { getenv($0).map { String(cString: $0) } }
     }
 
-    /// Runs the command the first argument names; nil when it names none (the server runs).
-    static func run(_ arguments: [String]) async -> Int32? {
+    /// Runs the command the first argument names and returns its exit status, blocking the
+    /// calling thread; nil when it names none (the server runs).
+    ///
+    /// The top level of `main.swift` stays synchronous this way: an `await` there would make
+    /// the whole program start through the concurrency runtime's main queue, which costs
+    /// the server a millisecond of its start-up.
+    static func runWaiting(_ arguments: [String]) -> Int32? {
         guard let name = arguments.first, let command = named(name) else { return nil }
-        return await run(command, Array(arguments.dropFirst()))
+        let status = Mutex<Int32>(0)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            let code = await run(command, Array(arguments.dropFirst()))
+            status.withLock { $0 = code }
+            finished.signal()
+        }
+        finished.wait()
+        return status.withLock { $0 }
     }
 
     private static func run<C: Command>(_ command: C.Type, _ arguments: [String]) async -> Int32 {
