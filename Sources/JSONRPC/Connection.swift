@@ -123,9 +123,10 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
 
         while true {
             // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
-            // whose job, queued from this thread without a wake-up, then runs just below.
+            // whose job, queued from this thread without a wake-up, then runs just below. Jobs
+            // that ran may have sent output: round again to write it before waiting.
             writer.flush()
-            runJobs()
+            if runJobs() { continue }
             if let exitCode = jobs.withLock({ $0.exitCode }) {
                 writer.drain()
                 return exitCode
@@ -162,13 +163,16 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
         }
     }
 
-    private func runJobs() {
+    /// Runs the queued jobs, and those they queue; true if there were any.
+    private func runJobs() -> Bool {
+        var ran = false
         while true {
             let batch = jobs.withLock { jobs in
                 defer { jobs.queue.removeAll(keepingCapacity: true) }
                 return jobs.queue
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty { return ran }
+            ran = true
             for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
         }
     }

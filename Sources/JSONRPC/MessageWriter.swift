@@ -79,8 +79,15 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
             pending += body
             pending.append(UInt8(ascii: "\n"))
         }
-        flush()
+        // The connection's loop writes what its jobs sent once they have run: a response and
+        // the notification it caused then go out in one write, and a run of pipelined
+        // answers in a few. Past `batchBytes` it is written at once, so a long run of jobs
+        // neither holds all its answers back nor keeps them all in memory.
+        if waitsForClient || pending.count - pendingStart >= Self.batchBytes { flush() }
     }
+
+    /// How much output `send` lets wait for the loop's next write.
+    static let batchBytes = 64 * 1024
 
     /// Waits until everything is written or the client has gone: before the process exits.
     public func drain() {
