@@ -16,34 +16,37 @@ public enum Timestamp {
 
     /// `2026-11-29T15:02:11.042Z`: UTC, always with milliseconds.
     public static func format(milliseconds: Int64) -> String {
+        var text: [UInt8] = []
+        append(milliseconds: milliseconds, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends what `format` returns to `out`, making no String: three of these go into
+    /// every task on every response.
+    public static func append(milliseconds: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
-        guard (0...9999).contains(year) else { return formatWideYear(year, month, day, msOfDay) }
-        // Filled in place: this runs three times for every task on every response.
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var value = value
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-            }
-            put(year, 4, at: 0)
-            buffer[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5)
-            buffer[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8)
-            buffer[10] = UInt8(ascii: "T")
-            put(msOfDay / 3_600_000, 2, at: 11)
-            buffer[13] = UInt8(ascii: ":")
-            put(msOfDay / 60_000 % 60, 2, at: 14)
-            buffer[16] = UInt8(ascii: ":")
-            put(msOfDay / 1000 % 60, 2, at: 17)
-            buffer[19] = UInt8(ascii: ".")
-            put(msOfDay % 1000, 3, at: 20)
-            buffer[23] = UInt8(ascii: "Z")
-            return 24
+        guard (0...9999).contains(year) else {
+            out += formatWideYear(year, month, day, msOfDay).utf8
+            return
         }
+        func put(_ value: Int64, _ width: Int, then separator: Unicode.Scalar) {
+            var divisor: Int64 = width == 4 ? 1000 : width == 3 ? 100 : 10
+            var value = value
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor))
+                value %= divisor
+                divisor /= 10
+            }
+            out.append(UInt8(ascii: separator))
+        }
+        put(year, 4, then: "-")
+        put(month, 2, then: "-")
+        put(day, 2, then: "T")
+        put(msOfDay / 3_600_000, 2, then: ":")
+        put(msOfDay / 60_000 % 60, 2, then: ":")
+        put(msOfDay / 1000 % 60, 2, then: ".")
+        put(msOfDay % 1000, 3, then: "Z")
     }
 
     /// Years outside 0…9999 (only reachable through hand-edited data): RFC 3339 has no form

@@ -15,7 +15,10 @@ public enum TaskJSON {
             if let value { JSONWriter.write(value, to: &out) } else { key("null") }
         }
         func timestamp(_ milliseconds: Int64?) {
-            string(milliseconds.map { Timestamp.format(milliseconds: $0) })
+            guard let milliseconds else { return key("null") }
+            out.append(UInt8(ascii: "\""))
+            Timestamp.append(milliseconds: milliseconds, to: &out)
+            out.append(UInt8(ascii: "\""))
         }
         key(#"{"id":"#)
         string(task.id)
