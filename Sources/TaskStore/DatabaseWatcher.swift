@@ -19,12 +19,18 @@ import Glibc
 ///
 /// It also fires for this process's own commits; the store's `data_version` check tells
 /// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`,
-/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
+/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`. A commit
+/// writes many pages, each an event, so after an event (any file's in the folder) the
+/// watcher stops reading events for 10 ms, then reads what came meanwhile: a server
+/// writing thousands of times a second wakes this thread a hundred times, not tens of
+/// thousands (each wake-up took CPU from the writes themselves).
 public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the source is thread-safe
     private let fd: Int32
     private let source: DispatchSourceRead
     private let settleTimer: DispatchSourceTimer
     private let state = Mutex(State.armed)
+    /// False while the source is suspended between an event and the next look.
+    private let listening = Mutex(true)
     private let onChange: @Sendable () -> Void
 
     private enum State {
@@ -64,16 +70,25 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
             settleTimer.schedule(deadline: .now() + .milliseconds(next - previous))
         }
         settleTimer.setEventHandler { [weak self] in
-            guard let self, !pendingDelays.isEmpty else { return }
+            guard let self else { return }
+            self.listen()
+            guard !pendingDelays.isEmpty else { return }
             let done = pendingDelays.removeFirst()
             self.fire()
             scheduleNextSettle(after: done)
         }
         source.setEventHandler { [weak self] in
-            guard Self.drainEvents(fd: fd, matching: watched), let self else { return }
-            self.fire()
-            pendingDelays = Self.settleDelays
-            scheduleNextSettle(after: 0)
+            let relevant = Self.drainEvents(fd: fd, matching: watched)
+            guard let self else { return }
+            self.pauseListening()
+            if relevant {
+                self.fire()
+                pendingDelays = Self.settleDelays
+                scheduleNextSettle(after: 0)
+            } else if pendingDelays.isEmpty {
+                // Another file in the folder: no look is due, only listening again.
+                self.settleTimer.schedule(deadline: .now() + .milliseconds(Self.settleDelays[0]))
+            }
         }
         source.setCancelHandler { close(fd) }
         settleTimer.resume()
@@ -82,7 +97,24 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
 
     deinit {
         settleTimer.cancel()
+        listen()  // libdispatch must not release a suspended source
         source.cancel()
+    }
+
+    private func pauseListening() {
+        listening.withLock { listening in
+            guard listening else { return }
+            listening = false
+            source.suspend()
+        }
+    }
+
+    private func listen() {
+        listening.withLock { listening in
+            guard !listening else { return }
+            listening = true
+            source.resume()
+        }
     }
 
     private func fire() {
