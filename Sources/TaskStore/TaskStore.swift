@@ -56,16 +56,17 @@ public actor TaskStore {
             guard query.cursor == nil else { throw TaskStoreError.invalid(field: "offset", reason: "cannot be combined with cursor") }
         }
         try Self.validate(sort: query.sort)
-        let plan = try storage { try FetchPlan(filter: query.filter, sort: query.sort, database: database) }
-        var cursor: Cursor?
-        if let encoded = query.cursor {
-            guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
-                throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
-            }
-            cursor = decoded
-        }
-        // One snapshot for the page, the total and the seq, whatever other processes commit.
+        // One snapshot for the plan, the page, the total and the seq, whatever other
+        // processes commit: the plan's choices depend on what the database holds.
         return try storage { try database.readTransaction {
+            let plan = try FetchPlan(filter: query.filter, sort: query.sort, database: database)
+            var cursor: Cursor?
+            if let encoded = query.cursor {
+                guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
+                    throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
+                }
+                cursor = decoded
+            }
             let (sql, values) = plan.pageSQL(after: cursor)
             let statement = try database.cachedStatement(sql)
             var tasks: [TaskItem] = []

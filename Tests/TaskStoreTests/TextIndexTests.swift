@@ -24,3 +24,48 @@ import Testing
         }
     }
 }
+
+/// The tags filter reads a rare tag's tasks from task_tag and checks a common one task by
+/// task: both must give exactly the tasks that have the tags, in order, page after page,
+/// with the done filter beside them.
+@Suite struct TagFilterChoiceTests {
+    let directory = TemporaryDirectory()
+
+    @Test func rareAndCommonTagsGiveTheSamePages() async throws {
+        let store = try makeStore(directory)
+        let count = FetchPlan.rareTagCount + 300
+        var expected: [String: [String]] = [:]
+        var drafts: [TaskOperation] = []
+        for index in 0..<count {
+            var tags = ["common"]
+            if index % 97 == 0 { tags.append("rare") }
+            if index % 2 == 0 { tags.append("even") }
+            let title = "task \(index)"
+            drafts.append(.create(TaskDraft(title: title, done: index % 3 == 0, tags: tags)))
+            for tag in tags { expected[tag, default: []].append(title) }
+        }
+        for first in stride(from: 0, to: count, by: 1000) {
+            _ = try await store.apply(Array(drafts[first..<min(count, first + 1000)]), atomic: true)
+        }
+        for tags in [["rare"], ["common"], ["rare", "common"], ["even", "rare"], ["nowhere"], ["common", "nowhere"]] {
+            for done in [nil, true, false] as [Bool?] {
+                let matching = drafts.compactMap { operation -> String? in
+                    guard case .create(let draft) = operation, Set(tags).isSubset(of: draft.tags),
+                          done == nil || draft.done == done else { return nil }
+                    return draft.title
+                }
+                var seen: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: done, tags: tags), limit: 200,
+                                                               cursor: cursor, includeTotal: true))
+                    #expect(page.total == matching.count, "tags \(tags), done \(String(describing: done))")
+                    seen += page.tasks.map(\.title)
+                    cursor = page.nextCursor
+                } while cursor != nil
+                #expect(seen == matching, "tags \(tags), done \(String(describing: done))")
+            }
+        }
+        #expect(expected["rare"]!.count < FetchPlan.rareTagCount && expected["common"]!.count >= FetchPlan.rareTagCount)
+    }
+}
