@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,30 +18,22 @@ import Glibc
 ///
 /// It also fires for this process's own commits; the store's `data_version` check tells
 /// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`,
-/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`. A commit
-/// writes many pages, each an event, so after an event (any file's in the folder) the
-/// watcher stops reading events for 10 ms, then reads what came meanwhile: a server
-/// writing thousands of times a second wakes this thread a hundred times, not tens of
-/// thousands (each wake-up took CPU from the writes themselves).
-public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the source is thread-safe
-    private let fd: Int32
-    private let source: DispatchSourceRead
-    private let settleTimer: DispatchSourceTimer
-    private let state = Mutex(State.armed)
-    /// False while the source is suspended between an event and the next look.
-    private let listening = Mutex(true)
-    private let onChange: @Sendable () -> Void
+/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
+///
+/// One commit writes dozens of pages, each an event, so after reading events the watcher's
+/// thread sleeps 2 ms before it reads more: a server writing thousands of times a second
+/// wakes it at most 500 times a second, not tens of thousands (each wake-up took CPU from
+/// the writes themselves). It is a thread of its own, `poll`ing the inotify descriptor,
+/// rather than a Dispatch source: suspending and resuming a source woke two more threads.
+public final class DatabaseWatcher: Sendable {
+    private let reporter: Reporter
+    /// Written to when the watcher goes away: the thread then closes its descriptors and ends.
+    private let stopFD: Int32
 
-    private enum State {
-        /// Nothing reported and unanswered: the next wake-up calls `onChange`.
-        case armed
-        /// `onChange` was called; the owner has not looked yet.
-        case reported
-        /// …and something more happened since, so `rearm` reports again.
-        case reportedAgain
-    }
     /// Milliseconds after the last event at which to look again.
-    private static let settleDelays = [10, 50, 200, 1000, 3000]
+    static let settleDelays: [Int64] = [10, 50, 200, 1000, 3000]
+    /// How long the thread sleeps after reading events.
+    static let pauseMicroseconds: UInt32 = 2000
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
     /// notifies only its own changes).
@@ -51,73 +42,62 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
         let slash = databasePath.lastIndex(of: "/")
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
-        let watched: Set<String> = [name, name + "-wal"]
-        self.onChange = onChange
 
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        guard inotify_add_watch(fd, directory, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0 else {
+        var stop: [Int32] = [-1, -1]
+        guard inotify_add_watch(fd, directory, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0, pipe(&stop) == 0 else {
             close(fd)
             return nil
         }
-        self.fd = fd
-        let queue = DispatchQueue(label: "taskline.database-watcher")
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        settleTimer = DispatchSource.makeTimerSource(queue: queue)
-        var pendingDelays: [Int] = []  // only touched on `queue`
-        func scheduleNextSettle(after previous: Int) {
-            guard let next = pendingDelays.first else { return }
-            settleTimer.schedule(deadline: .now() + .milliseconds(next - previous))
+        for end in stop { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        reporter = Reporter(onChange: onChange)
+        stopFD = stop[1]
+        let loop = WatchLoop(inotifyFD: fd, stopFD: stop[0], names: [name, name + "-wal"], reporter: reporter)
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<WatchLoop>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, Unmanaged.passRetained(loop).toOpaque())
+        guard started == 0 else {
+            Unmanaged.passUnretained(loop).release()
+            loop.closeDescriptors()
+            close(stop[1])
+            return nil
         }
-        settleTimer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.listen()
-            guard !pendingDelays.isEmpty else { return }
-            let done = pendingDelays.removeFirst()
-            self.fire()
-            scheduleNextSettle(after: done)
-        }
-        source.setEventHandler { [weak self] in
-            let relevant = Self.drainEvents(fd: fd, matching: watched)
-            guard let self else { return }
-            self.pauseListening()
-            if relevant {
-                self.fire()
-                pendingDelays = Self.settleDelays
-                scheduleNextSettle(after: 0)
-            } else if pendingDelays.isEmpty {
-                // Another file in the folder: no look is due, only listening again.
-                self.settleTimer.schedule(deadline: .now() + .milliseconds(Self.settleDelays[0]))
-            }
-        }
-        source.setCancelHandler { close(fd) }
-        settleTimer.resume()
-        source.resume()
+        pthread_detach(thread)
     }
 
     deinit {
-        settleTimer.cancel()
-        listen()  // libdispatch must not release a suspended source
-        source.cancel()
+        close(stopFD)  // the thread sees its end of the pipe close
     }
 
-    private func pauseListening() {
-        listening.withLock { listening in
-            guard listening else { return }
-            listening = false
-            source.suspend()
-        }
+    /// The owner is about to look at the database: the next wake-up may report again, and
+    /// one that came since the last report is reported now.
+    public func rearm() {
+        reporter.rearm()
+    }
+}
+
+/// Calls `onChange` once per look of the owner's (see `DatabaseWatcher.rearm`).
+private final class Reporter: Sendable {
+    private enum State {
+        /// Nothing reported and unanswered: the next wake-up calls `onChange`.
+        case armed
+        /// `onChange` was called; the owner has not looked yet.
+        case reported
+        /// …and something more happened since, so `rearm` reports again.
+        case reportedAgain
     }
 
-    private func listen() {
-        listening.withLock { listening in
-            guard !listening else { return }
-            listening = true
-            source.resume()
-        }
+    private let state = Mutex(State.armed)
+    private let onChange: @Sendable () -> Void
+
+    init(onChange: @escaping @Sendable () -> Void) {
+        self.onChange = onChange
     }
 
-    private func fire() {
+    func fire() {
         let report = state.withLock { state in
             switch state {
             case .armed:
@@ -131,14 +111,64 @@ public final class DatabaseWatcher: @unchecked Sendable {  // @unchecked: the so
         if report { onChange() }
     }
 
-    /// The owner is about to look at the database: the next wake-up may report again, and
-    /// one that came since the last report is reported now.
-    public func rearm() {
+    func rearm() {
         let again = state.withLock { state in
             defer { state = .armed }
             return state == .reportedAgain
         }
         if again { fire() }
+    }
+}
+
+/// The watcher's thread: owns the inotify descriptor and the read end of the stop pipe.
+private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its one thread only
+    private let inotifyFD: Int32
+    private let stopFD: Int32
+    private let names: Set<String>
+    private let reporter: Reporter
+
+    init(inotifyFD: Int32, stopFD: Int32, names: Set<String>, reporter: Reporter) {
+        self.inotifyFD = inotifyFD
+        self.stopFD = stopFD
+        self.names = names
+        self.reporter = reporter
+    }
+
+    func run() {
+        defer { closeDescriptors() }
+        var lastEvent: Int64 = 0
+        var looks: ArraySlice<Int64> = []
+        while true {
+            let timeout = looks.first.map { Int32(clamping: max(0, lastEvent + $0 - Self.now())) } ?? -1
+            var targets = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&targets, 2, timeout)
+            if ready < 0 && errno != EINTR { return }
+            if targets[1].revents != 0 { return }
+            if targets[0].revents != 0 {
+                if Self.drainEvents(fd: inotifyFD, matching: names) {
+                    reporter.fire()
+                    lastEvent = Self.now()
+                    looks = DatabaseWatcher.settleDelays[...]
+                }
+                usleep(DatabaseWatcher.pauseMicroseconds)
+            } else if ready == 0, !looks.isEmpty {
+                looks = looks.dropFirst()
+                reporter.fire()
+            }
+        }
+    }
+
+    func closeDescriptors() {
+        close(inotifyFD)
+        close(stopFD)
+    }
+
+    /// Milliseconds on the monotonic clock.
+    private static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
     /// Reads every pending event; true if any concerns the watched names.
