@@ -20,11 +20,13 @@ import Glibc
 /// those apart cheaply. Bursts coalesce: `onChange` is not called again until `rearm()`,
 /// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
 ///
-/// One commit writes dozens of pages, each an event, so after reading events the watcher's
-/// thread sleeps 2 ms before it reads more: a server writing thousands of times a second
-/// wakes it at most 500 times a second, not tens of thousands (each wake-up took CPU from
-/// the writes themselves). It is a thread of its own, `poll`ing the inotify descriptor,
-/// rather than a Dispatch source: suspending and resuming a source woke two more threads.
+/// One commit writes dozens of pages, each an event, so when events come less than 0.5 ms
+/// after the last ones the watcher's thread sleeps 0.5 ms before it reads more: a server
+/// writing thousands of times a second wakes it about once per commit, not ten times
+/// (each wake-up took CPU from the writes themselves), and a commit is heard within a
+/// millisecond. It is a thread of its own, `poll`ing the inotify
+/// descriptor, rather than a Dispatch source: suspending and resuming a source woke two
+/// more threads.
 public final class DatabaseWatcher: Sendable {
     private let reporter: Reporter
     /// Written to when the watcher goes away: the thread then closes its descriptors and ends.
@@ -32,8 +34,8 @@ public final class DatabaseWatcher: Sendable {
 
     /// Milliseconds after the last event at which to look again.
     static let settleDelays: [Int64] = [10, 50, 200, 1000, 3000]
-    /// How long the thread sleeps after reading events.
-    static let pauseMicroseconds: UInt32 = 2000
+    /// How long the thread sleeps after reading events that came close after others.
+    static let pauseMicroseconds: Int64 = 500
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
     /// notifies only its own changes).
@@ -136,22 +138,26 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
 
     func run() {
         defer { closeDescriptors() }
-        var lastEvent: Int64 = 0
+        var lastEvent: Int64 = 0  // µs
+        var lastRead = Int64.min / 2  // µs
         var looks: ArraySlice<Int64> = []
         while true {
-            let timeout = looks.first.map { Int32(clamping: max(0, lastEvent + $0 - Self.now())) } ?? -1
+            let timeout = looks.first.map { Int32(clamping: max(0, (lastEvent + $0 * 1000 - Self.now()) / 1000)) } ?? -1
             var targets = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&targets, 2, timeout)
             if ready < 0 && errno != EINTR { return }
             if targets[1].revents != 0 { return }
             if targets[0].revents != 0 {
+                let now = Self.now()
                 if Self.drainEvents(fd: inotifyFD, matching: names) {
                     reporter.fire()
-                    lastEvent = Self.now()
+                    lastEvent = now
                     looks = DatabaseWatcher.settleDelays[...]
                 }
-                usleep(DatabaseWatcher.pauseMicroseconds)
+                // A burst: let the rest of it gather, and read it together.
+                if now - lastRead < DatabaseWatcher.pauseMicroseconds { usleep(UInt32(DatabaseWatcher.pauseMicroseconds)) }
+                lastRead = Self.now()
             } else if ready == 0, !looks.isEmpty {
                 looks = looks.dropFirst()
                 reporter.fire()
@@ -164,11 +170,11 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
         close(stopFD)
     }
 
-    /// Milliseconds on the monotonic clock.
+    /// Microseconds on the monotonic clock.
     private static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
     }
 
     /// Reads every pending event; true if any concerns the watched names.
