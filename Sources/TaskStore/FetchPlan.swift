@@ -5,8 +5,8 @@ import SQLite
 /// Only the *shape* of the SQL depends on the query (which filters are present, which sort
 /// fields, how many ids or tags); every value from the client is a bound parameter.
 struct FetchPlan {
-    /// The columns `TaskStore.readTask` expects, followed by the sort-key columns.
-    /// A task's columns, its tags last: joined by U+001F, which no tag can contain.
+    /// The columns `TaskStore.readTask` expects (a page query adds its sort keys after them):
+    /// a task's fields, its tags last, joined by U+001F, which no tag can contain.
     static let taskColumns = taskColumnsBeforeTags + ", task.tags"
     static let taskColumnsBeforeTags = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
@@ -39,7 +39,7 @@ struct FetchPlan {
     /// holds for the page.
     init(filter: TaskFilter, sort: [SortKey], database: Database) throws {
         self.sort = sort
-        /// A clause that yields a small set of tasks for SQLite to start from.
+        // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
         for (index, tag) in filter.tags.enumerated() {
             try TaskRules.validateTag(tag, field: "filter.tags[\(index)]")
@@ -80,6 +80,7 @@ struct FetchPlan {
             } else {
                 add("id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map(SQLValue.text))
             }
+            hasSmallSet = true
         }
         if let done = filter.done {
             // With a small set to start from, the index on done (two thirds of the tasks,
