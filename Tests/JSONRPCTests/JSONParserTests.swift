@@ -61,10 +61,15 @@ import Testing
         #expect(reason(text) == expected)
     }
 
-    @Test func rejectsInvalidUTF8AndNULs() {
+    @Test func rejectsInvalidUTF8AndNULs() throws {
         #expect(reason([0x22, 0xFF, 0x22]) == "invalid UTF-8 in string")
         #expect(reason([0x22, 0xC3, 0x22]) == "invalid UTF-8 in string")
         #expect(reason([0x22, 0xED, 0xA0, 0x80, 0x22]) == "invalid UTF-8 in string")  // an encoded surrogate
+        #expect(reason([0x22, 0xC0, 0x80, 0x22]) == "invalid UTF-8 in string")  // an overlong NUL
+        #expect(reason([0x22, 0x5C, 0x6E, 0xF4, 0x90, 0x80, 0x80, 0x22]) == "invalid UTF-8 in string")  // past U+10FFFF, after an escape
+        // Valid multi-byte text, with and without escapes, comes through unchanged.
+        #expect(try JSONParser.parse(Array(#""é😀 ok""#.utf8)) == .string("é😀 ok"))
+        #expect(try JSONParser.parse(Array(#""é\n😀""#.utf8)) == .string("é\n😀"))
         #expect(reason([0x22, 0x00, 0x22]) == "control character in string")
         #expect(reason([0x7B, 0x00, 0x7D]) == "expected a member name")
         #expect(reason([0xEF, 0xBB, 0xBF, 0x31]) == "unexpected character")  // a byte order mark
