@@ -8,9 +8,18 @@ import Testing
 @Suite struct DatabaseWatcherTests {
     let directory = TemporaryDirectory()
 
-    /// Threads of this process, from /proc.
-    func threadCount() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+    /// inotify watches this process holds on `folder`, from /proc (other tests' watchers,
+    /// running at the same time, watch other folders).
+    func watches(on folder: String) throws -> Int {
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return -1 }
+        let inode = " ino:\(String(info.st_ino, radix: 16)) "
+        var count = 0
+        for fd in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fdinfo") {
+            guard let text = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8) else { continue }
+            count += text.split(separator: "\n").filter { $0.hasPrefix("inotify ") && $0.contains(inode) }.count
+        }
+        return count
     }
 
     func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
@@ -38,15 +47,16 @@ import Testing
         #expect(reports.withLock { $0 } == 2)
     }
 
+    /// The thread closes the inotify descriptor when it ends: once the watchers are gone,
+    /// nothing in this process watches their folder.
     @Test func itsThreadEndsWithIt() throws {
         let path = directory.file("tasks.sqlite")
         _ = try TaskStore(path: path)
-        let before = try threadCount()
         var watchers: [DatabaseWatcher] = []
-        for _ in 0..<20 { watchers.append(try #require(DatabaseWatcher(databasePath: path) {})) }
-        #expect(try threadCount() >= before + 20)
+        for _ in 0..<5 { watchers.append(try #require(DatabaseWatcher(databasePath: path) {})) }
+        #expect(try watches(on: directory.path) == 5)
         watchers.removeAll()
-        let ended = try waitUntil { try threadCount() <= before }
-        #expect(ended, "threads: \((try? threadCount()) ?? -1), before: \(before)")
+        let ended = try waitUntil { try watches(on: directory.path) == 0 }
+        #expect(ended, "watches left: \((try? watches(on: directory.path)) ?? -1)")
     }
 }
