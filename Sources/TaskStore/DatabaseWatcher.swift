@@ -56,18 +56,11 @@ public final class DatabaseWatcher: Sendable {
         reporter = Reporter(onChange: onChange)
         stopFD = stop[1]
         let loop = WatchLoop(inotifyFD: fd, stopFD: stop[0], names: [name, name + "-wal"], reporter: reporter)
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<WatchLoop>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(loop).toOpaque())
-        guard started == 0 else {
-            Unmanaged.passUnretained(loop).release()
+        guard startDetachedThread({ loop.run() }) else {
             loop.closeDescriptors()
             close(stop[1])
             return nil
         }
-        pthread_detach(thread)
     }
 
     deinit {

@@ -4,21 +4,12 @@ import Glibc
 
 /// A serial executor that runs its jobs on one dedicated thread: the store's executor when
 /// nobody gives it one (tests, tools). It keeps the SQLite connection on a single thread.
-///
-/// Built on pthreads rather than Foundation's `Thread`, so that using it loads no Foundation.
 public final class SerialThreadExecutor: SerialExecutor, Sendable {
     private let jobs = JobQueue()
 
     public init() {
-        let context = Unmanaged.passRetained(jobs).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let jobs = Unmanaged<JobQueue>.fromOpaque(context!).takeRetainedValue()
-            jobs.runUntilStopped()
-            return nil
-        }, context)
-        precondition(created == 0, "cannot start the store's thread")
-        pthread_detach(thread)
+        let jobs = self.jobs
+        precondition(startDetachedThread { jobs.runUntilStopped() }, "cannot start the store's thread")
     }
 
     deinit {
