@@ -23,13 +23,13 @@ enum TextIndex {
         let scalars = Array(needle.unicodeScalars)
         // FTS5's query parser stops at a NUL; such a needle is left to instr() alone.
         guard scalars.count >= 3, !scalars.contains("\0") else { return nil }
-        let positions = Array(0...(scalars.count - 3))
-        let step = max(1, positions.count / maxProbes)
+        let trigramCount = scalars.count - 2
+        let step = max(1, trigramCount / maxProbes)
         let probe = try database.cachedStatement(
             "SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
         var counted: [(term: String, count: Int)] = []
         var seen = Set<String>()
-        for start in stride(from: 0, to: positions.count, by: step).prefix(maxProbes) {
+        for start in stride(from: 0, to: trigramCount, by: step).prefix(maxProbes) {
             var trigram = String.UnicodeScalarView()
             trigram.append(contentsOf: scalars[start..<(start + 3)])
             let term = quoted(String(trigram))

@@ -14,15 +14,9 @@ public enum Timestamp {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
-    /// `2026-11-29T15:02:11.042Z`: UTC, always with milliseconds.
-    public static func format(milliseconds: Int64) -> String {
-        var text: [UInt8] = []
-        append(milliseconds: milliseconds, to: &text)
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// Appends what `format` returns to `out`, making no String: three of these go into
-    /// every task on every response. The 24 bytes are filled in place, then appended at once.
+    /// Appends the RFC 3339 text of `milliseconds` to `out`, `2026-11-29T15:02:11.042Z`:
+    /// UTC, always with milliseconds. Bytes, not a String: three of these go into every task
+    /// on every response. The 24 bytes are filled in place, then appended at once.
     public static func append(milliseconds: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
