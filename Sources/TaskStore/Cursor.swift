@@ -11,19 +11,21 @@ struct Cursor: Equatable {
     var signature: String
     var values: [SQLValue]
 
-    private static let separator: Character = "\u{1F}"
+    private static let separator: UInt8 = 0x1F
 
     var encoded: String {
-        var text = signature
+        var bytes = Array(signature.utf8)
         for value in values {
-            text.append(Self.separator)
+            bytes.append(Self.separator)
             switch value {
-            case .integer(let int): text += "i\(int)"
-            case .text(let string): text += "s\(string)"
+            case .integer(let int): bytes += "i\(int)".utf8
+            case .text(let string):
+                bytes.append(UInt8(ascii: "s"))
+                bytes += string.utf8
             default: preconditionFailure("sort keys are integers or text")
             }
         }
-        return Hex.encode(Array(text.utf8))
+        return Hex.encode(bytes)
     }
 
     init(signature: String, values: [SQLValue]) {
@@ -31,20 +33,25 @@ struct Cursor: Equatable {
         self.values = values
     }
 
-    /// Nil when `encoded` is not a cursor this server made.
+    /// Nil when `encoded` is not a cursor this server made. Works on bytes: splitting a
+    /// String walks grapheme clusters, which made decoding a cursor cost a quarter as much
+    /// as reading the page it leads to.
     init?(encoded: String) {
-        guard let bytes = Hex.decode(encoded), let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        var parts = text.split(separator: Self.separator, omittingEmptySubsequences: false)
+        guard let bytes = Hex.decode(encoded) else { return nil }
+        // Valid UTF-8 as a whole, so every part between separators (ASCII) is valid too.
+        guard String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) else { return nil }
+        var parts = bytes.split(separator: Self.separator, omittingEmptySubsequences: false)
         guard parts.count >= 2 else { return nil }
-        signature = String(parts.removeFirst())
+        signature = String(decoding: parts.removeFirst(), as: UTF8.self)
         var values: [SQLValue] = []
         for part in parts {
+            let rest = String(decoding: part.dropFirst(), as: UTF8.self)
             switch part.first {
-            case "i":
-                guard let int = Int64(part.dropFirst()) else { return nil }
+            case UInt8(ascii: "i"):
+                guard let int = Int64(rest) else { return nil }
                 values.append(.integer(int))
-            case "s":
-                values.append(.text(String(part.dropFirst())))
+            case UInt8(ascii: "s"):
+                values.append(.text(rest))
             default:
                 return nil
             }

@@ -80,7 +80,10 @@ public actor TaskStore {
                     return
                 }
                 tasks.append(readTask(row))
-                lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
+                // Only the page's last task gives the cursor.
+                if tasks.count == query.limit {
+                    lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
+                }
             }
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try seqInTransaction())
             if hasMore {
