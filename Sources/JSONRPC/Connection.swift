@@ -196,7 +196,10 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
             }
             if batch.isEmpty { return ran }
             ran = true
-            for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
+            // As both executors: a job run as only the serial one left the task's preferred
+            // executor unset, and every hop between the server and the store (both on this
+            // connection) then went back through `enqueue`, eight per request.
+            for job in batch { job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor()) }
         }
     }
 }
