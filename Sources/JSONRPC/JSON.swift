@@ -97,6 +97,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 
     private mutating func append(_ key: String, _ value: JSON) {
+        if keys.capacity == 0 {
+            // Messages are objects of a few members: one allocation each, not growth 1, 2, 4.
+            keys.reserveCapacity(6)
+            values.reserveCapacity(6)
+        }
         keys.append(key)
         values.append(value)
         if index != nil {

@@ -364,9 +364,16 @@ public actor TaskStore {
 
     /// The same, for a connection the store does not own (`check` opens the file read-only).
     static func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
-        // Already in code-point order (schema version 8). Split as bytes: splitting a String
-        // walks it by grapheme cluster, which cost more than the rest of reading the row.
-        let tags = row.text(first + 11).utf8.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
+        // Already in code-point order (schema version 8). Split as SQLite's bytes: splitting
+        // a String walks it by grapheme cluster, which cost more than the rest of the row.
+        var tags: [String] = []
+        row.withUTF8(first + 11) { bytes in
+            var start = 0
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x1F {
+                if end > start { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
+                start = end + 1
+            }
+        }
         return TaskItem(
             id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
             priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
