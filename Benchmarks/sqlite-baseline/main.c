@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|DEPTH]\n");
         return 2;
     }
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // as taskline configures the library
     const char *mode = argv[2];
     int count = atoi(argv[3]);
     sqlite3 *db;
