@@ -156,3 +156,35 @@ func median(_ samples: [Double]) -> Double {
 func medianMicroseconds(_ count: Int, _ body: () -> Void) -> Double {
     median((0..<count).map { _ in seconds(body) }) * 1e6
 }
+
+/// Runs `first` and `second` in turn `count` times each and returns each one's median, in
+/// microseconds: taken side by side, both see the same machine, whose speed drifts from
+/// one stretch of a run to the next by more than the difference being measured.
+func interleavedMedianMicroseconds(_ count: Int, _ first: () -> Void, _ second: () -> Void) -> (Double, Double) {
+    var samples: ([Double], [Double]) = ([], [])
+    for _ in 0..<count {
+        samples.0.append(seconds(first))
+        samples.1.append(seconds(second))
+    }
+    return (median(samples.0) * 1e6, median(samples.1) * 1e6)
+}
+
+/// The machine's CPU time so far, from /proc/stat: all of it, and the part the hypervisor
+/// gave to other guests ("steal"), which makes a virtual machine's timings drift.
+struct CPUTimes {
+    var total = 0.0
+    var stolen = 0.0
+
+    static func now() -> CPUTimes {
+        let stat = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)) ?? ""
+        let fields = stat.split(separator: "\n").first?.split(separator: " ").dropFirst().compactMap { Double($0) } ?? []
+        // user nice system idle iowait irq softirq steal guest guest_nice; guests are in user.
+        return CPUTimes(total: fields.prefix(8).reduce(0, +), stolen: fields.count > 7 ? fields[7] : 0)
+    }
+
+    /// Percent of the CPU time since `earlier` that was stolen.
+    func stolenPercent(since earlier: CPUTimes) -> Double {
+        let total = self.total - earlier.total
+        return total > 0 ? (stolen - earlier.stolen) / total * 100 : 0
+    }
+}
