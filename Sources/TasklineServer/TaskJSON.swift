@@ -8,6 +8,25 @@ public enum TaskJSON {
     public static func encode(_ task: TaskItem) -> JSON {
         var out: [UInt8] = []
         out.reserveCapacity(256 + task.title.utf8.count + task.notes.utf8.count)
+        append(task, to: &out)
+        return .raw(out)
+    }
+
+    /// An array of tasks, as one piece of JSON text: a page is written into one buffer, not
+    /// into a buffer per task that is then copied.
+    static func encode(_ tasks: [TaskItem]) -> JSON {
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + tasks.reduce(0) { $0 + 256 + $1.title.utf8.count + $1.notes.utf8.count })
+        out.append(UInt8(ascii: "["))
+        for (index, task) in tasks.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            append(task, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return .raw(out)
+    }
+
+    private static func append(_ task: TaskItem, to out: inout [UInt8]) {
         func key(_ name: StaticString) {
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         }
@@ -44,7 +63,6 @@ public enum TaskJSON {
         key(#","version":"#)
         out.append(contentsOf: String(task.version).utf8)
         out.append(UInt8(ascii: "}"))
-        return .raw(out)
     }
 
     /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`.

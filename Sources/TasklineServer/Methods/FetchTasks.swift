@@ -42,7 +42,7 @@ enum FetchTasks: TaskMethod {
     static func run(_ query: TaskQuery, on store: TaskStore) async throws -> MethodOutcome {
         let page = try await store.fetch(query)
         var result: JSONObject = [
-            "tasks": .array(page.tasks.map(TaskJSON.encode)),
+            "tasks": TaskJSON.encode(page.tasks),
             "nextCursor": page.nextCursor.map(JSON.string) ?? .null,
             "seq": .integer(page.seq),
         ]
