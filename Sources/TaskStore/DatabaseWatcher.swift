@@ -119,13 +119,15 @@ private final class Reporter: Sendable {
 private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its one thread only
     private let inotifyFD: Int32
     private let stopFD: Int32
-    private let names: Set<String>
+    /// The watched file names, as inotify reports them: UTF-8 bytes.
+    private let names: [[UInt8]]
     private let reporter: Reporter
+    private var buffer = [UInt8](repeating: 0, count: 8192)
 
-    init(inotifyFD: Int32, stopFD: Int32, names: Set<String>, reporter: Reporter) {
+    init(inotifyFD: Int32, stopFD: Int32, names: [String], reporter: Reporter) {
         self.inotifyFD = inotifyFD
         self.stopFD = stopFD
-        self.names = names
+        self.names = names.map { Array($0.utf8) }
         self.reporter = reporter
     }
 
@@ -143,7 +145,7 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
             if targets[1].revents != 0 { return }
             if targets[0].revents != 0 {
                 let now = Self.now()
-                if Self.drainEvents(fd: inotifyFD, matching: names) {
+                if drainEvents() {
                     reporter.fire()
                     lastEvent = now
                     looks = DatabaseWatcher.settleDelays[...]
@@ -171,19 +173,18 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
     }
 
     /// Reads every pending event; true if any concerns the watched names.
-    private static func drainEvents(fd: Int32, matching names: Set<String>) -> Bool {
+    private func drainEvents() -> Bool {
         var relevant = false
-        var buffer = [UInt8](repeating: 0, count: 8192)
+        let headerSize = MemoryLayout<inotify_event>.size
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
             guard count > 0 else { return relevant }
             var offset = 0
-            let headerSize = MemoryLayout<inotify_event>.size
             while offset + headerSize <= count {
                 let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
-                let nameBytes = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)]
-                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                if names.contains(name) { relevant = true }
+                // The name is padded with NULs to the length given.
+                let name = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)].prefix { $0 != 0 }
+                if names.contains(where: { $0.elementsEqual(name) }) { relevant = true }
                 offset += headerSize + nameLength
             }
         }
