@@ -184,6 +184,27 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 10) { db in
+            // Each tagging carries its task's default sort key (created_at, id), indexed after
+            // the tag: a page of a tag's tasks by creation time is read in order from there,
+            // however common or rare the tag. Checking tasks along task_by_created until 50
+            // had a tag on 0.2% of them read 25,000 rows (8.6 ms at a million tasks).
+            // Filled by triggers when a writer leaves them out; Taskline writes them itself.
+            try db.execute("""
+                ALTER TABLE task_tag ADD COLUMN created_at INTEGER;
+                ALTER TABLE task_tag ADD COLUMN task_id TEXT;
+                UPDATE task_tag SET (created_at, task_id) = (SELECT created_at, id FROM task WHERE task.pk = task_tag.task_pk);
+                CREATE INDEX task_tag_by_created ON task_tag (tag, created_at, task_id);
+                CREATE TRIGGER task_tag_sort_key AFTER INSERT ON task_tag
+                WHEN NEW.created_at IS NULL OR NEW.task_id IS NULL BEGIN
+                    UPDATE task_tag SET (created_at, task_id) = (SELECT created_at, id FROM task WHERE task.pk = NEW.task_pk)
+                    WHERE tag = NEW.tag AND task_pk = NEW.task_pk;
+                END;
+                CREATE TRIGGER task_sort_key_update AFTER UPDATE OF created_at, id ON task BEGIN
+                    UPDATE task_tag SET created_at = NEW.created_at, task_id = NEW.id WHERE task_pk = NEW.pk;
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

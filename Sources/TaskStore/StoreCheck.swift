@@ -97,6 +97,16 @@ extension TaskStore {
                 }
             }
         }
+        if report.schemaVersion >= 10 {
+            attempt("checking the taggings") {
+                try database.cachedStatement("""
+                    SELECT DISTINCT task.id FROM task_tag JOIN task ON task.pk = task_tag.task_pk
+                    WHERE task_tag.created_at IS NOT task.created_at OR task_tag.task_id IS NOT task.id ORDER BY task.id
+                    """).forEachRow { row in
+                    rule("task \(row.text(0)): its taggings' copy of its sort key does not match it")
+                }
+            }
+        }
         attempt("checking the tasks") {
             try checkRules(database, keepsTags: report.schemaVersion >= 8, note: rule)
         }

@@ -397,7 +397,7 @@ public actor TaskStore {
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
-        try insertTags(task.tags, taskPK: pk)
+        try insertTags(of: task, taskPK: pk)
         return pk
     }
 
@@ -416,13 +416,14 @@ public actor TaskStore {
             ])
         if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
-            try insertTags(task.tags, taskPK: pk)
+            try insertTags(of: task, taskPK: pk)
         }
     }
 
-    func insertTags(_ tags: [String], taskPK: Int64) throws {
-        let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk) VALUES (?, ?)")
-        for tag in tags { try statement.run([.text(tag), .integer(taskPK)]) }
+    /// With the task's sort key, which the schema's trigger would otherwise fill in a second write.
+    func insertTags(of task: TaskItem, taskPK: Int64) throws {
+        let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
+        for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 
     /// The change the trigger just logged for `task`.

@@ -27,6 +27,9 @@ import Testing
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("INSERT INTO task_tag (tag, task_pk) SELECT 'w', pk FROM task WHERE id = 'one'")
         #expect(try await store.get(id: "one").tags == ["w", "x", "y"])
+        // …and leaves out the sort key the taggings carry (schema 10): a trigger adds it.
+        #expect(try other.integer("SELECT count(*) FROM task_tag WHERE tag = 'w' AND task_id = 'one' AND created_at > 0") == 1)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["w"]))).tasks.map(\.id) == ["one"])
         try other.run("DELETE FROM task_tag WHERE tag IN ('w', 'y')")
         #expect(try await store.get(id: "one").tags == ["x"])
         try other.run("DELETE FROM task_tag")
@@ -68,14 +71,35 @@ import Testing
     @Test func checkFindsCopiesOutOfStep() async throws {
         let store = try makeStore(directory)
         try await store.add("one", tags: ["a"], id: "one")
+        try await store.add("two", tags: ["a", "b"], id: "two")
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("UPDATE task SET tags = 'b' WHERE id = 'one'")
         try other.run("UPDATE task_total SET count = 7 WHERE done = 1")
+        try other.run("UPDATE task_tag SET created_at = 0 WHERE tag = 'b'")
         let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
         #expect(report.ruleProblems.sorted() == [
             "task one: its tags column does not match task_tag",
-            "task_total says 1 open and 7 done; the tasks are 1 and 0",
+            "task two: its taggings' copy of its sort key does not match it",
+            "task_total says 2 open and 7 done; the tasks are 2 and 0",
         ])
+    }
+
+    /// A page by creation time with a tag is read through the taggings' copy of the sort
+    /// key, so the copy follows the task whoever changes it.
+    @Test func taggingsFollowTheirTasksSortKey() async throws {
+        let store = try makeStore(directory)
+        for name in ["a", "b", "c"] { try await store.add(name, tags: ["x"], id: name) }
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.run("UPDATE task SET created_at = 1 WHERE id = 'c'")
+        try other.run("UPDATE task SET id = 'z' WHERE id = 'a'")
+        // Every task has the tag: read through the taggings or the tasks, the order is one.
+        for descending in [false, true] {
+            let sort = [SortKey(field: .createdAt, descending: descending)]
+            let throughTaggings = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["x"]), sort: sort)).tasks.map(\.id)
+            #expect(throughTaggings == (try await store.fetch(TaskQuery(sort: sort)).tasks.map(\.id)))
+            #expect(throughTaggings.contains("z") && (descending ? throughTaggings.last : throughTaggings.first) == "c")
+        }
+        #expect(try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems.isEmpty)
     }
 
     /// A database from before the copies (schema 7) gets them filled from what it holds.
@@ -95,5 +119,10 @@ import Testing
         let store = try TaskStore(path: path)
         #expect(try await store.fetch(TaskQuery()).tasks.map(\.tags) == [["a", "b"], [], ["c"]])
         #expect(try await totals(store) == [3, 1, 2])
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["b"]),
+                                                sort: [SortKey(field: .createdAt, descending: true)])).tasks.map(\.id) == ["t1"])
+        // (Its done tasks have no completedAt, which check reports; the copies are what matter here.)
+        let report = try TaskStore.check(path: path)
+        #expect(report.ruleProblems.allSatisfy { $0.hasSuffix("completedAt must be set when done is true") }, "\(report.ruleProblems)")
     }
 }

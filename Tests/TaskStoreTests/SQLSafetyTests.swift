@@ -77,6 +77,7 @@ import Testing
         "FetchPlan.taskColumnsBeforeTags": "a fixed column list",
         "taskColumnsBeforeTags": "a fixed column list",
         "keptTags": "a column name or NULL",
+        "source": "one of two fixed FROM clauses",
         "options.durability == .full ? \"FULL\" : \"NORMAL\"": "one of two words",
         "version": "an integer (the schema version)",
         "cacheSize": "an integer SQLite itself reported (PRAGMA cache_size)",

@@ -52,22 +52,29 @@ import Testing
         }
         for tags in [["rare"], ["common"], ["rare", "common"], ["even", "rare"], ["nowhere"], ["common", "nowhere"],
                      ["commo"], ["mmo"], ["mmo", "commo"], ["mm"]] {
-            for done in [nil, true, false] as [Bool?] {
-                let matching = drafts.compactMap { operation -> String? in
-                    guard case .create(let draft) = operation, Set(tags).isSubset(of: draft.tags),
-                          done == nil || draft.done == done else { return nil }
-                    return draft.title
+            // By creation time the first tag's taggings are read in order (schema 10); by
+            // title, along the title index with each tag checked.
+            for (sort, descending) in [(SortKey.Field.createdAt, false), (.createdAt, true), (.title, false)] {
+                for done in [nil, true, false] as [Bool?] {
+                    var matching = drafts.compactMap { operation -> String? in
+                        guard case .create(let draft) = operation, Set(tags).isSubset(of: draft.tags),
+                              done == nil || draft.done == done else { return nil }
+                        return draft.title
+                    }
+                    if descending { matching.reverse() }
+                    if sort == .title { matching.sort() }
+                    var seen: [String] = []
+                    var cursor: String?
+                    repeat {
+                        let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: done, tags: tags),
+                                                                   sort: [SortKey(field: sort, descending: descending)], limit: 200,
+                                                                   cursor: cursor, includeTotal: true))
+                        #expect(page.total == matching.count, "tags \(tags), done \(String(describing: done)), \(sort)")
+                        seen += page.tasks.map(\.title)
+                        cursor = page.nextCursor
+                    } while cursor != nil
+                    #expect(seen == matching, "tags \(tags), done \(String(describing: done)), \(sort) \(descending)")
                 }
-                var seen: [String] = []
-                var cursor: String?
-                repeat {
-                    let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: done, tags: tags), limit: 200,
-                                                               cursor: cursor, includeTotal: true))
-                    #expect(page.total == matching.count, "tags \(tags), done \(String(describing: done))")
-                    seen += page.tasks.map(\.title)
-                    cursor = page.nextCursor
-                } while cursor != nil
-                #expect(seen == matching, "tags \(tags), done \(String(describing: done))")
             }
         }
         #expect(expected["rare"]!.count < FetchPlan.rareTagCount)
