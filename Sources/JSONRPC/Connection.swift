@@ -19,11 +19,6 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
         public var framing: Framing?
         public var maxMessageBytes: Int
         public var readChunkBytes = 64 * 1024
-        /// How long the loop keeps looking for more work before it sleeps in `poll`. A
-        /// client in lock-step sends its next request soon after reading an answer; a loop
-        /// already asleep then costs a wake-up, which on a virtual machine (an idle vCPU
-        /// halts) is 10–15 µs of a 40 µs round trip. Spent only after activity: idle is idle.
-        public var spinMicroseconds = 50
 
         public init(framing: Framing? = nil, maxMessageBytes: Int = 16 * 1024 * 1024) {
             self.framing = framing
@@ -145,7 +140,7 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
                 pollfd(fd: reading ? inputFD : -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
             ]
-            guard pollBriefly(&targets) != 0 || poll(&targets, 3, -1) >= 0 || errno == EINTR else {
+            guard poll(&targets, 3, -1) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
                 return 1
             }
@@ -166,24 +161,6 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
                 }
             }
         }
-    }
-
-    /// Polls without sleeping for up to `spinMicroseconds`; 0 if nothing became ready.
-    /// (`sched_yield` between looks made lock-step slower, on one core as on two: the
-    /// scheduler already preempts the loop for a client it wakes.)
-    private func pollBriefly(_ targets: inout [pollfd]) -> Int32 {
-        let deadline = Self.nowNanoseconds() + UInt64(options.spinMicroseconds) * 1000
-        repeat {
-            let ready = poll(&targets, nfds_t(targets.count), 0)
-            if ready != 0 { return ready }
-        } while Self.nowNanoseconds() < deadline
-        return 0
-    }
-
-    private static func nowNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Runs the queued jobs, and those they queue; true if there were any.
