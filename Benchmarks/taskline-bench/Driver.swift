@@ -157,16 +157,15 @@ func medianMicroseconds(_ count: Int, _ body: () -> Void) -> Double {
     median((0..<count).map { _ in seconds(body) }) * 1e6
 }
 
-/// Runs `first` and `second` in turn `count` times each and returns each one's median, in
-/// microseconds: taken side by side, both see the same machine, whose speed drifts from
-/// one stretch of a run to the next by more than the difference being measured.
-func interleavedMedianMicroseconds(_ count: Int, _ first: () -> Void, _ second: () -> Void) -> (Double, Double) {
-    var samples: ([Double], [Double]) = ([], [])
+/// Runs each of `bodies` in turn, `count` rounds, and returns each one's median time in
+/// microseconds. Taken side by side, every figure sees the same machine: this VM's speed
+/// drifts, by 2× for seconds at a time, more than the differences being measured.
+func interleavedMedianMicroseconds(_ count: Int, _ bodies: [() -> Void]) -> [Double] {
+    var samples = Array(repeating: [Double](), count: bodies.count)
     for _ in 0..<count {
-        samples.0.append(seconds(first))
-        samples.1.append(seconds(second))
+        for (index, body) in bodies.enumerated() { samples[index].append(seconds(body)) }
     }
-    return (median(samples.0) * 1e6, median(samples.1) * 1e6)
+    return samples.map { median($0) * 1e6 }
 }
 
 /// The machine's CPU time so far, from /proc/stat: all of it, and the part the hypervisor
