@@ -35,7 +35,7 @@ struct FetchPlan {
     /// fewer tasks than this is read from task_tag, and its tasks sorted; a commoner one is
     /// checked task by task along the sort order, where a page's worth come soon.
     /// Scanning for a tag on ten tasks in a million took 600 ms; sorting 512 takes under
-    /// one, and counting up to 512 (on every fetch with a tag) some 50 µs.
+    /// one, and counting up to 512 (for every tag checked this way) some 50 µs.
     static let rareTagCount = 512
 
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
@@ -45,17 +45,18 @@ struct FetchPlan {
         self.sort = sort
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
+        for (index, tag) in filter.tags.enumerated() {
+            try TaskRules.validateTag(tag, field: "filter.tags[\(index)]")
+        }
         var tags = filter.tags[...]
         if sort.count == 1, sort[0].field == .createdAt, let first = tags.first {
             // The tag's index gives its tasks in page order, however many or few they are.
-            try TaskRules.validateTag(first, field: "filter.tags[0]")
             add("task_tag.tag = ?", [.text(first)])
             drivenByTag = true
             hasSmallSet = true
             tags = tags.dropFirst()
         }
-        for (index, tag) in zip(tags.indices, tags) {
-            try TaskRules.validateTag(tag, field: "filter.tags[\(index)]")
+        for tag in tags {
             let count = try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task_tag WHERE tag = ? LIMIT ?)")
                 .firstRow([.text(tag), .integer(Int64(Self.rareTagCount))]) { $0.int(0) } ?? 0
             if count < Self.rareTagCount {
