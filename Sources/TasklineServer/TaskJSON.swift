@@ -7,7 +7,7 @@ public enum TaskJSON {
     /// The task object, written straight to JSON text: it is on nearly every response.
     public static func encode(_ task: TaskItem) -> JSON {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + task.title.utf8.count + task.notes.utf8.count)
+        out.reserveCapacity(estimatedSize(task))
         append(task, to: &out)
         return .raw(out)
     }
@@ -16,7 +16,7 @@ public enum TaskJSON {
     /// into a buffer per task that is then copied.
     static func encode(_ tasks: [TaskItem]) -> JSON {
         var out: [UInt8] = []
-        out.reserveCapacity(2 + tasks.reduce(0) { $0 + 256 + $1.title.utf8.count + $1.notes.utf8.count })
+        out.reserveCapacity(2 + tasks.reduce(0) { $0 + estimatedSize($1) })
         out.append(UInt8(ascii: "["))
         for (index, task) in tasks.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -24,6 +24,11 @@ public enum TaskJSON {
         }
         out.append(UInt8(ascii: "]"))
         return .raw(out)
+    }
+
+    /// Room for a task's JSON: its two long texts and the rest, which is rarely past 256 bytes.
+    private static func estimatedSize(_ task: TaskItem) -> Int {
+        256 + task.title.utf8.count + task.notes.utf8.count
     }
 
     private static func append(_ task: TaskItem, to out: inout [UInt8]) {
