@@ -10,6 +10,8 @@ final class Driver {
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0
     private var nextID = 1
+    /// How `readSome` waits for the server; see there.
+    var pollsForAnswers = true
 
     init(binary: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: binary)
@@ -18,6 +20,8 @@ final class Driver {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
+        let fd = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -46,9 +50,31 @@ final class Driver {
                 buffer.removeFirst(start)
                 start = 0
             }
-            let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
+            let count = readSome()
             guard count > 0 else { fatalError("taskline closed its output") }
             buffer += chunk[0..<count]
+        }
+    }
+
+    /// Reads what the server has written, waiting for it: by polling for up to a
+    /// millisecond when `pollsForAnswers`, then by sleeping in `poll`. A sleeping driver's
+    /// own wake-up (its virtual CPU halted meanwhile; 20–30 µs here) would be counted in
+    /// every round trip, so timed loops poll, as latency tools such as sockperf's
+    /// busy-poll mode do.
+    private func readSome() -> Int {
+        let fd = output.fileHandleForReading.fileDescriptor
+        if pollsForAnswers {
+            let start = DispatchTime.now().uptimeNanoseconds
+            repeat {
+                let count = read(fd, &chunk, chunk.count)
+                if count >= 0 || errno != EAGAIN { return count }
+            } while DispatchTime.now().uptimeNanoseconds - start < 1_000_000
+        }
+        var target = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count >= 0 || errno != EAGAIN { return count }
+            _ = poll(&target, 1, -1)
         }
     }
 
