@@ -24,9 +24,9 @@ public actor TaskStore {
         self.clock = clock
         self.path = path
         self.executor = executor ?? SerialThreadExecutor()
-        if path != StoreFile.memoryPath, !database.isReadOnly {
-            let checkpointer = WALCheckpointer(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
-                                               threshold: options.checkpointPages)
+        if path != StoreFile.memoryPath, !database.isReadOnly,
+           let checkpointer = WALCheckpointer(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
+                                              threshold: options.checkpointPages) {
             database.onCommit { [unowned database] walFrames in
                 if checkpointer.committed(walFrames: walFrames) { _ = try? database.checkpoint(.passive) }
             }

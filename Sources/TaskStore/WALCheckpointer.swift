@@ -24,42 +24,53 @@ import Synchronization
 /// commits) to the committing connection, whose next commit copies it: a few milliseconds
 /// once per cycle instead of twenty. The commit after that starts the WAL over.
 final class WALCheckpointer {
-    let path: String
-    let busyTimeoutMilliseconds: Int32
     let threshold: Int
     /// Past this many pages a commit copies the WAL itself, whatever the thread is doing,
     /// as SQLite would have (writes outrunning the thread, a reader holding old pages).
     let limit: Int
-    private let shared = Shared()
-    private var thread = ThreadState.notStarted
+    private let shared: Shared
+    /// Write end of the thread's wake-up pipe: a byte starts a cycle, closing it ends the thread.
+    private var wakeFD: Int32
+    /// Read end of a pipe the thread closes once its connection is closed.
+    private var doneFD: Int32
     /// The WAL's size at the last commit: when it shrinks, the WAL has started over.
     private var lastWALFrames = 0
     /// The WAL's size at the committing connection's last attempt at the rest.
     private var finishedAt = 0
 
-    private enum ThreadState {
-        /// Until the WAL first reaches `threshold`: a store that writes little (a command
-        /// that adds one task) never starts a thread or opens a second connection.
-        case notStarted
-        /// `wakeFD`: write end of the thread's wake-up pipe; a byte starts a cycle, closing
-        /// it ends the thread. `doneFD`: read end of a pipe the thread closes once its
-        /// connection is closed.
-        case running(wakeFD: Int32, doneFD: Int32)
-        /// Stopped, or it could not start: commits copy the WAL at `limit`.
-        case stopped
-    }
-
-    init(path: String, busyTimeoutMilliseconds: Int32, threshold: Int) {
-        self.path = path
-        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    /// Nil when no thread can be started (commits then copy the WAL at `limit`).
+    init?(path: String, busyTimeoutMilliseconds: Int32, threshold: Int) {
+        var wake: [Int32] = [-1, -1]
+        var done: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else { return nil }
+        guard pipe(&done) == 0 else {
+            wake.forEach { close($0) }
+            return nil
+        }
+        for end in wake + done { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let shared = Shared()
+        let (wakeReadFD, doneWriteFD) = (wake[0], done[1])
+        let started = startDetachedThread {
+            Self.run(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, wakeFD: wakeReadFD, shared: shared,
+                     remainder: max(1, threshold / 10))
+            close(wakeReadFD)
+            close(doneWriteFD)
+        }
+        guard started else {
+            (wake + done).forEach { close($0) }
+            return nil
+        }
         self.threshold = threshold
         self.limit = threshold * 10
+        self.shared = shared
+        self.wakeFD = wake[1]
+        self.doneFD = done[0]
     }
 
-    /// Waits for the thread, like `stop()`: whoever opens the file next finds no
-    /// connection of this store's still open.
     deinit {
-        stop()
+        // Without waiting: the thread closes its connection and ends by itself.
+        if wakeFD >= 0 { close(wakeFD) }
+        if doneFD >= 0 { close(doneFD) }
     }
 
     /// Called on the committing thread after each commit. True when the committing
@@ -73,8 +84,7 @@ final class WALCheckpointer {
         shared.walFrames.store(walFrames, ordering: .releasing)
         if walFrames >= limit { return true }
         switch shared.phase.load(ordering: .acquiring) {
-        case Phase.idle where walFrames >= threshold:
-            guard let wakeFD = startedThreadWakeFD() else { return false }
+        case Phase.idle where walFrames >= threshold && wakeFD >= 0:
             shared.phase.store(Phase.copying, ordering: .releasing)
             var byte: UInt8 = 1
             _ = write(wakeFD, &byte, 1)
@@ -93,45 +103,13 @@ final class WALCheckpointer {
     /// Ends the thread and waits until its connection is closed, so that the caller's
     /// checkpoint does not meet it.
     func stop() {
-        if case .running(let wakeFD, let doneFD) = thread {
-            close(wakeFD)
-            var byte: UInt8 = 0
-            while read(doneFD, &byte, 1) < 0 && errno == EINTR {}
-            close(doneFD)
-        }
-        thread = .stopped
-    }
-
-    /// The running thread's wake-up descriptor, starting the thread the first time.
-    private func startedThreadWakeFD() -> Int32? {
-        switch thread {
-        case .running(let wakeFD, _): return wakeFD
-        case .stopped: return nil
-        case .notStarted: break
-        }
-        thread = .stopped
-        var wake: [Int32] = [-1, -1]
-        var done: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0 else { return nil }
-        guard pipe(&done) == 0 else {
-            wake.forEach { close($0) }
-            return nil
-        }
-        for end in wake + done { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let (path, busyTimeout, shared, remainder) = (path, busyTimeoutMilliseconds, shared, max(1, threshold / 10))
-        let (wakeReadFD, doneWriteFD) = (wake[0], done[1])
-        let started = startDetachedThread {
-            Self.run(path: path, busyTimeoutMilliseconds: busyTimeout, wakeFD: wakeReadFD, shared: shared, remainder: remainder)
-            close(wakeReadFD)
-            close(doneWriteFD)
-        }
-        guard started else {
-            Log.warning("cannot start the checkpoint thread; commits will checkpoint")
-            (wake + done).forEach { close($0) }
-            return nil
-        }
-        thread = .running(wakeFD: wake[1], doneFD: done[0])
-        return wake[1]
+        guard wakeFD >= 0 else { return }
+        close(wakeFD)
+        wakeFD = -1
+        var byte: UInt8 = 0
+        while read(doneFD, &byte, 1) < 0 && errno == EINTR {}
+        close(doneFD)
+        doneFD = -1
     }
 
     private static func run(path: String, busyTimeoutMilliseconds: Int32, wakeFD: Int32, shared: Shared, remainder: Int) {
