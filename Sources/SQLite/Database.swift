@@ -17,8 +17,6 @@ public final class Database {
     /// Dynamic queries (fetch with its filter and sort) come in a bounded but large number of
     /// shapes; past this many the cache starts over rather than grow without limit.
     private let statementCacheLimit = 256
-    /// The closure `onCommit(walFrames:)` installed, kept alive as long as the connection.
-    var commitHook: CommitHook?
 
     /// Process-wide settings, made once before the first connection opens (SQLite refuses
     /// them after it has initialized itself).
@@ -51,7 +49,7 @@ public final class Database {
 
     private var isOpen = true
 
-    func checkOpen(_ sql: String) throws {
+    private func checkOpen(_ sql: String) throws {
         guard isOpen else { throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the database is closed", sql: sql) }
     }
 

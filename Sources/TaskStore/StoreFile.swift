@@ -19,16 +19,11 @@ public struct StoreOptions: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 5000
     /// When the database does not exist yet, start from a copy of this file.
     public var templatePath: String?
-    /// Once the WAL holds this many pages, a thread of the store's copies them back into
-    /// the database file (see `WALCheckpointer`). SQLite's own default is the same.
-    public var checkpointPages: Int
 
-    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil,
-                checkpointPages: Int = 1000) {
+    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil) {
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.templatePath = templatePath
-        self.checkpointPages = checkpointPages
     }
 }
 

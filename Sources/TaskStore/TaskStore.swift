@@ -13,32 +13,19 @@ public actor TaskStore {
     /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
     private var dataVersion: Int64 = 0
     public nonisolated let path: String
-    private let checkpointer: WALCheckpointer?
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
     public init(path: String, options: StoreOptions = StoreOptions(), executor: (any SerialExecutor)? = nil,
                 clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
-        let database = try StoreFile.open(path: path, options: options)
-        self.database = database
+        self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
         self.executor = executor ?? SerialThreadExecutor()
-        if path != StoreFile.memoryPath, !database.isReadOnly,
-           let checkpointer = WALCheckpointer(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
-                                              threshold: options.checkpointPages) {
-            database.onCommit { [unowned database] walFrames in
-                if checkpointer.committed(walFrames: walFrames) { _ = try? database.checkpoint(.passive) }
-            }
-            self.checkpointer = checkpointer
-        } else {
-            self.checkpointer = nil
-        }
     }
 
     /// Closes the database: the last step before the process exits.
     public func close() {
-        checkpointer?.stop()
         database.close()
     }
 
@@ -263,7 +250,6 @@ public actor TaskStore {
     /// data by itself (a copy or backup of it alone is complete). A no-op while another
     /// connection still reads an older snapshot.
     public func checkpoint() throws {
-        checkpointer?.stop()
         try storage { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 

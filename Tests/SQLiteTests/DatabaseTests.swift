@@ -136,26 +136,6 @@ import Testing
         #expect(try destination.userVersion() == 7)
     }
 
-    @Test func theCommitHookSeesTheWALGrowAndReplacesAutomaticCheckpoints() throws {
-        let db = try open()
-        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; CREATE TABLE t (x BLOB)")
-        var reported: [Int] = []
-        db.onCommit { reported.append($0) }
-        // A page a row: 1,200 commits pass the 1,000 pages at which SQLite would checkpoint
-        // and then start the WAL over, and the count would fall.
-        for _ in 0..<1200 { try db.run("INSERT INTO t VALUES (randomblob(3000))") }
-        #expect(reported.count == 1200)
-        #expect(reported == reported.sorted())
-        let last = try #require(reported.last)
-        #expect(last > 1200)
-
-        let (walFrames, copiedFrames) = try db.checkpoint(.passive)
-        #expect(walFrames == last)
-        #expect(copiedFrames == walFrames)
-        try db.run("INSERT INTO t VALUES (randomblob(3000))")
-        #expect(try #require(reported.last) < 10)  // all of it copied: the next commit started the WAL over
-    }
-
     @Test func openingAMissingFileWithoutCreateFails() throws {
         let error = try #require(throws: SQLiteError.self) {
             try Database(path: directory.file("missing.sqlite"), mode: .readWrite)
