@@ -212,7 +212,8 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
                         case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                         case UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
                         case UInt8(ascii: "]") where depth > 0: depth -= 1
-                        case UInt8(ascii: "]"), UInt8(ascii: ",") where depth == 0: return index
+                        case UInt8(ascii: "]"): return index
+                        case UInt8(ascii: ",") where depth == 0: return index
                         default: break
                         }
                     }
