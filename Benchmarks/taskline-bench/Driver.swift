@@ -175,12 +175,22 @@ func seconds(_ body: () -> Void) -> Double {
 }
 
 func median(_ samples: [Double]) -> Double {
-    samples.sorted()[samples.count / 2]
+    percentile(0.5, of: samples)
+}
+
+/// The sample that `fraction` of the others are at most: 0.99 for the 99th percentile.
+func percentile(_ fraction: Double, of samples: [Double]) -> Double {
+    samples.sorted()[min(samples.count - 1, Int(Double(samples.count) * fraction))]
+}
+
+/// Runs `body` `count` times and returns each run's time, in microseconds.
+func microseconds(_ count: Int, _ body: () -> Void) -> [Double] {
+    (0..<count).map { _ in seconds(body) * 1e6 }
 }
 
 /// Runs `body` `count` times and returns the median time of one run, in microseconds.
 func medianMicroseconds(_ count: Int, _ body: () -> Void) -> Double {
-    median((0..<count).map { _ in seconds(body) }) * 1e6
+    median(microseconds(count, body))
 }
 
 /// Runs each of `bodies` in turn, `count` rounds, and returns each one's median time in

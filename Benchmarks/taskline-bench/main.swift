@@ -172,9 +172,13 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         let rate = Double(writes) / seconds { server.pipeline(lines) }
         report.add(group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
                    target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
-        let lockStep = medianMicroseconds(min(writes, samples)) { server.roundTrip("tasks/create", #"{"title":"lock-step"}"#) }
-        report.add(group, "create, lock-step, \(durability), median", lockStep, "µs", baseline: base["medianMicroseconds"],
+        let lockStep = microseconds(min(writes, samples)) { server.roundTrip("tasks/create", #"{"title":"lock-step"}"#) }
+        report.add(group, "create, lock-step, \(durability), median", median(lockStep), "µs", baseline: base["medianMicroseconds"],
                    target: durability == "normal" ? .atMost(80) : nil)
+        // The commits that checkpoint: SQLite's automatic checkpoint in the baseline, a
+        // thread of its own in taskline (see WALCheckpointer).
+        report.add(group, "create, lock-step, \(durability), 99th percentile", percentile(0.99, of: lockStep), "µs",
+                   baseline: base["p99Microseconds"])
         server.shutdown()
     }
 }
@@ -213,7 +217,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     guard let task = ["/usr/bin/task", "/usr/local/bin/task"].first(where: FileManager.default.isExecutableFile) else { return }
     let data = work + "/taskwarrior"
     try? FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-    FileManager.default.createFile(atPath: data + "/taskrc", contents: Data("data.location=\(data)\nconfirmation=off\n".utf8))
+    _ = FileManager.default.createFile(atPath: data + "/taskrc", contents: Data("data.location=\(data)\nconfirmation=off\n".utf8))
     let perTask = medianMicroseconds(20) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: task)
