@@ -63,18 +63,12 @@ final class Driver {
     /// busy-poll mode do.
     private func readSome() -> Int {
         let fd = output.fileHandleForReading.fileDescriptor
-        if pollsForAnswers {
-            let start = DispatchTime.now().uptimeNanoseconds
-            repeat {
-                let count = read(fd, &chunk, chunk.count)
-                if count >= 0 || errno != EAGAIN { return count }
-            } while DispatchTime.now().uptimeNanoseconds - start < 1_000_000
-        }
+        let sleepAfter = pollsForAnswers ? DispatchTime.now().uptimeNanoseconds + 1_000_000 : 0
         var target = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
             let count = read(fd, &chunk, chunk.count)
             if count >= 0 || errno != EAGAIN { return count }
-            _ = poll(&target, 1, -1)
+            if DispatchTime.now().uptimeNanoseconds >= sleepAfter { _ = poll(&target, 1, -1) }
         }
     }
 

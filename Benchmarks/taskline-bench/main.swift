@@ -175,8 +175,8 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         let lockStep = microseconds(min(writes, samples)) { server.roundTrip("tasks/create", #"{"title":"lock-step"}"#) }
         report.add(group, "create, lock-step, \(durability), median", median(lockStep), "µs", baseline: base["medianMicroseconds"],
                    target: durability == "normal" ? .atMost(80) : nil)
-        // The commits that checkpoint: SQLite's automatic checkpoint in the baseline, a
-        // thread of its own in taskline (see WALCheckpointer).
+        // The commits that checkpoint: SQLite copies the WAL into the database file in the
+        // commit that passes 1,000 pages, in taskline as in the baseline.
         report.add(group, "create, lock-step, \(durability), 99th percentile", percentile(0.99, of: lockStep), "µs",
                    baseline: base["p99Microseconds"])
         server.shutdown()
