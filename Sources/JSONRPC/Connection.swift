@@ -19,10 +19,14 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
         public var framing: Framing?
         public var maxMessageBytes: Int
         public var readChunkBytes = 64 * 1024
+        /// How long the loop polls before it sleeps, when the client's last message came
+        /// within that time (see `IdleWait`); 0 never spins.
+        public var idleSpinNanoseconds: UInt64
 
-        public init(framing: Framing? = nil, maxMessageBytes: Int = 16 * 1024 * 1024) {
+        public init(framing: Framing? = nil, maxMessageBytes: Int = 16 * 1024 * 1024, idleSpinNanoseconds: UInt64 = 50_000) {
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
+            self.idleSpinNanoseconds = idleSpinNanoseconds
         }
     }
 
@@ -104,6 +108,7 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
         var chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
         var inputOpen = true
         var framingAnnounced = options.framing != nil
+        var idle = IdleWait(spinNanoseconds: options.idleSpinNanoseconds)
 
         func deliver(_ events: [FrameEvent]) {
             if !framingAnnounced, let framing = decoder.framing {
@@ -140,7 +145,7 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
                 pollfd(fd: reading ? inputFD : -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
             ]
-            guard poll(&targets, 3, -1) >= 0 || errno == EINTR else {
+            guard idle.wait(&targets) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
                 return 1
             }

@@ -12,6 +12,8 @@ struct CommandLineOptions {
     var framing: Framing?
     var maxMessageBytes = 16 * 1024 * 1024
     var logLevel = Log.Level.warning
+    /// See `IdleWait`.
+    var idleSpinMicroseconds = 50
     /// Changes older than this are removed from the change log.
     var historyDays = 30
     var action = Action.serve
@@ -39,6 +41,9 @@ struct CommandLineOptions {
           --history-days N          keep the change log for tasks/changes this many days (default 30)
           --framing lsp|ndjson      input framing (default: detected from the first byte)
           --max-message-bytes N     largest accepted message (default 16777216)
+          --idle-spin US            after answering a client that sent its last message within
+                                    US microseconds, poll that long before sleeping (default 50;
+                                    0 never spins)
           --log-level LEVEL         error, warning (default), info or debug; logs go to stderr
           --help                    print this help and exit
           --version                 print the version and exit
@@ -68,6 +73,7 @@ struct CommandLineOptions {
             case "--history-days": options.historyDays = try reader.integer(in: 0...36_500)
             case "--framing": options.framing = try reader.choice(Framing.self)
             case "--max-message-bytes": options.maxMessageBytes = try reader.integer(in: 1...(1 << 31))
+            case "--idle-spin": options.idleSpinMicroseconds = try reader.integer(in: 0...10_000)
             case "--log-level":
                 let text = try reader.value()
                 guard let level = Log.Level(name: text) else {

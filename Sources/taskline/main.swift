@@ -48,7 +48,8 @@ _ = fcntl(protocolFD, F_SETFD, FD_CLOEXEC)
 
 let connection = Connection(
     inputFD: STDIN_FILENO, outputFD: protocolFD,
-    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes))
+    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes,
+                                idleSpinNanoseconds: UInt64(options.idleSpinMicroseconds) * 1000))
 
 let store: TaskStore
 do {

@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test(arguments: [["--bogus"], ["--db"], ["--durability", "sometimes"], ["--framing", "xml"],
-                      ["--max-message-bytes", "0"], ["--log-level", "loud"], ["--busy-timeout", "-1"]])
+                      ["--max-message-bytes", "0"], ["--log-level", "loud"], ["--busy-timeout", "-1"],
+                      ["--idle-spin", "-1"], ["--idle-spin", "10001"]])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let server = try ServerProcess(arguments)
         #expect(server.waitForExit() == 2)

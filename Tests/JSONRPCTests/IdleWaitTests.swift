@@ -1,0 +1,66 @@
+import Foundation
+@testable import JSONRPC
+import Testing
+
+@Suite struct IdleWaitTests {
+    /// A pipe whose read end is polled for input.
+    final class Pipe: Sendable {
+        let read: Int32, write: Int32
+        init() {
+            var fds: [Int32] = [-1, -1]
+            precondition(pipe(&fds) == 0)
+            (read, write) = (fds[0], fds[1])
+        }
+        deinit { close(read); close(write) }
+        var targets: [pollfd] { [pollfd(fd: read, events: Int16(POLLIN), revents: 0)] }
+        func send() { var byte: UInt8 = 1; _ = Glibc.write(write, &byte, 1) }
+        func receive() { var byte: UInt8 = 0; _ = Glibc.read(read, &byte, 1) }
+    }
+
+    static func threadCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    @Test func inputThatIsAlreadyThereMakesTheNextWaitSpin() {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 20_000_000)
+        #expect(!idle.clientIsQuick)
+        pipe.send()
+        var targets = pipe.targets
+        #expect(idle.wait(&targets) == 1)
+        #expect(targets[0].revents & Int16(POLLIN) != 0)
+        #expect(idle.clientIsQuick)
+    }
+
+    /// A spinning wait that the client keeps waiting past the budget sleeps for the rest:
+    /// it uses about the budget's CPU, not the whole wait's, and stops spinning after.
+    @Test func aSlowClientIsWaitedForAsleep() throws {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 20_000_000)
+        pipe.send()
+        var targets = pipe.targets
+        _ = idle.wait(&targets)
+        pipe.receive()
+        #expect(idle.clientIsQuick)
+
+        let sender = Thread { usleep(300_000); pipe.send() }
+        sender.start()
+        let cpuBefore = Self.threadCPUNanoseconds()
+        targets = pipe.targets
+        #expect(idle.wait(&targets) == 1)
+        let cpu = Self.threadCPUNanoseconds() - cpuBefore
+        #expect(cpu < 150_000_000, "spun for \(cpu / 1_000_000) ms of a 300 ms wait")
+        #expect(!idle.clientIsQuick)
+    }
+
+    @Test func aZeroBudgetNeverSpins() {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 0)
+        pipe.send()
+        var targets = pipe.targets
+        #expect(idle.wait(&targets) == 1)
+        #expect(!idle.clientIsQuick)
+    }
+}
