@@ -72,7 +72,7 @@ extension TaskStore {
     ) throws -> ImportSummary {
         try translatingSQLiteErrors {
             try withBulkWriteSettings {
-                try database.writeTransaction {
+                try writeTransaction {
                     try importAll(records, onConflict: onConflict, maxProblems: maxProblems)
                 }
             }

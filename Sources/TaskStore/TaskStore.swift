@@ -12,6 +12,8 @@ public actor TaskStore {
     private let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
     private var dataVersion: Int64 = 0
+    /// Listens for other processes' commits, once asked to (`watchExternalChanges`).
+    private var watcher: DatabaseWatcher?
     public nonisolated let path: String
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
@@ -26,12 +28,25 @@ public actor TaskStore {
 
     /// Closes the database: the last step before the process exits.
     public func close() {
+        watcher = nil
         database.close()
     }
 
-    /// True when another connection has committed since the last call.
+    /// Calls `onChange`, from another thread, when another process may have committed;
+    /// `hasExternalChanges` then tells. False where the store cannot watch (`:memory:`, no
+    /// inotify).
+    @discardableResult
+    public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
+        dataVersion = try storage { try database.integer("PRAGMA data_version") ?? 0 }
+        watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
+        return watcher != nil
+    }
+
+    /// True when another connection has committed since the last call. Calling it also
+    /// re-arms the watcher, which calls `onChange` once per look.
     public func hasExternalChanges() throws -> Bool {
-        try storage {
+        watcher?.rearm()
+        return try storage {
             let version = try database.integer("PRAGMA data_version") ?? 0
             defer { dataVersion = version }
             return version != dataVersion
@@ -116,7 +131,7 @@ public actor TaskStore {
     /// One write in its own transaction.
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try storage { try database.writeTransaction { try run(prepared) } }
+        return try storage { try writeTransaction { try run(prepared) } }
     }
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
@@ -162,7 +177,7 @@ public actor TaskStore {
 
     private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try storage {
-            try database.writeTransaction {
+            try writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
                 results.reserveCapacity(prepared.count)
                 for (index, operation) in prepared.enumerated() {
@@ -311,7 +326,7 @@ public actor TaskStore {
             // Looked up outside a write transaction first: at start-up there is usually
             // nothing to remove, and the write lock (which another process may hold) is not needed.
             guard try database.integer(newestOld, [.integer(cutoff)]) != nil else { return 0 }
-            return try database.writeTransaction {
+            return try writeTransaction {
                 guard let through = try database.integer(newestOld, [.integer(cutoff)]) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
@@ -322,6 +337,17 @@ public actor TaskStore {
     }
 
     // MARK: - Helpers
+
+    /// A write transaction of the store's own, which its watcher does not wake for. A
+    /// commit that another process made just before this one took the write lock is
+    /// reported as the watcher would have.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard let watcher else { return try database.writeTransaction(body) }
+        defer {
+            if let version = try? database.integer("PRAGMA data_version"), version != dataVersion { watcher.report() }
+        }
+        return try watcher.ignoringWrites { try database.writeTransaction(body) }
+    }
 
     /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting the
     /// store's own errors through.

@@ -48,7 +48,6 @@ public actor Server {
     private let events = EventQueue<Event>()
     private let cancellations = CancellationRegistry()
     private var processWatcher: ProcessWatcher?
-    private var databaseWatcher: DatabaseWatcher?
     private var pruneTimer: DispatchSourceTimer?
 
     private var phase = Phase.waitingForInitialize
@@ -128,8 +127,6 @@ public actor Server {
                     await handle(inbound)
                     if exitRequested { break loop }
                 case .databaseChanged:
-                    databaseWatcher?.rearm()
-                    // The watcher also wakes for our own commits; data_version tells them apart.
                     if (try? await store.hasExternalChanges()) ?? true {
                         await deliverLoggedChanges()
                     }
@@ -145,7 +142,6 @@ public actor Server {
             }
         }
         processWatcher = nil
-        databaseWatcher = nil
         pruneTimer?.cancel()
         return phase == .shutDown ? 0 : 1
     }
@@ -277,7 +273,7 @@ public actor Server {
             let databaseID = try await store.databaseID()
             phase = .running
             if let pid = initialize.processID { watch(pid) }
-            if initialize.notifications { watchDatabase() }
+            if initialize.notifications { try await store.watchExternalChanges { [events] in events.push([.databaseChanged]) } }
             return MethodOutcome(result: initialize.result(
                 maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):
@@ -370,9 +366,5 @@ public actor Server {
 
     private func watch(_ pid: Int32) {
         processWatcher = ProcessWatcher(pid: pid) { [events] in events.push([.clientProcessExited]) }
-    }
-
-    private func watchDatabase() {
-        databaseWatcher = DatabaseWatcher(databasePath: store.path) { [events] in events.push([.databaseChanged]) }
     }
 }

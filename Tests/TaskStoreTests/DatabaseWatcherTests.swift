@@ -47,6 +47,45 @@ import Testing
         #expect(reports.withLock { $0 } == 2)
     }
 
+    /// The store's own commits are written with the watch deaf: they wake nobody.
+    @Test func theStoresOwnWritesAreNotReported() async throws {
+        let store = try makeStore(directory)
+        let reports = Mutex(0)
+        #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
+        for index in 0..<20 { try await store.add("task \(index)") }
+        usleep(100_000)
+        #expect(reports.withLock { $0 } == 0)
+        #expect(try await store.hasExternalChanges() == false)
+
+        // …while another connection's commit is still heard.
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
+        #expect(try waitUntil { reports.withLock { $0 } >= 1 })
+        #expect(try await store.hasExternalChanges())
+    }
+
+    /// Another process that commits while the store waits for the write lock (the watch
+    /// already deaf) is found by the store's look at data_version after its own commit.
+    @Test func aCommitMadeWhileTheWatchIsDeafIsReported() async throws {
+        let store = try makeStore(directory)
+        let reports = Mutex(0)
+        #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
+        let path = directory.file("tasks.sqlite")
+        let holdsLock = Mutex(false)
+        let committer = Thread {
+            guard let other = try? Database(path: path), (try? other.execute("BEGIN IMMEDIATE")) != nil,
+                  (try? other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")) != nil else { return }
+            holdsLock.withLock { $0 = true }
+            usleep(200_000)  // the store's create below is waiting for the lock by now
+            try? other.execute("COMMIT")
+        }
+        committer.start()
+        #expect(try waitUntil { holdsLock.withLock { $0 } })
+        try await store.add("after the other's commit")
+        #expect(try waitUntil { reports.withLock { $0 } >= 1 })
+        #expect(try await store.hasExternalChanges())
+    }
+
     /// The thread closes the inotify descriptor when it ends: once the watchers are gone,
     /// nothing in this process watches their folder.
     @Test func itsThreadEndsWithIt() throws {
