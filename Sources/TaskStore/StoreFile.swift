@@ -102,6 +102,7 @@ enum StoreFile {
 
     private static func configure(_ database: Database, options: StoreOptions) throws {
         try wrap(database.path) {
+            // Benchmarks/sqlite-baseline sets the same pragmas: keep the two in step.
             try database.execute("PRAGMA foreign_keys = ON")
             // WAL: readers never block the writer, and a commit is one append (plus one fsync
             // with synchronous=FULL). A read-only file keeps its journal mode; writes then fail
