@@ -89,11 +89,18 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     /// How much output `send` lets wait for the loop's next write.
     static let batchBytes = 64 * 1024
 
-    /// Waits until everything is written or the client has gone: before the process exits.
-    public func drain() {
+    /// Waits until everything is written, the client has gone, or it has read nothing for
+    /// `stallMilliseconds`: before the process exits. A client that stops reading but
+    /// keeps its end open would otherwise keep the process alive for ever.
+    public func drain(stallMilliseconds: Int32 = 5000) {
         while hasPendingOutput {
             var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&target, 1, -1) >= 0 || errno == EINTR else { return }
+            let ready = poll(&target, 1, stallMilliseconds)
+            if ready == 0 {
+                Log.warning("exiting with \(pending.count - pendingStart) bytes of output the client did not read for \(stallMilliseconds / 1000) s")
+                return
+            }
+            guard ready > 0 || errno == EINTR else { return }
             flush()
         }
     }

@@ -6,6 +6,29 @@ import Testing
 @Suite struct RobustnessTests {
     static let initialize = #"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#
 
+    /// A client that asks to exit and never reads its answers, though it keeps its end
+    /// open: the server gives up on them after 5 s of no reading and exits, rather than
+    /// living on; what was written is stored.
+    @Test func aClientThatNeverReadsDoesNotKeepTheServerAlive() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("tasks.sqlite")
+        let server = try ServerProcess(["--db", path])
+        let notes = String(repeating: "n", count: 4000)
+        let creates = (0..<100).map { #"{"create":{"title":"t\#($0)","notes":"\#(notes)"}}"# }.joined(separator: ",")
+        // The answer to the apply (some 420 KB) is more than the pipe holds.
+        server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#)
+        server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"tasks/apply","params":{"operations":[\#(creates)]}}"#)
+        server.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#)
+        server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+        #expect(server.waitForExit(timeout: 30) == 0)
+        #expect(server.stderr.contains("the client did not read"))
+
+        let reopened = try ServerProcess(["--db", path])
+        _ = try reopened.initialize()
+        let page = try reopened.call(1, "tasks/fetch", #"{"limit":1,"includeTotal":true}"#)
+        #expect(page["result"]?["total"] == .integer(100))
+    }
+
     @Test func exitsWithinASecondOfTheClientProcessDying() throws {
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/bin/sleep")
