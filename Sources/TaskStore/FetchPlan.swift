@@ -78,7 +78,9 @@ struct FetchPlan {
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
             if let match = try TextIndex.query(for: folded, in: database) {
-                add("task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?)", [.text(match)])
+                // Tasks whose texts wait to be indexed (schema 11) are looked at too.
+                add("(task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?) OR task.pk IN (SELECT pk FROM task_text_pending))",
+                    [.text(match)])
                 hasSmallSet = true
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])

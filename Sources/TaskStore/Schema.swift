@@ -205,6 +205,36 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 11) { db in
+            // New and changed texts wait in task_text_pending and reach the trigram index in
+            // batches (TextIndex.indexPending), as PostgreSQL's GIN indexes keep a pending
+            // list: FTS5 writes a segment per transaction, which made indexing one task a
+            // third of a one-task commit. The text filter reads the pending tasks directly.
+            // Invariant: a task not pending has exactly its current folded texts indexed;
+            // a pending one has nothing indexed.
+            try db.execute("""
+                CREATE TABLE task_text_pending (pk INTEGER PRIMARY KEY);
+                DROP TRIGGER task_text_insert;
+                DROP TRIGGER task_text_delete;
+                DROP TRIGGER task_text_update;
+                CREATE TRIGGER task_text_insert AFTER INSERT ON task BEGIN
+                    INSERT OR IGNORE INTO task_text_pending (pk) VALUES (NEW.pk);
+                END;
+                CREATE TRIGGER task_text_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO task_text (task_text, rowid, title_fold, notes_fold)
+                        SELECT 'delete', OLD.pk, OLD.title_fold, OLD.notes_fold
+                        WHERE NOT EXISTS (SELECT 1 FROM task_text_pending WHERE pk = OLD.pk);
+                    DELETE FROM task_text_pending WHERE pk = OLD.pk;
+                END;
+                CREATE TRIGGER task_text_update AFTER UPDATE OF title_fold, notes_fold ON task
+                WHEN OLD.title_fold IS NOT NEW.title_fold OR OLD.notes_fold IS NOT NEW.notes_fold BEGIN
+                    INSERT INTO task_text (task_text, rowid, title_fold, notes_fold)
+                        SELECT 'delete', OLD.pk, OLD.title_fold, OLD.notes_fold
+                        WHERE NOT EXISTS (SELECT 1 FROM task_text_pending WHERE pk = OLD.pk);
+                    INSERT OR IGNORE INTO task_text_pending (pk) VALUES (NEW.pk);
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -340,13 +340,20 @@ public actor TaskStore {
 
     /// A write transaction of the store's own, which its watcher does not wake for. A
     /// commit that another process made just before this one took the write lock is
-    /// reported as the watcher would have.
+    /// reported as the watcher would have. Each ends by indexing the texts waiting for the trigram index, when there are many.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        guard let watcher else { return try database.writeTransaction(body) }
+        func transaction() throws -> T {
+            try database.writeTransaction {
+                let value = try body()
+                try TextIndex.indexPendingIfMany(in: database)
+                return value
+            }
+        }
+        guard let watcher else { return try transaction() }
         defer {
             if let version = try? database.integer("PRAGMA data_version"), version != dataVersion { watcher.report() }
         }
-        return try watcher.ignoringWrites { try database.writeTransaction(body) }
+        return try watcher.ignoringWrites(transaction)
     }
 
     /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting the

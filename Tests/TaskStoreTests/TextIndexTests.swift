@@ -1,4 +1,5 @@
 @testable import TaskStore
+import SQLite
 import TestSupport
 import Testing
 
@@ -79,5 +80,62 @@ import Testing
         }
         #expect(expected["rare"]!.count < FetchPlan.rareTagCount)
         #expect(["common", "commo", "mmo"].allSatisfy { expected[$0]!.count >= FetchPlan.rareTagCount })
+    }
+}
+
+/// New and changed texts wait in task_text_pending and reach the trigram index in batches
+/// (schema 11). Whether a task's text is pending or indexed, the text filter finds exactly
+/// the tasks that contain the needle; and once all is indexed, FTS5's own check finds the
+/// index equal to the tasks' texts (a 'delete' of texts never indexed would break it).
+@Suite struct PendingTextTests {
+    let directory = TemporaryDirectory()
+
+    @Test func pendingAndIndexedTextsAreFoundAlikeAndTheIndexStaysExact() async throws {
+        let store = try makeStore(directory)
+        let words = ["alpha", "bravo", "charlie", "delta"]
+        var titles: [String: String] = [:]
+        var random: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        func check(_ when: String) async throws {
+            for needle in ["alpha", "bravo 1", "charlie 7", "delta", "zulu"] {
+                let expected = titles.filter { $0.value.contains(needle) }.count
+                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 1, includeTotal: true))
+                #expect(page.total == expected, "\(needle), \(when)")
+            }
+        }
+        let pending = { try Database(path: directory.file("tasks.sqlite")).integer("SELECT count(*) FROM task_text_pending") ?? 0 }
+        var sawPending = false, sawFlush = false
+        for step in 0..<700 {
+            let ids = Array(titles.keys)
+            switch next(10) {
+            case 0..<6, _ where ids.isEmpty:
+                let title = "\(words[next(4)]) \(next(100))"
+                let task = try await store.add(title)
+                titles[task.id] = title
+            case 6..<9:
+                let id = ids[next(ids.count)]
+                let title = "\(words[next(4)]) \(next(100))"
+                _ = try await store.update(id: id, changes: TaskChanges(title: title))
+                titles[id] = title
+            default:
+                let id = ids[next(ids.count)]
+                _ = try await store.delete(id: id)
+                titles[id] = nil
+            }
+            let waiting = try pending()
+            #expect(waiting < TextIndex.pendingLimit)
+            if waiting > 0 { sawPending = true } else if step > 0 { sawFlush = true }
+            if step % 50 == 0 { try await check("step \(step), \(waiting) pending") }
+        }
+        #expect(sawPending && sawFlush)
+        try await check("at the end")
+
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.writeTransaction { try TextIndex.indexPending(in: other) }
+        try await check("all indexed")
+        try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
     }
 }
