@@ -70,7 +70,20 @@ enum StoreFile {
         try checkOwnership(of: database, path: path)
         try configure(database, options: options)
         try wrap(path) { try Schema.migrator.migrate(database) }
+        indexWaitingTexts(in: database)
         return database
+    }
+
+    /// Writers other than Taskline queue their tasks' texts for the trigram index without
+    /// indexing them (schema 11), and the text filter reads every queued task: many are
+    /// indexed before the store serves. A file that cannot be written keeps them queued.
+    private static func indexWaitingTexts(in database: Database) {
+        guard (try? TextIndex.hasManyPending(in: database)) == true else { return }
+        do {
+            try database.writeTransaction { try TextIndex.indexPending(in: database) }
+        } catch {
+            Log.warning("\(database.path): could not index the texts other writers left waiting: \(error)")
+        }
     }
 
     /// Reads, never writes: a file that is not ours must come out of this untouched.

@@ -53,8 +53,11 @@ enum TextIndex {
     /// Called inside each write transaction of the store's, so a commit leaves at most
     /// that many waiting (writers other than Taskline leave theirs for its next write).
     static func indexPendingIfMany(in database: Database) throws {
-        guard try database.integer("SELECT count(*) FROM task_text_pending") ?? 0 >= pendingLimit else { return }
-        try indexPending(in: database)
+        if try hasManyPending(in: database) { try indexPending(in: database) }
+    }
+
+    static func hasManyPending(in database: Database) throws -> Bool {
+        try database.integer("SELECT count(*) FROM task_text_pending") ?? 0 >= pendingLimit
     }
 
     static func indexPending(in database: Database) throws {

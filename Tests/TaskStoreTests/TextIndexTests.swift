@@ -139,3 +139,30 @@ import Testing
         try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
     }
 }
+
+/// Another program that inserts tasks with plain SQL leaves their texts waiting (the
+/// triggers queue them; only Taskline indexes): the store indexes them when it opens.
+@Suite struct WaitingTextsFromOtherWritersTests {
+    let directory = TemporaryDirectory()
+
+    @Test func areIndexedWhenTheStoreOpens() async throws {
+        _ = try makeStore(directory)
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.writeTransaction {
+            for index in 0..<(TextIndex.pendingLimit + 10) {
+                try other.run("""
+                    INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                    VALUES (?, ?, ?, '', '', 0, 0, 1, 1, 1)
+                    """, [.text("other-\(index)"), .text("Other \(index)"), .text("other \(index)")])
+            }
+        }
+        let waiting = "SELECT count(*) FROM task_text_pending"
+        #expect(try other.integer(waiting) == Int64(TextIndex.pendingLimit + 10))
+
+        let store = try makeStore(directory)
+        #expect(try other.integer(waiting) == 0)
+        let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "other 99"), limit: 50, includeTotal: true))
+        #expect(page.tasks.map(\.id) == ["other-99"])
+        try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+    }
+}
