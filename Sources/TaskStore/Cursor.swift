@@ -61,7 +61,7 @@ struct Cursor: Equatable {
 }
 
 enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    static let digits = Array("0123456789abcdef".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []

@@ -4,11 +4,18 @@ enum UUID4 {
         var generator = SystemRandomNumberGenerator()
         // Two 64-bit draws: one system call each, rather than one per byte.
         let high = generator.next(), low = generator.next()
-        var bytes = (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8))) }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        let hex = Hex.encode(bytes)
-        let chars = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+        // Written as bytes: splitting a hex String into Characters and joining the groups
+        // cost 45,000 instructions, a tenth of a whole tasks/create.
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for index in 0..<16 {
+            var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8)))
+            if index == 6 { byte = byte & 0x0F | 0x40 }  // version 4
+            if index == 8 { byte = byte & 0x3F | 0x80 }  // RFC 4122 variant
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(Hex.digits[Int(byte >> 4)])
+            text.append(Hex.digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -6,7 +6,9 @@ import JSONRPC
 struct ParamsReader {
     private let object: JSONObject
     private let path: String
-    private var consumed: Set<String> = []
+    /// The names read: a handful, so a list (a Set's hashing and growth cost a create more
+    /// than the rest of reading its params).
+    private var consumed: [String] = []
     /// Whether `null` reads as "absent". True for params, where a client may pass `null`
     /// for an option it does not use; false for update `changes`, where `null` would
     /// look like "clear this field" and silently do nothing instead.
@@ -32,7 +34,7 @@ struct ParamsReader {
 
     /// The member's value; `null` reads as absent, or is refused (see `nullMeansAbsent`).
     private mutating func take(_ key: String) throws(ResponseError) -> JSON? {
-        consumed.insert(key)
+        consumed.append(key)
         guard let value = object[key] else { return nil }
         guard value != .null else {
             if nullMeansAbsent { return nil }
@@ -58,7 +60,7 @@ struct ParamsReader {
 
     /// Tells "absent" (`nil`) from "explicitly null" (`.some(nil)`), for fields null clears.
     mutating func nullableString(_ key: String) throws(ResponseError) -> String?? {
-        consumed.insert(key)
+        consumed.append(key)
         guard let value = object[key] else { return nil }
         switch value {
         case .null: return .some(nil)
