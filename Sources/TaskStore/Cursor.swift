@@ -61,16 +61,19 @@ struct Cursor: Equatable {
 }
 
 enum Hex {
-    static let digits = Array("0123456789abcdef".utf8)
+    private static let digits = Array("0123456789abcdef".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
+        for byte in bytes { append(byte, to: &out) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `byte`'s two lowercase hex digits.
+    static func append(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0xF)])
     }
 
     static func decode(_ text: String) -> [UInt8]? {

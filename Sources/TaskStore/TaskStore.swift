@@ -10,7 +10,7 @@ public actor TaskStore {
 
     let database: Database
     private let clock: @Sendable () -> Int64
-    /// `PRAGMA data_version` when last asked: it changes only when another connection commits.
+    /// `PRAGMA data_version` when last asked (see `currentDataVersion`).
     private var dataVersion: Int64 = 0
     /// Listens for other processes' commits, once asked to (`watchExternalChanges`).
     private var watcher: DatabaseWatcher?
@@ -37,7 +37,7 @@ public actor TaskStore {
     /// inotify).
     @discardableResult
     public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
-        dataVersion = try storage { try database.integer("PRAGMA data_version") ?? 0 }
+        dataVersion = try storage { try currentDataVersion() }
         watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
         return watcher != nil
     }
@@ -47,7 +47,7 @@ public actor TaskStore {
     public func hasExternalChanges() throws -> Bool {
         watcher?.rearm()
         return try storage {
-            let version = try database.integer("PRAGMA data_version") ?? 0
+            let version = try currentDataVersion()
             defer { dataVersion = version }
             return version != dataVersion
         }
@@ -338,9 +338,15 @@ public actor TaskStore {
 
     // MARK: - Helpers
 
+    /// `PRAGMA data_version`: it changes only when another connection commits.
+    private func currentDataVersion() throws -> Int64 {
+        try database.integer("PRAGMA data_version") ?? 0
+    }
+
     /// A write transaction of the store's own, which its watcher does not wake for. A
     /// commit that another process made just before this one took the write lock is
-    /// reported as the watcher would have. Each ends by indexing the texts waiting for the trigram index, when there are many.
+    /// reported as the watcher would have. Each ends by indexing the texts waiting for
+    /// the trigram index, when there are many.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         func transaction() throws -> T {
             try database.writeTransaction {
@@ -351,7 +357,7 @@ public actor TaskStore {
         }
         guard let watcher else { return try transaction() }
         defer {
-            if let version = try? database.integer("PRAGMA data_version"), version != dataVersion { watcher.report() }
+            if let version = try? currentDataVersion(), version != dataVersion { watcher.report() }
         }
         return try watcher.ignoringWrites(transaction)
     }

@@ -13,8 +13,7 @@ enum UUID4 {
             if index == 6 { byte = byte & 0x0F | 0x40 }  // version 4
             if index == 8 { byte = byte & 0x3F | 0x80 }  // RFC 4122 variant
             if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(Hex.digits[Int(byte >> 4)])
-            text.append(Hex.digits[Int(byte & 0xF)])
+            Hex.append(byte, to: &text)
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -110,8 +110,9 @@ import Testing
         var sawPending = false, sawFlush = false
         for step in 0..<700 {
             let ids = Array(titles.keys)
-            switch next(10) {
-            case 0..<6, _ where ids.isEmpty:
+            let roll = next(10)
+            switch ids.isEmpty ? 0 : roll {
+            case 0..<6:
                 let title = "\(words[next(4)]) \(next(100))"
                 let task = try await store.add(title)
                 titles[task.id] = title
