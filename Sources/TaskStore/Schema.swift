@@ -235,6 +235,48 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 12) { db in
+            // The change log without AUTOINCREMENT and without its index on time: each
+            // made every write touch one more B-tree (sqlite_sequence, change_by_time), and
+            // the two together were a fifth of a one-task commit at a million tasks.
+            // A seq still never repeats: SQLite gives a new row the largest seq + 1, and
+            // pruning always keeps the newest change (TaskStore.pruneHistory). A log that
+            // pruning emptied before this version gets a row holding the newest seq handed
+            // out, which is at or below history_pruned_through, so no reader is ever given it.
+            let newestHandedOut = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+            try db.execute("""
+                DROP TRIGGER task_log_insert;
+                DROP TRIGGER task_log_update;
+                DROP TRIGGER task_log_delete;
+                CREATE TABLE change_v12 (
+                    seq INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('created', 'updated', 'deleted')),
+                    task_id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    at INTEGER NOT NULL
+                );
+                INSERT INTO change_v12 (seq, kind, task_id, version, at) SELECT seq, kind, task_id, version, at FROM change;
+                DROP TABLE change;
+                ALTER TABLE change_v12 RENAME TO change;
+                CREATE INDEX change_by_task ON change (task_id, seq);
+                DELETE FROM sqlite_sequence WHERE name = 'change';
+                CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                END;
+                CREATE TRIGGER task_log_update AFTER UPDATE OF
+                    id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
+                ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                END;
+                CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                END;
+                """)
+            if try db.integer("SELECT max(seq) FROM change") ?? 0 < newestHandedOut {
+                try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, \(nowMilliseconds))",
+                           [.integer(newestHandedOut)])
+            }
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -84,9 +84,14 @@ extension TaskStore {
             if report.ruleProblems.count < maxListed { report.ruleProblems.append(problem) }
         }
         attempt("counting") {
-            let counts = try counts(database)
+            let counts = try counts(database, schemaVersion: report.schemaVersion)
             report.counts = counts
-            if let newest = try database.integer("SELECT max(seq) FROM change"), newest > counts.newestSeq {
+            if report.schemaVersion >= 12 {
+                let prunedThrough = try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.prunedThroughKey)]) ?? 0
+                if counts.newestSeq < prunedThrough {
+                    rule("the change log's newest seq is \(counts.newestSeq), below the \(prunedThrough) pruned: seqs would repeat")
+                }
+            } else if let newest = try database.integer("SELECT max(seq) FROM change"), newest > counts.newestSeq {
                 rule("the change log holds seq \(newest), beyond the newest handed out (\(counts.newestSeq))")
             }
             if report.schemaVersion >= 9 {
@@ -113,7 +118,7 @@ extension TaskStore {
         return report
     }
 
-    private static func counts(_ database: Database) throws -> StoreCheckReport.Counts {
+    private static func counts(_ database: Database, schemaVersion: Int) throws -> StoreCheckReport.Counts {
         var counts = StoreCheckReport.Counts()
         try database.cachedStatement("SELECT count(*), coalesce(sum(done), 0) FROM task").forEachRow { row in
             counts.tasks = row.int(0)
@@ -124,7 +129,9 @@ extension TaskStore {
             counts.distinctTags = row.int(1)
         }
         counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
-        counts.newestSeq = try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+        // Since schema 12 the log always holds its newest change; before, AUTOINCREMENT kept it.
+        counts.newestSeq = try database.integer(schemaVersion >= 12 ? "SELECT max(seq) FROM change"
+                                                    : "SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
         return counts
     }
 

@@ -251,7 +251,8 @@ public actor TaskStore {
     }
 
     private func seqInTransaction() throws -> Int64 {
-        try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+        // The log always holds the newest change (see pruneHistory).
+        try database.integer("SELECT max(seq) FROM change") ?? 0
     }
 
     /// A random number given to the database when it was made: a client that catches up
@@ -317,23 +318,34 @@ public actor TaskStore {
     /// Removes changes recorded before `cutoff` (ms since the epoch) and remembers how far
     /// the log was cut, so that a client asking for older changes learns it must refetch.
     /// Returns how many changes were removed.
+    ///
+    /// The log is in time order but for clock steps, so what goes is the run of changes
+    /// before the first one recorded at or after `cutoff`: finding it reads only what is
+    /// removed. The newest change always stays: SQLite numbers a new change after the
+    /// largest seq in the log, so an emptied log would hand out its seqs again.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        // INDEXED BY: left to itself, the planner answers max(seq) by walking the whole log
-        // from its newest end, which is every change when nothing is old enough to go.
-        let newestOld = "SELECT max(seq) FROM change INDEXED BY change_by_time WHERE at < ?"
-        return try storage {
+        try storage {
             // Looked up outside a write transaction first: at start-up there is usually
             // nothing to remove, and the write lock (which another process may hold) is not needed.
-            guard try database.integer(newestOld, [.integer(cutoff)]) != nil else { return 0 }
+            guard try lastPrunable(before: cutoff) != nil else { return 0 }
             return try writeTransaction {
-                guard let through = try database.integer(newestOld, [.integer(cutoff)]) else { return 0 }
+                guard let through = try lastPrunable(before: cutoff) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
                 return removed
             }
         }
+    }
+
+    /// The newest seq that pruning at `cutoff` removes, or nil when nothing goes.
+    private func lastPrunable(before cutoff: Int64) throws -> Int64? {
+        guard let oldest = try database.integer("SELECT min(seq) FROM change"),
+              let newest = try database.integer("SELECT max(seq) FROM change") else { return nil }
+        let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)]) ?? newest
+        let through = min(firstKept, newest) - 1
+        return through >= oldest ? through : nil
     }
 
     // MARK: - Helpers

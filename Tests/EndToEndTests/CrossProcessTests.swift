@@ -160,7 +160,8 @@ import Testing
         let b = try start(["--history-days", "0"])
         let error = try b.requestError("tasks/changes", #"{"since":1}"#)
         #expect(error["code"] == 1005)
-        #expect(error["data"]?["oldestSeq"] == 4)
+        #expect(error["data"]?["oldestSeq"] == 3, "the newest change is always kept")
+        #expect(try b.request("tasks/changes", #"{"since":2}"#)["changes"]?.arrayValue?.map { $0["seq"] } == [3])
         #expect(try b.request("tasks/changes", #"{"since":3}"#)["changes"] == [])
         #expect(try b.request("tasks/fetch", #"{"includeTotal":true}"#)["total"] == 3, "pruning the log never touches tasks")
     }

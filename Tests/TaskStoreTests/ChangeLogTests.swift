@@ -48,12 +48,36 @@ import Testing
     @Test func prunedHistoryIsReportedAsExpired() async throws {
         let store = try makeStore(directory)
         for index in 0..<3 { try await store.add("t\(index)") }
-        #expect(try await store.pruneHistory(before: Timestamp.now() + 60_000) == 3)
+        #expect(try await store.pruneHistory(before: Timestamp.now() + 60_000) == 2, "the newest change stays")
         try await store.add("after")
-        await #expect(throws: TaskStoreError.historyExpired(since: 2, oldestSeq: 4)) { try await store.changes(since: 2) }
-        #expect(try await store.changes(since: 3).changes.map(\.seq) == [4])
+        await #expect(throws: TaskStoreError.historyExpired(since: 1, oldestSeq: 3)) { try await store.changes(since: 1) }
+        #expect(try await store.changes(since: 2).changes.map(\.seq) == [3, 4])
         #expect(try await store.pruneHistory(before: 0) == 0)
         #expect(try await store.currentSeq() == 4)
+    }
+
+    /// SQLite numbers a change after the largest seq in the log: were the log ever emptied,
+    /// the seqs clients hold would be handed out again.
+    @Test func pruningEverythingStillNeverRepeatsASeq() async throws {
+        let store = try makeStore(directory)
+        for index in 0..<3 { try await store.add("t\(index)") }
+        for _ in 0..<2 { try await store.pruneHistory(before: Timestamp.now() + 60_000) }
+        #expect(try await store.currentSeq() == 3)
+        let created = try await store.create(TaskDraft(title: "next"))
+        #expect(created.change?.seq == 4)
+        #expect(try await store.changes(since: 3).changes.map(\.seq) == [4])
+    }
+
+    /// What goes is the run of changes before the first recent one: a change stamped before
+    /// the cutoff after it (the clock stepped back) stays, as do all that follow.
+    @Test func pruningStopsAtTheFirstRecentChange() async throws {
+        let store = try makeStore(directory)
+        for index in 0..<5 { try await store.add("t\(index)") }
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        try database.run("UPDATE change SET at = CASE seq WHEN 3 THEN 2000 ELSE 1000 END")
+        #expect(try await store.pruneHistory(before: 1500) == 2)
+        #expect(try database.integer("SELECT min(seq) FROM change") == 3)
+        #expect(try await store.changes(since: 2).changes.map(\.seq) == [3, 4, 5])
     }
 
     @Test func atomicApplyIsAllOrNothing() async throws {

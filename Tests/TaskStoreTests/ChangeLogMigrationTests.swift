@@ -1,0 +1,49 @@
+import SQLite
+@testable import TaskStore
+import TestSupport
+import Testing
+
+/// Schema 12 rebuilds the change log without AUTOINCREMENT: the seqs clients hold must mean
+/// the same changes afterwards, and none may be handed out again.
+@Suite struct ChangeLogMigrationTests {
+    let directory = TemporaryDirectory()
+
+    /// A schema-11 database with `count` tasks created through SQL (the triggers log them).
+    private func schema11Database(tasks count: Int) throws -> Database {
+        let database = try Database(path: directory.file("v11.sqlite"))
+        try Migrator(Array(Schema.migrator.migrations.prefix(11))).migrate(database)
+        for index in 0..<count {
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
+                """, [.text("old-\(index)")])
+        }
+        return database
+    }
+
+    @Test func keepsEveryChangeAndItsSeq() async throws {
+        let database = try schema11Database(tasks: 3)
+        try database.run("DELETE FROM task WHERE id = 'old-1'")
+        let store = try TaskStore(path: database.path)
+        let logged = try await store.changes(since: 0).changes
+        #expect(logged.map(\.seq) == [1, 2, 3, 4])
+        #expect(logged.map(\.kind) == [.created, .created, .created, .deleted])
+        #expect(try await store.create(TaskDraft(title: "new")).change?.seq == 5)
+        #expect(try database.integer("SELECT count(*) FROM sqlite_sequence") == 0)
+        #expect(try TaskStore.check(path: database.path).isSound)
+    }
+
+    /// A log that pruning emptied under schema 11 kept its counter in sqlite_sequence only.
+    @Test func anEmptiedLogKeepsItsCounter() async throws {
+        let database = try schema11Database(tasks: 3)
+        try database.run("DELETE FROM change")
+        try database.run("INSERT INTO meta (key, value) VALUES (?, 3)", [.text(Schema.prunedThroughKey)])
+        let store = try TaskStore(path: database.path)
+        #expect(try await store.currentSeq() == 3)
+        #expect(try await store.changes(since: 3).changes.isEmpty)
+        await #expect(throws: TaskStoreError.historyExpired(since: 2, oldestSeq: 4)) { try await store.changes(since: 2) }
+        #expect(try await store.create(TaskDraft(title: "new")).change?.seq == 4)
+        #expect(try await store.changes(since: 3).changes.map(\.seq) == [4], "the placeholder, seq 3, is never read")
+        #expect(try TaskStore.check(path: database.path).isSound)
+    }
+}
