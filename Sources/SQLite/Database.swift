@@ -21,7 +21,7 @@ public final class Database {
     /// Process-wide settings, made once before the first connection opens (SQLite refuses
     /// them after it has initialized itself).
     private static let libraryConfigured: Void = {
-        _ = taskline_sqlite_disable_memory_statistics()
+        _ = taskline_sqlite_configure_library()
     }()
 
     public init(path: String, mode: OpenMode = .readWriteCreate) throws {

@@ -131,9 +131,9 @@ enum StoreFile {
             // tasks/apply) touches many index pages, and a cache too small for them spills
             // them to the WAL mid-transaction. Memory stays bounded by this figure.
             try database.execute("PRAGMA cache_size = -8192")
-            // Statement journals (every INSERT into the AUTOINCREMENT change log inside a
-            // transaction keeps one) in memory, not in files under /var/tmp.
-            try database.execute("PRAGMA temp_store = MEMORY")
+            // Temporary files, but statement journals stay in memory up to 120 KiB (see
+            // CSQLite/shim.h): only where they are files does SQLite keep them in one piece.
+            try database.execute("PRAGMA temp_store = FILE")
         }
     }
 

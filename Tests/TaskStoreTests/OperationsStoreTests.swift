@@ -58,7 +58,7 @@ import Testing
         #expect(try await store.currentSeq() == 1)
         // The bulk setting is undone.
         #expect(try await pragma("cache_size", store) == -8192)
-        #expect(try await pragma("temp_store", store) == 2)  // MEMORY, as every connection has it
+        #expect(try await pragma("temp_store", store) == 1)  // FILE, as every connection has it
     }
 
     @Test func conflictPolicies() async throws {
