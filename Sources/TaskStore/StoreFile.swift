@@ -88,13 +88,21 @@ enum StoreFile {
 
     /// Reads, never writes: a file that is not ours must come out of this untouched.
     static func checkOwnership(of database: Database, path: String) throws {
-        let objects: Int64
-        let applicationID: Int32
-        let version: Int
+        var objects: Int64 = 0
+        var applicationID: Int32 = 0
+        var version = 0
         do {
-            objects = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
-            applicationID = try database.applicationID()
-            version = try database.userVersion()
+            // One statement, so one snapshot: read one at a time, another process's first
+            // migration could commit in between, and its tables and version be seen without
+            // its application id.
+            try database.cachedStatement("""
+                SELECT (SELECT count(*) FROM sqlite_schema), (SELECT application_id FROM pragma_application_id),
+                       (SELECT user_version FROM pragma_user_version)
+                """).forEachRow { row in
+                objects = row.int64(0)
+                applicationID = Int32(truncatingIfNeeded: row.int64(1))
+                version = row.int(2)
+            }
         } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
             throw error
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
