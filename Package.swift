@@ -19,8 +19,10 @@ let package = Package(
         ),
         // Leveled log lines on stderr: stdout belongs to the protocol.
         .target(name: "Logging"),
+        // The default VFS, but each write-ahead log passes a commit's writes on in one write.
+        .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "CWALBuffer"]),
         // The task model and the actor that owns the database.
         .target(name: "TaskStore", dependencies: ["SQLite", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
@@ -36,7 +38,7 @@ let package = Package(
         ),
 
         // Benchmarks: `swift build -c release` builds both; see README's Performance section.
-        .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite"], path: "Benchmarks/sqlite-baseline"),
+        .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite", "CWALBuffer"], path: "Benchmarks/sqlite-baseline"),
         .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory

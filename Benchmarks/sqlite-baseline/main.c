@@ -8,6 +8,7 @@
 //
 // Prints one JSON object with the figures on stdout.
 #include <sqlite3.h>
+#include <wal_buffer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
     // As taskline configures the library (Sources/CSQLite/shim.h).
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 120 * 1024);
+    taskline_wal_buffer_register();
     const char *mode = argv[2];
     int count = atoi(argv[3]);
     sqlite3 *db;

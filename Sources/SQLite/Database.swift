@@ -1,4 +1,5 @@
 import CSQLite
+import CWALBuffer
 
 /// One SQLite connection.
 ///
@@ -22,6 +23,8 @@ public final class Database {
     /// them after it has initialized itself).
     private static let libraryConfigured: Void = {
         _ = taskline_sqlite_configure_library()
+        // After the configuration: finding the default VFS initializes SQLite.
+        _ = taskline_wal_buffer_register()
     }()
 
     public init(path: String, mode: OpenMode = .readWriteCreate) throws {
