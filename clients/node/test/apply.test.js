@@ -134,15 +134,17 @@ test('an expired history rejects with HistoryExpiredError carrying oldestSeq', a
   for (let i = 0; i < 3; i += 1) await writer.create({ title: `task ${i}` });
   const { seq: newest } = await writer.changes(0);
   await writer.close();
-  // --history-days 0 drops every change at start-up.
+  // --history-days 0 drops every change but the newest at start-up.
   const forgetful = await connectForTest(t, { db, args: ['--history-days', '0'] });
   const error = await forgetful.changes(0).then(() => assert.fail('changes succeeded'), (rejection) => rejection);
   assert.ok(error instanceof HistoryExpiredError && error instanceof TasklineError, error);
   assert.equal(error.code, 1005);
-  assert.ok(Number.isInteger(error.oldestSeq) && error.oldestSeq > newest, `${error.oldestSeq} > ${newest}`);
-  assert.deepEqual((await forgetful.changes(error.oldestSeq - 1)).changes, []);
+  assert.equal(error.oldestSeq, newest);
+  assert.deepEqual((await forgetful.changes(error.oldestSeq - 1)).changes.map((change) => change.seq), [newest]);
   const made = await forgetful.create({ title: 'after the purge' });
-  assert.deepEqual((await forgetful.changes(error.oldestSeq - 1)).changes.map((change) => change.task), [made]);
+  const kept = (await forgetful.changes(error.oldestSeq - 1)).changes.map((change) => change.task);
+  assert.deepEqual(kept.map((task) => task.title), ['task 2', 'after the purge']);
+  assert.deepEqual(kept[1], made);
 });
 
 test('HistoryExpiredError is made from code 1005', () => {

@@ -106,11 +106,12 @@ test('an expired history falls back to a reload', async (t) => {
   await first.close();
   const other = await connectForTest(t, { db });
   await other.create({ title: 'two' });
+  await other.create({ title: 'two and a half' });
   await other.close();
-  const forgetful = await connectForTest(t, { db, args: ['--history-days', '0'] }); // keeps no history at all
+  const forgetful = await connectForTest(t, { db, args: ['--history-days', '0'] }); // keeps only the newest change
   const methods = logRequests(forgetful);
   await replica.sync(forgetful);
-  assert.deepEqual([...replica.tasks.values()].map((task) => task.title).sort(), ['one', 'two']);
+  assert.deepEqual([...replica.tasks.values()].map((task) => task.title).sort(), ['one', 'two', 'two and a half']);
   assert.ok(methods.includes('tasks/fetch'), methods);
   const made = await forgetful.create({ title: 'three' });
   await replica.sync(forgetful); // the seq the reload ended on is one the server knows

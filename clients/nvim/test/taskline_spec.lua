@@ -417,7 +417,7 @@ test('after a restart of the server the open list catches up from the last seq i
 end)
 
 test('reopening falls back to a refetch when the server no longer keeps the changes (1005)', function()
-  -- --history-days 0: the server drops every change it has when it starts.
+  -- --history-days 0: the server drops every change but the newest when it starts.
   taskline.setup({ db = db, args = { '--history-days', '0' } })
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })
@@ -426,10 +426,12 @@ test('reopening falls back to a refetch when the server no longer keeps the chan
   wait_for_lines({ '[ ] Mine' })
   press('q')
   taskline.stop()
-  call(second_client(), 'tasks/create', { title = 'Theirs' })
+  local other = second_client()
+  call(other, 'tasks/create', { title = 'Theirs' })
+  call(other, 'tasks/create', { title = 'Theirs too' })
   local sent = record_requests(client)
   vim.cmd('Taskline')
-  wait_for_lines({ '[ ] Mine', '[ ] Theirs' })
+  wait_for_lines({ '[ ] Mine', '[ ] Theirs', '[ ] Theirs too' })
   assert_equal({ 'initialize', 'tasks/changes', 'tasks/fetch' }, methods_sent_by(taskline.client(), sent),
     'requests')
 end)

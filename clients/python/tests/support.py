@@ -23,6 +23,12 @@ def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
     return asyncio.run(coroutine)
 
 
+def oldest_first(tasks: list[_T]) -> list[_T]:
+    """Tasks in the server's default order: by creation time, then id. Tasks made in the same
+    millisecond do not come back in the order they were made."""
+    return sorted(tasks, key=lambda task: (getattr(task, "created_at"), getattr(task, "id")))
+
+
 def write_script(path: Path, body: str) -> Path:
     """An executable /bin/sh script, e.g. a stand-in or a wrapper for the server."""
     path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")

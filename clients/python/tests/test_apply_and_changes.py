@@ -177,16 +177,17 @@ def test_an_expired_history_raises_history_expired(open_client: Callable[..., Cl
         writer.create(f"task {number}")
     newest = list(writer.iter_changes(0))[-1].seq
     writer.close()
-    # --history-days 0 drops every change at start-up.
+    # --history-days 0 drops every change but the newest at start-up.
     forgetful = open_client(args=["--history-days", "0"])
     with pytest.raises(HistoryExpired) as caught:
         forgetful.changes(0)
     assert caught.value.code == 1005
-    assert caught.value.oldest_seq is not None and caught.value.oldest_seq > newest
+    assert caught.value.oldest_seq == newest
     # Following on from just before the oldest kept seq works.
-    assert forgetful.changes(caught.value.oldest_seq - 1).changes == ()
+    assert [change.seq for change in forgetful.changes(caught.value.oldest_seq - 1).changes] == [newest]
     made = forgetful.create("after the purge")
-    assert [change.task for change in forgetful.iter_changes(caught.value.oldest_seq - 1)] == [made]
+    kept = [change.task for change in forgetful.iter_changes(caught.value.oldest_seq - 1)]
+    assert [task.title for task in kept if task] == ["task 2", "after the purge"] and kept[-1] == made
 
 
 def test_history_expired_is_made_from_its_code() -> None:

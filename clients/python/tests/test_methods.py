@@ -8,6 +8,7 @@ from typing import Any, Callable
 import pytest
 
 from taskline_client import Client, Filter, Priority, SortKey, Task, TaskNotFound
+from support import oldest_first
 
 
 def test_create_returns_a_typed_task(client: Client) -> None:
@@ -191,7 +192,7 @@ def test_iter_tasks_pages_through_everything(open_client: Callable[..., Client])
 
     client = open_client(message_observer=count_pages)
     created = [client.create(f"task {number}") for number in range(7)]
-    assert list(client.iter_tasks(page_size=3)) == created
+    assert list(client.iter_tasks(page_size=3)) == oldest_first(created)
     assert len(pages) == 3
 
 

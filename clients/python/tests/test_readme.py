@@ -83,11 +83,12 @@ def test_an_expired_history_falls_back_to_a_reload(open_client: Callable[..., Cl
     first.close()
     other = open_client()
     other.create("two")
+    other.create("two and a half")
     other.close()
-    forgetful = open_client(args=["--history-days", "0"])  # keeps no history at all
+    forgetful = open_client(args=["--history-days", "0"])  # keeps only the newest change
     log = RequestLog(forgetful)
     replica.sync(forgetful)
-    assert sorted(task.title for task in replica.tasks.values()) == ["one", "two"]
+    assert sorted(task.title for task in replica.tasks.values()) == ["one", "two", "two and a half"]
     assert "tasks/fetch" in log.methods
     made = forgetful.create("three")
     replica.sync(forgetful)  # the seq the reload ended on is one the server knows
