@@ -6,9 +6,9 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable
 
 import pytest
+from support import oldest_first
 
 from taskline_client import Client, Filter, Priority, SortKey, Task, TaskNotFound
-from support import oldest_first
 
 
 def test_create_returns_a_typed_task(client: Client) -> None:
