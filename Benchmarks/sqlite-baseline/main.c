@@ -9,6 +9,7 @@
 // Prints one JSON object with the figures on stdout.
 #include <sqlite3.h>
 #include <wal_buffer.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     // As taskline configures the library (Sources/CSQLite/shim.h).
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 120 * 1024);
     taskline_wal_buffer_register();
