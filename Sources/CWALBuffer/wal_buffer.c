@@ -39,12 +39,18 @@ typedef struct BufferedFile {
 static sqlite3_vfs *default_vfs;
 static sqlite3_vfs buffered_vfs;
 
-static int flush(BufferedFile *file) {
+// Writes `amount` bytes at `offset` to the real file, in pieces it can take.
+static int write_through(BufferedFile *file, const unsigned char *data, int amount, sqlite3_int64 offset) {
     int rc = SQLITE_OK;
-    for (int done = 0; done < file->length && rc == SQLITE_OK; done += MAX_WRITE) {
-        int piece = file->length - done < MAX_WRITE ? file->length - done : MAX_WRITE;
-        rc = file->real->pMethods->xWrite(file->real, file->buffer + done, piece, file->offset + done);
+    for (int done = 0; done < amount && rc == SQLITE_OK; done += MAX_WRITE) {
+        int piece = amount - done < MAX_WRITE ? amount - done : MAX_WRITE;
+        rc = file->real->pMethods->xWrite(file->real, data + done, piece, offset + done);
     }
+    return rc;
+}
+
+static int flush(BufferedFile *file) {
+    int rc = write_through(file, file->buffer, file->length, file->offset);
     file->length = 0;
     file->commit_pending = 0;
     return rc;
@@ -77,7 +83,7 @@ static int buffered_write(sqlite3_file *handle, const void *data, int amount, sq
     if (!follows || file->length + amount > BUFFER_CAPACITY) {
         int rc = flush(file);
         if (rc != SQLITE_OK) return rc;
-        if (amount > BUFFER_CAPACITY) return file->real->pMethods->xWrite(file->real, data, amount, offset);
+        if (amount > BUFFER_CAPACITY) return write_through(file, bytes, amount, offset);
         if (file->buffer == NULL && (file->buffer = sqlite3_malloc(BUFFER_CAPACITY)) == NULL) return SQLITE_IOERR_NOMEM;
         file->offset = offset;
     }
