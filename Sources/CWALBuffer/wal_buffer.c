@@ -18,7 +18,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-// Large enough for any small commit; a larger one is passed on in pieces of this size.
+// Large enough for any small commit; a larger one is passed on each time the buffer fills.
 #define BUFFER_CAPACITY (256 * 1024)
 // unixWrite in SQLite 3.40 masks each write to 17 bits and fails when the masked size is 0:
 // every single write must stay below 128 KiB.
