@@ -272,7 +272,7 @@ enum Schema {
                     INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
                 END;
                 """)
-            if try db.integer("SELECT max(seq) FROM change") ?? 0 < newestHandedOut {
+            if try newestSeq(in: db) < newestHandedOut {
                 try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, \(nowMilliseconds))",
                            [.integer(newestHandedOut)])
             }
@@ -291,4 +291,16 @@ enum Schema {
     static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
     static let prunedThroughKey = "history_pruned_through"
+
+    /// The largest seq in the change log, 0 when it is empty. Since schema 12 that is the
+    /// newest seq ever handed out: the log always holds its newest change (see
+    /// `TaskStore.pruneHistory`).
+    static func newestSeq(in database: Database) throws -> Int64 {
+        try database.integer("SELECT max(seq) FROM change") ?? 0
+    }
+
+    /// The newest seq pruning removed from the log, 0 when it never removed any.
+    static func prunedThrough(in database: Database) throws -> Int64 {
+        try database.integer("SELECT value FROM meta WHERE key = ?", [.text(prunedThroughKey)]) ?? 0
+    }
 }

@@ -87,12 +87,15 @@ extension TaskStore {
             let counts = try counts(database, schemaVersion: report.schemaVersion)
             report.counts = counts
             if report.schemaVersion >= 12 {
-                let prunedThrough = try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.prunedThroughKey)]) ?? 0
+                let prunedThrough = try Schema.prunedThrough(in: database)
                 if counts.newestSeq < prunedThrough {
                     rule("the change log's newest seq is \(counts.newestSeq), below the \(prunedThrough) pruned: seqs would repeat")
                 }
-            } else if let newest = try database.integer("SELECT max(seq) FROM change"), newest > counts.newestSeq {
-                rule("the change log holds seq \(newest), beyond the newest handed out (\(counts.newestSeq))")
+            } else {
+                let newest = try Schema.newestSeq(in: database)
+                if newest > counts.newestSeq {
+                    rule("the change log holds seq \(newest), beyond the newest handed out (\(counts.newestSeq))")
+                }
             }
             if report.schemaVersion >= 9 {
                 let open = try database.integer("SELECT count FROM task_total WHERE done = 0")
@@ -129,9 +132,9 @@ extension TaskStore {
             counts.distinctTags = row.int(1)
         }
         counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
-        // Since schema 12 the log always holds its newest change; before, AUTOINCREMENT kept it.
-        counts.newestSeq = try database.integer(schemaVersion >= 12 ? "SELECT max(seq) FROM change"
-                                                    : "SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
+        // Before schema 12, AUTOINCREMENT kept the newest seq in sqlite_sequence.
+        counts.newestSeq = schemaVersion >= 12 ? try Schema.newestSeq(in: database)
+            : try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
         return counts
     }
 

@@ -240,7 +240,7 @@ public actor TaskStore {
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try currentSeqInTransaction(), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try seqInTransaction(), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change)
         }
     }
@@ -251,8 +251,7 @@ public actor TaskStore {
     }
 
     private func seqInTransaction() throws -> Int64 {
-        // The log always holds the newest change (see pruneHistory).
-        try database.integer("SELECT max(seq) FROM change") ?? 0
+        try Schema.newestSeq(in: database)
     }
 
     /// A random number given to the database when it was made: a client that catches up
@@ -286,7 +285,7 @@ public actor TaskStore {
             throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
         }
         return try storage {
-            let prunedThrough = try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.prunedThroughKey)]) ?? 0
+            let prunedThrough = try Schema.prunedThrough(in: database)
             if since < prunedThrough {
                 throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
             }
@@ -341,8 +340,8 @@ public actor TaskStore {
 
     /// The newest seq that pruning at `cutoff` removes, or nil when nothing goes.
     private func lastPrunable(before cutoff: Int64) throws -> Int64? {
-        guard let oldest = try database.integer("SELECT min(seq) FROM change"),
-              let newest = try database.integer("SELECT max(seq) FROM change") else { return nil }
+        guard let oldest = try database.integer("SELECT min(seq) FROM change") else { return nil }
+        let newest = try Schema.newestSeq(in: database)
         let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)]) ?? newest
         let through = min(firstKept, newest) - 1
         return through >= oldest ? through : nil
@@ -479,10 +478,6 @@ public actor TaskStore {
 
     /// The change the trigger just logged for `task`.
     private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try currentSeqInTransaction(), kind: kind, id: task.id, version: task.version, task: task)
-    }
-
-    private func currentSeqInTransaction() throws -> Int64 {
-        try database.integer("SELECT max(seq) FROM change") ?? 0
+        TaskChange(seq: try seqInTransaction(), kind: kind, id: task.id, version: task.version, task: task)
     }
 }
