@@ -7,9 +7,8 @@
 //   sqlite-baseline DB page COUNT DEPTH           50-row keyset pages at the start and at DEPTH
 //
 // Prints one JSON object with the figures on stdout.
-#include <sqlite3.h>
+#include "../../Sources/CSQLite/shim.h"  // taskline_sqlite_configure_library: the same settings as taskline
 #include <wal_buffer.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +55,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|DEPTH]\n");
         return 2;
     }
-    // As taskline configures the library (Sources/CSQLite/shim.h).
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
-    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 120 * 1024);
+    // The library configured as taskline configures it (SQLite.Database).
+    taskline_sqlite_configure_library();
     taskline_wal_buffer_register();
     const char *mode = argv[2];
     int count = atoi(argv[3]);
