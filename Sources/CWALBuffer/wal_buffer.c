@@ -181,78 +181,17 @@ static int buffered_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *
     return rc;
 }
 
-// The rest is the default VFS's, called with itself.
-static int buffered_delete(sqlite3_vfs *vfs, const char *name, int sync_directory) {
-    (void)vfs;
-    return default_vfs->xDelete(default_vfs, name, sync_directory);
-}
-static int buffered_access(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
-    (void)vfs;
-    return default_vfs->xAccess(default_vfs, name, flags, result);
-}
-static int buffered_full_pathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
-    (void)vfs;
-    return default_vfs->xFullPathname(default_vfs, name, size, out);
-}
-static void *buffered_dl_open(sqlite3_vfs *vfs, const char *name) {
-    (void)vfs;
-    return default_vfs->xDlOpen(default_vfs, name);
-}
-static void buffered_dl_error(sqlite3_vfs *vfs, int size, char *message) {
-    (void)vfs;
-    default_vfs->xDlError(default_vfs, size, message);
-}
-static void (*buffered_dl_sym(sqlite3_vfs *vfs, void *library, const char *symbol))(void) {
-    (void)vfs;
-    return default_vfs->xDlSym(default_vfs, library, symbol);
-}
-static void buffered_dl_close(sqlite3_vfs *vfs, void *library) {
-    (void)vfs;
-    default_vfs->xDlClose(default_vfs, library);
-}
-static int buffered_randomness(sqlite3_vfs *vfs, int size, char *out) {
-    (void)vfs;
-    return default_vfs->xRandomness(default_vfs, size, out);
-}
-static int buffered_sleep(sqlite3_vfs *vfs, int microseconds) {
-    (void)vfs;
-    return default_vfs->xSleep(default_vfs, microseconds);
-}
-static int buffered_current_time(sqlite3_vfs *vfs, double *now) {
-    (void)vfs;
-    return default_vfs->xCurrentTime(default_vfs, now);
-}
-static int buffered_get_last_error(sqlite3_vfs *vfs, int size, char *out) {
-    (void)vfs;
-    return default_vfs->xGetLastError(default_vfs, size, out);
-}
-static int buffered_current_time_int64(sqlite3_vfs *vfs, sqlite3_int64 *now) {
-    (void)vfs;
-    return default_vfs->xCurrentTimeInt64(default_vfs, now);
-}
-
 int taskline_wal_buffer_register(void) {
     if (default_vfs != NULL) return SQLITE_OK;
     default_vfs = sqlite3_vfs_find(NULL);
-    if (default_vfs == NULL || default_vfs->iVersion < 2) return SQLITE_ERROR;
-    buffered_vfs = (sqlite3_vfs){
-        .iVersion = 2,
-        .szOsFile = (int)sizeof(BufferedFile) + default_vfs->szOsFile,
-        .mxPathname = default_vfs->mxPathname,
-        .zName = "taskline-wal-buffer",
-        .xOpen = buffered_open,
-        .xDelete = buffered_delete,
-        .xAccess = buffered_access,
-        .xFullPathname = buffered_full_pathname,
-        .xDlOpen = buffered_dl_open,
-        .xDlError = buffered_dl_error,
-        .xDlSym = buffered_dl_sym,
-        .xDlClose = buffered_dl_close,
-        .xRandomness = buffered_randomness,
-        .xSleep = buffered_sleep,
-        .xCurrentTime = buffered_current_time,
-        .xGetLastError = buffered_get_last_error,
-        .xCurrentTimeInt64 = buffered_current_time_int64,
-    };
+    if (default_vfs == NULL) return SQLITE_ERROR;
+    // The default VFS with another name, room for a BufferedFile and its own xOpen; every
+    // other method is the default's own, as SQLite's quota and multiplexor shims do it
+    // (pAppData included, so those methods find what they expect).
+    buffered_vfs = *default_vfs;
+    buffered_vfs.pNext = NULL;
+    buffered_vfs.zName = "taskline-wal-buffer";
+    buffered_vfs.szOsFile = (int)sizeof(BufferedFile) + default_vfs->szOsFile;
+    buffered_vfs.xOpen = buffered_open;
     return sqlite3_vfs_register(&buffered_vfs, 1);
 }
