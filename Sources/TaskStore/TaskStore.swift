@@ -359,17 +359,19 @@ public actor TaskStore {
     /// reported as the watcher would have. Each ends by indexing the texts waiting for
     /// the trigram index, when there are many.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        var othersCommitted = false
         func transaction() throws -> T {
             try database.writeTransaction {
+                // Read under the write lock, so it counts every commit before this one; read
+                // after the commit instead, it took a read transaction of its own.
+                if watcher != nil { othersCommitted = try currentDataVersion() != dataVersion }
                 let value = try body()
                 try TextIndex.indexPendingIfMany(in: database)
                 return value
             }
         }
         guard let watcher else { return try transaction() }
-        defer {
-            if let version = try? currentDataVersion(), version != dataVersion { watcher.report() }
-        }
+        defer { if othersCommitted { watcher.report() } }
         return try watcher.ignoringWrites(transaction)
     }
 

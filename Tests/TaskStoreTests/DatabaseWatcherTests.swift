@@ -65,7 +65,7 @@ import Testing
     }
 
     /// Another process that commits while the store waits for the write lock (the watch
-    /// already deaf) is found by the store's look at data_version after its own commit.
+    /// already deaf) is found by the store's look at data_version once it holds the lock.
     @Test func aCommitMadeWhileTheWatchIsDeafIsReported() async throws {
         let store = try makeStore(directory)
         let reports = Mutex(0)
