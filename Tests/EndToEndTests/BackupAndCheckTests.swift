@@ -163,7 +163,7 @@ import Testing
     @Test func checkFindsDamagedPages() throws {
         let path = try soundDatabase()
         #expect(try runTaskline(["check", "--db", path]).status == 0)  // and the WAL is folded in
-        let pageSize = 4096
+        let pageSize = Int(try #require(try Database(path: path).integer("PRAGMA page_size")))
         let page = try #require(try Database(path: path).integer("SELECT rootpage FROM sqlite_schema WHERE name = 'task_by_title'"))
         var bytes = try #require(fileBytes(path))
         // Scribble over the title index: the tasks themselves still read, the index does not

@@ -122,7 +122,7 @@ import Testing
         let path = directory.file("damaged.sqlite")
         try populate(path, count: 300, notes: String(repeating: "n", count: 500))
         var bytes = try #require(fileBytes(path))
-        let pageSize = 4096
+        let pageSize = try self.pageSize(path)
         try #require(bytes.count > 40 * pageSize, "a clean exit leaves the data in the database file")
         // The task table's leaf pages, from SQLite's own page map; a few in the middle are damaged.
         let leaves = try sqliteOutput(path, "SELECT pageno FROM dbstat WHERE name = 'task' AND pagetype = 'leaf' ORDER BY pageno")
@@ -175,7 +175,8 @@ import Testing
         let path = directory.file("truncated-\(fraction).sqlite")
         try populate(path, count: 200, notes: String(repeating: "n", count: 500))
         let whole = try #require(fileBytes(path))
-        try Data(whole.prefix(max(100, Int(Double(whole.count) * fraction) / 4096 * 4096))).write(to: URL(fileURLWithPath: path))
+        let pageSize = try self.pageSize(path)
+        try Data(whole.prefix(max(100, Int(Double(whole.count) * fraction) / pageSize * pageSize))).write(to: URL(fileURLWithPath: path))
         let before = fileBytes(path)
         let server = try ServerProcess(["--db", path, "--log-level", "error"])
         server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#)
@@ -284,6 +285,10 @@ import Testing
         let block = [UInt8](repeating: 0xF1, count: 4096)
         while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
         #expect(errno == ENOSPC)
+    }
+
+    func pageSize(_ path: String) throws -> Int {
+        Int(try #require(try Database(path: path).integer("PRAGMA page_size")))
     }
 
     func sqliteOutput(_ path: String, _ sql: String) throws -> String {

@@ -82,6 +82,7 @@ import Testing
         "version": "an integer (the schema version)",
         "cacheSize": "an integer SQLite itself reported (PRAGMA cache_size)",
         "id": "an integer (the application id)",
+        "newFilePageSize": "an integer constant (the page size of a new file)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

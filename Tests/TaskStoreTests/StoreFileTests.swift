@@ -91,6 +91,28 @@ import Testing
         #expect(left == ["bad-template"])
     }
 
+    /// New files get 2 KiB pages (see StoreFile.newFilePageSize); a file made with another
+    /// page size keeps it and is served as before.
+    @Test func newFilesGetSmallPagesAndOlderFilesKeepTheirs() async throws {
+        let fresh = directory.file("new.sqlite")
+        do { _ = try await TaskStore(path: fresh).create(TaskDraft(title: "new")) }
+        #expect(try Database(path: fresh).integer("PRAGMA page_size") == 2048)
+
+        let older = directory.file("older.sqlite")
+        do { _ = try await TaskStore(path: older).create(TaskDraft(id: "kept", title: "kept")) }
+        do {  // as files were made before: SQLite's default page size
+            let database = try Database(path: older)
+            try database.execute("PRAGMA journal_mode = DELETE")
+            try database.execute("PRAGMA page_size = 4096")
+            try database.execute("VACUUM")
+        }
+        let store = try TaskStore(path: older)
+        _ = try await store.create(TaskDraft(id: "added", title: "added"))
+        #expect(try await store.get(id: "kept").title == "kept")
+        #expect(try await store.get(id: "added").title == "added")
+        #expect(try Database(path: older).integer("PRAGMA page_size") == 4096)
+    }
+
     @Test func memoryDatabaseWorks() async throws {
         let store = try TaskStore(path: ":memory:")
         let task = try await store.create(TaskDraft(title: "ephemeral")).value
