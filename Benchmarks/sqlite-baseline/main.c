@@ -31,6 +31,20 @@ static void exec(sqlite3 *db, const char *sql) {
     check(db, sqlite3_exec(db, sql, NULL, NULL, NULL), sql);
 }
 
+// The id taskline-bench gives its task number `n` (benchTaskID, the same arithmetic): a
+// random-looking version 4 UUID, as taskline makes.
+static void bench_task_id(unsigned long long n, char out[37]) {
+    unsigned long long words[2];
+    for (int k = 0; k < 2; k++) {  // SplitMix64's finalizer
+        unsigned long long z = 2 * n + k + 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        words[k] = z ^ (z >> 31);
+    }
+    snprintf(out, 37, "%08llx-%04llx-4%03llx-%04llx-%012llx", words[0] >> 32, (words[0] >> 16) & 0xFFFF, words[0] & 0xFFF,
+             ((words[1] >> 48) & 0x3FFF) | 0x8000, words[1] & 0xFFFFFFFFFFFFULL);
+}
+
 static int compare(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -94,7 +108,8 @@ int main(int argc, char **argv) {
         double start = now();
         for (int i = 0; i < count; i++) {
             double t = now();
-            snprintf(id, sizeof id, "baseline-%s-%d", argv[4], i);
+            // Random ids, as taskline's, numbered far past the populated tasks'.
+            bench_task_id((strcmp(argv[4], "full") == 0 ? 1ULL : 2ULL) << 40 | (unsigned long long)i, id);
             snprintf(title, sizeof title, "Task number %d", i);
             step_all(db, begin, "begin");
             sqlite3_bind_text(write, 1, id, -1, SQLITE_TRANSIENT);
@@ -126,8 +141,12 @@ int main(int argc, char **argv) {
                                          "completed_at, version FROM task WHERE id = ?", -1, &get, NULL), "prepare get");
         for (int i = 0; i < count; i++) {
             double t = now();
-            snprintf(id, sizeof id, "task-%d", i);  // the ids taskline-bench populates
+            bench_task_id((unsigned long long)i, id);  // the tasks taskline-bench populates
             sqlite3_bind_text(get, 1, id, -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(get) != SQLITE_ROW) {
+                fprintf(stderr, "sqlite-baseline: no task %s: the ids differ from taskline-bench's\n", id);
+                return 1;
+            }
             step_all(db, get, "get");
             samples[i] = now() - t;
         }

@@ -49,6 +49,10 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     try! process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        FileHandle.standardError.write(Data("taskline-bench: sqlite-baseline \(arguments.joined(separator: " ")) failed\n".utf8))
+        exit(1)
+    }
     return (try? JSONSerialization.jsonObject(with: data) as? [String: Double]) ?? [:]
 }
 
@@ -56,8 +60,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     try! Driver(binary: taskline, arguments: ["--db", db, "--log-level", "error"] + extra)
 }
 
-/// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time: a mix of
-/// priorities, done flags, tags and due dates, so that every filter has work to do.
+/// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time: random
+/// ids (`benchTaskID`) and a mix of priorities, done flags, tags and due dates, so that every
+/// index and filter has the work it has in a real database.
 @MainActor func populate(_ db: String, count: Int) -> Double {
     let server = spawn(db, ["--durability", "normal"])
     server.initialize(notifications: false)
@@ -66,7 +71,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         for first in stride(from: 0, to: count, by: 1000) {
             let operations = (first..<min(count, first + 1000)).map { index in
                 let due = index % 2 == 0 ? #","due":"2027-\#(String(format: "%02d", index % 12 + 1))-\#(String(format: "%02d", index % 28 + 1))""# : ""
-                return #"{"create":{"id":"task-\#(index)","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)}}"#
+                return #"{"create":{"id":"\#(benchTaskID(index))","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)}}"#
             }
             lines.append(server.requestLine("tasks/apply", #"{"operations":[\#(operations.joined(separator: ","))]}"#))
             if lines.count == 20 {
@@ -89,7 +94,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let pages = baseline([db, "page", "\(count)", "\(size * 9 / 10)"])
     let gets = baseline([db, "get", "\(min(size, samples))"])
     var index = 0
-    let get = { server.roundTrip("tasks/get", #"{"id":"task-\#(index % size)"}"#); index += 1 }
+    let get = { server.roundTrip("tasks/get", #"{"id":"\#(benchTaskID(index % size))"}"#); index += 1 }
     report.add(group, "get, lock-step, median", medianMicroseconds(samples, get), "µs", baseline: gets["medianMicroseconds"], target: .atMost(40))
     // What a client that sleeps while it waits sees: the same, plus waking its own CPU.
     server.pollsForAnswers = false
@@ -140,7 +145,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let chunk = 10_000
     var rssAtTenth = 0
     for round in 0..<(requests / chunk) {
-        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"task-\#(($0 + round) % size)"}"#) })
+        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"\#(benchTaskID(($0 + round) % size))"}"#) })
         if round == requests / chunk / 10 { rssAtTenth = server.memory().current }
     }
     report.add(group, "RSS after \(requests) requests ÷ after \(requests / 10)", Double(server.memory().current) / Double(max(1, rssAtTenth)), "×", target: .atMost(1.1))
