@@ -294,14 +294,7 @@ public actor TaskStore {
                 throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
             }
             var changes: [TaskChange] = []
-            try database.cachedStatement("""
-                SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
-                FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
-                    -- not a later task that reused the id of one deleted since
-                    AND NOT EXISTS (SELECT 1 FROM change AS later
-                                    WHERE later.task_id = change.task_id AND later.kind = 'deleted' AND later.seq > change.seq)
-                WHERE change.seq > ? ORDER BY change.seq LIMIT ?
-                """).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
+            try database.cachedStatement(Self.changesSQL).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }
                 let kind = TaskChange.Kind(rawValue: row.text(1)) ?? .updated
                 let task = row.isNull(4) ? nil : readTask(row, from: 4)
@@ -313,6 +306,19 @@ public actor TaskStore {
             return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: hasMore)
         }
     }
+
+    /// The changes after `?`, at most `?`, each with its task as it is now. The deletions
+    /// after a change are found in `change_deletion_by_task` (schema 13), which holds only
+    /// deletions: the subquery says `later.kind = 'deleted'` as the index does, so SQLite
+    /// can use it.
+    static let changesSQL = """
+        SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
+        FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
+            -- not a later task that reused the id of one deleted since
+            AND NOT EXISTS (SELECT 1 FROM change AS later
+                            WHERE later.task_id = change.task_id AND later.kind = 'deleted' AND later.seq > change.seq)
+        WHERE change.seq > ? ORDER BY change.seq LIMIT ?
+        """
 
     /// Removes changes recorded before `cutoff` (ms since the epoch) and remembers how far
     /// the log was cut, so that a client asking for older changes learns it must refetch.

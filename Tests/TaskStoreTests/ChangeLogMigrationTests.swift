@@ -47,3 +47,37 @@ import Testing
         #expect(try TaskStore.check(path: database.path).isSound)
     }
 }
+
+/// Schema 13 indexes the change log by task for deletions only, the one kind the changes
+/// query asks it about: creates and updates no longer write a leaf there.
+@Suite struct ChangeIndexMigrationTests {
+    let directory = TemporaryDirectory()
+
+    @Test func theIndexByTaskHoldsOnlyDeletionsAndServesTheQuery() async throws {
+        let database = try Database(path: directory.file("v12.sqlite"))
+        try Migrator(Array(Schema.migrator.migrations.prefix(12))).migrate(database)
+        for index in 0..<3 {
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
+                """, [.text("old-\(index)")])
+        }
+        try database.run("UPDATE task SET title = 'new', title_fold = 'new', version = 2 WHERE id = 'old-0'")
+        try database.run("DELETE FROM task WHERE id = 'old-1'")
+
+        let store = try TaskStore(path: database.path)
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'change_by_task'") == 0)
+        var definition = ""
+        try database.cachedStatement("SELECT sql FROM sqlite_schema WHERE name = 'change_deletion_by_task'").forEachRow { definition = $0.text(0) }
+        #expect(definition.hasSuffix("WHERE kind = 'deleted'"), "\(definition)")
+        var plan: [String] = []
+        try database.cachedStatement("EXPLAIN QUERY PLAN " + TaskStore.changesSQL).forEachRow([.integer(0), .integer(10)]) {
+            plan.append($0.text(3))
+        }
+        #expect(plan.contains { $0.contains("change_deletion_by_task") }, "\(plan)")
+        let changes = try await store.changes(since: 0).changes
+        #expect(changes.map(\.kind) == [.created, .created, .created, .updated, .deleted])
+        #expect(changes.map(\.id) == ["old-0", "old-1", "old-2", "old-0", "old-1"])
+        #expect(try TaskStore.check(path: database.path).isSound)
+    }
+}
