@@ -34,7 +34,7 @@ enum StoreFile {
 
     /// The page size of a new database, half SQLite's default: a commit writes each page it
     /// changed whole, and a task is a few dozen bytes in each of a dozen B-trees (its row,
-    /// eight indexes, the change log and its index, the totals, the text queue). At 4 KiB a
+    /// eight indexes, the change log, the totals, the text queue). At 4 KiB a
     /// one-task commit appended some 70 KiB to the WAL, copied, checksummed and written page
     /// by page; at 2 KiB half that, and a lock-step create at a million tasks took 12% less
     /// time, while gets and pages of tasks cost the same.
