@@ -201,9 +201,10 @@ end)
 
 test('the list shows tasks oldest first with done mark, due and tags', function()
   local client = taskline.client()
-  call(client, 'tasks/create', { title = 'First', due = '2026-12-01' })
-  call(client, 'tasks/create', { title = 'Second', done = true, tags = { 'work', 'docs' } })
-  call(client, 'tasks/create', { title = 'Third', due = '2026-12-01T17:00:00+01:00', tags = { 'x' } })
+  -- Ids in creation order: tasks made in the same millisecond are listed by id.
+  call(client, 'tasks/create', { id = 'task-1', title = 'First', due = '2026-12-01' })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Second', done = true, tags = { 'work', 'docs' } })
+  call(client, 'tasks/create', { id = 'task-3', title = 'Third', due = '2026-12-01T17:00:00+01:00', tags = { 'x' } })
   vim.cmd('Taskline')
   wait_for_lines({
     '[ ] First  due 2026-12-01',
@@ -248,8 +249,9 @@ end)
 
 test('x and <Space> toggle the task under the cursor', function()
   local client = taskline.client()
-  call(client, 'tasks/create', { title = 'One' })
-  call(client, 'tasks/create', { title = 'Two' })
+  -- Ids in creation order: tasks made in the same millisecond are listed by id.
+  call(client, 'tasks/create', { id = 'task-1', title = 'One' })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Two' })
   vim.cmd('Taskline')
   wait_for_lines({ '[ ] One', '[ ] Two' })
   move_to_line(2)
@@ -327,8 +329,9 @@ end)
 
 test('several changes in one notification all show (tasks/apply through the rpc API)', function()
   local client = taskline.client()
-  local old = call(client, 'tasks/create', { title = 'Old' })
-  local doomed = call(client, 'tasks/create', { title = 'Doomed' })
+  -- Ids in creation order: tasks made in the same millisecond are listed by id.
+  local old = call(client, 'tasks/create', { id = 'task-1', title = 'Old' })
+  local doomed = call(client, 'tasks/create', { id = 'task-2', title = 'Doomed' })
   vim.cmd('Taskline')
   wait_for_lines({ '[ ] Old', '[ ] Doomed' })
   -- Tasks created in the same millisecond are listed in the order of their ids.
@@ -427,8 +430,9 @@ test('reopening falls back to a refetch when the server no longer keeps the chan
   press('q')
   taskline.stop()
   local other = second_client()
-  call(other, 'tasks/create', { title = 'Theirs' })
-  call(other, 'tasks/create', { title = 'Theirs too' })
+  -- Ids in creation order: tasks made in the same millisecond are listed by id.
+  call(other, 'tasks/create', { id = 'theirs-1', title = 'Theirs' })
+  call(other, 'tasks/create', { id = 'theirs-2', title = 'Theirs too' })
   local sent = record_requests(client)
   vim.cmd('Taskline')
   wait_for_lines({ '[ ] Mine', '[ ] Theirs', '[ ] Theirs too' })
@@ -441,7 +445,8 @@ test('reopening falls back to a refetch when the database file was replaced', fu
   wait_for_lines({ EMPTY_HINT })
   local client = taskline.client()
   for i = 1, 3 do
-    call(client, 'tasks/create', { title = 'Old ' .. i })
+    -- Ids in creation order: tasks made in the same millisecond are listed by id.
+    call(client, 'tasks/create', { id = 'old-' .. i, title = 'Old ' .. i })
   end
   wait_for_lines({ '[ ] Old 1', '[ ] Old 2', '[ ] Old 3' })
   press('q')
