@@ -127,11 +127,14 @@ def _titles(tasks: Any) -> list[str]:
 
 @pytest.fixture
 def groceries(client: Client) -> list[Task]:
+    # Ids in creation order: tasks made in the same millisecond are listed by id.
     return [
-        client.create("milk", tags=["shop"], priority=1, due="2026-12-02"),
-        client.create("bread", tags=["shop", "bakery"], priority=3, due="2026-12-01T08:00:00Z", notes="wholemeal"),
-        client.create("Call mum", done=True, priority=2),
-        client.create("pay rent", due="2026-12-31"),
+        client.create("milk", tags=["shop"], priority=1, due="2026-12-02", id="grocery-1"),
+        client.create(
+            "bread", tags=["shop", "bakery"], priority=3, due="2026-12-01T08:00:00Z", notes="wholemeal", id="grocery-2"
+        ),
+        client.create("Call mum", done=True, priority=2, id="grocery-3"),
+        client.create("pay rent", due="2026-12-31", id="grocery-4"),
     ]
 
 
@@ -197,12 +200,13 @@ def test_iter_tasks_pages_through_everything(open_client: Callable[..., Client])
 
 
 def test_iter_tasks_neither_skips_nor_repeats_while_tasks_change(client: Client) -> None:
-    created = [client.create(f"task {number}") for number in range(6)]
+    # Ids in creation order: tasks made in the same millisecond are listed by id.
+    created = [client.create(f"task {number}", id=f"task-{number}") for number in range(6)]
     seen: list[Task] = []
     for task in client.iter_tasks(page_size=2):
         if not seen:
             client.delete(created[0].id)  # already passed: must not shift later pages
-            client.create("late arrival")
+            client.create("late arrival", id="task-9")
         seen.append(task)
     assert _titles(seen) == [f"task {number}" for number in range(6)] + ["late arrival"]
 

@@ -80,8 +80,9 @@ def test_existing_tasks_are_listed_oldest_first_with_their_details(
     start_tui: Callable[[], Tui], open_client: Callable[..., Client]
 ) -> None:
     with open_client() as client:
-        client.create("Older", priority=3, due="2026-12-01", tags=["home", "urgent"])
-        client.create("Newer", done=True)
+        # Ids in creation order: tasks made in the same millisecond are listed by id.
+        client.create("Older", priority=3, due="2026-12-01", tags=["home", "urgent"], id="task-1")
+        client.create("Newer", done=True, id="task-2")
     tui = start_tui()
     screen = tui.screen.wait_for_text("2 tasks")
     assert screen.index("Older") < screen.index("Newer")
