@@ -155,10 +155,6 @@ public final class Database {
     }
 
     /// `PRAGMA application_id`: which application a database file belongs to.
-    public func applicationID() throws -> Int32 {
-        Int32(truncatingIfNeeded: try integer("PRAGMA application_id") ?? 0)
-    }
-
     public func setApplicationID(_ id: Int32) throws {
         try execute("PRAGMA application_id = \(id)")
     }
