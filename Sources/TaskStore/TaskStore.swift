@@ -100,7 +100,7 @@ public actor TaskStore {
                     lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
                 }
             }
-            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try seqInTransaction())
+            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
             if hasMore {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
@@ -240,18 +240,14 @@ public actor TaskStore {
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try seqInTransaction(), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try Schema.newestSeq(in: database), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change)
         }
     }
 
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
-        try storage { try seqInTransaction() }
-    }
-
-    private func seqInTransaction() throws -> Int64 {
-        try Schema.newestSeq(in: database)
+        try storage { try Schema.newestSeq(in: database) }
     }
 
     /// A random number given to the database when it was made: a client that catches up
@@ -289,7 +285,7 @@ public actor TaskStore {
             if since < prunedThrough {
                 throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
             }
-            let current = try seqInTransaction()
+            let current = try Schema.newestSeq(in: database)
             if since > current {
                 throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
             }
@@ -486,6 +482,6 @@ public actor TaskStore {
 
     /// The change the trigger just logged for `task`.
     private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try seqInTransaction(), kind: kind, id: task.id, version: task.version, task: task)
+        TaskChange(seq: try Schema.newestSeq(in: database), kind: kind, id: task.id, version: task.version, task: task)
     }
 }
