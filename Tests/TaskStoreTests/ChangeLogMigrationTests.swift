@@ -3,26 +3,27 @@ import SQLite
 import TestSupport
 import Testing
 
+/// A database at schema `version` in `directory` with `count` tasks created through SQL
+/// (the triggers log them), ids `old-0`, `old-1`, …
+private func databaseAt(schema version: Int, tasks count: Int, in directory: TemporaryDirectory) throws -> Database {
+    let database = try Database(path: directory.file("v\(version).sqlite"))
+    try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(database)
+    for index in 0..<count {
+        try database.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+            VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
+            """, [.text("old-\(index)")])
+    }
+    return database
+}
+
 /// Schema 12 rebuilds the change log without AUTOINCREMENT: the seqs clients hold must mean
 /// the same changes afterwards, and none may be handed out again.
 @Suite struct ChangeLogMigrationTests {
     let directory = TemporaryDirectory()
 
-    /// A schema-11 database with `count` tasks created through SQL (the triggers log them).
-    private func schema11Database(tasks count: Int) throws -> Database {
-        let database = try Database(path: directory.file("v11.sqlite"))
-        try Migrator(Array(Schema.migrator.migrations.prefix(11))).migrate(database)
-        for index in 0..<count {
-            try database.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
-                VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
-                """, [.text("old-\(index)")])
-        }
-        return database
-    }
-
     @Test func keepsEveryChangeAndItsSeq() async throws {
-        let database = try schema11Database(tasks: 3)
+        let database = try databaseAt(schema: 11, tasks: 3, in: directory)
         try database.run("DELETE FROM task WHERE id = 'old-1'")
         let store = try TaskStore(path: database.path)
         let logged = try await store.changes(since: 0).changes
@@ -35,7 +36,7 @@ import Testing
 
     /// A log that pruning emptied under schema 11 kept its counter in sqlite_sequence only.
     @Test func anEmptiedLogKeepsItsCounter() async throws {
-        let database = try schema11Database(tasks: 3)
+        let database = try databaseAt(schema: 11, tasks: 3, in: directory)
         try database.run("DELETE FROM change")
         try database.run("INSERT INTO meta (key, value) VALUES (?, 3)", [.text(Schema.prunedThroughKey)])
         let store = try TaskStore(path: database.path)
@@ -54,14 +55,7 @@ import Testing
     let directory = TemporaryDirectory()
 
     @Test func theIndexByTaskHoldsOnlyDeletionsAndServesTheQuery() async throws {
-        let database = try Database(path: directory.file("v12.sqlite"))
-        try Migrator(Array(Schema.migrator.migrations.prefix(12))).migrate(database)
-        for index in 0..<3 {
-            try database.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
-                VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
-                """, [.text("old-\(index)")])
-        }
+        let database = try databaseAt(schema: 12, tasks: 3, in: directory)
         try database.run("UPDATE task SET title = 'new', title_fold = 'new', version = 2 WHERE id = 'old-0'")
         try database.run("DELETE FROM task WHERE id = 'old-1'")
 
