@@ -49,7 +49,7 @@ import Testing
         #expect(task["done"] == true)
         #expect(task["completedAt"]?.stringValue != nil)
         #expect(task["version"] == 2)
-        #expect(task["id"]?.stringValue?.hasPrefix(milkID) == true)
+        #expect(task["id"]?.stringValue?.split(separator: "-").last?.hasPrefix(milkID) == true, "the start of the id's random group")
 
         let readID = shortID(try runTaskline(["list", "--db", path]).lines[0])
         let removed = try runTaskline(["rm", "--db", path, readID])
@@ -58,34 +58,55 @@ import Testing
         #expect(try runTaskline(["list", "--db", path, "--all"]).lines.count == 2)
         let gone = try runTaskline(["rm", "--db", path, readID])
         #expect(gone.status == 1)
-        #expect(gone.stderr.contains("no task has an id starting with \(readID)"))
+        #expect(gone.stderr.contains("no task has the id or short id \(readID)"))
     }
 
-    @Test func shortIDsAreTheShortestUniquePrefixesAndAmbiguityIsRefused() throws {
+    @Test func shortIDsAreTheShortestUniqueStartsAndAmbiguityIsRefused() throws {
         let path = directory.file("ids.sqlite")
-        let ids = ["5f3e9a1c-aaaa", "5f3e9a1c-bbbb", "5f3e9a1d-cccc", "77", "e0c1f2a3-0000-4000-8000-000000000000"]
+        // Time-ordered ids are shortened from their last group, other ids from their start.
+        let ids = ["0193a4b2-1c3d-7000-8000-5f3e9a1caaaa", "0193a4b2-1c3e-7000-8000-5f3e9a1cbbbb", "5f3e9a1d-cccc", "77",
+                   "e0c1f2a3-0000-4000-8000-000000000000"]
         let records = ids.enumerated().map { #"{"id":"\#($1)","title":"task \#($0)","createdAt":"2026-01-0\#($0 + 1)T00:00:00Z"}"# }
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
-        #expect(try runTaskline(["list", "--db", path]).lines.map(shortID) == ["5f3e9a1c-a", "5f3e9a1c-b", "5f3e9a1d", "77", "e0c1f2a"])
+        #expect(try runTaskline(["list", "--db", path]).lines.map(shortID) == ["5f3e9a1ca", "5f3e9a1cb", "5f3e9a1d", "77", "e0c1f2a"])
 
         let ambiguous = try runTaskline(["done", "--db", path, "5f3e9a1"])
         #expect(ambiguous.status == 1)
         #expect(ambiguous.stdout.isEmpty)
-        #expect(ambiguous.stderr.contains("5f3e9a1 is ambiguous: it starts the ids 5f3e9a1c-aaaa, 5f3e9a1c-bbbb, 5f3e9a1d-cccc"))
+        #expect(ambiguous.stderr.contains("5f3e9a1 is ambiguous: it starts the short ids of \(ids[0]), \(ids[1]), \(ids[2])"))
         let tooShort = try runTaskline(["rm", "--db", path, "e0c"])
         #expect(tooShort.status == 1)
         #expect(tooShort.stderr.contains("too short"))
+        let time = try runTaskline(["rm", "--db", path, "0193a4b2"])
+        #expect(time.status == 1, "a time-ordered id's start is the time it was made, not its short id")
         #expect(try runTaskline(["list", "--db", path]).lines.count == 5, "nothing changed")
 
         // A whole id wins even when it starts others; a unique start of 4 or more is enough.
-        #expect(try runTaskline(["done", "--db", path, "77", "5f3e9a1c-b", "e0c1"]).status == 0)
-        #expect(try runTaskline(["list", "--db", path, "--done"]).lines.map(shortID) == ["5f3e9a1c-b", "77", "e0c1f2a"])
+        #expect(try runTaskline(["done", "--db", path, "77", "5f3e9a1cb", "e0c1"]).status == 0)
+        #expect(try runTaskline(["list", "--db", path, "--done"]).lines.map(shortID) == ["5f3e9a1cb", "77", "e0c1f2a"])
 
         // Some ids resolve, one does not: the others are still done, and the exit code says so.
         let mixed = try runTaskline(["done", "--db", path, "5f3e9a1d", "zzzz"])
         #expect(mixed.status == 1)
         #expect(mixed.output.hasPrefix("done 5f3e9a1d  [x]"))
-        #expect(mixed.stderr.contains("no task has an id starting with zzzz"))
+        #expect(mixed.stderr.contains("no task has the id or short id zzzz"))
+    }
+
+    /// The short id `add` prints still finds its task after more are added in a hurry: the
+    /// ids are made within milliseconds of each other.
+    @Test func theShortIDAddPrintsStaysUniqueAsMoreAreAdded() throws {
+        let path = directory.file("hurry.sqlite")
+        var printed: [String] = []
+        for number in 0..<10 {
+            let added = try runTaskline(["add", "--db", path, "task \(number)"])
+            #expect(added.status == 0, "\(added.stderr)")
+            printed.append(shortID(added.lines[0]))
+        }
+        #expect(printed.allSatisfy { $0.count == 7 }, "\(printed)")
+        #expect(try runTaskline(["list", "--db", path]).lines.map(shortID) == printed)
+        let done = try runTaskline(["done", "--db", path] + printed)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.lines.count == 10)
     }
 
     @Test func addIsSeenLiveByARunningServersClient() throws {
@@ -100,14 +121,14 @@ import Testing
         #expect(created["task"]?["title"] == "Buy oat milk")
         #expect(created["task"]?["tags"] == ["errand"])
         let id = try #require(created["id"]?.stringValue)
-        #expect(id.hasPrefix(shortID(added.lines[0])))
+        #expect(id.split(separator: "-").last?.hasPrefix(shortID(added.lines[0])) == true)
 
         #expect(try runTaskline(["done", "--db", path, id]).status == 0)
         let updated = try #require(try server.didChanges(count: 1).first)
         #expect(updated["kind"] == "updated")
         #expect(updated["task"]?["done"] == true)
 
-        #expect(try runTaskline(["rm", "--db", path, String(id.prefix(8))]).status == 0)
+        #expect(try runTaskline(["rm", "--db", path, String(id.suffix(12).prefix(5))]).status == 0)
         let deleted = try #require(try server.didChanges(count: 1).first)
         #expect(deleted["kind"] == "deleted")
         #expect(deleted["id"] == .string(id))

@@ -2,7 +2,7 @@
 import TestSupport
 import Testing
 
-/// The store side of the operating commands: import, export, short ids.
+/// The store side of the operating commands: import and export.
 @Suite struct OperationsStoreTests {
     let directory = TemporaryDirectory()
 
@@ -73,38 +73,5 @@ import Testing
         let again = try await store.importTasks([.task(task("x", "second", version: 4), line: 1)], onConflict: .replace)
         #expect(again.unchanged == 1)
         #expect(try await store.currentSeq() == 2, "nothing written for an identical record")
-    }
-
-    @Test func prefixUpperBounds() {
-        #expect(ShortID.upperBound(ofPrefix: "abc") == "abd")
-        #expect(ShortID.upperBound(ofPrefix: "a\u{D7FF}") == "a\u{E000}")
-        #expect(ShortID.upperBound(ofPrefix: "a\u{10FFFF}") == "b")
-        #expect(ShortID.upperBound(ofPrefix: "\u{10FFFF}\u{10FFFF}") == nil)
-        #expect(ShortID.commonPrefixLength("5f3e9a1c", "5f3e9a1d") == 7)
-        #expect(ShortID.commonPrefixLength("é-1", "é-2") == 2)
-    }
-
-    @Test func shortIDsAndPrefixes() async throws {
-        let store = try makeStore(directory)
-        for id in ["abcdefgh-1", "abcdefgh-2", "abd", "zzzzzzzzzz", "éé\u{10FFFF}\u{10FFFF}x", "éé\u{10FFFF}\u{10FFFF}y"] {
-            try await store.add(id, id: id)
-        }
-        #expect(try await store.shortID(for: "abcdefgh-1") == "abcdefgh-1")
-        #expect(try await store.shortID(for: "abd") == "abd")
-        #expect(try await store.shortID(for: "zzzzzzzzzz") == "zzzzzzz")
-        #expect(try await store.shortID(for: "éé\u{10FFFF}\u{10FFFF}x") == "éé\u{10FFFF}\u{10FFFF}x")
-        #expect(try await store.resolveID("zzzz") == "zzzzzzzzzz")
-        #expect(try await store.resolveID("abd") == "abd", "a whole id, however short")
-        #expect(try await store.resolveID("abcdefgh-2") == "abcdefgh-2")
-        await #expect(throws: ShortID.LookupError.ambiguous(prefix: "abcd", candidates: ["abcdefgh-1", "abcdefgh-2"])) {
-            try await store.resolveID("abcd")
-        }
-        // A prefix ending in the last code point there is: its range ends past the one before.
-        let candidates = ["éé\u{10FFFF}\u{10FFFF}x", "éé\u{10FFFF}\u{10FFFF}y"]
-        await #expect(throws: ShortID.LookupError.ambiguous(prefix: "éé\u{10FFFF}\u{10FFFF}", candidates: candidates)) {
-            try await store.resolveID("éé\u{10FFFF}\u{10FFFF}")
-        }
-        await #expect(throws: ShortID.LookupError.tooShort(prefix: "zz")) { try await store.resolveID("zz") }
-        await #expect(throws: ShortID.LookupError.notFound(prefix: "abce")) { try await store.resolveID("abce") }
     }
 }

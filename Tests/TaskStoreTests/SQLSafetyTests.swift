@@ -83,6 +83,7 @@ import Testing
         "cacheSize": "an integer SQLite itself reported (PRAGMA cache_size)",
         "id": "an integer (the application id)",
         "newFilePageSize": "an integer constant (the page size of a new file)",
+        "ShortID.keySQL": "a fixed expression (a task id's short-id key)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

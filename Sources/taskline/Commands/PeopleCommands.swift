@@ -95,8 +95,10 @@ enum ListCommand: Command {
 
         Lists the open tasks, oldest first, one per line: short id, [ ] or [x], title, then
         #tags, the due date and the priority when there are any. A short id is the shortest
-        start of the task's id that no other task's id shares, at least 7 characters;
-        done and rm take it (or any longer start of the id).
+        start of the task's id that no other task's id shares, at least 7 characters; for
+        the ids the server makes (time-ordered UUIDs), a start of their last, random group
+        instead. done and rm take it, or any start of it of 4 characters or more that is
+        unique.
 
         Options:
           --db PATH     the database (default: the server's)
@@ -134,6 +136,7 @@ enum ListCommand: Command {
         }
         var query = TaskQuery(filter: TaskFilter(done: done, tags: options.tags), limit: TaskQuery.maxLimit)
         let output = OutputWriter()
+        let shortIDs = options.json ? nil : try store.shortIDs()
         var count = 0
         if options.json { try output.write("[") }
         repeat {
@@ -144,11 +147,11 @@ enum ListCommand: Command {
                 throw UsageError("--tag \(reason)")
             }
             for task in page.tasks {
-                if options.json {
+                if let shortIDs {
+                    try output.line(TaskLine.format(task, shortID: shortIDs.shortID(for: task.id)))
+                } else {
                     try output.write(count == 0 ? "\n" : ",\n")
                     try output.write(JSONWriter.bytes(TaskJSON.encode(task)))
-                } else {
-                    try output.line(TaskLine.format(task, shortID: try store.shortID(for: task.id)))
                 }
                 count += 1
             }
@@ -166,8 +169,9 @@ enum DoneCommand: Command {
     static let usage = """
         Usage: taskline done [--db PATH] ID…
 
-        Marks each task done. ID is a task's id, or the start of one (at least 4
-        characters) that no other task's id shares; an ambiguous one is refused.
+        Marks each task done. ID is a task's id or short id (as list shows it), or a
+        start of a short id, at least 4 characters, that no other task's shares; an
+        ambiguous one is refused.
 
         Options:
           --db PATH    the database (default: the server's)
@@ -195,8 +199,9 @@ enum RemoveCommand: Command {
     static let usage = """
         Usage: taskline rm [--db PATH] ID…
 
-        Deletes each task. ID is a task's id, or the start of one (at least 4 characters)
-        that no other task's id shares; an ambiguous one is refused.
+        Deletes each task. ID is a task's id or short id (as list shows it), or a start
+        of a short id, at least 4 characters, that no other task's shares; an ambiguous
+        one is refused.
 
         Options:
           --db PATH    the database (default: the server's)
@@ -218,7 +223,7 @@ enum RemoveCommand: Command {
     }
 }
 
-/// What `done` and `rm` take: ids or their starts.
+/// What `done` and `rm` take: ids, short ids or their starts.
 struct TaskIDsOptions: Sendable {
     var database = Subcommands.defaultDatabasePath
     var ids: [String] = []
@@ -232,7 +237,7 @@ struct TaskIDsOptions: Sendable {
             default: throw item.unexpected
             }
         }
-        guard !options.ids.isEmpty else { throw UsageError("which task? Give its id, or the start of it") }
+        guard !options.ids.isEmpty else { throw UsageError("which task? Give its id or short id") }
         return options
     }
 
