@@ -29,8 +29,8 @@ struct CheckedTask {
 }
 
 extension TaskItem {
-    /// A new random id, as the server gives a task created without one.
+    /// A new time-ordered id, as the server gives a task created without one.
     public static func newID() -> String {
-        UUID4.random()
+        UUID7.shared.next()
     }
 }
