@@ -32,7 +32,7 @@ static void exec(sqlite3 *db, const char *sql) {
 }
 
 // The id taskline-bench gives its task number `n` (benchTaskID, the same arithmetic): a
-// random-looking version 4 UUID, as taskline makes.
+// time-ordered (version 7) UUID, as taskline makes, made `n` ms after the start of 2025.
 static void bench_task_id(unsigned long long n, char out[37]) {
     unsigned long long words[2];
     for (int k = 0; k < 2; k++) {  // SplitMix64's finalizer
@@ -41,8 +41,14 @@ static void bench_task_id(unsigned long long n, char out[37]) {
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
         words[k] = z ^ (z >> 31);
     }
-    snprintf(out, 37, "%08llx-%04llx-4%03llx-%04llx-%012llx", words[0] >> 32, (words[0] >> 16) & 0xFFFF, words[0] & 0xFFF,
+    unsigned long long milliseconds = 1735689600000ULL + n;
+    snprintf(out, 37, "%08llx-%04llx-7%03llx-%04llx-%012llx", milliseconds >> 16, milliseconds & 0xFFFF, words[0] & 0xFFF,
              ((words[1] >> 48) & 0x3FFF) | 0x8000, words[1] & 0xFFFFFFFFFFFFULL);
+}
+
+// The task number of the `sample`th lookup among `size` tasks (spreadTaskNumber, the same).
+static long spread_task_number(long sample, long size) {
+    return sample * 104729L % size;
 }
 
 static int compare(const void *a, const void *b) {
@@ -65,8 +71,8 @@ static void step_all(sqlite3 *db, sqlite3_stmt *statement, const char *what) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4 || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0) && argc < 5)) {
-        fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|DEPTH]\n");
+    if (argc < 4 || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0 || strcmp(argv[2], "get") == 0) && argc < 5)) {
+        fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|SIZE|DEPTH]\n");
         return 2;
     }
     // The library configured as taskline configures it (SQLite.Database).
@@ -108,7 +114,8 @@ int main(int argc, char **argv) {
         double start = now();
         for (int i = 0; i < count; i++) {
             double t = now();
-            // Random ids, as taskline's, numbered far past the populated tasks'.
+            // Numbered far past the populated tasks', so the ids sort after theirs, as the ids
+            // taskline makes now do.
             bench_task_id((strcmp(argv[4], "full") == 0 ? 1ULL : 2ULL) << 40 | (unsigned long long)i, id);
             snprintf(title, sizeof title, "Task number %d", i);
             step_all(db, begin, "begin");
@@ -136,12 +143,13 @@ int main(int argc, char **argv) {
         sqlite3_finalize(index_pending);
         sqlite3_finalize(clear_pending);
     } else if (strcmp(mode, "get") == 0) {
+        long size = atol(argv[4]);  // the number of tasks taskline-bench populated
         sqlite3_stmt *get;
         check(db, sqlite3_prepare_v2(db, "SELECT pk, id, title, notes, done, priority, due, created_at, updated_at, "
                                          "completed_at, version FROM task WHERE id = ?", -1, &get, NULL), "prepare get");
         for (int i = 0; i < count; i++) {
             double t = now();
-            bench_task_id((unsigned long long)i, id);  // the tasks taskline-bench populates
+            bench_task_id((unsigned long long)spread_task_number(i, size), id);  // as taskline-bench's gets
             sqlite3_bind_text(get, 1, id, -1, SQLITE_TRANSIENT);
             if (sqlite3_step(get) != SQLITE_ROW) {
                 fprintf(stderr, "sqlite-baseline: no task %s: the ids differ from taskline-bench's\n", id);

@@ -1,10 +1,11 @@
 import Foundation
 
-/// The id the benchmark gives its task number `number`: a random-looking version 4 UUID, as
+/// The id the benchmark gives its task number `number`: a time-ordered (version 7) UUID, as
 /// the server makes, but computed, so that `sqlite-baseline` (`bench_task_id`, the same
-/// arithmetic) can name the same tasks. Ids like `task-17` would put new tasks' random ids
-/// in a region of their own in every index keyed by id, a few pages that stay cached: a
-/// database of a million random ids costs a create twice as much, and that is what users have.
+/// arithmetic) can name the same tasks. Task `number` was made `number` milliseconds after
+/// the start of 2025; the 74 bits after the time are random-looking (SplitMix64). The ids
+/// of the tasks the benchmark creates are the server's own, made now, so they sort after
+/// these, as new tasks' ids do in a database that has been in use.
 func benchTaskID(_ number: Int) -> String {
     // SplitMix64's finalizer.
     func mix(_ value: UInt64) -> UInt64 {
@@ -13,7 +14,16 @@ func benchTaskID(_ number: Int) -> String {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+    let milliseconds = 1_735_689_600_000 + UInt64(number)
     let high = mix(2 * UInt64(number)), low = mix(2 * UInt64(number) + 1)
-    return String(format: "%08llx-%04llx-4%03llx-%04llx-%012llx", high >> 32, (high >> 16) & 0xFFFF, high & 0xFFF,
+    return String(format: "%08llx-%04llx-7%03llx-%04llx-%012llx", milliseconds >> 16, milliseconds & 0xFFFF, high & 0xFFF,
                   ((low >> 48) & 0x3FFF) | 0x8000, low & 0xFFFF_FFFF_FFFF)
+}
+
+/// The task number of a benchmark's `sample`th lookup among `size` tasks: spread over the
+/// whole database (104,729 is a prime, so every task comes once in `size` samples), as a
+/// user's lookups are, rather than the first tasks, whose time-ordered ids share a few pages.
+/// `sqlite-baseline` (`spread_task_number`) does the same.
+func spreadTaskNumber(_ sample: Int, size: Int) -> Int {
+    sample * 104_729 % size
 }

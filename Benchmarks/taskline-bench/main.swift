@@ -60,9 +60,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     try! Driver(binary: taskline, arguments: ["--db", db, "--log-level", "error"] + extra)
 }
 
-/// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time: random
-/// ids (`benchTaskID`) and a mix of priorities, done flags, tags and due dates, so that every
-/// index and filter has the work it has in a real database.
+/// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time:
+/// time-ordered ids (`benchTaskID`) and a mix of priorities, done flags, tags and due
+/// dates, so that every index and filter has the work it has in a real database.
 @MainActor func populate(_ db: String, count: Int) -> Double {
     let server = spawn(db, ["--durability", "normal"])
     server.initialize(notifications: false)
@@ -92,9 +92,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let count = options.quick ? 20 : 100
 
     let pages = baseline([db, "page", "\(count)", "\(size * 9 / 10)"])
-    let gets = baseline([db, "get", "\(min(size, samples))"])
+    let gets = baseline([db, "get", "\(min(size, samples))", "\(size)"])
     var index = 0
-    let get = { server.roundTrip("tasks/get", #"{"id":"\#(benchTaskID(index % size))"}"#); index += 1 }
+    let get = { server.roundTrip("tasks/get", #"{"id":"\#(benchTaskID(spreadTaskNumber(index, size: size)))"}"#); index += 1 }
     report.add(group, "get, lock-step, median", medianMicroseconds(samples, get), "µs", baseline: gets["medianMicroseconds"], target: .atMost(40))
     // What a client that sleeps while it waits sees: the same, plus waking its own CPU.
     server.pollsForAnswers = false
@@ -145,7 +145,7 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let chunk = 10_000
     var rssAtTenth = 0
     for round in 0..<(requests / chunk) {
-        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"\#(benchTaskID(($0 + round) % size))"}"#) })
+        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"\#(benchTaskID(spreadTaskNumber(round * chunk + $0, size: size)))"}"#) })
         if round == requests / chunk / 10 { rssAtTenth = server.memory().current }
     }
     report.add(group, "RSS after \(requests) requests ÷ after \(requests / 10)", Double(server.memory().current) / Double(max(1, rssAtTenth)), "×", target: .atMost(1.1))
