@@ -136,7 +136,8 @@ enum ListCommand: Command {
         }
         var query = TaskQuery(filter: TaskFilter(done: done, tags: options.tags), limit: TaskQuery.maxLimit)
         let output = OutputWriter()
-        let shortIDs = options.json ? nil : try store.shortIDs()
+        // Found with the first task to print: a list that prints none needs no pass over the ids.
+        var shortIDs: ShortIDs?
         var count = 0
         if options.json { try output.write("[") }
         repeat {
@@ -147,11 +148,13 @@ enum ListCommand: Command {
                 throw UsageError("--tag \(reason)")
             }
             for task in page.tasks {
-                if let shortIDs {
-                    try output.line(TaskLine.format(task, shortID: shortIDs.shortID(for: task.id)))
-                } else {
+                if options.json {
                     try output.write(count == 0 ? "\n" : ",\n")
                     try output.write(JSONWriter.bytes(TaskJSON.encode(task)))
+                } else {
+                    let ids = try shortIDs ?? store.shortIDs()
+                    shortIDs = ids
+                    try output.line(TaskLine.format(task, shortID: ids.shortID(for: task.id)))
                 }
                 count += 1
             }
