@@ -3,7 +3,7 @@
 //
 //   sqlite-baseline DB insert COUNT full|normal   one transaction per inserted task
 //   sqlite-baseline DB update COUNT full|normal   one transaction per updated task
-//   sqlite-baseline DB get COUNT                  point lookups by id
+//   sqlite-baseline DB get COUNT SIZE             point lookups by id, spread over SIZE tasks
 //   sqlite-baseline DB page COUNT DEPTH           50-row keyset pages at the start and at DEPTH
 //
 // Prints one JSON object with the figures on stdout.

@@ -154,7 +154,7 @@ public final class Database {
         try execute("PRAGMA user_version = \(version)")
     }
 
-    /// `PRAGMA application_id`: which application a database file belongs to.
+    /// Sets `PRAGMA application_id`, which says which application a database file belongs to.
     public func setApplicationID(_ id: Int32) throws {
         try execute("PRAGMA application_id = \(id)")
     }

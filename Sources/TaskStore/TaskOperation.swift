@@ -45,7 +45,7 @@ struct PreparedOperation {
     init(_ operation: TaskOperation) throws {
         switch operation {
         case .create(let draft):
-            let id = draft.id ?? UUID7.shared.next()
+            let id = draft.id ?? TaskItem.newID()
             if draft.id != nil { try TaskRules.validateID(id) }
             try TaskRules.validateTitle(draft.title, field: "title")
             try TaskRules.validateNotes(draft.notes, field: "notes")

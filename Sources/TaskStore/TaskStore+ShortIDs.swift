@@ -67,8 +67,9 @@ public struct ShortIDs: Sendable {
         for id in crowdedIDs { crowded[Self.head(of: ShortID.key(of: id)), default: []].append(id) }
     }
 
-    private static func head(of key: Substring.UnicodeScalarView) -> String {
-        String(String.UnicodeScalarView(key.prefix(ShortID.minimumLength)))
+    /// The first `ShortID.minimumLength` characters of `key`: what crowded keys share.
+    static func head(of key: Substring.UnicodeScalarView) -> String {
+        String(Substring(key.prefix(ShortID.minimumLength)))
     }
 
     /// The shortest start of `id`'s key that no other key among the crowded ones starts
@@ -79,7 +80,7 @@ public struct ShortIDs: Sendable {
         let others = crowded[Self.head(of: key)] ?? []
         let shared = others.filter { $0 != id }.map { ShortID.commonPrefixLength(key, ShortID.key(of: $0)) }.max() ?? 0
         guard shared < key.count else { return id }
-        return String(String.UnicodeScalarView(key.prefix(max(shared + 1, ShortID.minimumLength))))
+        return String(Substring(key.prefix(max(shared + 1, ShortID.minimumLength))))
     }
 }
 
@@ -92,9 +93,7 @@ extension TaskStore {
         return try translatingSQLiteErrors {
             var ids: [String] = []
             try database.cachedStatement("SELECT id FROM task WHERE substr(\(ShortID.keySQL), 1, ?) = ?")
-                .forEachRow([.integer(Int64(ShortID.minimumLength)), .text(String(String.UnicodeScalarView(key.prefix(ShortID.minimumLength))))]) {
-                    ids.append($0.text(0))
-                }
+                .forEachRow([.integer(Int64(ShortID.minimumLength)), .text(ShortIDs.head(of: key))]) { ids.append($0.text(0)) }
             return ShortIDs(crowdedIDs: ids).shortID(for: id)
         }
     }

@@ -343,9 +343,9 @@ public actor TaskStore {
     /// The newest seq that pruning at `cutoff` removes, or nil when nothing goes.
     private func lastPrunable(before cutoff: Int64) throws -> Int64? {
         guard let oldest = try database.integer("SELECT min(seq) FROM change") else { return nil }
-        let newest = try Schema.newestSeq(in: database)
-        let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)]) ?? newest
-        let through = min(firstKept, newest) - 1
+        let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)])
+            ?? Schema.newestSeq(in: database)
+        let through = firstKept - 1
         return through >= oldest ? through : nil
     }
 

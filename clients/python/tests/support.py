@@ -25,7 +25,7 @@ def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
 
 def oldest_first(tasks: list[_T]) -> list[_T]:
     """Tasks in the server's default order: by creation time, then id. Tasks made in the same
-    millisecond do not come back in the order they were made."""
+    millisecond need not come back in the order they were made: the contract breaks ties by id."""
     return sorted(tasks, key=lambda task: (getattr(task, "created_at"), getattr(task, "id")))
 
 
