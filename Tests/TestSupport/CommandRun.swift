@@ -41,9 +41,34 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, timeout: Doub
         process.terminate()
         throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
     }
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, stdout: collected.stdout,
+    return CommandResult(status: try exitStatus(of: process, timeout: timeout), stdout: collected.stdout,
                          stderr: String(decoding: collected.stderr, as: UTF8.self))
+}
+
+/// The exit status of `process`, whose output has ended, as `terminationStatus` gives it (the
+/// signal's number when a signal ended it). Not `waitUntilExit()`: Foundation learns that a
+/// child exited when a socket the child inherited closes, and a process another test spawns
+/// at the same moment can inherit that socket too (swift-corelibs-foundation #4795), so the
+/// exit goes unseen for as long as that other process lives: a whole test run hung on it,
+/// `taskline add` a zombie beside a server another test had started.
+func exitStatus(of process: Process, timeout: Double) throws -> Int32 {
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: Int32 = 0
+    while true {
+        let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
+        if reaped == process.processIdentifier {
+            return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+        }
+        if reaped == -1 && errno == ECHILD {  // Foundation saw the exit first and reaped it
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard Date() < deadline else {
+            process.terminate()
+            throw ServerProcess.Timeout(description: "\(process.executableURL?.lastPathComponent ?? "a process") did not exit in \(timeout) s")
+        }
+        usleep(1_000)
+    }
 }
 
 private final class CollectedOutput: @unchecked Sendable {  // every access holds the lock
