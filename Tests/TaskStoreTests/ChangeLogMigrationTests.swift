@@ -75,3 +75,35 @@ private func databaseAt(schema version: Int, tasks count: Int, in directory: Tem
         #expect(try TaskStore.check(path: database.path).isSound)
     }
 }
+
+/// Schema 14 writes the change log's CHECK as equalities: SQLite checked the IN list by
+/// building a temporary B-tree in every statement that logs a change.
+@Suite struct ChangeCheckMigrationTests {
+    let directory = TemporaryDirectory()
+
+    /// Whether logging a change in the file at `path` makes SQLite open a temporary B-tree
+    /// (`OpenEphemeral`). A connection of its own: EXPLAIN does not reload a changed schema.
+    private func loggingBuildsATemporaryTree(_ path: String) throws -> Bool {
+        var opcodes: [String] = []
+        try Database(path: path).cachedStatement("EXPLAIN INSERT INTO change (kind, task_id, version, at) VALUES ('created', 'x', 1, 0)")
+            .forEachRow { opcodes.append($0.text(1)) }
+        return opcodes.contains("OpenEphemeral")
+    }
+
+    @Test func theKindIsCheckedWithoutATemporaryTree() async throws {
+        let database = try databaseAt(schema: 13, tasks: 2, in: directory)
+        #expect(try loggingBuildsATemporaryTree(database.path))
+
+        let store = try TaskStore(path: database.path)
+        _ = try await store.create(TaskDraft(title: "new"))
+        #expect(try !loggingBuildsATemporaryTree(database.path))
+        #expect(throws: SQLiteError.self) {
+            try database.run("INSERT INTO change (kind, task_id, version, at) VALUES ('renamed', 'x', 1, 0)")
+        }
+        #expect(try await store.changes(since: 0).changes.map(\.kind) == [.created, .created, .created])
+        #expect(try TaskStore.check(path: database.path).isSound)
+
+        _ = try TaskStore(path: directory.file("new.sqlite"))
+        #expect(try !loggingBuildsATemporaryTree(directory.file("new.sqlite")))
+    }
+}

@@ -80,6 +80,7 @@ import Testing
         "source": "one of two fixed FROM clauses",
         "options.durability == .full ? \"FULL\" : \"NORMAL\"": "one of two words",
         "version": "an integer (the schema version)",
+        "nextSchemaCookie": "an integer SQLite itself reported, plus one (PRAGMA schema_version)",
         "cacheSize": "an integer SQLite itself reported (PRAGMA cache_size)",
         "id": "an integer (the application id)",
         "newFilePageSize": "an integer constant (the page size of a new file)",
