@@ -5,10 +5,12 @@ import Glibc
 
 /// Wakes up when the database file may have been changed by another process.
 ///
-/// It watches the database's folder with inotify and reacts to writes to the database
-/// and its `-wal` file: a commit in WAL mode always appends to the WAL. The kernel does the
-/// waiting, so an idle server costs no CPU at all; there is no polling. (The `-shm` file is
-/// written through a memory map, which inotify does not see, so it is not watched.)
+/// It watches the database's `-wal` file with inotify: a commit in WAL mode always appends
+/// to the WAL (the database file itself is written only by checkpoints, which change no
+/// data). The kernel does the waiting, so an idle server costs no CPU at all; there is no
+/// polling. (The `-shm` file is written through a memory map, which inotify does not see.)
+/// The folder is watched too, for a WAL or a database made anew or moved into place; a new
+/// WAL is then watched in turn.
 ///
 /// A write to the WAL comes a little before the commit is visible (the writer still syncs
 /// the WAL and then marks the commit in the memory-mapped `-shm`, which makes no event), so
@@ -16,7 +18,7 @@ import Glibc
 /// slow disk can hold the writer's sync that long). That costs a few cheap checks after
 /// activity and nothing while idle.
 ///
-/// Its owner's own commits are written while the watch is deaf to writes (see
+/// Its owner's own commits are written while the WAL's watch is deaf (see
 /// `ignoringWrites`). Bursts coalesce: `onChange` is not called again until `rearm()`,
 /// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
 ///
@@ -31,23 +33,22 @@ public final class DatabaseWatcher: Sendable {
     private let reporter: Reporter
     /// Written to when the watcher goes away: the thread then closes its descriptors and ends.
     private let stopFD: Int32
-    /// The inotify descriptor (the thread's, open until this object goes) and the watched folder.
-    private let inotifyFD: Int32
-    private let directory: String
+    private let wal: WALWatch
 
-    /// What the folder is watched for: writes to the database and its WAL, and a WAL made anew.
-    private static let listeningMask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)
-    /// The same watch made deaf: no file written makes an event (a watch needs some mask).
-    private static let deafMask = UInt32(IN_DELETE_SELF)
+    /// What the folder is watched for: a file made or moved into place. Never changed: a
+    /// change to a folder's mask makes the kernel visit every cached entry of the folder
+    /// (`fsnotify_set_children_dentry_flags`), 10 µs a change with 260 files there.
+    private static let folderMask = UInt32(IN_CREATE | IN_MOVED_TO)
 
     /// Milliseconds after the last event at which to look again.
-    static let settleDelays: [Int64] = [10, 50, 200, 1000, 3000]
+    public static let settleDelays: [Int64] = [10, 50, 200, 1000, 3000]
     /// How long the thread sleeps after reading events that came close after others.
     static let pauseMicroseconds: Int64 = 500
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
-    /// notifies only its own changes).
-    public init?(databasePath: String, onChange: @escaping @Sendable () -> Void) {
+    /// notifies only its own changes). `settleDelays`: see `DatabaseWatcher.settleDelays`.
+    public init?(databasePath: String, settleDelays: [Int64] = DatabaseWatcher.settleDelays,
+                 onChange: @escaping @Sendable () -> Void) {
         guard databasePath != StoreFile.memoryPath else { return nil }
         let slash = databasePath.lastIndex(of: "/")
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
@@ -56,16 +57,18 @@ public final class DatabaseWatcher: Sendable {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
         var stop: [Int32] = [-1, -1]
-        guard inotify_add_watch(fd, directory, Self.listeningMask) >= 0, pipe(&stop) == 0 else {
+        guard inotify_add_watch(fd, directory, Self.folderMask) >= 0, pipe(&stop) == 0 else {
             close(fd)
             return nil
         }
         for end in stop { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         reporter = Reporter(onChange: onChange)
         stopFD = stop[1]
-        inotifyFD = fd
-        self.directory = directory
-        let loop = WatchLoop(inotifyFD: fd, stopFD: stop[0], names: [name, name + "-wal"], reporter: reporter)
+        // A WAL not made yet is watched once the folder's watch hears it made.
+        wal = WALWatch(inotifyFD: fd, path: databasePath + "-wal")
+        wal.watch()
+        let loop = WatchLoop(inotifyFD: fd, stopFD: stop[0], databaseName: name, wal: wal,
+                             settleDelays: settleDelays, reporter: reporter)
         guard startDetachedThread({ loop.run() }) else {
             loop.closeDescriptors()
             close(stop[1])
@@ -83,7 +86,7 @@ public final class DatabaseWatcher: Sendable {
         reporter.rearm()
     }
 
-    /// Runs `body`, which writes the database, with the watch deaf to writes.
+    /// Runs `body`, which writes the database, with the WAL's watch deaf.
     ///
     /// SQLite writes a commit page by page, each write an inotify event, and waking this
     /// thread for the owner's own commits took a quarter of a lock-step create's time
@@ -92,8 +95,8 @@ public final class DatabaseWatcher: Sendable {
     /// between the watch going deaf and `body` taking the lock is not heard, so the owner
     /// looks afterwards (`PRAGMA data_version`) and calls `report()` for what it finds.
     public func ignoringWrites<T>(_ body: () throws -> T) rethrows -> T {
-        _ = inotify_add_watch(inotifyFD, directory, Self.deafMask)
-        defer { _ = inotify_add_watch(inotifyFD, directory, Self.listeningMask) }
+        wal.setDeaf(true)
+        defer { wal.setDeaf(false) }
         return try body()
     }
 
@@ -144,19 +147,58 @@ private final class Reporter: Sendable {
     }
 }
 
+/// The watch on the `-wal` file, deaf or listening; shared by the owner, who makes it deaf
+/// while it writes, and the watcher's thread, which watches a WAL made anew.
+private final class WALWatch: Sendable {
+    private let inotifyFD: Int32
+    private let path: String
+    /// Whether the owner is writing; the lock also orders the two threads' changes to the watch.
+    private let deaf = Mutex(false)
+
+    /// Writes to the WAL: another process's commit.
+    private static let listeningMask = UInt32(IN_MODIFY)
+    /// The same watch made deaf: no write makes an event (a watch needs some mask).
+    private static let deafMask = UInt32(IN_DELETE_SELF)
+
+    init(inotifyFD: Int32, path: String) {
+        self.inotifyFD = inotifyFD
+        self.path = path
+    }
+
+    /// Watches the file now at `path`, as deaf as the owner wants it. Naming the path,
+    /// not a watch descriptor, makes a WAL made anew the one watched. Fails quietly when
+    /// there is no WAL: the folder's watch hears one made.
+    func watch() {
+        deaf.withLock { _ = inotify_add_watch(inotifyFD, path, $0 ? Self.deafMask : Self.listeningMask) }
+    }
+
+    func setDeaf(_ value: Bool) {
+        deaf.withLock {
+            $0 = value
+            _ = inotify_add_watch(inotifyFD, path, value ? Self.deafMask : Self.listeningMask)
+        }
+    }
+}
+
 /// The watcher's thread: owns the inotify descriptor and the read end of the stop pipe.
 private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its one thread only
     private let inotifyFD: Int32
     private let stopFD: Int32
-    /// The watched file names, as inotify reports them: UTF-8 bytes.
-    private let names: [[UInt8]]
+    /// The names in the folder that matter, as inotify reports them: UTF-8 bytes.
+    private let databaseName: [UInt8]
+    private let walName: [UInt8]
+    private let wal: WALWatch
+    private let settleDelays: [Int64]
     private let reporter: Reporter
     private var buffer = [UInt8](repeating: 0, count: 8192)
 
-    init(inotifyFD: Int32, stopFD: Int32, names: [String], reporter: Reporter) {
+    init(inotifyFD: Int32, stopFD: Int32, databaseName: String, wal: WALWatch, settleDelays: [Int64], reporter: Reporter) {
         self.inotifyFD = inotifyFD
         self.stopFD = stopFD
-        self.names = names.map { Array($0.utf8) }
+        self.databaseName = Array(databaseName.utf8)
+        self.walName = Array((databaseName + "-wal").utf8)
+        self.wal = wal
+        self.settleDelays = settleDelays
         self.reporter = reporter
     }
 
@@ -177,7 +219,7 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
                 if drainEvents() {
                     reporter.fire()
                     lastEvent = now
-                    looks = DatabaseWatcher.settleDelays[...]
+                    looks = settleDelays[...]
                 }
                 // A burst: let the rest of it gather, and read it together.
                 if now - lastRead < DatabaseWatcher.pauseMicroseconds { usleep(UInt32(DatabaseWatcher.pauseMicroseconds)) }
@@ -201,7 +243,9 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
         return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
     }
 
-    /// Reads every pending event; true if any concerns the watched names.
+    /// Reads every pending event; true if any may be another process's commit: a write to
+    /// the WAL (its watch's events carry no name), or the database or its WAL made anew or
+    /// moved into place (the folder's, named). A new WAL is watched from now on.
     private func drainEvents() -> Bool {
         var relevant = false
         let headerSize = MemoryLayout<inotify_event>.size
@@ -210,10 +254,19 @@ private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its
             guard count > 0 else { return relevant }
             var offset = 0
             while offset + headerSize <= count {
-                let nameLength = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let (mask, nameLength) = buffer.withUnsafeBytes {
+                    ($0.load(fromByteOffset: offset + 4, as: UInt32.self), Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
                 // The name is padded with NULs to the length given.
                 let name = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)].prefix { $0 != 0 }
-                if names.contains(where: { $0.elementsEqual(name) }) { relevant = true }
+                if mask & UInt32(IN_MODIFY) != 0 {
+                    relevant = true
+                } else if walName.elementsEqual(name) {
+                    wal.watch()
+                    relevant = true
+                } else if databaseName.elementsEqual(name) {
+                    relevant = true
+                }
                 offset += headerSize + nameLength
             }
         }

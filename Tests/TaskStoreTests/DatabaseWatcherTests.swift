@@ -8,18 +8,25 @@ import Testing
 @Suite struct DatabaseWatcherTests {
     let directory = TemporaryDirectory()
 
-    /// inotify watches this process holds on `folder`, from /proc (other tests' watchers,
-    /// running at the same time, watch other folders).
-    func watches(on folder: String) throws -> Int {
+    /// The masks of the inotify watches this process holds on the file or folder at `path`,
+    /// from /proc (other tests' watchers, running at the same time, watch other folders).
+    func watchMasks(on path: String) throws -> [UInt32] {
         var info = stat()
-        guard stat(folder, &info) == 0 else { return -1 }
+        guard stat(path, &info) == 0 else { return [] }
         let inode = " ino:\(String(info.st_ino, radix: 16)) "
-        var count = 0
+        var masks: [UInt32] = []
         for fd in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fdinfo") {
             guard let text = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8) else { continue }
-            count += text.split(separator: "\n").filter { $0.hasPrefix("inotify ") && $0.contains(inode) }.count
+            for line in text.split(separator: "\n") where line.hasPrefix("inotify ") && line.contains(inode) {
+                let field = line.split(separator: " ").first { $0.hasPrefix("mask:") }
+                masks.append(field.flatMap { UInt32($0.dropFirst(5), radix: 16) } ?? 0)
+            }
         }
-        return count
+        return masks
+    }
+
+    func watches(on path: String) throws -> Int {
+        try watchMasks(on: path).count
     }
 
     func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
@@ -84,6 +91,34 @@ import Testing
         try await store.add("after the other's commit")
         #expect(try waitUntil { reports.withLock { $0 } >= 1 })
         #expect(try await store.hasExternalChanges())
+    }
+
+    /// The folder's watch is never changed: changing a folder's mask makes the kernel visit
+    /// every file of the folder. The WAL's watch, listening or deaf, hears the writes.
+    @Test func theStoresWritesChangeOnlyTheWALsWatch() async throws {
+        let store = try makeStore(directory)
+        #expect(try await store.watchExternalChanges {})
+        try await store.add("a task")
+        #expect(try watchMasks(on: directory.path) == [UInt32(IN_CREATE | IN_MOVED_TO)])
+        #expect(try watchMasks(on: directory.file("tasks.sqlite-wal")) == [UInt32(IN_MODIFY)])
+    }
+
+    /// A WAL that did not exist when the watch began (the last connection removed it) is
+    /// watched once it is made: later commits to it are heard, not only its making.
+    @Test func aWALMadeAnewIsWatched() throws {
+        let path = directory.file("tasks.sqlite")
+        do { _ = try TaskStore(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing the last connection removes the WAL")
+        let reports = Mutex(0)
+        // No looks after events: every report comes from an event.
+        let watcher = try #require(DatabaseWatcher(databasePath: path, settleDelays: []) { reports.withLock { $0 += 1 } })
+        let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('first', 1)")
+        #expect(try waitUntil { reports.withLock { $0 } == 1 })
+        usleep(20_000)
+        watcher.rearm()
+        try other.run("INSERT INTO meta (key, value) VALUES ('second', 1)")
+        #expect(try waitUntil { reports.withLock { $0 } == 2 })
     }
 
     /// The thread closes the inotify descriptor when it ends: once the watchers are gone,
