@@ -48,12 +48,6 @@ public struct Notification: Sendable {
         self.method = method
         self.params = params
     }
-
-    public var json: JSON {
-        var object: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
-        if let params { object["params"] = params }
-        return .object(object)
-    }
 }
 
 public struct ResponseError: Error, Sendable, Hashable {
@@ -114,15 +108,6 @@ public struct Response: Sendable {
     public init(id: RequestID, result: Result<JSON, ResponseError>) {
         self.id = id
         self.result = result
-    }
-
-    public var json: JSON {
-        var object: JSONObject = ["jsonrpc": "2.0", "id": id.json]
-        switch result {
-        case .success(let value): object["result"] = value
-        case .failure(let error): object["error"] = error.json
-        }
-        return .object(object)
     }
 }
 

@@ -25,6 +25,8 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     private let waitsForClient: Bool
     private let nonBlocking: Bool
     private var pending: [UInt8] = []
+    /// An LSP message's body while it is written (see `enqueue`), kept for its capacity.
+    private var body: [UInt8] = []
     private var pendingStart = 0
     private var framing: Framing = .lsp
     private var closed = false
@@ -68,15 +70,42 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
         await withCheckedContinuation { roomWaiters.append($0) }
     }
 
-    public func send(_ message: JSON) {
+    public func send(_ response: Response) {
+        enqueue { JSONWriter.write(response, to: &$0) }
+    }
+
+    public func send(_ notification: Notification) {
+        enqueue { JSONWriter.write(notification, to: &$0) }
+    }
+
+    /// The answers to a batch, as one JSON array.
+    public func send(_ responses: [Response]) {
+        enqueue { out in
+            out.append(UInt8(ascii: "["))
+            for (index, response) in responses.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.write(response, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// Frames the message `writeBody` writes and queues it. A newline-delimited message is
+    /// written straight into the output buffer; an LSP body first into `body`, whose
+    /// length its header gives.
+    private func enqueue(_ writeBody: (inout [UInt8]) -> Void) {
         guard !closed else { return }
-        let body = JSONWriter.bytes(message)
         switch framing {
         case .lsp:
-            pending += "Content-Length: \(body.count)\r\n\r\n".utf8
-            pending += body
+            body.removeAll(keepingCapacity: true)
+            writeBody(&body)
+            JSONWriter.append("Content-Length: ", to: &pending)
+            pending.append(contentsOf: String(body.count).utf8)
+            JSONWriter.append("\r\n\r\n", to: &pending)
+            pending.append(contentsOf: body)
+            if body.capacity > 1 << 20 { body = [] }
         case .ndjson:
-            pending += body
+            writeBody(&pending)
             pending.append(UInt8(ascii: "\n"))
         }
         // The connection's loop writes what its jobs sent once they have run: a response and

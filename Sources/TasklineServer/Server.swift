@@ -203,7 +203,7 @@ public actor Server {
             for slot in operationSlots { answers[slot] = .failure(failure) }
         }
         for (request, answer) in zip(requests, answers) {
-            writer.send(Response(id: request.id, result: answer!).json)
+            writer.send(Response(id: request.id, result: answer!))
         }
         await deliverChanges(own: changes)
     }
@@ -212,23 +212,23 @@ public actor Server {
         switch inbound {
         case .failure(let error):
             Log.info("bad input: \(error.message)")
-            writer.send(Response(id: .null, result: .failure(error)).json)
+            writer.send(Response(id: .null, result: .failure(error)))
         case .message(let message):
             var changes: [TaskChange] = []
             if let response = await handle(message, changes: &changes) {
-                writer.send(response.json)
+                writer.send(response)
             }
             await deliverChanges(own: changes)
         case .batch(let messages):
             var changes: [TaskChange] = []
-            var responses: [JSON] = []
+            var responses: [Response] = []
             for message in messages {
                 if let response = await handle(message, changes: &changes) {
-                    responses.append(response.json)
+                    responses.append(response)
                 }
                 if exitRequested { break }
             }
-            if !responses.isEmpty { writer.send(.array(responses)) }
+            if !responses.isEmpty { writer.send(responses) }
             await deliverChanges(own: changes)
         }
     }
@@ -321,7 +321,7 @@ public actor Server {
         guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
         var expected = lastNotifiedSeq
         if own.allSatisfy({ expected += 1; return $0.seq == expected }) {
-            writer.send(TaskJSON.didChange(own).json)
+            writer.send(TaskJSON.didChange(own))
             lastNotifiedSeq = expected
         } else {
             await deliverLoggedChanges()
@@ -336,7 +336,7 @@ public actor Server {
             var hasMore = true
             while hasMore {
                 let page = try await store.changes(since: lastNotifiedSeq, limit: 1000)
-                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes).json) }
+                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes)) }
                 lastNotifiedSeq = page.seq
                 hasMore = page.hasMore
             }

@@ -33,7 +33,7 @@ public enum TaskJSON {
 
     private static func append(_ task: TaskItem, to out: inout [UInt8]) {
         func key(_ name: StaticString) {
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            JSONWriter.append(name, to: &out)
         }
         func string(_ value: String?) {
             if let value { JSONWriter.write(value, to: &out) } else { key("null") }
@@ -79,21 +79,40 @@ public enum TaskJSON {
     }
 
     static func encode(_ change: TaskChange) -> JSON {
-        var object: JSONObject = [
-            "seq": .integer(change.seq),
-            "kind": .string(change.kind.rawValue),
-            "id": .string(change.id),
-            "version": .integer(change.version),
-        ]
-        if let task = change.task { object["task"] = encode(task) }
-        return .object(object)
+        var out: [UInt8] = []
+        append(change, to: &out)
+        return .raw(out)
     }
 
-    /// `tasks/didChange` for changes committed together.
+    private static func append(_ change: TaskChange, to out: inout [UInt8]) {
+        JSONWriter.append(#"{"seq":"#, to: &out)
+        out.append(contentsOf: String(change.seq).utf8)
+        JSONWriter.append(#","kind":"#, to: &out)
+        JSONWriter.write(change.kind.rawValue, to: &out)
+        JSONWriter.append(#","id":"#, to: &out)
+        JSONWriter.write(change.id, to: &out)
+        JSONWriter.append(#","version":"#, to: &out)
+        out.append(contentsOf: String(change.version).utf8)
+        if let task = change.task {
+            JSONWriter.append(#","task":"#, to: &out)
+            append(task, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `tasks/didChange` for changes committed together, its params written straight to
+    /// JSON text: one goes out after every write.
     static func didChange(_ changes: [TaskChange]) -> Notification {
-        Notification(method: "tasks/didChange", params: [
-            "seq": .integer(changes.last?.seq ?? 0),
-            "changes": .array(changes.map(encode)),
-        ])
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + changes.reduce(0) { $0 + 96 + ($1.task.map(estimatedSize) ?? 0) })
+        JSONWriter.append(#"{"seq":"#, to: &out)
+        out.append(contentsOf: String(changes.last?.seq ?? 0).utf8)
+        JSONWriter.append(#","changes":["#, to: &out)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            append(change, to: &out)
+        }
+        JSONWriter.append("]}", to: &out)
+        return Notification(method: "tasks/didChange", params: .raw(out))
     }
 }

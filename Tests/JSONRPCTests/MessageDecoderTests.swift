@@ -70,9 +70,11 @@ import Testing
         #expect(failureCode(#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#) == ResponseError.parseErrorCode)
     }
 
-    @Test func errorResponsesCarryData() {
+    @Test func errorResponsesCarryData() throws {
         let error = ResponseError.invalidParams(field: "changes.priority", reason: "must be an integer")
-        #expect(Response(id: .string("7"), result: .failure(error)).json == [
+        var written: [UInt8] = []
+        JSONWriter.write(Response(id: .string("7"), result: .failure(error)), to: &written)
+        #expect(try JSONParser.parse(written) == [
             "jsonrpc": "2.0", "id": "7",
             "error": ["code": -32602, "message": "Invalid params: changes.priority must be an integer",
                       "data": ["field": "changes.priority", "reason": "must be an integer"]],
