@@ -66,6 +66,19 @@ import Testing
         #expect(first === second)
     }
 
+    /// The cache hashes only a statement's length and ends: texts alike in those are still
+    /// different statements, and one built at run time finds the literal's statement.
+    @Test func cachedStatementsDifferingOnlyInTheMiddleAreApart() throws {
+        let db = try open()
+        let one = "SELECT middle FROM (SELECT 'the same start', 1 AS middle, 'and the same end')"
+        let two = "SELECT middle FROM (SELECT 'the same start', 2 AS middle, 'and the same end')"
+        #expect(try db.integer(one) == 1)
+        #expect(try db.integer(two) == 2)
+        #expect(try db.integer(one) == 1)
+        let built = "SELECT middle FROM (SELECT 'the same start', \(2) AS middle, 'and the same end')"
+        #expect(try db.cachedStatement(built) === db.cachedStatement(two))
+    }
+
     @Test func writeTransactionRollsBackOnError() throws {
         let db = try open()
         try db.execute("CREATE TABLE t (x INTEGER)")
