@@ -20,8 +20,16 @@ final class UUID7: Sendable {
     /// The generator the store's ids come from: one per process, so that they all grow.
     static let shared = UUID7()
 
-    /// The last timestamp given out: milliseconds << 12 | fraction.
-    private let last = Mutex<UInt64>(0)
+    private struct State {
+        /// The last timestamp given out: milliseconds << 12 | fraction.
+        var last: UInt64 = 0
+        /// Random words drawn together: glibc's arc4random_buf asks the kernel each time it
+        /// is called, so one system call serves `pool.count` ids.
+        var pool = [UInt64](repeating: 0, count: 64)
+        var used = 64
+    }
+
+    private let state = Mutex(State())
 
     func next() -> String {
         var spec = timespec()
@@ -33,14 +41,15 @@ final class UUID7: Sendable {
 
     /// The next id for a clock reading of `milliseconds` and `fraction` 4096ths of one.
     func next(milliseconds: UInt64, fraction: UInt64) -> String {
-        let stamp = last.withLock { last in
-            last = max(milliseconds << 12 | fraction, last + 1)
-            return last
+        let (stamp, random) = state.withLock { state in
+            state.last = max(milliseconds << 12 | fraction, state.last + 1)
+            if state.used == state.pool.count {
+                state.pool.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                state.used = 0
+            }
+            state.used += 1
+            return (state.last, state.pool[state.used - 1])
         }
-        // One system call for the random bytes (glibc's arc4random_buf asks the kernel each
-        // time); SystemRandomNumberGenerator makes one per 64-bit draw.
-        var random: UInt64 = 0
-        withUnsafeMutableBytes(of: &random) { arc4random_buf($0.baseAddress!, $0.count) }
         let high = stamp << 4 & ~0xFFFF | 0x7000 | stamp & 0xFFF  // 48 ms, version 7, 12 fraction
         let low = random & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // RFC 9562 variant, 62 random
         // Written as bytes: splitting a hex String into Characters and joining the groups

@@ -25,6 +25,14 @@ import Testing
         #expect(ids == ids.sorted() && Set(ids).count == ids.count)
     }
 
+    /// The random bits are drawn in batches: each id still gets its own, past the end of a
+    /// batch too (short ids are made from the last group, see ShortID).
+    @Test func everyIdHasRandomBitsOfItsOwn() {
+        let generator = UUID7()
+        let lastGroups = (0..<300).map { _ in generator.next(milliseconds: 1_000_000, fraction: 0).suffix(12) }
+        #expect(Set(lastGroups).count == lastGroups.count)
+    }
+
     @Test func theTimeAndItsFractionLeadTheId() {
         let id = UUID7().next(milliseconds: 0x0193_A4B2_1C3D, fraction: 0xABC)
         #expect(id.hasPrefix("0193a4b2-1c3d-7abc-"), "\(id)")
