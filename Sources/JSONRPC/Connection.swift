@@ -102,7 +102,9 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
     /// Runs the loop on the calling thread until `stop`. `receive` gets the units of input
     /// each read completed, in order (so a receiver sees a request and a cancellation that
     /// arrived together at the same time); `onEnd` is called once when the input ends.
-    public func run(receive: ([Inbound]) -> Void, onEnd: () -> Void) -> Int32 {
+    /// `onPause` is called when the loop is about to sleep, and every few milliseconds
+    /// while it is kept too busy to; it returns true when it queued work for the loop.
+    public func run(receive: ([Inbound]) -> Void, onEnd: () -> Void, onPause: () -> Bool = { false }) -> Int32 {
         loopThread = pthread_self()
         var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
         var chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
@@ -145,7 +147,7 @@ public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable
                 pollfd(fd: reading ? inputFD : -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
             ]
-            guard idle.wait(&targets) >= 0 || errno == EINTR else {
+            guard idle.wait(&targets, onPause: onPause) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
                 return 1
             }

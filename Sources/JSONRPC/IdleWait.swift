@@ -14,29 +14,45 @@ import Darwin
 /// budget before it sleeps, as low-latency messaging does (Aeron's idle strategies,
 /// Linux's busy polling). A client with gaps longer than the budget, such as an editor
 /// that asks when its user types, never makes it spin: it costs nothing while idle.
+///
+/// Before it sleeps, and every `pauseInterval` while a quick client keeps it from sleeping,
+/// it calls its owner's `onPause`, for work that waits until the loop has nothing to do.
 struct IdleWait {
     let spinNanoseconds: UInt64
     /// Whether the last wait ended within the budget, so the next one spins first.
     private(set) var clientIsQuick = false
+    /// When `onPause` was last called (monotonic nanoseconds).
+    private var lastPause: UInt64 = 0
+    /// The longest the loop goes without calling `onPause`.
+    static let pauseInterval: UInt64 = 10_000_000
 
     init(spinNanoseconds: UInt64) {
         self.spinNanoseconds = spinNanoseconds
     }
 
-    /// `poll` on `targets` until one is ready; returns what `poll` returned.
-    mutating func wait(_ targets: inout [pollfd]) -> Int32 {
+    /// `poll` on `targets` until one is ready; returns what `poll` returned, or 0 at once
+    /// when `onPause` says it gave the loop something to do.
+    mutating func wait(_ targets: inout [pollfd], onPause: () -> Bool = { false }) -> Int32 {
         let start = Self.now()
+        if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) { return 0 }
         var result: Int32 = 0
-        if clientIsQuick {
-            repeat {
-                result = poll(&targets, nfds_t(targets.count), 0)
-            } while result == 0 && Self.now() - start < spinNanoseconds
-        }
+        repeat {
+            result = poll(&targets, nfds_t(targets.count), 0)
+        } while result == 0 && clientIsQuick && Self.now() - start < spinNanoseconds
         if result == 0 {
+            if pause(onPause, at: Self.now()) {
+                clientIsQuick = false
+                return 0
+            }
             result = poll(&targets, nfds_t(targets.count), -1)
         }
         clientIsQuick = Self.now() - start <= spinNanoseconds
         return result
+    }
+
+    private mutating func pause(_ onPause: () -> Bool, at time: UInt64) -> Bool {
+        lastPause = time
+        return onPause()
     }
 
     private static func now() -> UInt64 {

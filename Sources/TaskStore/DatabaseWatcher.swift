@@ -19,7 +19,7 @@ import Glibc
 /// activity and nothing while idle.
 ///
 /// Its owner's own commits are written while the WAL's watch is deaf (see
-/// `ignoringWrites`). Bursts coalesce: `onChange` is not called again until `rearm()`,
+/// `ignoringWrites`), which listens again when the owner pauses (`listen`). Bursts coalesce: `onChange` is not called again until `rearm()`,
 /// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
 ///
 /// One commit writes dozens of pages, each an event, so when events come less than 0.5 ms
@@ -86,18 +86,29 @@ public final class DatabaseWatcher: Sendable {
         reporter.rearm()
     }
 
-    /// Runs `body`, which writes the database, with the WAL's watch deaf.
+    /// Runs `body`, which writes the database, with the WAL's watch deaf, and leaves it deaf
+    /// until the owner pauses (`listen`).
     ///
     /// SQLite writes a commit page by page, each write an inotify event, and waking this
     /// thread for the owner's own commits took a quarter of a lock-step create's time
-    /// (50–80 µs of 200–270 at 100,000 tasks). Changing a watch's mask makes no event.
-    /// While `body` holds the write lock no other process can commit; one that committed
-    /// between the watch going deaf and `body` taking the lock is not heard, so the owner
-    /// looks afterwards (`PRAGMA data_version`) and calls `report()` for what it finds.
+    /// (50–80 µs of 200–270 at 100,000 tasks). Changing a watch's mask makes no event, but
+    /// is a system call: made deaf for each write and listening after it, the watch cost
+    /// two a write, so it listens again only when the owner pauses. While `body` holds the
+    /// write lock no other process can commit; one that committed while the watch was deaf
+    /// is not heard, so the owner looks (`PRAGMA data_version`) under the write lock and
+    /// calls `report()` for what it finds, and `listen` asks it to look again.
     public func ignoringWrites<T>(_ body: () throws -> T) rethrows -> T {
         wal.setDeaf(true)
-        defer { wal.setDeaf(false) }
         return try body()
+    }
+
+    /// The owner pauses: a watch its writes made deaf listens again, and the owner is asked
+    /// to look (`onChange`), for another process's commit since its last write was not
+    /// heard. Returns whether the watch was deaf. Safe from any thread.
+    public func listen() -> Bool {
+        guard wal.setDeaf(false) else { return false }
+        reporter.fire()
+        return true
     }
 
     /// Reports a change the owner found itself, as if the watch had heard it.
@@ -172,10 +183,14 @@ private final class WALWatch: Sendable {
         deaf.withLock { _ = inotify_add_watch(inotifyFD, path, $0 ? Self.deafMask : Self.listeningMask) }
     }
 
-    func setDeaf(_ value: Bool) {
+    /// Returns whether the watch changed: a watch already as asked costs no system call.
+    @discardableResult
+    func setDeaf(_ value: Bool) -> Bool {
         deaf.withLock {
+            guard $0 != value else { return false }
             $0 = value
             _ = inotify_add_watch(inotifyFD, path, value ? Self.deafMask : Self.listeningMask)
+            return true
         }
     }
 }

@@ -1,4 +1,5 @@
 import SQLite
+import Synchronization
 
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
@@ -12,8 +13,9 @@ public actor TaskStore {
     private let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked (see `currentDataVersion`).
     private var dataVersion: Int64 = 0
-    /// Listens for other processes' commits, once asked to (`watchExternalChanges`).
-    private var watcher: DatabaseWatcher?
+    /// Listens for other processes' commits, once asked to (`watchExternalChanges`). Behind
+    /// a lock rather than the actor, for `pause`.
+    private let watcher = Mutex<DatabaseWatcher?>(nil)
     public nonisolated let path: String
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
@@ -28,24 +30,33 @@ public actor TaskStore {
 
     /// Closes the database: the last step before the process exits.
     public func close() {
-        watcher = nil
+        watcher.withLock { $0 = nil }
         database.close()
     }
 
     /// Calls `onChange`, from another thread, when another process may have committed;
     /// `hasExternalChanges` then tells. False where the store cannot watch (`:memory:`, no
-    /// inotify).
+    /// inotify). The owner calls `pause()` whenever it has nothing to do: the store's
+    /// writes leave the watch deaf until then.
     @discardableResult
     public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
         dataVersion = try storage { try currentDataVersion() }
-        watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
+        let watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
+        self.watcher.withLock { $0 = watcher }
         return watcher != nil
+    }
+
+    /// The owner has nothing to do for now (or has been busy for a while): the watch that
+    /// the store's writes made deaf listens again, and `onChange` asks for a look. Returns
+    /// whether it did. Safe from any thread, and cheap when nothing was written.
+    public nonisolated func pause() -> Bool {
+        watcher.withLock { $0 }?.listen() ?? false
     }
 
     /// True when another connection has committed since the last call. Calling it also
     /// re-arms the watcher, which calls `onChange` once per look.
     public func hasExternalChanges() throws -> Bool {
-        watcher?.rearm()
+        watcher.withLock { $0 }?.rearm()
         return try storage {
             let version = try currentDataVersion()
             defer { dataVersion = version }
@@ -361,6 +372,7 @@ public actor TaskStore {
     /// reported as the watcher would have. Each ends by indexing the texts waiting for
     /// the trigram index, when there are many.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        let watcher = watcher.withLock { $0 }
         var othersCommitted = false
         func transaction() throws -> T {
             try database.writeTransaction {

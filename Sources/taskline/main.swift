@@ -78,4 +78,5 @@ Task(executorPreference: connection) {
     }
     connection.stop(exitCode: code)
 }
-exit(connection.run(receive: server.receive, onEnd: server.inputEnded))
+// When the loop pauses, the store's watch, deaf since its last write, listens again.
+exit(connection.run(receive: server.receive, onEnd: server.inputEnded, onPause: store.pause))

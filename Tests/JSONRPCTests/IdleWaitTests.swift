@@ -63,4 +63,40 @@ import Testing
         #expect(idle.wait(&targets) == 1)
         #expect(!idle.clientIsQuick)
     }
+
+    /// With nothing to read, the owner's pause comes before the sleep; work it queued ends
+    /// the wait at once.
+    @Test func theOwnerPausesBeforeTheLoopSleeps() {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 0)
+        var targets = pipe.targets
+        var pauses = 0
+        #expect(idle.wait(&targets, onPause: { pauses += 1; return true }) == 0)
+        #expect(pauses == 1)
+
+        let sender = Thread { usleep(50_000); pipe.send() }
+        sender.start()
+        targets = pipe.targets
+        #expect(idle.wait(&targets, onPause: { pauses += 1; return false }) == 1)
+        #expect(pauses == 2)
+    }
+
+    /// A client quick enough that the loop never sleeps still lets the owner pause every
+    /// `pauseInterval`, and not at every wait.
+    @Test func aLoopKeptBusyStillPausesNowAndThen() {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 1_000_000)
+        pipe.send()  // never read: every wait finds input at once
+        var pauses = 0
+        var waits = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        while DispatchTime.now().uptimeNanoseconds - start < 5 * IdleWait.pauseInterval {
+            var targets = pipe.targets
+            _ = idle.wait(&targets, onPause: { pauses += 1; return false })
+            waits += 1
+        }
+        let intervals = Int((DispatchTime.now().uptimeNanoseconds - start) / IdleWait.pauseInterval)
+        #expect(pauses >= 4 && pauses <= intervals + 1, "\(pauses) pauses in \(waits) waits, \(intervals) intervals")
+        #expect(waits > 100 * pauses)
+    }
 }

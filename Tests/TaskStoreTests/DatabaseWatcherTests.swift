@@ -54,20 +54,41 @@ import Testing
         #expect(reports.withLock { $0 } == 2)
     }
 
-    /// The store's own commits are written with the watch deaf: they wake nobody.
+    /// The store's own commits are written with the watch deaf: they wake nobody. It stays
+    /// deaf until the owner pauses, and then asks for a look.
     @Test func theStoresOwnWritesAreNotReported() async throws {
         let store = try makeStore(directory)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
+        #expect(!store.pause(), "nothing written yet: the watch listens")
         for index in 0..<20 { try await store.add("task \(index)") }
         usleep(100_000)
         #expect(reports.withLock { $0 } == 0)
+        #expect(store.pause())
+        #expect(!store.pause())
+        #expect(reports.withLock { $0 } == 1, "a look, for what the deaf watch could not hear")
         #expect(try await store.hasExternalChanges() == false)
 
-        // …while another connection's commit is still heard.
+        // …while another connection's commit is heard once the store has paused.
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
-        #expect(try waitUntil { reports.withLock { $0 } >= 1 })
+        #expect(try waitUntil { reports.withLock { $0 } >= 2 })
+        #expect(try await store.hasExternalChanges())
+    }
+
+    /// Between the store's write and its pause, another process's commit is not heard; the
+    /// look that pausing asks for finds it.
+    @Test func aCommitMadeBeforeThePauseIsFoundByTheLook() async throws {
+        let store = try makeStore(directory)
+        let reports = Mutex(0)
+        #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
+        try await store.add("a task")
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
+        usleep(100_000)
+        #expect(reports.withLock { $0 } == 0)
+        #expect(store.pause())
+        #expect(reports.withLock { $0 } == 1)
         #expect(try await store.hasExternalChanges())
     }
 
@@ -94,13 +115,18 @@ import Testing
     }
 
     /// The folder's watch is never changed: changing a folder's mask makes the kernel visit
-    /// every file of the folder. The WAL's watch, listening or deaf, hears the writes.
+    /// every file of the folder. The WAL's watch is made deaf by writes, and listens again
+    /// when the owner pauses.
     @Test func theStoresWritesChangeOnlyTheWALsWatch() async throws {
         let store = try makeStore(directory)
         #expect(try await store.watchExternalChanges {})
+        let wal = directory.file("tasks.sqlite-wal")
+        #expect(try watchMasks(on: wal) == [UInt32(IN_MODIFY)])
         try await store.add("a task")
         #expect(try watchMasks(on: directory.path) == [UInt32(IN_CREATE | IN_MOVED_TO)])
-        #expect(try watchMasks(on: directory.file("tasks.sqlite-wal")) == [UInt32(IN_MODIFY)])
+        #expect(try watchMasks(on: wal) == [UInt32(IN_DELETE_SELF)])
+        #expect(store.pause())
+        #expect(try watchMasks(on: wal) == [UInt32(IN_MODIFY)])
     }
 
     /// A WAL that did not exist when the watch began (the last connection removed it) is
