@@ -186,14 +186,15 @@ public actor Server {
                 answers.append(.failure(error))
             }
         }
-        var changes: [TaskChange] = []
+        var changes: [TaskJSON.ChangeText] = []
         do {
             let results = operations.isEmpty ? [] : try await store.performEach(operations)
             for (slot, result) in zip(operationSlots, results) {
                 switch result {
                 case .success(let outcome):
-                    if let change = outcome.change { changes.append(change) }
-                    answers[slot] = .success(TaskJSON.encode(outcome.result))
+                    let (answer, change) = TaskJSON.encode(outcome)
+                    if let change { changes.append(change) }
+                    answers[slot] = .success(answer)
                 case .failure(let error):
                     answers[slot] = .failure(ResponseError(error))
                 }
@@ -214,13 +215,13 @@ public actor Server {
             Log.info("bad input: \(error.message)")
             writer.send(Response(id: .null, result: .failure(error)))
         case .message(let message):
-            var changes: [TaskChange] = []
+            var changes: [TaskJSON.ChangeText] = []
             if let response = await handle(message, changes: &changes) {
                 writer.send(response)
             }
             await deliverChanges(own: changes)
         case .batch(let messages):
-            var changes: [TaskChange] = []
+            var changes: [TaskJSON.ChangeText] = []
             var responses: [Response] = []
             for message in messages {
                 if let response = await handle(message, changes: &changes) {
@@ -235,7 +236,7 @@ public actor Server {
 
     /// Handles one message; returns its response, if it gets one, and appends the changes it
     /// committed to `changes`.
-    private func handle(_ message: Message, changes: inout [TaskChange]) async -> Response? {
+    private func handle(_ message: Message, changes: inout [TaskJSON.ChangeText]) async -> Response? {
         switch message {
         case .invalid(let error):
             return Response(id: .null, result: .failure(error))
@@ -291,7 +292,7 @@ public actor Server {
         }
     }
 
-    private func handle(_ notification: Notification, changes: inout [TaskChange]) async {
+    private func handle(_ notification: Notification, changes: inout [TaskJSON.ChangeText]) async {
         switch notification.method {
         case "exit":
             exitRequested = true
@@ -317,7 +318,7 @@ public actor Server {
     /// Tells the client about `own`, the changes this server just committed. When nothing
     /// else happened since the last change the client heard of, they are sent as they are;
     /// otherwise the change log is read, so that the client still hears of everything in order.
-    private func deliverChanges(own: [TaskChange]) async {
+    private func deliverChanges(own: [TaskJSON.ChangeText]) async {
         guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
         var expected = lastNotifiedSeq
         if own.allSatisfy({ expected += 1; return $0.seq == expected }) {
@@ -336,7 +337,7 @@ public actor Server {
             var hasMore = true
             while hasMore {
                 let page = try await store.changes(since: lastNotifiedSeq, limit: 1000)
-                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes)) }
+                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes.map { TaskJSON.text(of: $0) })) }
                 lastNotifiedSeq = page.seq
                 hasMore = page.hasMore
             }

@@ -70,21 +70,35 @@ public enum TaskJSON {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`.
-    static func encode(_ result: OperationOutcome.Result) -> JSON {
-        switch result {
-        case .task(let task): encode(task)
-        case .deleted(let id): ["id": .string(id), "deleted": true]
+    /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`; and
+    /// the change it made as `tasks/didChange` lists it. The task is written once for both.
+    static func encode(_ outcome: OperationOutcome) -> (answer: JSON, change: ChangeText?) {
+        switch outcome.result {
+        case .task(let task):
+            var taskText: [UInt8] = []
+            taskText.reserveCapacity(estimatedSize(task))
+            append(task, to: &taskText)
+            // The change's task is the task the write left (OperationOutcome).
+            return (.raw(taskText), outcome.change.map { text(of: $0, taskText: taskText) })
+        case .deleted(let id):
+            return (["id": .string(id), "deleted": true], outcome.change.map { text(of: $0) })
         }
     }
 
-    static func encode(_ change: TaskChange) -> JSON {
-        var out: [UInt8] = []
-        append(change, to: &out)
-        return .raw(out)
+    /// A committed change as JSON text, with its seq.
+    struct ChangeText: Sendable {
+        let seq: Int64
+        let text: [UInt8]
     }
 
-    private static func append(_ change: TaskChange, to out: inout [UInt8]) {
+    static func encode(_ change: TaskChange) -> JSON {
+        .raw(text(of: change).text)
+    }
+
+    /// `change` as JSON text; `taskText` is its task's, when the caller has written it already.
+    static func text(of change: TaskChange, taskText: [UInt8]? = nil) -> ChangeText {
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + (taskText?.count ?? change.task.map(estimatedSize) ?? 0))
         JSONWriter.append(#"{"seq":"#, to: &out)
         out.append(contentsOf: String(change.seq).utf8)
         JSONWriter.append(#","kind":"#, to: &out)
@@ -95,22 +109,23 @@ public enum TaskJSON {
         out.append(contentsOf: String(change.version).utf8)
         if let task = change.task {
             JSONWriter.append(#","task":"#, to: &out)
-            append(task, to: &out)
+            if let taskText { out += taskText } else { append(task, to: &out) }
         }
         out.append(UInt8(ascii: "}"))
+        return ChangeText(seq: change.seq, text: out)
     }
 
     /// `tasks/didChange` for changes committed together, its params written straight to
     /// JSON text: one goes out after every write.
-    static func didChange(_ changes: [TaskChange]) -> Notification {
+    static func didChange(_ changes: [ChangeText]) -> Notification {
         var out: [UInt8] = []
-        out.reserveCapacity(32 + changes.reduce(0) { $0 + 96 + ($1.task.map(estimatedSize) ?? 0) })
+        out.reserveCapacity(32 + changes.reduce(0) { $0 + 1 + $1.text.count })
         JSONWriter.append(#"{"seq":"#, to: &out)
         out.append(contentsOf: String(changes.last?.seq ?? 0).utf8)
         JSONWriter.append(#","changes":["#, to: &out)
         for (index, change) in changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            append(change, to: &out)
+            out += change.text
         }
         JSONWriter.append("]}", to: &out)
         return Notification(method: "tasks/didChange", params: .raw(out))

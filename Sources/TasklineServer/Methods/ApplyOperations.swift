@@ -47,12 +47,13 @@ enum ApplyOperations: TaskMethod {
 
     static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
         let results = try await store.apply(params.operations, atomic: params.atomic)
-        var changes: [TaskChange] = []
+        var changes: [TaskJSON.ChangeText] = []
         let encoded: [JSON] = results.map { result in
             switch result {
             case .success(let outcome):
-                if let change = outcome.change { changes.append(change) }
-                return ["result": TaskJSON.encode(outcome.result)]
+                let (answer, change) = TaskJSON.encode(outcome)
+                if let change { changes.append(change) }
+                return ["result": answer]
             case .failure(let error):
                 return ["error": ResponseError(error).json]
             }

@@ -13,14 +13,15 @@ protocol TaskMethod: Sendable {
 struct MethodOutcome: Sendable {
     var result: JSON
     /// Committed changes, for `tasks/didChange`.
-    var changes: [TaskChange] = []
+    var changes: [TaskJSON.ChangeText] = []
 
     /// The answer to a single write.
     init(_ write: OperationOutcome) {
-        self.init(result: TaskJSON.encode(write.result), changes: write.change.map { [$0] } ?? [])
+        let (answer, change) = TaskJSON.encode(write)
+        self.init(result: answer, changes: change.map { [$0] } ?? [])
     }
 
-    init(result: JSON, changes: [TaskChange] = []) {
+    init(result: JSON, changes: [TaskJSON.ChangeText] = []) {
         self.result = result
         self.changes = changes
     }
