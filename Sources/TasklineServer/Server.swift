@@ -116,7 +116,8 @@ public actor Server {
             while index < batch.count {
                 // Answers the client has not read yet are bounded: wait for it to read some.
                 if case .inbound = batch[index] { await writer.waitForRoom() }
-                let (writes, consumed) = groupableWrites(in: batch, from: index)
+                // A lone event (a lock-step client's request) has no company to commit with.
+                let (writes, consumed) = index + 1 < batch.count ? groupableWrites(in: batch, from: index) : ([], 0)
                 if writes.count > 1 {
                     await handleTogether(writes)
                     index += consumed
