@@ -419,9 +419,12 @@ public actor TaskStore {
     }
 
     func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
-        try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?")
-            .firstRow([.text(id)]) { row in (row.int64(0), readTask(row)) }
+        try database.cachedStatement(Self.loadSQL).firstRow([.text(id)]) { row in (row.int64(0), readTask(row)) }
     }
+
+    /// Built once: a string made per call costs its building, and the statement cache's
+    /// comparison of the whole text (one made once compares as the same storage).
+    private static let loadSQL = "SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?"
 
     /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
     func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
