@@ -19,8 +19,9 @@ import Glibc
 /// activity and nothing while idle.
 ///
 /// Its owner's own commits are written while the WAL's watch is deaf (see
-/// `ignoringWrites`), which listens again when the owner pauses (`listen`). Bursts coalesce: `onChange` is not called again until `rearm()`,
-/// and a wake-up that comes meanwhile is not lost but delivered by `rearm()`.
+/// `ignoringWrites`), which listens again when the owner pauses (`listen`). Bursts
+/// coalesce: `onChange` is not called again until `rearm()`, and a wake-up that comes
+/// meanwhile is not lost but delivered by `rearm()`.
 ///
 /// One commit writes dozens of pages, each an event, so when events come less than 0.5 ms
 /// after the last ones the watcher's thread sleeps 0.5 ms before it reads more: a server

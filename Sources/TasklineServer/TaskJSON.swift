@@ -6,10 +6,14 @@ import TaskStore
 public enum TaskJSON {
     /// The task object, written straight to JSON text: it is on nearly every response.
     public static func encode(_ task: TaskItem) -> JSON {
+        .raw(text(of: task))
+    }
+
+    private static func text(of task: TaskItem) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(estimatedSize(task))
         append(task, to: &out)
-        return .raw(out)
+        return out
     }
 
     /// An array of tasks, as one piece of JSON text: a page is written into one buffer, not
@@ -75,9 +79,7 @@ public enum TaskJSON {
     static func encode(_ outcome: OperationOutcome) -> (answer: JSON, change: ChangeText?) {
         switch outcome.result {
         case .task(let task):
-            var taskText: [UInt8] = []
-            taskText.reserveCapacity(estimatedSize(task))
-            append(task, to: &taskText)
+            let taskText = text(of: task)
             // The change's task is the task the write left (OperationOutcome).
             return (.raw(taskText), outcome.change.map { text(of: $0, taskText: taskText) })
         case .deleted(let id):
