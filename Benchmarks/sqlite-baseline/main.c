@@ -168,9 +168,14 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "page") == 0) {
         long depth = argc > 4 ? atol(argv[4]) : 0;
         sqlite3_stmt *key, *page;
-        check(db, sqlite3_prepare_v2(db, "SELECT created_at, id FROM task ORDER BY created_at, id LIMIT 1 OFFSET ?", -1, &key, NULL), "prepare key");
+        // Creation order is the merge of task_by_done's two runs, as taskline reads it (FetchPlan).
+        check(db, sqlite3_prepare_v2(db, "SELECT created_at, id FROM task WHERE done = 0 UNION ALL "
+                                         "SELECT created_at, id FROM task WHERE done = 1 ORDER BY 1, 2 LIMIT 1 OFFSET ?",
+                                     -1, &key, NULL), "prepare key");
         check(db, sqlite3_prepare_v2(db, "SELECT pk, id, title, notes, done, priority, due, created_at, updated_at, completed_at, "
-                                         "version FROM task WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 50",
+                                         "version FROM task WHERE done = 0 AND (created_at, id) > (?1, ?2) UNION ALL "
+                                         "SELECT pk, id, title, notes, done, priority, due, created_at, updated_at, completed_at, "
+                                         "version FROM task WHERE done = 1 AND (created_at, id) > (?1, ?2) ORDER BY 8, 2 LIMIT 50",
                                      -1, &page, NULL), "prepare page");
         double figures[2];
         long depths[2] = {0, depth};

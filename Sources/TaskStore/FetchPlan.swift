@@ -20,6 +20,12 @@ struct FetchPlan {
     /// True when tasks are read through the first tag's taggings, which hold the default
     /// sort key (schema 10): a sort by `createdAt` alone with a tags filter.
     private var drivenByTag = false
+    /// True when a page is the merge of the open tasks' and the done tasks' runs of
+    /// `task_by_done`, each already in page order: a sort led by `createdAt`, with no
+    /// `done` filter and no small set to start from. Schema 15 dropped the index on
+    /// `(created_at, id)` that such pages used to read: every task written paid for a leaf
+    /// of it, and `task_by_done` holds the same order split in two.
+    private var mergesDoneRuns = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [(expression: String, descending: Bool)] {
@@ -107,6 +113,7 @@ struct FetchPlan {
             // which SQLite would otherwise prefer) must not be used: `+` keeps it out.
             add(hasSmallSet ? "+done = ?" : "done = ?", [SQLValue(done)])
         }
+        mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
         // Counted from the clauses, so that a filter added later cannot be missed.
         countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
     }
@@ -141,11 +148,22 @@ struct FetchPlan {
             extra.append(clause)
             values += cursorValues
         }
-        let order = keys.map { "\($0.expression) \($0.descending ? "DESC" : "ASC")" }.joined(separator: ", ")
         let keyColumns = keys.map(\.expression).joined(separator: ", ")
-        let sql = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)" + whereSQL(extra: extra)
-            + " ORDER BY \(order) LIMIT ? OFFSET ?"
-        return (sql, values)
+        let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
+        guard mergesDoneRuns else {
+            return (select + whereSQL(extra: extra) + " ORDER BY \(Self.order(keys)) LIMIT ? OFFSET ?", values)
+        }
+        // A compound's ORDER BY names result columns by number: the keys follow the task's
+        // columns. SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)),
+        // reading each from task_by_done in order and no further than the page needs.
+        let order = Self.order(keys.indices.map { (String(Int(Self.taskColumnCount) + 1 + $0), keys[$0].descending) })
+        let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
+            + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(order) LIMIT ? OFFSET ?"
+        return (sql, values + values)
+    }
+
+    private static func order(_ keys: [(expression: String, descending: Bool)]) -> String {
+        keys.map { "\($0.expression) \($0.descending ? "DESC" : "ASC")" }.joined(separator: ", ")
     }
 
     private func whereSQL(extra: [String]) -> String {

@@ -307,6 +307,13 @@ enum Schema {
             try db.execute("PRAGMA schema_version = \(nextSchemaCookie)")
             try db.execute("PRAGMA writable_schema = OFF")
         },
+        .init(version: 15) { db in
+            // task_by_done (done, created_at, id) holds the order by creation time in two
+            // runs, the open tasks' and the done tasks'; pages in that order merge the two
+            // (FetchPlan). The index on (created_at, id) alone was one more B-tree leaf in
+            // every task's write: 43 → 39 µs a one-task insert at a million tasks.
+            try db.execute("DROP INDEX task_by_created")
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -10,8 +10,10 @@ extension TaskStore {
         try translatingSQLiteErrors {
             try database.readTransaction {
                 var count = 0
-                try database.cachedStatement("SELECT \(FetchPlan.taskColumns) FROM task ORDER BY created_at, id")
-                    .forEachRow { row in
+                // The default fetch's plan with no limit (-1), so that the order is read as a
+                // page reads it, from the index.
+                let (sql, values) = try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageSQL(after: nil)
+                try database.cachedStatement(sql).forEachRow(values + [.integer(-1), .integer(0)]) { row in
                         try body(readTask(row))
                         count += 1
                     }

@@ -137,6 +137,93 @@ import Testing
     }
 }
 
+/// Since schema 15 a page in creation order merges the open tasks' run of `task_by_done`
+/// with the done tasks' run: there is no index on `(created_at, id)` alone.
+@Suite struct CreationOrderTests {
+    let directory = TemporaryDirectory()
+
+    /// 24 tasks created three to a millisecond, ids out of creation order within each
+    /// millisecond, open and done interleaved. Returns the store and the ids in
+    /// `(createdAt, id)` order.
+    func seeded() async throws -> (TaskStore, [String]) {
+        let clock = ManualClock()
+        let store = try TaskStore(path: directory.file("tasks.sqlite"), options: StoreOptions(durability: .normal),
+                                  clock: { clock.read(step: 0) })
+        var created: [(millisecond: Int, id: String)] = []
+        for index in 0..<24 {
+            if index % 3 == 0 { clock.set(1_780_000_000_000 + Int64(index)) }
+            let id = "t\((index * 7) % 24 + 10)"
+            try await store.add("task \(index)", done: index % 2 == 1 || index % 5 == 0, id: id)
+            created.append((index / 3, id))
+        }
+        return (store, created.sorted { ($0.millisecond, $0.id) < ($1.millisecond, $1.id) }.map(\.id))
+    }
+
+    @Test(arguments: [false, true])
+    func cursorPagesFollowCreationOrderAcrossOpenAndDone(descending: Bool) async throws {
+        let (store, ordered) = try await seeded()
+        let expected = descending ? Array(ordered.reversed()) : ordered
+        let sort = [SortKey(field: .createdAt, descending: descending)]
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.fetch(TaskQuery(sort: sort, limit: 5, cursor: cursor))
+            seen += page.tasks.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(seen == expected)
+        let window = try await store.fetch(TaskQuery(sort: sort, limit: 6, offset: 7))
+        #expect(window.tasks.map(\.id) == Array(expected[7..<13]))
+        // A second key after createdAt is merged on too (all priorities are 0; the id
+        // breaks ties in the last key's direction).
+        let twoKeys = try await store.fetch(TaskQuery(sort: sort + [SortKey(field: .priority, descending: descending)], limit: 24))
+        #expect(twoKeys.tasks.map(\.id) == expected)
+    }
+
+    @Test func exportFollowsCreationOrder() async throws {
+        let (store, ordered) = try await seeded()
+        var exported: [String] = []
+        try await store.exportTasks { exported.append($0.id) }
+        #expect(exported == ordered)
+    }
+
+    /// The plan SQLite makes: both runs read in order from task_by_done, nothing sorted.
+    @Test(arguments: [false, true])
+    func pagesAreMergedFromTheIndexWithoutSorting(withCursor: Bool) async throws {
+        let (store, _) = try await seeded()
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
+        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], database: database)
+        let cursor = withCursor ? Cursor(signature: plan.signature, values: [.integer(1_780_000_000_003), .text("t20")]) : nil
+        let (sql, values) = plan.pageSQL(after: cursor)
+        var steps: [String] = []
+        try database.cachedStatement("EXPLAIN QUERY PLAN " + sql).forEachRow(values + [.integer(51), .integer(0)]) {
+            steps.append($0.text(3))
+        }
+        #expect(steps.contains("MERGE (UNION ALL)"), "\(steps)")
+        #expect(steps.filter { $0.contains("task_by_done") }.count == 2, "\(steps)")
+        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+        _ = store
+    }
+
+    /// A file at schema 14 loses the index when it is opened, and its pages keep their order.
+    @Test func theMigrationDropsTheIndexAndKeepsTheOrder() async throws {
+        let database = try Database(path: directory.file("v14.sqlite"))
+        try Migrator(Array(Schema.migrator.migrations.prefix(14))).migrate(database)
+        for (index, id) in ["c", "a", "b"].enumerated() {
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, completed_at, version)
+                VALUES (?1, 'old', 'old', '', '', ?2, 0, ?3, ?3, CASE ?2 WHEN 1 THEN ?3 END, 1)
+                """, [.text(id), .integer(Int64(index % 2)), .integer(index == 0 ? 5 : 1)])
+        }
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 1)
+        let store = try TaskStore(path: database.path)
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
+        #expect(try await store.fetch(TaskQuery()).tasks.map(\.id) == ["a", "b", "c"])
+        #expect(try TaskStore.check(path: database.path).isSound)
+    }
+}
+
 @Suite struct TextFilterTests {
     let directory = TemporaryDirectory()
 

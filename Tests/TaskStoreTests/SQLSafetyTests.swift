@@ -57,6 +57,7 @@ import Testing
         "FetchPlan.taskColumns": "a fixed column list",
         "keyColumns": "sort-key expressions chosen from FetchPlan.expression's fixed set",
         "order": "sort-key expressions and ASC/DESC",
+        "Self.order(keys)": "sort-key expressions and ASC/DESC",
         "columns": "sort-key expressions",
         "placeholders": "a run of ?",
         "Array(repeating: \"?\", count: ids.count).joined(separator: \", \")": "a run of ?",
