@@ -14,9 +14,9 @@ extension TaskStore {
                 // page reads it, from the index.
                 let (sql, values) = try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageSQL(after: nil)
                 try database.cachedStatement(sql).forEachRow(values + [.integer(-1), .integer(0)]) { row in
-                        try body(readTask(row))
-                        count += 1
-                    }
+                    try body(readTask(row))
+                    count += 1
+                }
                 return count
             }
         }
