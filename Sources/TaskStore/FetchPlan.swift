@@ -5,6 +5,9 @@ import SQLite
 /// Only the *shape* of the SQL depends on the query (which filters are present, which sort
 /// fields, how many ids or tags); every value from the client is a bound parameter.
 struct FetchPlan {
+    /// A sort key's SQL expression and its direction.
+    typealias SortExpression = (expression: String, descending: Bool)
+
     /// The columns `TaskStore.readTask` expects (a page query adds its sort keys after them):
     /// a task's fields, its tags last, joined by U+001F, which no tag can contain.
     static let taskColumns = taskColumnsBeforeTags + ", task.tags"
@@ -26,9 +29,14 @@ struct FetchPlan {
     /// `(created_at, id)` that such pages used to read: every task written paid for a leaf
     /// of it, and `task_by_done` holds the same order split in two.
     private var mergesDoneRuns = false
+    /// True when a page is read in two runs, the dated tasks' and then the undated ones':
+    /// a sort led by `due` descending, with no small set to start from (see `pageRuns`).
+    private var splitsUndated = false
+    /// True when the filter has `dueAfter` or `dueBefore`, which no undated task matches.
+    private var hasDueRange = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
-    var keys: [(expression: String, descending: Bool)] {
+    var keys: [SortExpression] {
         sort.map { (Self.expression(for: $0), $0.descending) } + [("id", sort.last?.descending ?? false)]
     }
 
@@ -114,6 +122,8 @@ struct FetchPlan {
             add(hasSmallSet ? "+done = ?" : "done = ?", [SQLValue(done)])
         }
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
+        splitsUndated = sort.first?.field == .due && sort[0].descending && !hasSmallSet
+        hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
         // Counted from the clauses, so that a filter added later cannot be missed.
         countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
     }
@@ -135,34 +145,73 @@ struct FetchPlan {
         drivenByTag ? "task_tag CROSS JOIN task ON task.pk = task_tag.task_pk" : "task"
     }
 
-    /// The page query: `LIMIT ? OFFSET ?` are its last two parameters.
-    func pageSQL(after cursor: Cursor?) -> (sql: String, values: [SQLValue]) {
+    /// One stretch of a page's order. A page is read from its plan's runs in turn, until
+    /// it is full: the later runs' tasks all sort after the earlier runs' tasks.
+    struct Run {
+        /// `LIMIT ? OFFSET ?` are its last two parameters.
+        var sql: String
+        var values: [SQLValue]
+        /// Counts the run's tasks, with `values`: how much of an offset a run used up when
+        /// it returned none. Nil for the last run.
+        var countSQL: String?
+    }
+
+    /// The queries for the page after `cursor` (none: the first page), in order.
+    func pageRuns(after cursor: Cursor?) -> [Run] {
         // Read through the taggings, the keys are their copies: those are what the index orders.
         let keys = drivenByTag
             ? self.keys.map { (expression: $0.expression == "id" ? "task_tag.task_id" : "task_tag.\($0.expression)", $0.descending) }
             : self.keys
-        var extra: [String] = []
-        var values = whereValues
-        if let cursor {
-            let (clause, cursorValues) = Self.keyset(keys: keys, after: cursor.values)
-            extra.append(clause)
-            values += cursorValues
+        guard splitsUndated else {
+            return [run(selecting: keys, orderedBy: keys, after: cursor?.values, merging: mergesDoneRuns)]
         }
-        let keyColumns = keys.map(\.expression).joined(separator: ", ")
+        // Dated tasks first, read backwards along task_by_due_asc, where their key is the due
+        // date itself; then the undated ones, which share that index's largest key and come
+        // from it in id order. Schema 16 dropped the index that held this order in one piece
+        // (task_by_due_desc).
+        let dated = [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst()
+        let undatedKey = cursor?.values.first == .integer(Schema.undatedDescendingKey)
+        var runs: [Run] = []
+        if !undatedKey {
+            var datedRun = run(selecting: dated, orderedBy: dated, after: cursor?.values, extra: [Schema.datedClause])
+            datedRun.countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: [Schema.datedClause])
+            runs.append(datedRun)
+        }
+        if !hasDueRange {
+            let rest = Array(keys.dropFirst())
+            runs.append(run(selecting: keys, orderedBy: rest, after: undatedKey ? cursor.map { Array($0.values.dropFirst()) } : nil,
+                            extra: [Schema.undatedClause]))
+        }
+        return runs
+    }
+
+    /// A query for the tasks after `cursorValues` (values of `order`; nil: from the start)
+    /// among those matching the filter and `extra`, in the order of `order`, with the
+    /// `selected` keys' values after each task's columns: what a cursor is made of.
+    private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
+                     extra: [String] = [], merging: Bool = false) -> Run {
+        var extra = extra
+        var values = whereValues
+        if let cursorValues {
+            let (clause, bound) = Self.keyset(keys: order, after: cursorValues)
+            extra.append(clause)
+            values += bound
+        }
+        let keyColumns = selected.map(\.expression).joined(separator: ", ")
         let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
-        guard mergesDoneRuns else {
-            return (select + whereSQL(extra: extra) + " ORDER BY \(Self.order(keys)) LIMIT ? OFFSET ?", values)
+        guard merging else {
+            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values)
         }
         // A compound's ORDER BY names result columns by number: the keys follow the task's
         // columns. SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)),
         // reading each from task_by_done in order and no further than the page needs.
-        let order = Self.order(keys.indices.map { (String(Int(Self.taskColumnCount) + 1 + $0), keys[$0].descending) })
+        let numbered = Self.order(order.indices.map { (String(Int(Self.taskColumnCount) + 1 + $0), order[$0].descending) })
         let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
-            + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(order) LIMIT ? OFFSET ?"
-        return (sql, values + values)
+            + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
+        return Run(sql: sql, values: values + values)
     }
 
-    private static func order(_ keys: [(expression: String, descending: Bool)]) -> String {
+    private static func order(_ keys: [SortExpression]) -> String {
         keys.map { "\($0.expression) \($0.descending ? "DESC" : "ASC")" }.joined(separator: ", ")
     }
 
@@ -174,7 +223,7 @@ struct FetchPlan {
     /// Rows strictly after `values` in the sort order. When every key has one direction a
     /// row-value comparison says it in one term that SQLite can answer from the index;
     /// mixed directions need the expanded form `(a > ?) OR (a = ? AND b < ?) OR …`.
-    static func keyset(keys: [(expression: String, descending: Bool)], after values: [SQLValue]) -> (String, [SQLValue]) {
+    static func keyset(keys: [SortExpression], after values: [SQLValue]) -> (String, [SQLValue]) {
         if keys.allSatisfy({ $0.descending == keys[0].descending }) {
             let columns = keys.map(\.expression).joined(separator: ", ")
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")

@@ -12,10 +12,11 @@ extension TaskStore {
                 var count = 0
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
-                let (sql, values) = try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageSQL(after: nil)
-                try database.cachedStatement(sql).forEachRow(values + [.integer(-1), .integer(0)]) { row in
-                    try body(readTask(row))
-                    count += 1
+                for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageRuns(after: nil) {
+                    try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
+                        try body(readTask(row))
+                        count += 1
+                    }
                 }
                 return count
             }

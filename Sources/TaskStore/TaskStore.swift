@@ -93,22 +93,30 @@ public actor TaskStore {
                 }
                 cursor = decoded
             }
-            let (sql, values) = plan.pageSQL(after: cursor)
-            let statement = try database.cachedStatement(sql)
             var tasks: [TaskItem] = []
             var lastKeys: [SQLValue] = []
             var hasMore = false
             let keyCount = Int32(plan.keys.count)
-            // One row more than the limit is asked for: it tells whether a next page exists.
-            try statement.forEachRow(values + [.integer(Int64(query.limit + 1)), .integer(Int64(query.offset ?? 0))]) { row in
-                guard tasks.count < query.limit else {
-                    hasMore = true
-                    return
+            var offset = Int64(query.offset ?? 0)
+            for run in plan.pageRuns(after: cursor) where !hasMore {
+                var returned = 0
+                // One row more than the limit is asked for: it tells whether a next page exists.
+                let wanted = Int64(query.limit + 1 - tasks.count)
+                try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(wanted), .integer(offset)]) { row in
+                    returned += 1
+                    guard tasks.count < query.limit else {
+                        hasMore = true
+                        return
+                    }
+                    tasks.append(readTask(row))
+                    // Only the page's last task gives the cursor.
+                    if tasks.count == query.limit {
+                        lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
+                    }
                 }
-                tasks.append(readTask(row))
-                // Only the page's last task gives the cursor.
-                if tasks.count == query.limit {
-                    lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
+                // A run that returned nothing held no more tasks than the offset skips.
+                if offset > 0, let countSQL = run.countSQL {
+                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(countSQL).firstRow(run.values) { $0.int64(0) } ?? 0)
                 }
             }
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))

@@ -170,7 +170,7 @@ import Testing
             let page = try await store.fetch(TaskQuery(sort: sort, limit: 5, cursor: cursor))
             seen += page.tasks.map(\.id)
             cursor = page.nextCursor
-        } while cursor != nil
+        } while cursor != nil && seen.count <= expected.count  // a cursor that led back would loop
         #expect(seen == expected)
         let window = try await store.fetch(TaskQuery(sort: sort, limit: 6, offset: 7))
         #expect(window.tasks.map(\.id) == Array(expected[7..<13]))
@@ -195,11 +195,9 @@ import Testing
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
         let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], database: database)
         let cursor = withCursor ? Cursor(signature: plan.signature, values: [.integer(1_780_000_000_003), .text("t20")]) : nil
-        let (sql, values) = plan.pageSQL(after: cursor)
-        var steps: [String] = []
-        try database.cachedStatement("EXPLAIN QUERY PLAN " + sql).forEachRow(values + [.integer(51), .integer(0)]) {
-            steps.append($0.text(3))
-        }
+        let runs = plan.pageRuns(after: cursor)
+        #expect(runs.count == 1)
+        let steps = try queryPlan(runs[0], in: database)
         #expect(steps.contains("MERGE (UNION ALL)"), "\(steps)")
         #expect(steps.filter { $0.contains("task_by_done") }.count == 2, "\(steps)")
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
@@ -220,6 +218,125 @@ import Testing
         let store = try TaskStore(path: database.path)
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
         #expect(try await store.fetch(TaskQuery()).tasks.map(\.id) == ["a", "b", "c"])
+        #expect(try TaskStore.check(path: database.path).isSound)
+    }
+}
+
+/// The steps of SQLite's plan for `run`.
+private func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
+    var steps: [String] = []
+    try database.cachedStatement("EXPLAIN QUERY PLAN " + run.sql).forEachRow(run.values + [.integer(51), .integer(0)]) {
+        steps.append($0.text(3))
+    }
+    return steps
+}
+
+/// Since schema 16 a page by due date descending reads task_by_due_asc in two runs: the
+/// dated tasks backwards, then the undated ones.
+@Suite struct DueDescendingTests {
+    let directory = TemporaryDirectory()
+
+    /// 30 tasks: due dates on five days (six tasks a day, so ties), a third undated, and
+    /// priorities and titles that disagree with creation order.
+    func seeded() async throws -> (TaskStore, [TaskItem]) {
+        let store = try makeStore(directory)
+        var tasks: [TaskItem] = []
+        for index in 0..<30 {
+            let due = index % 3 == 0 ? nil : "2026-12-1\(index % 5)"
+            tasks.append(try await store.add("task \((index * 11) % 30)", priority: (index * 7) % 4, due: due))
+        }
+        return (store, tasks)
+    }
+
+    /// `tasks` in the order of `sort` (fields `due`, `priority`, `title`), as the protocol
+    /// defines it: undated last in either direction, ties broken by id in the last key's direction.
+    func ordered(_ tasks: [TaskItem], by sort: [SortKey]) -> [String] {
+        func compare(_ a: TaskItem, _ b: TaskItem, _ key: SortKey) -> Bool? {
+            switch key.field {
+            case .due:
+                switch (a.due, b.due) {
+                case (nil, nil): return nil
+                case (nil, _): return false
+                case (_, nil): return true
+                case let (x?, y?): return x == y ? nil : (x < y) != key.descending
+                }
+            case .priority: return a.priority == b.priority ? nil : (a.priority < b.priority) != key.descending
+            case .title: return a.title == b.title ? nil : (a.title.lowercased() < b.title.lowercased()) != key.descending
+            default: preconditionFailure("not used here")
+            }
+        }
+        return tasks.sorted { a, b in
+            for key in sort { if let before = compare(a, b, key) { return before } }
+            return (a.id < b.id) != sort.last!.descending
+        }.map(\.id)
+    }
+
+    @Test(arguments: [
+        [SortKey(field: .due, descending: true)],
+        [SortKey(field: .due, descending: true), SortKey(field: .priority)],
+        [SortKey(field: .due, descending: true), SortKey(field: .title, descending: true)],
+    ])
+    func pagesFollowTheOrderAcrossDatedAndUndated(sort: [SortKey]) async throws {
+        let (store, tasks) = try await seeded()
+        let expected = ordered(tasks, by: sort)
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.fetch(TaskQuery(sort: sort, limit: 4, cursor: cursor))
+            seen += page.tasks.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil && seen.count <= expected.count  // a cursor that led back would loop
+        #expect(seen == expected)
+        // Windows before, across and after the last dated task (the 20th).
+        for offset in [0, 5, 17, 19, 20, 23, 29, 30, 40] {
+            let window = try await store.fetch(TaskQuery(sort: sort, limit: 6, offset: offset))
+            #expect(window.tasks.map(\.id) == Array(expected.dropFirst(offset).prefix(6)), "offset \(offset)")
+            #expect((window.nextCursor != nil) == (offset + 6 < expected.count), "offset \(offset)")
+        }
+        // A page that ends on the last dated task leads to the undated ones.
+        let dated = try await store.fetch(TaskQuery(sort: sort, limit: 20))
+        #expect(dated.tasks.map(\.id) == Array(expected.prefix(20)))
+        let undated = try await store.fetch(TaskQuery(sort: sort, limit: 20, cursor: dated.nextCursor))
+        #expect(undated.tasks.map(\.id) == Array(expected.dropFirst(20)))
+        #expect(undated.nextCursor == nil)
+        // A due range holds no undated task.
+        let ranged = try await store.fetch(TaskQuery(filter: TaskFilter(dueAfter: "2026-12-12"), sort: sort, limit: 100))
+        #expect(ranged.tasks.map(\.id) == expected.filter { id in tasks.first { $0.id == id }!.due.map { $0 >= "2026-12-12" } ?? false })
+    }
+
+    /// Both runs are read in order from task_by_due_asc; a cursor among the undated tasks
+    /// leaves only the second run.
+    @Test func bothRunsReadTheIndexInOrder() async throws {
+        let (store, _) = try await seeded()
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_due_desc'") == 0)
+        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .due, descending: true)], database: database)
+        let runs = plan.pageRuns(after: nil)
+        #expect(runs.count == 2)
+        for run in runs {
+            let steps = try queryPlan(run, in: database)
+            #expect(steps.contains { $0.contains("task_by_due_asc") }, "\(steps)")
+            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+        }
+        let undatedCursor = Cursor(signature: plan.signature, values: [.integer(Schema.undatedDescendingKey), .text("x")])
+        #expect(plan.pageRuns(after: undatedCursor).count == 1)
+        _ = store
+    }
+
+    /// A file at schema 15 loses the index when it is opened, and its pages keep their order.
+    @Test func theMigrationDropsTheIndexAndKeepsTheOrder() async throws {
+        let database = try Database(path: directory.file("v15.sqlite"))
+        try Migrator(Array(Schema.migrator.migrations.prefix(15))).migrate(database)
+        for (id, due) in [("a", nil), ("b", 5 as Int64?), ("c", 9), ("d", nil)] {
+            try database.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, version)
+                VALUES (?1, 'old', 'old', '', '', 0, 0, CASE WHEN ?2 IS NOT NULL THEN '1970-01-01T00:00:00.00' || ?2 || 'Z' END, ?2, 1, 1, 1)
+                """, [.text(id), due.map(SQLValue.integer) ?? .null])
+        }
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_due_desc'") == 1)
+        let store = try TaskStore(path: database.path)
+        #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_due_desc'") == 0)
+        #expect(try await store.fetch(TaskQuery(sort: [SortKey(field: .due, descending: true)])).tasks.map(\.id) == ["c", "b", "d", "a"])
         #expect(try TaskStore.check(path: database.path).isSound)
     }
 }
