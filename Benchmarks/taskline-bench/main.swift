@@ -107,15 +107,16 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     var pageNames: [String] = []
     var bodies: [() -> Void] = []
     let filters = [("", "no filter"), (#","filter":{"done":false}"#, "done filter"), (#","filter":{"tags":["t3"]}"#, "tags filter")]
-    for field in ["createdAt", "updatedAt", "due", "priority", "title"] {
+    // By due date both ways: descending reads the dated and the undated tasks in two runs.
+    for (field, order) in [("createdAt", "asc"), ("updatedAt", "asc"), ("due", "asc"), ("due", "desc"), ("priority", "asc"), ("title", "asc")] {
         for (filter, filterName) in filters where field == "createdAt" || filter.isEmpty {
-            let sort = #""sort":[{"field":"\#(field)"}]"#
+            let sort = #""sort":[{"field":"\#(field)","order":"\#(order)"}]"#
             let atDepth = server.call("tasks/fetch", #"{\#(sort),"limit":50,"offset":\#(size * 9 / 10)\#(filter)}"#)
             let deepParams = atDepth["nextCursor"]?.stringValue.map { #"{\#(sort),"limit":50,"cursor":"\#($0)"\#(filter)}"# }
             let firstParams = #"{\#(sort),"limit":50\#(filter)}"#
             // Each round sends the same request again: one at a time, so its id is never in doubt.
             let (first, deep) = (server.request("tasks/fetch", firstParams), server.request("tasks/fetch", deepParams ?? firstParams))
-            pageNames.append("fetch 50 by \(field), \(filterName)")
+            pageNames.append("fetch 50 by \(field)\(order == "desc" ? " descending" : ""), \(filterName)")
             bodies += [{ server.roundTrip(first) }, { server.roundTrip(deep) }]
         }
     }
