@@ -81,10 +81,11 @@ public final class Database {
     /// A prepared statement for `sql`, reused across calls: preparing is the expensive part.
     public func cachedStatement(_ sql: String) throws -> Statement {
         try checkOpen(sql)
-        if let statement = statementCache[StatementKey(sql: sql)] { return statement }
+        let key = StatementKey(sql: sql)
+        if let statement = statementCache[key] { return statement }
         if statementCache.count >= statementCacheLimit { statementCache.removeAll() }
         let statement = try Statement(database: self, sql: sql)
-        statementCache[StatementKey(sql: sql)] = statement
+        statementCache[key] = statement
         return statement
     }
 

@@ -181,7 +181,7 @@ private final class WALWatch: Sendable {
     /// not a watch descriptor, makes a WAL made anew the one watched. Fails quietly when
     /// there is no WAL: the folder's watch hears one made.
     func watch() {
-        deaf.withLock { _ = inotify_add_watch(inotifyFD, path, $0 ? Self.deafMask : Self.listeningMask) }
+        deaf.withLock { addWatch(deaf: $0) }
     }
 
     /// Returns whether the watch changed: a watch already as asked costs no system call.
@@ -190,9 +190,14 @@ private final class WALWatch: Sendable {
         deaf.withLock {
             guard $0 != value else { return false }
             $0 = value
-            _ = inotify_add_watch(inotifyFD, path, value ? Self.deafMask : Self.listeningMask)
+            addWatch(deaf: value)
             return true
         }
+    }
+
+    /// Adding a watch on a path already watched replaces its mask.
+    private func addWatch(deaf: Bool) {
+        _ = inotify_add_watch(inotifyFD, path, deaf ? Self.deafMask : Self.listeningMask)
     }
 }
 

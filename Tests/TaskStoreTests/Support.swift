@@ -38,6 +38,19 @@ extension TaskStore {
     nonisolated func titles(_ query: TaskQuery) async throws -> [String] {
         try await fetch(query).tasks.map(\.title)
     }
+
+    /// The ids of every page in the order of `sort`, `limit` at a time, paged by cursor. Stops
+    /// once more than `atMost` came, so that a cursor that leads back fails a test, not hangs it.
+    nonisolated func idsPagedByCursor(sort: [SortKey], limit: Int, atMost: Int) async throws -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await fetch(TaskQuery(sort: sort, limit: limit, cursor: cursor))
+            ids += page.tasks.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil && ids.count <= atMost
+        return ids
+    }
 }
 
 /// The field named by the `invalid` error `body` throws, or nil when it succeeds.
