@@ -397,6 +397,12 @@ public actor Server {
             self.missed = (missed.since, missed.reason == .historyExpired ? .historyExpired : reason)
         } else {
             missed = (lastNotifiedSeq, reason)
+            switch reason {
+            case .backlog:
+                Log.info("the client has not read \(writer.maxPendingBytes >> 20) MiB of output: changes after seq \(lastNotifiedSeq) are not sent; it will be told to catch up (tasks/didMissChanges)")
+            case .historyExpired:
+                Log.warning("changes after seq \(lastNotifiedSeq) were pruned from the change log before the client heard of them; it will be told to refetch (tasks/didMissChanges)")
+            }
         }
         lastNotifiedSeq = newest
     }

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func requestKeepsItsIDType() {
-        for (idText, id) in [("1", RequestID.integer(1)), ("\"1\"", .string("1")), ("null", .null), ("1.5", .double(1.5))] {
+        for (idText, id) in [("1", RequestID.integer(1)), ("\"1\"", .string("1")), ("null", .null), ("1.5", .number("1.5"))] {
             guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(idText),"method":"m","params":{"a":1}}"#) else {
                 Issue.record("not a request: \(idText)")
                 continue
