@@ -377,7 +377,9 @@ public actor Server {
                 do {
                     page = try await store.changes(since: lastNotifiedSeq, limit: Self.logPageSize)
                 } catch TaskStoreError.historyExpired {
-                    try await skipToNewest(.historyExpired)
+                    // The log always keeps its newest change, so this moves on (unless the
+                    // log was emptied by hand: then there is nothing to deliver).
+                    guard try await skipToNewest(.historyExpired) else { return }
                     continue
                 }
                 if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes.map { TaskJSON.text(of: $0) })) }
@@ -389,10 +391,12 @@ public actor Server {
         }
     }
 
-    /// Counts every change up to the newest as missed. A miss not yet announced grows.
-    private func skipToNewest(_ reason: MissReason) async throws {
+    /// Counts every change up to the newest as missed; a miss not yet announced grows.
+    /// Returns false when there was none to count.
+    @discardableResult
+    private func skipToNewest(_ reason: MissReason) async throws -> Bool {
         let newest = try await store.currentSeq()
-        guard newest > lastNotifiedSeq else { return }
+        guard newest > lastNotifiedSeq else { return false }
         if let missed {
             self.missed = (missed.since, missed.reason == .historyExpired ? .historyExpired : reason)
         } else {
@@ -405,6 +409,7 @@ public actor Server {
             }
         }
         lastNotifiedSeq = newest
+        return true
     }
 
     /// Delivery goes on (`outputHasRoom`) once the client has read enough of its output,
