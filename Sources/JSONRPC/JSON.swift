@@ -1,14 +1,18 @@
 /// A JSON value.
 ///
 /// Taskline parses JSON itself rather than through Foundation: it needs to tell `1` from
-/// `1.0` from `true` (request ids are echoed with their exact type), to reject duplicate
-/// member names and excessive nesting, and to keep member order for readable output.
+/// `1.0` from `true` and to keep a number's text (request ids are echoed exactly as sent),
+/// to reject duplicate member names and excessive nesting, and to keep member order for
+/// readable output.
 public enum JSON: Sendable, Hashable {
     case null
     case bool(Bool)
-    /// A number written without a fraction or exponent that fits in 64 bits.
+    /// A number written without a fraction or exponent that fits in 64 bits (`-0` does not:
+    /// it would be written back as `0`).
     case integer(Int64)
-    case double(Double)
+    /// Any other number, as its JSON text: written back exactly as it came, and equal only
+    /// to the same text (`1.5` is not `1.50`). Within an IEEE double's range.
+    case number(String)
     case string(String)
     case array([JSON])
     case object(JSONObject)
@@ -20,6 +24,15 @@ public enum JSON: Sendable, Hashable {
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
+    }
+
+    /// A number's value as a double (rounded, for text with more digits than a double holds).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let text): Double(text)
+        default: nil
+        }
     }
 
     public var objectValue: JSONObject? {
@@ -41,7 +54,7 @@ public enum JSON: Sendable, Hashable {
         switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .integer, .double: "number"
+        case .integer, .number: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

@@ -247,11 +247,14 @@ public struct JSONParser {
                 while let byte = current, isDigit(byte) { position += 1 }
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-            if isInteger, let integer = Int64(text) { return .integer(integer) }
+            if isInteger, let integer = Int64(text), integer != 0 || bytes[start] != UInt8(ascii: "-") {
+                return .integer(integer)
+            }
+            // Out of range means too large for a double; 1e-400 (which rounds to 0) is kept.
             guard let double = Double(text), double.isFinite else {
                 throw Error(reason: "number out of range", offset: start)
             }
-            return .double(double)
+            return .number(text)
         }
 
         func isDigit(_ byte: UInt8) -> Bool {

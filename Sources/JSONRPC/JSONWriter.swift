@@ -17,9 +17,7 @@ public enum JSONWriter {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
         case .integer(let int): out.append(contentsOf: String(int).utf8)
-        case .double(let double):
-            // Swift prints integral doubles as "1.0" and huge ones as "1e+20": both valid JSON.
-            out.append(contentsOf: "\(double)".utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let string): write(string, to: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))

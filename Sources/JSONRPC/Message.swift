@@ -1,15 +1,18 @@
-/// A request id, echoed back with its exact JSON type: `1` and `"1"` are different ids.
+/// A request id, echoed back with its exact JSON type and text: `1` and `"1"` are different
+/// ids, and so are `1` and `1.0`. Ids are equal when their JSON text is (so a cancellation
+/// names a request by the text it was sent with).
 public enum RequestID: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case integer(Int64)
-    case double(Double)
+    /// Any other number, as its JSON text (see `JSON.number`).
+    case number(String)
     case null
 
     public init?(_ json: JSON) {
         switch json {
         case .string(let value): self = .string(value)
         case .integer(let value): self = .integer(value)
-        case .double(let value): self = .double(value)
+        case .number(let text): self = .number(text)
         case .null: self = .null
         default: return nil
         }
@@ -19,7 +22,7 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .string(let value): .string(value)
         case .integer(let value): .integer(value)
-        case .double(let value): .double(value)
+        case .number(let text): .number(text)
         case .null: .null
         }
     }

@@ -10,7 +10,8 @@ import Glibc
 /// data). The kernel does the waiting, so an idle server costs no CPU at all; there is no
 /// polling. (The `-shm` file is written through a memory map, which inotify does not see.)
 /// The folder is watched too, for a WAL or a database made anew or moved into place; a new
-/// WAL is then watched in turn.
+/// WAL is then watched in turn. A path through symbolic links is resolved first: SQLite
+/// writes the WAL beside the file the links lead to.
 ///
 /// A write to the WAL comes a little before the commit is visible (the writer still syncs
 /// the WAL and then marks the commit in the memory-mapped `-shm`, which makes no event), so
@@ -51,6 +52,7 @@ public final class DatabaseWatcher: Sendable {
     public init?(databasePath: String, settleDelays: [Int64] = DatabaseWatcher.settleDelays,
                  onChange: @escaping @Sendable () -> Void) {
         guard databasePath != StoreFile.memoryPath else { return nil }
+        let databasePath = Self.resolved(databasePath)
         let slash = databasePath.lastIndex(of: "/")
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
@@ -75,6 +77,13 @@ public final class DatabaseWatcher: Sendable {
             close(stop[1])
             return nil
         }
+    }
+
+    /// The path with every symbolic link resolved, or as given when it cannot be.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     deinit {

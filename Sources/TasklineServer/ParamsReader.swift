@@ -78,11 +78,11 @@ struct ParamsReader {
     /// An integer; a number with a zero fraction (`2.0`) counts, as in JSON Schema.
     mutating func integer(_ key: String) throws(ResponseError) -> Int64? {
         guard let value = try take(key) else { return nil }
-        switch value {
-        case .integer(let int): return int
-        case .double(let double) where double == double.rounded() && abs(double) < 9.007e15: return Int64(double)
-        default: throw wrongType(key, "an integer", value)
+        if case .integer(let int) = value { return int }
+        guard let double = value.doubleValue, double == double.rounded(), abs(double) < 9.007e15 else {
+            throw wrongType(key, "an integer", value)
         }
+        return Int64(double)
     }
 
     /// An integer that fits `Int`; the range check itself belongs to the caller.

@@ -32,6 +32,8 @@ public actor Server {
         case databaseChanged
         /// Time to remove old changes from the change log (once a day).
         case pruneHistory
+        /// The client has read enough of its output to be sent changes again.
+        case outputHasRoom
         case clientProcessExited
         case outputClosed
     }
@@ -53,8 +55,25 @@ public actor Server {
     private var phase = Phase.waitingForInitialize
     private var notificationsEnabled = true
     private var exitRequested = false
-    /// The newest change this client has been told about.
+    /// The newest change this client has been told about, or that a `tasks/didMissChanges`
+    /// covers (sent, or `missed`).
     private var lastNotifiedSeq: Int64 = 0
+    /// Changes after `since` through `lastNotifiedSeq` that the client was not sent and has
+    /// not yet been told it missed.
+    private var missed: (since: Int64, reason: MissReason)?
+    /// A task waits for the client to read its output (`waitForOutputRoom`).
+    private var waitingForOutputRoom = false
+
+    private enum MissReason: String {
+        /// The client had not read `MessageWriter.maxPendingBytes` of output.
+        case backlog
+        /// The change log no longer holds the changes.
+        case historyExpired
+    }
+
+    /// Changes from the change log per notification: what the client may be sent past the
+    /// limit on unread output is one such page.
+    private static let logPageSize = 100
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
 
@@ -133,6 +152,8 @@ public actor Server {
                     }
                 case .pruneHistory:
                     await pruneHistory()
+                case .outputHasRoom:
+                    await deliverLoggedChanges()
                 case .clientProcessExited:
                     Log.warning("the client process has exited; stopping")
                     break loop
@@ -322,7 +343,7 @@ public actor Server {
     private func deliverChanges(own: [TaskJSON.ChangeText]) async {
         guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
         var expected = lastNotifiedSeq
-        if own.allSatisfy({ expected += 1; return $0.seq == expected }) {
+        if missed == nil, !writer.isBackedUp, own.allSatisfy({ expected += 1; return $0.seq == expected }) {
             writer.send(TaskJSON.didChange(own))
             lastNotifiedSeq = expected
         } else {
@@ -332,19 +353,77 @@ public actor Server {
 
     /// Tells the client about every change after the last one it heard of, in `seq` order,
     /// without gaps or repeats, whichever process made them: read from the change log.
+    ///
+    /// What it cannot send is announced instead, by one `tasks/didMissChanges` before the
+    /// changes that follow: while the client has more unread output than the writer holds
+    /// (its memory stays bounded; the client catches up with `tasks/changes`), and when the
+    /// change log no longer holds the changes (another process pruned them; the client
+    /// refetches).
     private func deliverLoggedChanges() async {
         guard notificationsEnabled, phase == .running else { return }
         do {
-            var hasMore = true
-            while hasMore {
-                let page = try await store.changes(since: lastNotifiedSeq, limit: 1000)
+            while true {
+                if writer.isBackedUp {
+                    try await skipToNewest(.backlog)
+                    if missed != nil { waitForOutputRoom() }
+                    return
+                }
+                if let missed {
+                    writer.send(Notification(method: "tasks/didMissChanges", params: [
+                        "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue)]))
+                    self.missed = nil
+                }
+                let page: TaskStore.ChangePage
+                do {
+                    page = try await store.changes(since: lastNotifiedSeq, limit: Self.logPageSize)
+                } catch TaskStoreError.historyExpired {
+                    // The log always keeps its newest change, so this moves on (unless the
+                    // log was emptied by hand: then there is nothing to deliver).
+                    guard try await skipToNewest(.historyExpired) else { return }
+                    continue
+                }
                 if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes.map { TaskJSON.text(of: $0) })) }
                 lastNotifiedSeq = page.seq
-                hasMore = page.hasMore
+                if !page.hasMore { return }
             }
         } catch {
             Log.error("could not read the change log: \(error)")
         }
+    }
+
+    /// Counts every change up to the newest as missed; a miss not yet announced grows.
+    /// Returns false when there was none to count.
+    @discardableResult
+    private func skipToNewest(_ reason: MissReason) async throws -> Bool {
+        let newest = try await store.currentSeq()
+        guard newest > lastNotifiedSeq else { return false }
+        if let missed {
+            self.missed = (missed.since, missed.reason == .historyExpired ? .historyExpired : reason)
+        } else {
+            missed = (lastNotifiedSeq, reason)
+            switch reason {
+            case .backlog:
+                Log.info("the client has not read \(writer.maxPendingBytes >> 20) MiB of output: changes after seq \(lastNotifiedSeq) are not sent; it will be told to catch up (tasks/didMissChanges)")
+            case .historyExpired:
+                Log.warning("changes after seq \(lastNotifiedSeq) were pruned from the change log before the client heard of them; it will be told to refetch (tasks/didMissChanges)")
+            }
+        }
+        lastNotifiedSeq = newest
+        return true
+    }
+
+    /// Delivery goes on (`outputHasRoom`) once the client has read enough of its output,
+    /// even if nothing changes meanwhile.
+    private func waitForOutputRoom() {
+        guard !waitingForOutputRoom else { return }
+        waitingForOutputRoom = true
+        Task { await self.outputRoomArrived() }
+    }
+
+    private func outputRoomArrived() async {
+        await writer.waitForRoom()
+        waitingForOutputRoom = false
+        events.push([.outputHasRoom])
     }
 
     private func pruneHistory() async {

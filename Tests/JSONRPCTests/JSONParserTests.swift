@@ -19,15 +19,28 @@ import Testing
 
     @Test func parsesEveryKindOfValue() throws {
         let value = try parse(#" {"a": [1, -2, 3.5, 1e3, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
-        #expect(value == ["a": [1, -2, .double(3.5), .double(1000), true, false, .null, "x\né😀"], "b": [:]])
+        #expect(value == ["a": [1, -2, .number("3.5"), .number("1e3"), true, false, .null, "x\né😀"], "b": [:]])
     }
 
-    @Test func keepsIntegersApartFromDoubles() throws {
+    @Test func keepsIntegersApartFromOtherNumbers() throws {
         #expect(try parse("1") == .integer(1))
-        #expect(try parse("1.0") == .double(1.0))
-        #expect(try parse("-0") == .integer(0))
+        #expect(try parse("1.0") == .number("1.0"))
         #expect(try parse("9223372036854775807") == .integer(.max))
-        #expect(try parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try parse("9223372036854775808") == .number("9223372036854775808"))
+    }
+
+    @Test func keepsTheTextOfNumbersThatAreNotInt64() throws {
+        for text in ["18446744073709551616", "-9223372036854775809", "12345678901234567890123", "1.5", "1.50", "1E2",
+                     "1e-400", "-0", "-0.0", "0e0", "1e308"] {
+            #expect(try parse(text) == .number(text))
+            #expect(JSONWriter.string(try parse(text)) == text)
+        }
+        #expect(try parse("1.5") != parse("1.50"), "numbers compare by their text")
+        #expect(try parse("12345678901234567890123").doubleValue == 1.2345678901234568e22)
+        #expect(try parse("1e-400").doubleValue == 0)
+        for text in ["1e400", "-1e309", "1" + String(repeating: "0", count: 400)] {
+            #expect(reason(text)?.hasPrefix("number out of range") == true, "\(text) is outside a double's range")
+        }
     }
 
     @Test func keepsMemberOrder() throws {
@@ -87,12 +100,12 @@ import Testing
 
 @Suite struct JSONWriterTests {
     @Test func writesCompactJSON() {
-        let value: JSON = ["id": 1, "s": "a\"b\\c\n\u{1}é", "list": [true, .null, .double(0.5)], "o": [:]]
+        let value: JSON = ["id": 1, "s": "a\"b\\c\n\u{1}é", "list": [true, .null, .number("0.5")], "o": [:]]
         #expect(JSONWriter.string(value) == #"{"id":1,"s":"a\"b\\c\n\u0001é","list":[true,null,0.5],"o":{}}"#)
     }
 
     @Test func roundTripsThroughTheParser() throws {
-        let value: JSON = ["unicode": "𝄞 ✓ \u{2028}", "numbers": [0, -1, .double(1e-7), .double(123456.75)], "nested": [["a": [[]]]]]
+        let value: JSON = ["unicode": "𝄞 ✓ \u{2028}", "numbers": [0, -1, .number("1e-7"), .number("123456.75")], "nested": [["a": [[]]]]]
         #expect(try JSONParser.parse(JSONWriter.bytes(value)) == value)
     }
 

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func requestKeepsItsIDType() {
-        for (idText, id) in [("1", RequestID.integer(1)), ("\"1\"", .string("1")), ("null", .null), ("1.5", .double(1.5))] {
+        for (idText, id) in [("1", RequestID.integer(1)), ("\"1\"", .string("1")), ("null", .null), ("1.5", .number("1.5"))] {
             guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(idText),"method":"m","params":{"a":1}}"#) else {
                 Issue.record("not a request: \(idText)")
                 continue
@@ -31,6 +31,29 @@ import Testing
             #expect(request.id.json == (try? JSONParser.parse(Array(idText.utf8))))
             #expect(request.params == ["a": 1])
         }
+    }
+
+    @Test func numberIDsKeepTheirTextAndAreTheSameOnlyWithTheSameText() throws {
+        func id(_ text: String) throws -> RequestID {
+            guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(text),"method":"m"}"#) else {
+                throw Failure(text: text)
+            }
+            return request.id
+        }
+        let texts = ["18446744073709551616", "18446744073709551617", "-9223372036854775809", "12345678901234567890123",
+                     "1", "1.0", "1.5", "1.50", "1e-400", "-0", "0"]
+        for text in texts {
+            #expect(try id(text).description == text)
+        }
+        // Requests are found by id for cancellation: each text is its own id, and equal texts meet.
+        let ids = try Set(texts.map(id))
+        #expect(ids.count == texts.count)
+        #expect(try texts.allSatisfy { ids.contains(try id($0)) })
+        #expect(try id("1") != id("\"1\""))
+    }
+
+    struct Failure: Error {
+        let text: String
     }
 
     @Test func missingIDMakesANotification() {

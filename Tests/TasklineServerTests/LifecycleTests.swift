@@ -75,7 +75,7 @@ import Testing
             #"{"jsonrpc":"2.0","id":null,"method":"tasks/fetch"}"#,
             #"{"jsonrpc":"2.0","id":-7.5,"method":"tasks/fetch"}"#,
         ])
-        #expect(run.output.map { $0["id"] } == ["1", 1, .null, .double(-7.5)])
+        #expect(run.output.map { $0["id"] } == ["1", 1, .null, .number("-7.5")])
     }
 
     @Test func cancelledRequestsThatHaveNotStartedAreNotRun() async throws {

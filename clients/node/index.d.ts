@@ -126,6 +126,18 @@ export interface DidChangeParams {
   changes: TaskChange[];
 }
 
+/**
+ * The changes after `since` through `seq` were not sent as 'change' events.
+ * 'backlog': this client had not read 64 MiB of output; read them with
+ * changes(since) (refetch if that fails with 1005). 'historyExpired' (or a reason
+ * this client does not know): refetch with fetch() and follow on from its seq.
+ */
+export interface DidMissChangesParams {
+  since: number;
+  seq: number;
+  reason: 'backlog' | 'historyExpired' | (string & {});
+}
+
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   protocolVersion: string;
@@ -232,12 +244,15 @@ export declare class TasklineClient extends EventEmitter {
   close(options?: { grace?: number }): Promise<ExitInfo>;
 
   on(event: 'change', listener: (params: DidChangeParams) => void): this;
+  on(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
   on(event: 'exit', listener: (info: ExitInfo) => void): this;
   on(event: 'error', listener: (error: TasklineError) => void): this;
   once(event: 'change', listener: (params: DidChangeParams) => void): this;
+  once(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
   once(event: 'exit', listener: (info: ExitInfo) => void): this;
   once(event: 'error', listener: (error: TasklineError) => void): this;
   off(event: 'change', listener: (params: DidChangeParams) => void): this;
+  off(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
   off(event: 'exit', listener: (info: ExitInfo) => void): this;
   off(event: 'error', listener: (error: TasklineError) => void): this;
 }

@@ -2,6 +2,7 @@
 
 import pytest
 
+from replay.framing import decode_json
 from replay.matching import Matcher
 from replay.values import TranscriptError, resolve
 
@@ -89,3 +90,13 @@ def test_regex_searches_strings():
     assert mismatch({"$regex": "x"}, 1) is not None
     with pytest.raises(TranscriptError):
         mismatch({"$regex": "("}, "x")
+
+
+def test_text_compares_a_number_as_the_server_wrote_it():
+    written = decode_json(b'[1e-400, 18446744073709551616, -0, 1.50, 1]')
+    texts = ["1e-400", "18446744073709551616", "-0", "1.50", "1"]
+    assert [mismatch({"$text": text}, value) for text, value in zip(texts, written)] == [None] * 5
+    assert mismatch({"$text": "1e-400"}, decode_json(b"0.0")) == "$: expected a number written as 1e-400, got 0.0"
+    assert mismatch({"$text": "1.50"}, decode_json(b"1.5")) == "$: expected a number written as 1.50, got 1.5"
+    assert mismatch({"$text": "1"}, decode_json(b'"1"')) == '$: expected a number written as 1, got "1"'
+    assert mismatch(1.5, decode_json(b"1.50")) is None, "plain patterns still compare values"

@@ -47,6 +47,10 @@ def did_change(*changes):
     return {"jsonrpc": "2.0", "method": "tasks/didChange", "params": {"seq": 3, "changes": list(changes)}}
 
 
+def did_miss_changes(params):
+    return {"jsonrpc": "2.0", "method": "tasks/didMissChanges", "params": params}
+
+
 def test_the_schema_is_valid_draft_2020_12(checker):
     jsonschema.Draft202012Validator.check_schema(checker.schema)
 
@@ -74,6 +78,9 @@ def test_definition_names_follow_the_method_names():
             {"seq": 3, "kind": "deleted", "id": "a", "version": 1},
         ),
         {"jsonrpc": "2.0", "method": "tasks/someFutureNotification", "params": {"x": 1}},
+        did_miss_changes({"since": 0, "seq": 2500, "reason": "backlog"}),
+        did_miss_changes({"since": 1, "seq": 4, "reason": "historyExpired"}),
+        {"jsonrpc": "2.0", "id": 18446744073709551616, "result": None},
     ],
 )
 def test_valid_server_messages(checker, message):
@@ -94,6 +101,9 @@ def test_valid_server_messages(checker, message):
         ([], "$"),
         (did_change({"seq": 3, "kind": "deleted", "id": "a", "version": 1, "task": TASK}), "$.params.changes[0]"),
         (did_change(), "$.params.changes"),
+        (did_miss_changes({"since": 1, "seq": 4}), "$.params"),
+        (did_miss_changes({"since": -1, "seq": 4, "reason": "backlog"}), "$.params.since"),
+        (did_miss_changes({"since": 1, "seq": 0, "reason": "backlog"}), "$.params.seq"),
     ],
 )
 def test_invalid_server_messages(checker, message, where):

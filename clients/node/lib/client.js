@@ -11,7 +11,10 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_CLOSE_GRACE_MS = 2_000;
 
 /**
- * Events: 'change' (params of tasks/didChange), 'exit' ({ code, signal }) once the
+ * Events: 'change' (params of tasks/didChange), 'missedChanges' (params of
+ * tasks/didMissChanges: the changes after `since` through `seq` did not come as
+ * 'change' events; read them with changes(since), or refetch when `reason` is not
+ * 'backlog' or that fails with 1005), 'exit' ({ code, signal }) once the
  * process has ended and its output is read, 'error' (error) for faults that belong
  * to no request.
  */
@@ -43,6 +46,7 @@ export class TasklineClient extends EventEmitter {
     });
     this.#connection.on('notification', (method, params) => {
       if (method === 'tasks/didChange') this.emit('change', params);
+      else if (method === 'tasks/didMissChanges') this.emit('missedChanges', params);
     });
     this.#connection.on('error', (error) => this.emit('error', error));
     // Write failures (EPIPE) mean the process is gone; its 'close' event reports that.

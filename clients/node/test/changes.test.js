@@ -107,3 +107,23 @@ test('an apply made by a second client reaches the first in full', async (t) => 
   }
   assert.deepEqual(changes.map((change) => change.task), results.map((result) => result.value));
 });
+
+test('a server behind history another process pruned emits missedChanges, then changes again', async (t) => {
+  const db = await tempDbPath(t);
+  const watcher = await connectForTest(t, { db });
+  const writer = await connectForTest(t, { db });
+  const [{ seq: heard }] = (await Promise.all([nextEvent(watcher, 'change', 5000), writer.create({ title: 'heard' })]))[0];
+  process.kill(watcher.pid, 'SIGSTOP');
+  for (const title of ['pruned 1', 'pruned 2', 'kept']) await writer.create({ title });
+  await new Promise((resolve) => setTimeout(resolve, 20)); // older than "now" for the pruner
+  const pruner = await connectForTest(t, { db, args: ['--history-days', '0'] });
+  await pruner.close();
+  const missed = nextEvent(watcher, 'missedChanges', 5000);
+  process.kill(watcher.pid, 'SIGCONT');
+  const [params] = await missed;
+  assert.deepEqual(params, { since: heard, seq: heard + 3, reason: 'historyExpired' });
+  const change = nextEvent(watcher, 'change', 5000);
+  await writer.create({ title: 'after' });
+  const [{ seq }] = await change;
+  assert.equal(seq, heard + 4);
+});

@@ -1,13 +1,15 @@
-"""`tasks/didChange` through the synchronous client's callbacks."""
+"""`tasks/didChange` and `tasks/didMissChanges` through the synchronous client's callbacks."""
 
 from __future__ import annotations
 
+import signal
 import threading
+import time
 from typing import Any, Callable
 
 from support import Recorder
 
-from taskline_client import ChangeKind, Client, DidChange
+from taskline_client import ChangeKind, Client, DidChange, DidMissChanges
 
 
 def test_changes_reach_callbacks_in_order(client: Client) -> None:
@@ -102,3 +104,26 @@ def test_a_change_by_a_second_client_reaches_the_first(open_client: Callable[...
     task = second.create("from elsewhere")
     notifications: list[Any] = recorder.wait_for(1, timeout=5)
     assert [change.task for notification in notifications for change in notification.changes] == [task]
+
+
+def test_a_server_behind_pruned_history_says_what_was_missed_then_goes_on(
+    open_client: Callable[..., Client],
+) -> None:
+    watcher, writer = open_client(), open_client()
+    recorder = Recorder()
+    watcher.on_change(recorder)
+    writer.create("heard")
+    heard = recorder.wait_for(1)[0].seq
+    watcher.process.send_signal(signal.SIGSTOP)
+    try:
+        for title in ("pruned 1", "pruned 2", "kept"):
+            writer.create(title)
+        time.sleep(0.02)  # older than "now" for the pruner
+        open_client(args=["--history-days", "0"]).close()  # prunes before it answers initialize
+    finally:
+        watcher.process.send_signal(signal.SIGCONT)
+    assert recorder.wait_for(2)[1] == DidMissChanges(since=heard, seq=heard + 3, reason="historyExpired")
+    writer.create("after")
+    after = recorder.wait_for(3)[2]
+    assert isinstance(after, DidChange) and [change.seq for change in after.changes] == [heard + 4]
+

@@ -33,6 +33,23 @@ def _reject_constant(name):
     raise OutputViolation(f"{name} is not JSON")
 
 
+class WrittenInt(int):
+    """An integer as the server wrote it: `text` is its JSON text."""
+
+
+class WrittenFloat(float):
+    """A number with a fraction or an exponent as the server wrote it: `text` is its JSON text."""
+
+
+def _written(kind):
+    def parse(text):
+        number = kind(text)
+        number.text = text
+        return number
+
+    return parse
+
+
 def decode_json(body):
     """Strict RFC 8259 decoding of one message body the server wrote."""
     try:
@@ -40,7 +57,13 @@ def decode_json(body):
     except UnicodeDecodeError as error:
         raise OutputViolation(f"message is not UTF-8: {error}") from None
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_reject_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=_written(WrittenInt),
+            parse_float=_written(WrittenFloat),
+        )
     except json.JSONDecodeError as error:
         raise OutputViolation(f"message is not JSON ({error}): {text[:200]!r}") from None
 

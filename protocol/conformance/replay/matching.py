@@ -29,7 +29,9 @@ _KINDS = {
         and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", value) is not None
     ),
 }
-_MATCHER_KEYS = {"$match", "$capture", "$ref", "$gt", "$gte", "$regex", "$includes", "$contains", "$length", "$each"}
+_MATCHER_KEYS = {
+    "$match", "$capture", "$ref", "$gt", "$gte", "$regex", "$includes", "$contains", "$length", "$each", "$text"
+}
 
 
 @dataclass
@@ -115,6 +117,7 @@ class Matcher:
             "$each": self._check_each,
             "$includes": self._check_includes,
             "$contains": self._check_contains,
+            "$text": self._check_text,
         }
         for key, check in checks.items():
             if key in pattern:
@@ -158,6 +161,14 @@ class Matcher:
             raise TranscriptError(f"bad $regex {expression!r} at {path}: {error}") from None
         if not found:
             return Mismatch(path, f"expected a string matching /{expression}/, got {show(actual)}")
+        return None
+
+    def _check_text(self, text, actual, path):
+        if not isinstance(text, str):
+            raise TranscriptError(f"$text takes a string at {path}")
+        written = getattr(actual, "text", None) if _json_type(actual) == "number" else None
+        if written != text:
+            return Mismatch(path, f"expected a number written as {text}, got {written or show(actual)}")
         return None
 
     def _check_length(self, length, actual, path):

@@ -22,7 +22,7 @@ from .errors import (
     Timeout,
     VersionConflict,
 )
-from .models import Change, ChangeKind, ChangesPage, DidChange, FetchPage, Priority, ServerInfo, Task
+from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, ServerInfo, Task
 from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
@@ -36,6 +36,7 @@ __all__ = [
     "Create",
     "Delete",
     "DidChange",
+    "DidMissChanges",
     "FetchPage",
     "Filter",
     "HistoryExpired",

@@ -14,7 +14,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, DidChange, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, FetchPage, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import (
     PendingCalls,
@@ -25,6 +25,7 @@ from .rpc import (
 from .session import (
     DEFAULT_TIMEOUT,
     EXIT_GRACE,
+    ChangeNotification,
     MessageObserver,
     StderrTail,
     initialize_params,
@@ -211,17 +212,18 @@ class AsyncClient:
 
 
 class ChangeStream:
-    """An async iterator of `DidChange`s that buffers them until they are read."""
+    """An async iterator of `DidChange`s (and `DidMissChanges`, in their place when
+    the server could not send some) that buffers them until they are read."""
 
     def __init__(self, on_close: Callable[[ChangeStream], None]) -> None:
-        self._queue: asyncio.Queue[DidChange | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[ChangeNotification | None] = asyncio.Queue()
         self._on_close = on_close
         self._ended = False
 
     def __aiter__(self) -> ChangeStream:
         return self
 
-    async def __anext__(self) -> DidChange:
+    async def __anext__(self) -> ChangeNotification:
         if not self._ended:
             change = await self._queue.get()
             if change is not None:
@@ -240,7 +242,7 @@ class ChangeStream:
         self._on_close(self)
         self.end()
 
-    def put(self, change: DidChange) -> None:
+    def put(self, change: ChangeNotification) -> None:
         self._queue.put_nowait(change)
 
     def end(self) -> None:
@@ -384,7 +386,7 @@ class _Connection:
             stream.end()
         self._streams.clear()
 
-    def _deliver_change(self, change: DidChange) -> None:
+    def _deliver_change(self, change: ChangeNotification) -> None:
         for stream in self._streams:
             stream.put(change)
 

@@ -16,12 +16,13 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, DidChange, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, FetchPage, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import PendingCalls, cancel_frame, notification_frame, request_frame
 from .session import (
     DEFAULT_TIMEOUT,
     EXIT_GRACE,
+    ChangeNotification,
     MessageObserver,
     StderrTail,
     initialize_params,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     else:
         from typing_extensions import Unpack
 
-ChangeCallback = Callable[[DidChange], None]
+ChangeCallback = Callable[[ChangeNotification], None]
 
 _Result = TypeVar("_Result")
 _READ_SIZE = 65536
@@ -48,8 +49,9 @@ class Client:
     Use it as a context manager, or call `close()`; an unclosed client shuts its
     server down when it is garbage collected or at interpreter exit.
 
-    `tasks/didChange` notifications go to the callbacks registered with
-    `on_change`. They run on the client's reader thread: keep them short, and do
+    `tasks/didChange` notifications (`DidChange`) go to the callbacks registered
+    with `on_change`, and so do `tasks/didMissChanges` (`DidMissChanges`), in
+    their place, when the server could not send some changes. They run on the client's reader thread: keep them short, and do
     not call this client from inside one (hand the work to another thread).
 
     `message_observer`, if given, sees every message the server sends, as
@@ -155,8 +157,8 @@ class Client:
         self._connection.notify(method, params)
 
     def on_change(self, callback: ChangeCallback) -> Callable[[], None]:
-        """Call `callback` with every `tasks/didChange`; returns a function that
-        unregisters it."""
+        """Call `callback` with every `tasks/didChange` and `tasks/didMissChanges`;
+        returns a function that unregisters it."""
         return self._connection.add_change_callback(callback)
 
     def _perform(self, call: calls.Call[_Result]) -> _Result:
@@ -267,7 +269,7 @@ class _Connection:
             self.process.kill()
         self._pending.fail_all(self._exit_error(problem))
 
-    def _deliver_change(self, change: DidChange) -> None:
+    def _deliver_change(self, change: ChangeNotification) -> None:
         for callback in self._callbacks:
             run_guarded(callback, change)
 

@@ -130,6 +130,27 @@ class DidChange:
 
 
 @dataclass(frozen=True)
+class DidMissChanges:
+    """The params of a `tasks/didMissChanges` notification: the changes after
+    `since` through `seq` came in no `DidChange`; the ones that follow carry the
+    changes after `seq`.
+
+    `reason` "backlog": this client had not read 64 MiB of output; read the
+    missed changes with `changes(since)` (refetch if that raises 1005). Any other
+    reason ("historyExpired": the change log no longer holds them): refetch with
+    `fetch` and follow on from its `seq`.
+    """
+
+    since: int
+    seq: int
+    reason: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> DidMissChanges:
+        return cls(since=data["since"], seq=data["seq"], reason=data["reason"])
+
+
+@dataclass(frozen=True)
 class ChangesPage:
     """One page of `tasks/changes`: the changes after `since`, oldest first.
 

@@ -9,11 +9,11 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 from . import __version__
 from .discovery import PathArg, find_server
-from .models import DidChange
+from .models import DidChange, DidMissChanges
 from .rpc import Notification, PendingCalls, Response, classify
 
 #: Default seconds to wait for any single response.
@@ -26,6 +26,13 @@ _log = logging.getLogger(__name__)
 _server_log = logging.getLogger("taskline_client.server")
 
 MessageObserver = Callable[[Any], None]
+#: What the change callbacks and streams get, in the order the server sent them.
+ChangeNotification = Union[DidChange, DidMissChanges]
+
+_CHANGE_NOTIFICATIONS: dict[str, Callable[[Any], ChangeNotification]] = {
+    "tasks/didChange": DidChange.from_wire,
+    "tasks/didMissChanges": DidMissChanges.from_wire,
+}
 
 
 def server_command(server: PathArg | None, db: PathArg | None, args: Sequence[str]) -> list[str]:
@@ -46,7 +53,7 @@ def initialize_params(notifications: bool) -> dict[str, Any]:
 def route_message(
     message: Any,
     pending: PendingCalls[Any],
-    deliver_change: Callable[[DidChange], None],
+    deliver_change: Callable[[ChangeNotification], None],
     observer: MessageObserver | None,
 ) -> None:
     """Hand one message from the server to whoever waits for it."""
@@ -57,13 +64,13 @@ def route_message(
         if event.id is None and event.error is not None:
             _log.warning("the server rejected something we sent: %s", event.error)
         pending.resolve(event)
-    elif isinstance(event, Notification) and event.method == "tasks/didChange":
+    elif isinstance(event, Notification) and event.method in _CHANGE_NOTIFICATIONS:
         try:
-            change = DidChange.from_wire(event.params)
+            notification = _CHANGE_NOTIFICATIONS[event.method](event.params)
         except (KeyError, TypeError, ValueError):
-            _log.exception("ignoring a malformed tasks/didChange: %r", event.params)
+            _log.exception("ignoring a malformed %s: %r", event.method, event.params)
             return
-        deliver_change(change)
+        deliver_change(notification)
 
 
 def run_guarded(callback: Callable[[Any], None], argument: Any) -> None:

@@ -1,0 +1,185 @@
+import Foundation
+import JSONRPC
+import TestSupport
+import Testing
+
+/// How a server keeps telling its client about changes when the client lags behind: it does
+/// not read its output, the change log was pruned under it, or the database is reached
+/// through a symbolic link.
+@Suite struct ChangeDeliveryTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.file("shared.sqlite") }
+
+    /// A client that stays connected but stops reading while another process writes about
+    /// 180 MB of changes. The server stops queuing them past its 64 MiB of unread output and,
+    /// once the client reads, says which it missed; `tasks/changes` gives exactly those.
+    @Test func aClientThatStopsReadingIsToldWhatItMissedWhileTheServersMemoryStaysBounded() throws {
+        let server = try ServerProcess(["--db", path, "--log-level", "info"])
+        try server.initialize()
+        // 500 tasks whose notes are 60,000 control characters, each sent as a 6-byte escape,
+        // written by the sqlite3 shell in a moment (taskline import would read 180 MB of JSON).
+        try sqlite3("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+            SELECT 'big-' || value, 'big', 'big', notes, notes, 0, 0, 1, 1, 1
+            FROM generate_series(1, 500), (SELECT replace(printf('%.60000c', 'n'), 'n', char(1)) AS notes)
+            """)
+        try waitFor("the server stops queuing changes", timeout: 60) { server.stderr.contains("has not read 64 MiB of output") }
+        // Deleted again while the client is behind, so that catching up reads little.
+        try sqlite3("DELETE FROM task")
+
+        let reader = LineReader(server)
+        var delivered: [Int] = []
+        var missed: [String: Any] = [:]
+        while missed.isEmpty {
+            let message = try reader.next()
+            switch message["method"] as? String {
+            case "tasks/didChange": delivered += seqs(of: message)
+            case "tasks/didMissChanges": missed = message["params"] as? [String: Any] ?? ["params": "missing"]
+            default: Issue.record("unexpected \(message)"); return
+            }
+        }
+        let since = delivered.count
+        #expect(since > 0 && since < 500)
+        #expect(delivered == Array(1...max(since, 1)).prefix(since).map { $0 })
+        #expect(missed["since"] as? Int == since)
+        #expect(missed["reason"] as? String == "backlog")
+        // The deletions came while the client was behind (the miss grew), or are delivered now.
+        let missedThrough = try #require(missed["seq"] as? Int)
+        #expect((500...1000).contains(missedThrough))
+
+        #expect(try runTaskline(["add", "after the gap", "--db", path]).status == 0)
+        var following: [Int] = []
+        while following.last != 1001 {
+            let message = try reader.next()
+            #expect(message["method"] as? String == "tasks/didChange")
+            following += seqs(of: message)
+        }
+        #expect(following == Array(missedThrough + 1...1001))
+        // Unbounded, the server held every notification: about 500 MB (VmHWM).
+        let peak = try #require(server.peakResidentKilobytes)
+        #expect(peak < 200_000, "peak resident memory \(peak) KiB")
+
+        var caught: [Int] = []
+        var from = since
+        for id in 1...20 where from < missedThrough {
+            server.sendLine(#"{"jsonrpc":"2.0","id":\#(id),"method":"tasks/changes","params":{"since":\#(from),"limit":1000}}"#)
+            let result = try #require(try reader.next()["result"] as? [String: Any])
+            caught += (result["changes"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+            from = try #require(result["seq"] as? Int)
+        }
+        #expect(caught.prefix { $0 <= missedThrough } == Array(since + 1...missedThrough))
+    }
+
+    /// Another process prunes the history that a stopped server had not delivered yet: once
+    /// it runs again it tells its client to refetch, then goes on with the changes after.
+    @Test func aServerBehindPrunedHistoryTellsItsClientToRefetchAndCarriesOn() throws {
+        let lagging = try ServerProcess(["--db", path])
+        try lagging.initialize()
+        let writer = Client(try ServerProcess(["--db", path]))
+        _ = try writer.request("initialize")
+        _ = try writer.request("tasks/create", #"{"title":"heard"}"#)
+        #expect(try lagging.didChanges(count: 1).map { $0["seq"] } == [1])
+
+        kill(lagging.pid, SIGSTOP)
+        for index in 2...4 { _ = try writer.request("tasks/create", #"{"title":"pruned \#(index)"}"#) }
+        usleep(20_000)  // the changes are older than "now" when the pruner starts
+        let pruner = try ServerProcess(["--db", path, "--history-days", "0"])
+        try pruner.initialize()  // history is pruned before the first answer
+        pruner.closeInput()
+        #expect(pruner.waitForExit() == 1)
+        kill(lagging.pid, SIGCONT)
+
+        let missed = try lagging.next()
+        #expect(missed["method"] == "tasks/didMissChanges")
+        #expect(missed["params"] == ["since": 1, "seq": 4, "reason": "historyExpired"])
+        #expect(try lagging.call(10, "tasks/changes", #"{"since":1}"#)["error"]?["code"] == 1005)
+
+        _ = try writer.request("tasks/create", #"{"title":"after the pruning"}"#)
+        let next = try lagging.didChanges(count: 1)
+        #expect(next.map { $0["seq"] } == [5])
+        #expect(next.first?["task"]?["title"] == "after the pruning")
+    }
+
+    /// SQLite follows symbolic links: servers that open the database through links in another
+    /// folder (one of them a link to a link) hear each other and one that opens the file itself.
+    @Test func serversReachingTheDatabaseThroughSymbolicLinksHearEachOther() throws {
+        let files = directory.file("files")
+        let links = directory.file("links")
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: false)
+        let target = files + "/tasks.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: links + "/link.sqlite", withDestinationPath: target)
+        try FileManager.default.createSymbolicLink(atPath: links + "/link-to-link.sqlite", withDestinationPath: links + "/link.sqlite")
+
+        let direct = Client(try ServerProcess(["--db", target]))
+        _ = try direct.request("initialize")
+        let linked = Client(try ServerProcess(["--db", links + "/link.sqlite"]))
+        _ = try linked.request("initialize")
+        let twiceLinked = Client(try ServerProcess(["--db", links + "/link-to-link.sqlite"]))
+        _ = try twiceLinked.request("initialize")
+        let clients = [direct, linked, twiceLinked]
+
+        for (round, writer) in clients.enumerated() {
+            _ = try writer.request("tasks/create", #"{"title":"from \#(round)"}"#)
+            for client in clients {
+                #expect(try client.waitForChanges(count: 1).map { $0["seq"] } == [.integer(Int64(round + 1))])
+            }
+        }
+    }
+
+    func seqs(of notification: [String: Any]) -> [Int] {
+        ((notification["params"] as? [String: Any])?["changes"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+    }
+
+    func sqlite3(_ sql: String) throws {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = ["-bail", "-cmd", ".timeout 10000", path, sql]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "sqlite3 \(sql.prefix(60))")
+    }
+
+    struct Waited: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func waitFor(_ what: String, timeout: Double, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw Waited(description: "\(what): not within \(timeout) s") }
+            usleep(50_000)
+        }
+    }
+}
+
+/// The messages a server writes in newline-delimited JSON, parsed by Foundation: the test's
+/// own parser, built for debugging, would take most of a minute over the 64 MiB and more
+/// that `aClientThatStopsReading…` reads.
+final class LineReader {
+    private let server: ServerProcess
+    private var buffer = Data()
+    private var searched = 0
+
+    init(_ server: ServerProcess) {
+        self.server = server
+    }
+
+    func next(timeout: Double = 30) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let newline = buffer.withUnsafeBytes { bytes in
+                memchr(bytes.baseAddress! + searched, 0x0A, bytes.count - searched).map { bytes.baseAddress!.distance(to: UnsafeRawPointer($0)) }
+            }
+            if let newline {
+                let line = buffer.prefix(newline)
+                buffer = Data(buffer.dropFirst(newline + 1))
+                searched = 0
+                return try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+            }
+            searched = buffer.count
+            guard let chunk = try server.readChunk(until: deadline) else { throw ChangeDeliveryTests.Waited(description: "stdout ended") }
+            buffer.append(contentsOf: chunk)
+        }
+    }
+}
