@@ -37,7 +37,7 @@ import Testing
             try rows.put(n, in: writer)
             #expect(try reader.integer("SELECT v FROM t WHERE n = ?", [.integer(Int64(n))]) == 1)
         }
-        try rows.expectHeld(by: reader, "another connection")
+        rows.expectHeld(by: reader, "another connection")
     }
 
     /// A transaction larger than the buffer, and than the page cache, so that SQLite spills
@@ -50,8 +50,8 @@ import Testing
             for n in 1...2000 { try rows.put(n, in: writer) }
             try rows.rewrite(1...2000, in: writer)
         }
-        try rows.expectHeld(by: reader, "another connection")
-        try rows.expectHeld(by: try open(), "a new connection, which rebuilds its view of the log from the file")
+        rows.expectHeld(by: reader, "another connection")
+        rows.expectHeld(by: try open(), "a new connection, which rebuilds its view of the log from the file")
     }
 
     @Test func aRolledBackSpillLeavesNoTrace() throws {
@@ -64,8 +64,8 @@ import Testing
         for n in 2...2000 { try discarded.put(n, in: writer) }
         try writer.execute("ROLLBACK")
         try rows.put(2, in: writer)
-        try rows.expectHeld(by: reader, "another connection")
-        try rows.expectHeld(by: try open(), "a new connection")
+        rows.expectHeld(by: reader, "another connection")
+        rows.expectHeld(by: try open(), "a new connection")
     }
 
     /// A rolled-back transaction makes no call on the log, so frames it spilled and the buffer
@@ -91,9 +91,9 @@ import Testing
         _ = try? a.integer("SELECT count(*) FROM t")  // A's next call on the log
         try reader.execute("COMMIT")
 
-        try rows.expectHeld(by: b, "the connection that committed")
-        try rows.expectHeld(by: try open(), "a new connection")
-        try rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files alone")
+        rows.expectHeld(by: b, "the connection that committed")
+        rows.expectHeld(by: try open(), "a new connection")
+        rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files alone")
     }
 
     /// A transaction that rewrites pages it has already spilled makes SQLite rewrite the
@@ -113,7 +113,7 @@ import Testing
             for n in 2...12_001 { try rows.put(n, in: writer) }
             try rows.rewrite(2...2001, in: writer)
         }
-        try rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files as COMMIT left them")
+        rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files as COMMIT left them")
         try reader.execute("COMMIT")
     }
 
@@ -134,6 +134,6 @@ import Testing
             }
         }
         #expect(failures.count == 0, "\(failures.count) of 200 commits unreadable; first: \(failures.first ?? "")")
-        try rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files alone")
+        rows.expectHeld(by: try recoveredCopy(of: path, into: copies), "the files alone")
     }
 }
