@@ -5,9 +5,8 @@ import TestSupport
 import Testing
 
 /// Two `taskline` servers write one file while a third connection holds a read transaction
-/// open (as a slow export does, so the log can neither be checkpointed past it nor start
-/// over), and one server's transactions large enough to spill to the log roll back in
-/// between: each server's log writes go through the WAL buffer (Sources/CWALBuffer), and
+/// open (as a slow export does: the log cannot be checkpointed past it), and one server's
+/// transactions large enough to spill to the log roll back in between: each server's log writes go through the WAL buffer (Sources/CWALBuffer), and
 /// nothing a server wrote for a transaction it rolled back may land in the file once the
 /// other server can write there. After every step `taskline check` finds the file sound and
 /// holding every acknowledged task; at the end `taskline export` gives every one of them.
