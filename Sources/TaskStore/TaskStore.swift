@@ -247,6 +247,12 @@ public actor TaskStore {
             if let done = changes.done { next.done = done }
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
+            guard current.version < TaskRules.versions.upperBound else {
+                throw TaskStoreError.outOfRange("""
+                    task \(id) is at version \(current.version), and a version goes no higher than \
+                    \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
+                    """)
+            }
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next.updatedAt = now
@@ -259,7 +265,7 @@ public actor TaskStore {
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try Schema.newestSeq(in: database), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change)
         }
     }
@@ -364,8 +370,8 @@ public actor TaskStore {
         guard let oldest = try database.integer("SELECT min(seq) FROM change") else { return nil }
         let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)])
             ?? Schema.newestSeq(in: database)
-        let through = firstKept - 1
-        return through >= oldest ? through : nil
+        // Compared before subtracting: a seq another program stored may be Int64.min.
+        return firstKept > oldest ? firstKept - 1 : nil
     }
 
     // MARK: - Helpers
@@ -505,6 +511,20 @@ public actor TaskStore {
 
     /// The change the trigger just logged for `task`.
     private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try Schema.newestSeq(in: database), kind: kind, id: task.id, version: task.version, task: task)
+        TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
+    }
+
+    /// The seq of the change a write just logged, refusing the write (its transaction or
+    /// savepoint is undone) when the log's numbering is out of range: past the largest seq
+    /// SQLite numbers the next row at random, and below 1 clients never ask for it.
+    func loggedSeq() throws -> Int64 {
+        let seq = try Schema.newestSeq(in: database)
+        guard TaskRules.seqs.contains(seq) else {
+            throw TaskStoreError.outOfRange("""
+                the change log's newest seq is \(seq), outside 1 to \(TaskRules.seqs.upperBound): \
+                its stored data is out of range (see taskline check)
+                """)
+        }
+        return seq
     }
 }
