@@ -95,21 +95,22 @@ enum StoreFile {
     }
 
     /// Opens `path` and makes sure it can be read. SQLite reads a WAL-mode file through its
-    /// `-shm` file, which it creates when missing; where it cannot (read-only media: a mounted
-    /// backup, a snapshot), the file is opened again, read-only and without one:
+    /// `-wal` and `-shm` files, which it creates when missing; where it cannot (read-only
+    /// media: a mounted backup, a snapshot), the file is opened again, read-only, without them:
     /// - with no `-wal`, every commit is in the file itself, which is opened `immutable=1`;
-    /// - with a `-wal`, its commits are never ignored: SQLite reads them into a wal-index in
-    ///   this process's memory (exclusive locking mode; the `unix-none` VFS, since no lock
-    ///   can be taken on a file opened read-only there).
+    /// - with a `-wal` but no `-shm`, the commits in the `-wal` are never ignored: SQLite
+    ///   reads them into a wal-index in this process's memory (exclusive locking mode; the
+    ///   `unix-none` VFS, since no lock can be taken on a file opened read-only there).
     /// Either way the file is read as it is when opened: nothing can write it on such media.
     static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
         let database = try wrap(path) { try Database(path: path, mode: mode) }
         database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        let hasWAL = access(path + "-wal", F_OK) == 0
         do {
             _ = try database.integer("SELECT count(*) FROM sqlite_schema")
             return database
         } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
-                                                && database.isReadOnly && access(path + "-shm", F_OK) != 0 {
+                                                && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0) {
             database.close()
         } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
             throw error
@@ -118,7 +119,6 @@ enum StoreFile {
         } catch let error as SQLiteError {
             throw StoreOpenError.cannotOpen(path: path, detail: error.message)
         }
-        let hasWAL = access(path + "-wal", F_OK) == 0
         let snapshot = try wrap(path) {
             try Database(path: fileURI(path, query: hasWAL ? "mode=ro&vfs=unix-none" : "mode=ro&immutable=1"), mode: .readOnly)
         }
@@ -126,7 +126,7 @@ enum StoreFile {
             if hasWAL { try snapshot.execute("PRAGMA locking_mode = EXCLUSIVE") }
             _ = try snapshot.integer("SELECT count(*) FROM sqlite_schema")
         }
-        Log.info("\(path): no -shm file and none can be made; reading the file as it is now")
+        Log.info("\(path): its -wal or -shm file is missing and cannot be made; reading the file as it is now")
         return snapshot
     }
 

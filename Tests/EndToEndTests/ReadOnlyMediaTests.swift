@@ -91,6 +91,16 @@ import Testing
         #expect(fileBytes(path) == before)
     }
 
+    /// A -shm left behind without its -wal (a copy of a folder a server had open).
+    @Test(.enabled(if: possible, "needs setpriv to drop root"))
+    func aClosedFileWithAStaleShmIsRead() throws {
+        let path = try closedFile()
+        try Data(count: 32_768).write(to: URL(fileURLWithPath: path + "-shm"))
+        let folder = try readOnlyFolder(with: [path, path + "-shm"])
+        defer { chmod(folder, 0o755) }
+        try expectReadable(folder + "/tasks.sqlite", titles: ["task a", "task b", "task c"], seq: 3)
+    }
+
     /// A -wal that holds commits the file does not: they are read, never ignored.
     @Test(.enabled(if: possible, "needs setpriv to drop root"))
     func commitsInAWALWithNoShmAreRead() throws {
