@@ -32,8 +32,9 @@ extension Schema {
     /// FTS5 writes the definitions of its shadow tables (`task_text_data`, …) itself, and
     /// another SQLite version may word them otherwise: those are compared by name.
     static func unexpectedObjects(in database: Database, version: Int) throws -> [String] {
-        let made = try objectsMade(through: version)
         let found = try SchemaObject.all(in: database)
+        if version == migrator.latestVersion && digest(of: found) == latestObjectsDigest { return [] }
+        let made = try objectsMade(through: version)
         var problems: [String] = []
         for object in found {
             guard let expected = made.first(where: { $0.type == object.type && $0.name == object.name }) else {
@@ -53,6 +54,29 @@ extension Schema {
         return problems
     }
 
+    /// `digest(of: objectsMade(through: migrator.latestVersion))`, written down: a file as
+    /// Taskline made it opens without the migrations replayed in memory to tell (25 million
+    /// instructions, most of a start-up). SchemaObjectTests says the new value when a
+    /// migration changes the schema. A 64-bit FNV digest tells any schema another program
+    /// made apart, not one crafted to collide; whoever can write the file can change its
+    /// tasks as well.
+    static let latestObjectsDigest: UInt64 = 0x0194_FBEF_BF85_2DE6
+
+    /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
+    /// tables), in the order `SchemaObject.all` reads them.
+    static func digest(of objects: [SchemaObject]) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for object in objects {
+            for var field in [object.type, object.name, object.table, isShadowTable(object) ? "" : object.sql ?? ""] {
+                field.withUTF8 { bytes in
+                    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+                }
+                hash = hash &* 0x100_0000_01B3  // a 0 byte ends the field
+            }
+        }
+        return hash
+    }
+
     private static func isShadowTable(_ object: SchemaObject) -> Bool {
         object.type == "table" && ["data", "idx", "content", "docsize", "config"].contains { object.name == "task_text_\($0)" }
     }
@@ -62,10 +86,10 @@ extension Schema {
     static func objectsMade(through version: Int) throws -> [SchemaObject] {
         if let known = madeObjects.withLock({ $0[version] }) { return known }
         let database = try Database(path: StoreFile.memoryPath)
-        for migration in migrator.migrations.prefix(version) {
-            try database.writeTransaction { try migration.apply(database) }
+        let objects = try database.writeTransaction {
+            for migration in migrator.migrations.prefix(version) { try migration.apply(database) }
+            return try SchemaObject.all(in: database)
         }
-        let objects = try SchemaObject.all(in: database)
         madeObjects.withLock { $0[version] = objects }
         return objects
     }

@@ -50,6 +50,12 @@ import Testing
         #expect(!report.isSound)
     }
 
+    /// The digest that spares a current file the migrations' replay is that of what they make.
+    @Test func theRecordedDigestIsThatOfTheObjectsTheMigrationsMake() throws {
+        let digest = Schema.digest(of: try Schema.objectsMade(through: Schema.migrator.latestVersion))
+        #expect(digest == Schema.latestObjectsDigest, "Schema.latestObjectsDigest must be 0x\(String(digest, radix: 16, uppercase: true))")
+    }
+
     /// A new file made in memory by the migrations and one made on disk agree, table by table.
     @Test func theObjectsOfANewFileAreThoseTheMigrationsMake() async throws {
         let path = directory.file("new.sqlite")
