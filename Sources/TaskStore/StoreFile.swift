@@ -60,13 +60,13 @@ enum StoreFile {
         if path == memoryPath {
             database = try wrap(path) { try Database(path: path) }
             if let template = options.templatePath {
-                try copy(template: template, into: database)
+                try copy(template: template, into: database, options: options)
             }
         } else {
             try createParentDirectories(of: path)
             if access(path, F_OK) != 0 {
                 if let template = options.templatePath {
-                    try materialize(template: template, at: path)
+                    try materialize(template: template, at: path, options: options)
                 } else {
                     try createEmptyFile(at: path)
                 }
@@ -224,12 +224,12 @@ enum StoreFile {
 
     /// Copies the template next to `path` under a temporary name, checks it, and only then
     /// moves it into place, so a bad template never leaves a half-made database behind.
-    private static func materialize(template: String, at path: String) throws {
+    private static func materialize(template: String, at path: String, options: StoreOptions) throws {
         let temporary = path + ".template-\(getpid())"
         try createEmptyFile(at: temporary)
         do {
             let database = try wrap(temporary) { try Database(path: temporary, mode: .readWrite) }
-            try copy(template: template, into: database)
+            try copy(template: template, into: database, options: options)
         } catch {
             unlink(temporary)
             throw error
@@ -241,12 +241,13 @@ enum StoreFile {
         }
     }
 
-    private static func copy(template: String, into destination: Database) throws {
+    /// A template on read-only media is read as `openReadable` reads any file there.
+    private static func copy(template: String, into destination: Database, options: StoreOptions) throws {
         guard access(template, R_OK) == 0 else {
             throw StoreOpenError.cannotOpen(path: template, detail: String(cString: strerror(errno)))
         }
         do {
-            let source = try Database(path: template, mode: .readOnly)
+            let source = try openReadable(path: template, mode: .readOnly, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             try source.backup(into: destination)
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: template, detail: error.message)

@@ -116,6 +116,15 @@ import Testing
         #expect((try FileManager.default.attributesOfItem(atPath: copy + "-wal")[.size] as? Int ?? 0) > 0)
         try expectReadable(copy, titles: ["task a", "only in the wal", "task c"], seq: 4)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["tasks.sqlite", "tasks.sqlite-wal"])
+
+        // As a template, the same.
+        let writable = directory.file("writable")
+        try FileManager.default.createDirectory(atPath: writable, withIntermediateDirectories: false)
+        chmod(writable, 0o777)
+        let server = try unprivileged(["--db", writable + "/new.sqlite", "--template", copy])
+        try server.initialize()
+        let page = try server.call(1, "tasks/fetch", "{}")
+        #expect(page["result"]?["tasks"]?.arrayValue?.map { $0["title"]?.stringValue } == ["task a", "only in the wal", "task c"], "\(page)")
     }
 
     /// A backup is one self-contained file: any SQLite reader opens it on read-only media,
