@@ -73,8 +73,6 @@ enum StoreFile {
             }
             database = try openReadable(path: path, mode: .readWrite, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         }
-        // Before anything reads the file: another process may be creating or migrating it.
-        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try checkUsable(database, path: path)
         try configure(database, path: path, options: options)
         try wrap(path) { try Schema.migrator.migrate(database) }
@@ -104,21 +102,20 @@ enum StoreFile {
     /// Either way the file is read as it is when opened: nothing can write it on such media.
     static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
         let database = try wrap(path) { try Database(path: path, mode: mode) }
+        // Before anything reads the file: another process may be creating or migrating it.
         database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let hasWAL = access(path + "-wal", F_OK) == 0
-        do {
-            _ = try database.integer("SELECT count(*) FROM sqlite_schema")
-            return database
-        } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
-                                                && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0) {
-            database.close()
-        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-            throw error
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: path, detail: error.message)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        let readable = try wrap(path) {
+            do {
+                _ = try database.integer("SELECT count(*) FROM sqlite_schema")
+                return true
+            } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
+                                                    && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0) {
+                return false
+            }
         }
+        if readable { return database }
+        database.close()
         let snapshot = try wrap(path) {
             try Database(path: fileURI(path, query: hasWAL ? "mode=ro&vfs=unix-none" : "mode=ro&immutable=1"), mode: .readOnly)
         }
@@ -132,12 +129,12 @@ enum StoreFile {
 
     /// `path` as an SQLite URI filename, every byte but letters, digits and `/-._~` escaped.
     private static func fileURI(_ path: String, query: String) -> String {
+        let digits = Array("0123456789ABCDEF".unicodeScalars)
         var uri = path.hasPrefix("/") ? "file://" : "file:"
         for byte in path.utf8 {
             if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "/-._~".utf8.contains(byte) {
                 uri.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
                 uri.unicodeScalars.append(contentsOf: ["%", digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
             }
         }
@@ -155,7 +152,7 @@ enum StoreFile {
     /// `StoreOpenError` for a file that is not Taskline's, or of a newer schema; returns the
     /// schema version and what the schema holds beyond what Taskline made at that version.
     static func inspect(_ database: Database, path: String) throws -> (version: Int, unexpectedObjects: [String]) {
-        do {
+        try wrap(path) {
             // One snapshot: read one at a time, another process's migration could commit in
             // between, and its tables and version be seen without its application id, or
             // the objects of one version taken for those of another.
@@ -185,12 +182,6 @@ enum StoreFile {
                 }
                 return (version, try Schema.unexpectedObjects(in: database, version: version))
             }
-        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-            throw error
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: path, detail: error.message)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
         }
     }
 
@@ -288,6 +279,7 @@ enum StoreFile {
     }
 
     /// Turns SQLite's errors into `StoreOpenError`s, except the lock errors, which `open` retries.
+    /// The `StoreOpenError`s `body` throws go through as they are.
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
