@@ -16,10 +16,10 @@ public struct StoreCheckReport: Sendable {
     public var path: String
     public var schemaVersion = 0
     public var supportedSchemaVersion = Schema.migrator.latestVersion
-    /// What `PRAGMA integrity_check` reported; empty when it said "ok".
     /// Schema objects Taskline did not make at this schema version, made otherwise, or
     /// missing (see `Schema.unexpectedObjects`).
     public var unexpectedObjects: [String] = []
+    /// What `PRAGMA integrity_check` reported; empty when it said "ok".
     public var integrityProblems: [String] = []
     /// What `PRAGMA foreign_key_check` reported.
     public var foreignKeyProblems: [String] = []
