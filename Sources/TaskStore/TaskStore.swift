@@ -257,8 +257,7 @@ public actor TaskStore {
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next.updatedAt = now
             next.version += 1
-            let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? currentDueAt, oldTags: current.tags)
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedDueAt(of: current), oldTags: current.tags)
             return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
 
         case .delete(let id, let ifVersion):
@@ -507,6 +506,16 @@ public actor TaskStore {
     func insertTags(of task: TaskItem, taskPK: Int64) throws {
         let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
+    }
+
+    /// The due date in ms of a task as stored, which an update that keeps it writes back. One
+    /// that another program stored unreadable refuses the update: the client did not send it.
+    private func storedDueAt(of task: TaskItem) throws -> Int64? {
+        guard let due = task.due else { return nil }
+        guard let milliseconds = Timestamp.parse(due) else {
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored due date \(due) is not a date: its stored data is out of range (see taskline check)")
+        }
+        return milliseconds
     }
 
     /// The change the trigger just logged for `task`.

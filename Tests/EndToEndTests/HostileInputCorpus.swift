@@ -576,6 +576,14 @@ extension HostileInput {
             expect: [.ok, .ok, .ok],
             finding: "task a: createdAt must be a time in the years 0000 to 9999"),
         HostileFile(
+            name: "a due date that is no date", sql: "UPDATE task SET due = 'someday' WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/update", ["id": "b", "changes": ["due": "2026-01-01"]], id: 3),
+            ],
+            expect: [.ok, .error(1004), .ok],
+            finding: "task a: due must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)"),
+        HostileFile(
             name: "a priority of Int64.max, past the CHECK constraint",
             sql: "PRAGMA ignore_check_constraints = ON; UPDATE task SET priority = 9223372036854775807 WHERE id = 'a'",
             requests: [
