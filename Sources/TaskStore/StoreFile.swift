@@ -100,6 +100,8 @@ enum StoreFile {
     ///   reads them into a wal-index in this process's memory (exclusive locking mode; the
     ///   `unix-none` VFS, since no lock can be taken on a file opened read-only there).
     /// Either way the file is read as it is when opened: nothing can write it on such media.
+    /// A file with a `-journal` is not: that may be a hot journal, a transaction half
+    /// written into the file that only rolling back undoes, which read-only media forbid.
     static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
         let database = try wrap(path) { try Database(path: path, mode: mode) }
         // Before anything reads the file: another process may be creating or migrating it.
@@ -110,7 +112,8 @@ enum StoreFile {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")
                 return true
             } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
-                                                    && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0) {
+                                                    && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
+                                                    && access(path + "-journal", F_OK) != 0 {
                 return false
             }
         }

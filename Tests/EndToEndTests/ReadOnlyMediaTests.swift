@@ -127,6 +127,28 @@ import Testing
         #expect(page["result"]?["tasks"]?.arrayValue?.map { $0["title"]?.stringValue } == ["task a", "only in the wal", "task c"], "\(page)")
     }
 
+    /// A rollback-mode file copied with a hot journal, its transaction half written into
+    /// it: only rolling back makes it whole, which read-only media forbid, so it is refused,
+    /// never read as it is.
+    @Test(.enabled(if: possible, "needs setpriv to drop root"))
+    func aHotJournalIsNeverIgnored() throws {
+        let path = directory.file("rollback.sqlite")
+        #expect(try runTaskline(["backup", path, "--db", try closedFile()]).status == 0)
+        let writer = try Database(path: path)
+        try writer.execute("PRAGMA cache_size = 1")
+        try writer.execute("BEGIN IMMEDIATE; UPDATE task SET notes = hex(randomblob(3000)), notes_fold = 'half written'")
+        let folder = try readOnlyFolder(with: [path, path + "-journal"])
+        defer { chmod(folder, 0o755) }
+        try writer.execute("ROLLBACK")
+        let copy = folder + "/rollback.sqlite"
+        #expect(fileBytes(copy) != fileBytes(path), "pages of the transaction reached the copy")
+        for command in ["check", "export", "list"] {
+            let refused = try run([command, "--db", copy])
+            #expect(refused.status == 3, "\(command): \(refused.output)")
+            #expect(refused.stderr.contains("cannot open"), "\(refused.stderr)")
+        }
+    }
+
     /// A backup is one self-contained file: any SQLite reader opens it on read-only media,
     /// and a server that opens it for writing puts it back in WAL mode.
     @Test(.enabled(if: possible && FileManager.default.isExecutableFile(atPath: sqlite3), "needs setpriv and the sqlite3 shell"))
