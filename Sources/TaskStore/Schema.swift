@@ -20,6 +20,9 @@ enum Schema {
     static let datedClause = "due_sort_asc < 9223372036854775807"
     static let undatedClause = "due_sort_asc = 9223372036854775807"
 
+    /// What each migration's SQL says, comments and spacing included, is what files hold
+    /// in sqlite_schema, and what `unexpectedObjects` holds them to: a migration files have
+    /// run is never edited, or they would be refused.
     static let migrator = Migrator([
         .init(version: 1) { db in
             try db.execute("""
