@@ -13,9 +13,10 @@ struct CheckedTask {
         guard case .create(_, _, let tags, let dueAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }
-        guard item.version >= 1 else {
-            throw TaskStoreError.invalid(field: "version", reason: "must be 1 or more")
-        }
+        try TaskRules.validateVersion(item.version, field: "version")
+        try TaskRules.validateTimestamp(item.createdAt, field: "createdAt")
+        try TaskRules.validateTimestamp(item.updatedAt, field: "updatedAt")
+        try TaskRules.validateTimestamp(item.completedAt, field: "completedAt")
         switch (item.done, item.completedAt) {
         case (true, nil): throw TaskStoreError.invalid(field: "completedAt", reason: "must be set when done is true")
         case (false, _?): throw TaskStoreError.invalid(field: "completedAt", reason: "must be null when done is false")

@@ -20,6 +20,9 @@ enum Schema {
     static let datedClause = "due_sort_asc < 9223372036854775807"
     static let undatedClause = "due_sort_asc = 9223372036854775807"
 
+    /// What each migration's SQL says, comments and spacing included, is what files hold
+    /// in sqlite_schema, and what `unexpectedObjects` holds them to: a migration files have
+    /// run is never edited, or they would be refused.
     static let migrator = Migrator([
         .init(version: 1) { db in
             try db.execute("""
@@ -350,8 +353,17 @@ enum Schema {
         try database.integer("SELECT max(seq) FROM change") ?? 0
     }
 
-    /// The newest seq pruning removed from the log, 0 when it never removed any.
+    /// The newest seq pruning removed from the log, 0 when it never removed any. Thrown as
+    /// out of range when another program stored one that no seq can be.
     static func prunedThrough(in database: Database) throws -> Int64 {
+        let through = try storedPrunedThrough(in: database)
+        guard through == 0 || TaskRules.seqs.contains(through) else {
+            throw TaskStoreError.outOfRange("meta's \(prunedThroughKey) is \(through), outside 0 to \(TaskRules.seqs.upperBound)")
+        }
+        return through
+    }
+
+    static func storedPrunedThrough(in database: Database) throws -> Int64 {
         try database.integer("SELECT value FROM meta WHERE key = ?", [.text(prunedThroughKey)]) ?? 0
     }
 }

@@ -16,6 +16,9 @@ public struct StoreCheckReport: Sendable {
     public var path: String
     public var schemaVersion = 0
     public var supportedSchemaVersion = Schema.migrator.latestVersion
+    /// Schema objects Taskline did not make at this schema version, made otherwise, or
+    /// missing (see `Schema.unexpectedObjects`).
+    public var unexpectedObjects: [String] = []
     /// What `PRAGMA integrity_check` reported; empty when it said "ok".
     public var integrityProblems: [String] = []
     /// What `PRAGMA foreign_key_check` reported.
@@ -28,29 +31,23 @@ public struct StoreCheckReport: Sendable {
     public var counts: Counts?
 
     public var isSound: Bool {
-        integrityProblems.isEmpty && foreignKeyProblems.isEmpty && ruleProblemCount == 0
+        unexpectedObjects.isEmpty && integrityProblems.isEmpty && foreignKeyProblems.isEmpty && ruleProblemCount == 0
     }
 }
 
 extension TaskStore {
-    /// Checks the database at `path` without writing to it: SQLite's integrity and foreign
-    /// key checks, the schema version, every task against the task rules (and its derived
-    /// columns against its fields), the change log's numbering, and counts.
+    /// Checks the database at `path` without writing to it: the schema objects against those
+    /// Taskline made, SQLite's integrity and foreign key checks, the schema version, every
+    /// task against the task rules (and its derived columns against its fields), the change
+    /// log's numbering, and counts.
     ///
     /// Throws `StoreOpenError` when the file cannot be used at all (missing, not SQLite,
     /// another application's, a newer schema): what makes the server exit with code 3.
     /// Damage found past that point is reported, not thrown.
     public static func check(path: String, maxListed: Int = 20) throws -> StoreCheckReport {
-        let database: Database
-        do {
-            database = try Database(path: path, mode: .readOnly)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
-        }
-        database.setBusyTimeout(milliseconds: 5000)
-        try StoreFile.checkOwnership(of: database, path: path)
-
+        let database = try StoreFile.openReadable(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
         var report = StoreCheckReport(path: path)
+        report.unexpectedObjects = try StoreFile.inspect(database, path: path).unexpectedObjects
         /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
         func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
                      _ body: () throws -> Void) {
@@ -87,9 +84,15 @@ extension TaskStore {
             let counts = try counts(database, schemaVersion: report.schemaVersion)
             report.counts = counts
             if report.schemaVersion >= 12 {
-                let prunedThrough = try Schema.prunedThrough(in: database)
-                if counts.newestSeq < prunedThrough {
+                let prunedThrough = try Schema.storedPrunedThrough(in: database)
+                if prunedThrough != 0 && !TaskRules.seqs.contains(prunedThrough) {
+                    rule("meta's \(Schema.prunedThroughKey) is \(prunedThrough), outside 0 to \(TaskRules.seqs.upperBound)")
+                } else if counts.newestSeq < prunedThrough {
                     rule("the change log's newest seq is \(counts.newestSeq), below the \(prunedThrough) pruned: seqs would repeat")
+                }
+                if let oldest = try database.integer("SELECT min(seq) FROM change"),
+                   !TaskRules.seqs.contains(oldest) || !TaskRules.seqs.contains(counts.newestSeq) {
+                    rule("the change log's seqs run from \(oldest) to \(counts.newestSeq), outside 1 to \(TaskRules.seqs.upperBound): writes would fail")
                 }
             } else {
                 let newest = try Schema.newestSeq(in: database)

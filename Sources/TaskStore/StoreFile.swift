@@ -60,23 +60,21 @@ enum StoreFile {
         if path == memoryPath {
             database = try wrap(path) { try Database(path: path) }
             if let template = options.templatePath {
-                try copy(template: template, into: database)
+                try copy(template: template, into: database, options: options)
             }
         } else {
             try createParentDirectories(of: path)
             if access(path, F_OK) != 0 {
                 if let template = options.templatePath {
-                    try materialize(template: template, at: path)
+                    try materialize(template: template, at: path, options: options)
                 } else {
                     try createEmptyFile(at: path)
                 }
             }
-            database = try wrap(path) { try Database(path: path, mode: .readWrite) }
+            database = try openReadable(path: path, mode: .readWrite, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         }
-        // Before anything reads the file: another process may be creating or migrating it.
-        database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-        try checkOwnership(of: database, path: path)
-        try configure(database, options: options)
+        try checkUsable(database, path: path)
+        try configure(database, path: path, options: options)
         try wrap(path) { try Schema.migrator.migrate(database) }
         indexWaitingTexts(in: database)
         return database
@@ -94,43 +92,104 @@ enum StoreFile {
         }
     }
 
-    /// Reads, never writes: a file that is not ours must come out of this untouched.
-    static func checkOwnership(of database: Database, path: String) throws {
-        var objects: Int64 = 0
-        var applicationID: Int32 = 0
-        var version = 0
-        do {
-            // One statement, so one snapshot: read one at a time, another process's first
-            // migration could commit in between, and its tables and version be seen without
-            // its application id.
-            try database.cachedStatement("""
-                SELECT (SELECT count(*) FROM sqlite_schema), (SELECT application_id FROM pragma_application_id),
-                       (SELECT user_version FROM pragma_user_version)
-                """).forEachRow { row in
-                objects = row.int64(0)
-                applicationID = Int32(truncatingIfNeeded: row.int64(1))
-                version = row.int(2)
+    /// Opens `path` and makes sure it can be read. SQLite reads a WAL-mode file through its
+    /// `-wal` and `-shm` files, which it creates when missing; where it cannot (read-only
+    /// media: a mounted backup, a snapshot), the file is opened again, read-only, without them:
+    /// - with no `-wal`, every commit is in the file itself, which is opened `immutable=1`;
+    /// - with a `-wal` but no `-shm`, the commits in the `-wal` are never ignored: SQLite
+    ///   reads them into a wal-index in this process's memory (exclusive locking mode; the
+    ///   `unix-none` VFS, since no lock can be taken on a file opened read-only there).
+    /// Either way the file is read as it is when opened: nothing can write it on such media.
+    /// A file with a `-journal` is not: that may be a hot journal, a transaction half
+    /// written into the file that only rolling back undoes, which read-only media forbid.
+    static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
+        let database = try wrap(path) { try Database(path: path, mode: mode) }
+        // Before anything reads the file: another process may be creating or migrating it.
+        database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        let hasWAL = access(path + "-wal", F_OK) == 0
+        let readable = try wrap(path) {
+            do {
+                _ = try database.integer("SELECT count(*) FROM sqlite_schema")
+                return true
+            } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
+                                                    && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
+                                                    && access(path + "-journal", F_OK) != 0 {
+                return false
             }
-        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-            throw error
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: path, detail: error.message)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
         }
-        if applicationID == 0 && version == 0 && objects == 0 { return }  // a new, empty database
-        guard applicationID == Schema.applicationID else {
-            throw StoreOpenError.foreignSchema(
-                path: path,
-                detail: applicationID == 0 ? "it has tables but no Taskline application id" : "application id \(applicationID)")
+        if readable { return database }
+        database.close()
+        let snapshot = try wrap(path) {
+            try Database(path: fileURI(path, query: hasWAL ? "mode=ro&vfs=unix-none" : "mode=ro&immutable=1"), mode: .readOnly)
         }
-        guard version <= Schema.migrator.latestVersion else {
-            throw StoreOpenError.newerSchema(path: path, version: version, supported: Schema.migrator.latestVersion)
+        try wrap(path) {
+            if hasWAL { try snapshot.execute("PRAGMA locking_mode = EXCLUSIVE") }
+            _ = try snapshot.integer("SELECT count(*) FROM sqlite_schema")
+        }
+        Log.info("\(path): its -wal or -shm file is missing and cannot be made; reading the file as it is now")
+        return snapshot
+    }
+
+    /// `path` as an SQLite URI filename, every byte but letters, digits and `/-._~` escaped.
+    private static func fileURI(_ path: String, query: String) -> String {
+        let digits = Array("0123456789ABCDEF".unicodeScalars)
+        var uri = path.hasPrefix("/") ? "file://" : "file:"
+        for byte in path.utf8 {
+            if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "/-._~".utf8.contains(byte) {
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                uri.unicodeScalars.append(contentsOf: ["%", digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+            }
+        }
+        return uri + "?" + query
+    }
+
+    /// Throws `StoreOpenError` unless the file is Taskline's (or new and empty) and holds
+    /// exactly the schema objects Taskline made: `inspect`'s findings, as the store opens it.
+    static func checkUsable(_ database: Database, path: String) throws {
+        let unexpected = try inspect(database, path: path).unexpectedObjects
+        guard unexpected.isEmpty else { throw StoreOpenError.unexpectedObjects(path: path, objects: unexpected) }
+    }
+
+    /// Reads, never writes: a file that is not ours must come out of this untouched. Throws
+    /// `StoreOpenError` for a file that is not Taskline's, or of a newer schema; returns the
+    /// schema version and what the schema holds beyond what Taskline made at that version.
+    static func inspect(_ database: Database, path: String) throws -> (version: Int, unexpectedObjects: [String]) {
+        try wrap(path) {
+            // One snapshot: read one at a time, another process's migration could commit in
+            // between, and its tables and version be seen without its application id, or
+            // the objects of one version taken for those of another.
+            return try database.readTransaction {
+                var objects: Int64 = 0
+                var applicationID: Int32 = 0
+                var version = 0
+                try database.cachedStatement("""
+                    SELECT (SELECT count(*) FROM sqlite_schema), (SELECT application_id FROM pragma_application_id),
+                           (SELECT user_version FROM pragma_user_version)
+                    """).forEachRow { row in
+                    objects = row.int64(0)
+                    applicationID = Int32(truncatingIfNeeded: row.int64(1))
+                    version = row.int(2)
+                }
+                if applicationID == 0 && version == 0 && objects == 0 { return (0, []) }  // a new, empty database
+                guard applicationID == Schema.applicationID else {
+                    throw StoreOpenError.foreignSchema(
+                        path: path,
+                        detail: applicationID == 0 ? "it has tables but no Taskline application id" : "application id \(applicationID)")
+                }
+                guard version >= 0 else {
+                    throw StoreOpenError.foreignSchema(path: path, detail: "schema version \(version), which Taskline never writes")
+                }
+                guard version <= Schema.migrator.latestVersion else {
+                    throw StoreOpenError.newerSchema(path: path, version: version, supported: Schema.migrator.latestVersion)
+                }
+                return (version, try Schema.unexpectedObjects(in: database, version: version))
+            }
         }
     }
 
-    private static func configure(_ database: Database, options: StoreOptions) throws {
-        try wrap(database.path) {
+    private static func configure(_ database: Database, path: String, options: StoreOptions) throws {
+        try wrap(path) {
             // Benchmarks/sqlite-baseline sets the same pragmas: keep the two in step.
             try database.execute("PRAGMA foreign_keys = ON")
             // Only a file with no pages yet takes a page size; an older one keeps its own.
@@ -140,11 +199,11 @@ enum StoreFile {
             // WAL: readers never block the writer, and a commit is one append (plus one fsync
             // with synchronous=FULL). A read-only file keeps its journal mode; writes then fail
             // with SQLITE_READONLY, which clients see as error 1004.
-            if database.path != memoryPath {
+            if path != memoryPath {
                 do {
                     try database.execute("PRAGMA journal_mode = WAL")
                 } catch let error as SQLiteError where error.code == SQLiteError.readOnly {}
-                if database.isReadOnly { Log.warning("\(database.path) is read-only: reads work, writes will fail") }
+                if database.isReadOnly { Log.warning("\(path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
             // 8 MiB of page cache (SQLite's default is 2): a large write (an import, a big
@@ -159,12 +218,12 @@ enum StoreFile {
 
     /// Copies the template next to `path` under a temporary name, checks it, and only then
     /// moves it into place, so a bad template never leaves a half-made database behind.
-    private static func materialize(template: String, at path: String) throws {
+    private static func materialize(template: String, at path: String, options: StoreOptions) throws {
         let temporary = path + ".template-\(getpid())"
         try createEmptyFile(at: temporary)
         do {
             let database = try wrap(temporary) { try Database(path: temporary, mode: .readWrite) }
-            try copy(template: template, into: database)
+            try copy(template: template, into: database, options: options)
         } catch {
             unlink(temporary)
             throw error
@@ -176,19 +235,20 @@ enum StoreFile {
         }
     }
 
-    private static func copy(template: String, into destination: Database) throws {
+    /// A template on read-only media is read as `openReadable` reads any file there.
+    private static func copy(template: String, into destination: Database, options: StoreOptions) throws {
         guard access(template, R_OK) == 0 else {
             throw StoreOpenError.cannotOpen(path: template, detail: String(cString: strerror(errno)))
         }
         do {
-            let source = try Database(path: template, mode: .readOnly)
+            let source = try openReadable(path: template, mode: .readOnly, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             try source.backup(into: destination)
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
             throw StoreOpenError.notADatabase(path: template, detail: error.message)
         } catch let error as SQLiteError {
             throw StoreOpenError.cannotOpen(path: template, detail: error.message)
         }
-        try checkOwnership(of: destination, path: template)
+        try checkUsable(destination, path: template)
     }
 
     /// The database's own mode is what SQLite gives its -wal and -shm files, so creating it
@@ -222,6 +282,7 @@ enum StoreFile {
     }
 
     /// Turns SQLite's errors into `StoreOpenError`s, except the lock errors, which `open` retries.
+    /// The `StoreOpenError`s `body` throws go through as they are.
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()

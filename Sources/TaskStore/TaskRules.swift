@@ -7,6 +7,14 @@ public enum TaskRules {
     public static let maxTags = 64
     public static let maxTagLength = 64
     public static let priorities = 0...3
+    /// A task's `version` and the change log's `seq` stay at most 2^53 − 1, the largest
+    /// integer every client reads exactly (JSON numbers are doubles in many languages).
+    static let maxCounter: Int64 = 9_007_199_254_740_991
+    static let versions: ClosedRange<Int64> = 1...maxCounter
+    static let seqs: ClosedRange<Int64> = 1...maxCounter
+    /// The times a task carries: years 0000 to 9999, the ones RFC 3339 can write (and an
+    /// import can read back).
+    static let timestamps: ClosedRange<Int64> = Timestamp.parse("0000-01-01")!...Timestamp.parse("9999-12-31T23:59:59.999Z")!
 
     static func validateID(_ id: String, field: String = "id") throws {
         let count = id.unicodeScalars.count
@@ -61,6 +69,18 @@ public enum TaskRules {
         guard !tag.unicodeScalars.contains(where: { isControl($0) || $0.properties.isWhitespace }) else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must not contain white space or control characters")
         }
+    }
+
+    static func validateVersion(_ version: Int64, field: String) throws {
+        guard version >= versions.lowerBound else { throw TaskStoreError.invalid(field: field, reason: "must be 1 or more") }
+        guard version <= versions.upperBound else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(versions.upperBound) (2^53 − 1)")
+        }
+    }
+
+    static func validateTimestamp(_ milliseconds: Int64?, field: String) throws {
+        guard let milliseconds, !timestamps.contains(milliseconds) else { return }
+        throw TaskStoreError.invalid(field: field, reason: "must be a time in the years 0000 to 9999")
     }
 
     /// Returns the due date's sort key in milliseconds.

@@ -26,7 +26,8 @@ extension TaskStore {
     /// `Database.backup`), so writers, in this process or others, go on meanwhile and never
     /// make the copy start over. The file is written under a temporary name beside
     /// `destination`, with mode 0600, synced, and only then given its name, which must not
-    /// exist: a half-made backup never has the name of a good one.
+    /// exist: a half-made backup never has the name of a good one. The copy is in rollback
+    /// journal mode, one self-contained file that opens on read-only media too.
     public func backup(to destination: String, pagesPerStep: Int32 = 1024,
                        progress: ((_ copiedPages: Int, _ totalPages: Int) -> Void)? = nil) throws {
         guard access(destination, F_OK) != 0 else { throw BackupError.destinationExists(path: destination) }
@@ -40,10 +41,15 @@ extension TaskStore {
         defer { unlink(temporary) }
         try translatingSQLiteErrors {
             let copy = try Database(path: temporary, mode: .readWrite)
+            defer { copy.close() }
             try database.readTransaction {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")  // the snapshot starts here
                 try database.backup(into: copy, pagesPerStep: pagesPerStep) { progress?($0.copiedPages, $0.totalPages) }
             }
+            // The pages copied say WAL, and a WAL-mode file is read through a -shm file that
+            // read-only media cannot give it. In rollback mode the copy is whole by itself and
+            // opens anywhere; a server that opens it for writing switches it back to WAL.
+            try copy.execute("PRAGMA journal_mode = DELETE")
         }
         try Self.sync(temporary, destination: destination)
         // link() fails when the name exists, where rename() would replace it.

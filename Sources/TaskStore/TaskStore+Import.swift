@@ -105,6 +105,7 @@ extension TaskStore {
         }
         // Thrown inside the transaction, so that it is rolled back.
         if failure.count > 0 { throw failure }
+        if summary.inserted + summary.replaced > 0 { _ = try loggedSeq() }
         return summary
     }
 

@@ -247,19 +247,24 @@ public actor TaskStore {
             if let done = changes.done { next.done = done }
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
+            guard current.version < TaskRules.versions.upperBound else {
+                throw TaskStoreError.outOfRange("""
+                    task \(id) is at version \(current.version), and a version goes no higher than \
+                    \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
+                    """)
+            }
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next.updatedAt = now
             next.version += 1
-            let currentDueAt: Int64? = try current.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? currentDueAt, oldTags: current.tags)
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedDueAt(of: current), oldTags: current.tags)
             return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try Schema.newestSeq(in: database), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change)
         }
     }
@@ -364,8 +369,8 @@ public actor TaskStore {
         guard let oldest = try database.integer("SELECT min(seq) FROM change") else { return nil }
         let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)])
             ?? Schema.newestSeq(in: database)
-        let through = firstKept - 1
-        return through >= oldest ? through : nil
+        // Compared before subtracting: a seq another program stored may be Int64.min.
+        return firstKept > oldest ? firstKept - 1 : nil
     }
 
     // MARK: - Helpers
@@ -503,8 +508,32 @@ public actor TaskStore {
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 
+    /// The due date in ms of a task as stored, which an update that keeps it writes back. One
+    /// that another program stored unreadable refuses the update: the client did not send it.
+    private func storedDueAt(of task: TaskItem) throws -> Int64? {
+        guard let due = task.due else { return nil }
+        guard let milliseconds = Timestamp.parse(due) else {
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored due date \(due) is not a date: its stored data is out of range (see taskline check)")
+        }
+        return milliseconds
+    }
+
     /// The change the trigger just logged for `task`.
     private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try Schema.newestSeq(in: database), kind: kind, id: task.id, version: task.version, task: task)
+        TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
+    }
+
+    /// The seq of the change a write just logged, refusing the write (its transaction or
+    /// savepoint is undone) when the log's numbering is out of range: past the largest seq
+    /// SQLite numbers the next row at random, and below 1 clients never ask for it.
+    func loggedSeq() throws -> Int64 {
+        let seq = try Schema.newestSeq(in: database)
+        guard TaskRules.seqs.contains(seq) else {
+            throw TaskStoreError.outOfRange("""
+                the change log's newest seq is \(seq), outside 1 to \(TaskRules.seqs.upperBound): \
+                its stored data is out of range (see taskline check)
+                """)
+        }
+        return seq
     }
 }

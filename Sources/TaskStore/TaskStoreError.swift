@@ -16,6 +16,13 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
         self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
     }
 
+    /// A write that would carry a stored number past the range Taskline keeps it in (a
+    /// version or seq that another program wrote): reported as SQLite reports a failed CHECK
+    /// constraint, SQLITE_CONSTRAINT_CHECK, since the range is a rule of the stored data.
+    static func outOfRange(_ message: String) -> TaskStoreError {
+        .storage(code: 19, extendedCode: 275, message: message)
+    }
+
     /// The same error with its field path placed under `path` (`operations[2].update`).
     func located(in path: String) -> TaskStoreError {
         guard case .invalid(let field, let reason) = self else { return self }
@@ -29,6 +36,8 @@ public enum StoreOpenError: Error, Sendable, CustomStringConvertible {
     case notADatabase(path: String, detail: String)
     case foreignSchema(path: String, detail: String)
     case newerSchema(path: String, version: Int, supported: Int)
+    /// Schema objects Taskline did not make (or made otherwise), one line each.
+    case unexpectedObjects(path: String, objects: [String])
     case cannotOpen(path: String, detail: String)
 
     public var description: String {
@@ -39,6 +48,8 @@ public enum StoreOpenError: Error, Sendable, CustomStringConvertible {
             return "\(path) belongs to another application (\(detail)); Taskline will not touch it"
         case .newerSchema(let path, let version, let supported):
             return "\(path) has schema version \(version), newer than this taskline supports (\(supported)); upgrade taskline"
+        case .unexpectedObjects(let path, let objects):
+            return "\(path): its schema is not as Taskline made it (\(objects.joined(separator: "; "))); Taskline will not use it"
         case .cannotOpen(let path, let detail):
             return "cannot open \(path): \(detail)"
         }

@@ -136,9 +136,10 @@ public enum Timestamp {
         }
     }
 
+    /// For every `a`, Int64.min included (a time another program stored): nothing overflows.
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
-        let quotient = a >= 0 ? a / b : (a - b + 1) / b
-        return (quotient, a - quotient * b)
+        let (quotient, remainder) = a.quotientAndRemainder(dividingBy: b)
+        return remainder < 0 ? (quotient - 1, remainder + b) : (quotient, remainder)
     }
 }
 

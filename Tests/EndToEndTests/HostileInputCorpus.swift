@@ -514,3 +514,83 @@ enum HostileInput {
         Ending(name: "end while skipping a 20 GB body", lspFraming: true, bytes: Array("Content-Length: 20000000000\r\n\r\n{}".utf8), codes: [-32600]),
     ]
 }
+
+// MARK: - Hostile files
+
+/// A Taskline file another program wrote to (the sqlite3 shell, a script): `sql` run on a
+/// real file holding tasks `a` and `b`, then `requests` pipelined to a server on it. Each
+/// request gets its answer, in order, and the server stays up to its clean exit.
+struct HostileFile: Sendable, CustomStringConvertible {
+    var name: String
+    var sql: String
+    var requests: [String]
+    var expect: [HostileCase.Answer]
+    /// A line `taskline check` must print for the file (which it then calls unsound).
+    var finding: String
+    var description: String { name }
+}
+
+extension HostileInput {
+    /// The current time in ms since the epoch, in SQL.
+    static let nowSQL = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
+    static let storedValues: [HostileFile] = [
+        HostileFile(
+            name: "a version of Int64.max", sql: "UPDATE task SET version = 9223372036854775807 WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/update", ["id": "b", "changes": ["title": "B2"]], id: 3), request("tasks/create", ["title": "c"], id: 4),
+                request("tasks/apply", ["operations": [["update": ["id": "a", "changes": ["done": true]]], ["update": ["id": "b", "changes": ["done": true]]]], "atomic": false], id: 5),
+                request("tasks/fetch", ["includeTotal": true], id: 6),
+            ],
+            expect: [.ok, .error(1004), .ok, .ok, .ok, .ok],
+            finding: "task a: version must be at most 9007199254740991 (2^53 − 1)"),
+        HostileFile(
+            name: "a change seq of Int64.max",
+            sql: "INSERT INTO change (seq, kind, task_id, version, at) VALUES (9223372036854775807, 'deleted', 'gone', 1, \(nowSQL))",
+            requests: [
+                request("tasks/create", ["title": "c"], id: 1), request("tasks/update", ["id": "b", "changes": ["title": "B2"]], id: 2),
+                request("tasks/delete", ["id": "b"], id: 3), request("tasks/get", ["id": "b"], id: 4),
+                request("tasks/changes", ["since": 0], id: 5),
+            ],
+            expect: [.error(1004), .error(1004), .error(1004), .ok, .ok],
+            finding: "the change log's seqs run from 1 to 9223372036854775807, outside 1 to 9007199254740991"),
+        HostileFile(
+            name: "a change seq of Int64.min, made just now",
+            sql: "INSERT INTO change (seq, kind, task_id, version, at) VALUES (-9223372036854775808, 'deleted', 'gone', 1, \(nowSQL))",
+            requests: [request("tasks/create", ["title": "c"], id: 1), request("tasks/changes", ["since": 0], id: 2)],
+            expect: [.ok, .ok],
+            finding: "the change log's seqs run from -9223372036854775808 to"),
+        HostileFile(
+            name: "a pruned-through seq of Int64.max",
+            sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('history_pruned_through', 9223372036854775807)",
+            requests: [request("tasks/changes", ["since": 0], id: 1), request("tasks/create", ["title": "c"], id: 2)],
+            expect: [.error(1004), .ok],
+            finding: "meta's history_pruned_through is 9223372036854775807"),
+        HostileFile(
+            name: "a creation time of Int64.min", sql: "UPDATE task SET created_at = -9223372036854775808 WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/fetch", [:], id: 2),
+                request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 3),
+            ],
+            expect: [.ok, .ok, .ok],
+            finding: "task a: createdAt must be a time in the years 0000 to 9999"),
+        HostileFile(
+            name: "a due date that is no date", sql: "UPDATE task SET due = 'someday' WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/update", ["id": "b", "changes": ["due": "2026-01-01"]], id: 3),
+            ],
+            expect: [.ok, .error(1004), .ok],
+            finding: "task a: due must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)"),
+        HostileFile(
+            name: "a priority of Int64.max, past the CHECK constraint",
+            sql: "PRAGMA ignore_check_constraints = ON; UPDATE task SET priority = 9223372036854775807 WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/fetch", ["sort": [["field": "priority"]]], id: 3),
+            ],
+            expect: [.ok, .error(1004), .ok],
+            finding: "task a: priority must be 0 (none), 1 (low), 2 (medium) or 3 (high)"),
+    ]
+}

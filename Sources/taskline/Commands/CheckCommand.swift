@@ -12,9 +12,11 @@ enum CheckCommand: Command {
         Usage: taskline check [--db PATH]
 
         Checks the database without writing to it, and prints what it found on stdout:
-        SQLite's integrity check and foreign key check, the schema version, every task
-        against the rules of the protocol (and its derived columns against its fields), the
-        change log's numbering, and counts of tasks, tags and changes.
+        schema objects Taskline did not make (a trigger, view, index or table another
+        program added, one of Taskline's changed or missing; listed under "objects" when
+        there are any), SQLite's integrity check and foreign key check, the schema version,
+        every task against the rules of the protocol (and its derived columns against its
+        fields), the change log's numbering, and counts of tasks, tags and changes.
 
         Options:
           --db PATH    the database (default: the server's)
@@ -52,6 +54,7 @@ enum CheckCommand: Command {
         default: "\(report.schemaVersion) (older than \(report.supportedSchemaVersion): taskline upgrades it when it opens it)"
         }
         try output.line("schema        \(version)")
+        if !report.unexpectedObjects.isEmpty { try section("objects", report.unexpectedObjects) }
         try section("integrity", report.integrityProblems)
         try section("foreign keys", report.foreignKeyProblems)
         try section("task rules", report.ruleProblems, total: report.ruleProblemCount)
