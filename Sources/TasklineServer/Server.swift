@@ -342,10 +342,15 @@ public actor Server {
     /// otherwise the change log is read, so that the client still hears of everything in order.
     private func deliverChanges(own: [TaskJSON.ChangeText]) async {
         guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
-        var expected = lastNotifiedSeq
-        if missed == nil, !writer.isBackedUp, own.allSatisfy({ expected += 1; return $0.seq == expected }) {
+        // Each change follows the one before it; compared by subtraction, since the last seq
+        // the client heard of comes from the file and may be any integer.
+        var previous = lastNotifiedSeq
+        if missed == nil, !writer.isBackedUp, own.allSatisfy({ change in
+            defer { previous = change.seq }
+            return change.seq - 1 == previous
+        }) {
             writer.send(TaskJSON.didChange(own))
-            lastNotifiedSeq = expected
+            lastNotifiedSeq = previous
         } else {
             await deliverLoggedChanges()
         }

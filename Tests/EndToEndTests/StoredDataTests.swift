@@ -45,6 +45,23 @@ import Testing
         #expect(check.lines.last == "NOT SOUND")
     }
 
+    /// The last seq a client heard of comes from the file: a server that started at the
+    /// largest integer, whose change row another program then removed, numbers its next
+    /// change far below it and must still announce it (it read the log, not add past the end).
+    @Test func aStartingSeqOfInt64MaxThatVanishesDoesNotStopTheServer() throws {
+        let path = try taskFile("seq.sqlite")
+        try Database(path: path).execute(
+            "INSERT INTO change (seq, kind, task_id, version, at) VALUES (9223372036854775807, 'deleted', 'gone', 1, 0)")
+        let server = try ServerProcess(["--db", path, "--log-level", "error"])
+        #expect(try server.initialize()["result"]?["database"]?["seq"] == .integer(.max))
+        try Database(path: path).execute("DELETE FROM change WHERE seq = 9223372036854775807")
+        let created = try server.call(1, "tasks/create", #"{"title":"after"}"#)
+        #expect(created["result"]?["title"] == "after", "\(created); stderr: \(server.stderr)")
+        #expect(try server.call(2, "tasks/get", #"{"id":"a"}"#)["result"]?["title"] == "A")
+        server.closeInput()
+        #expect(server.waitForExit() == 1, "the server did not stay up: \(server.stderr)")
+    }
+
     @Test func importRefusesVersionsAndTimesOutOfRange() throws {
         let path = directory.file("import.sqlite")
         let records = [
