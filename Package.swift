@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "TestSupport"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),

@@ -68,10 +68,12 @@ public enum JSON: Sendable, Hashable {
 /// Members live in two parallel arrays and are found by a linear search, which for the
 /// small objects of this protocol beats hashing; past `indexThreshold` members (only
 /// possible in hostile input) a dictionary index keeps lookups and duplicate checks fast.
+/// Names are compared code point by code point, as JSON compares them: Swift's `String`
+/// equality would take "é" and "e\u{301}" for one name.
 public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var keys: [String] = []
     private var values: [JSON] = []
-    private var index: [String: Int]?
+    private var index: [Name: Int]?
     private static let indexThreshold = 16
 
     public init() {}
@@ -79,9 +81,21 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 
+    private struct Name: Hashable {
+        let text: String
+
+        static func == (a: Name, b: Name) -> Bool {
+            a.text.utf8.elementsEqual(b.text.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+    }
+
     private func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        return keys.firstIndex(of: key)
+        if let index { return index[Name(text: key)] }
+        return keys.firstIndex { $0.utf8.elementsEqual(key.utf8) }
     }
 
     /// Setting `nil` removes the member.
@@ -118,14 +132,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         keys.append(key)
         values.append(value)
         if index != nil {
-            index?[key] = keys.count - 1
+            index?[Name(text: key)] = keys.count - 1
         } else if keys.count > Self.indexThreshold {
             rebuildIndex()
         }
     }
 
     private mutating func rebuildIndex() {
-        index = keys.count > Self.indexThreshold ? Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }) : nil
+        index = keys.count > Self.indexThreshold ? Dictionary(uniqueKeysWithValues: keys.enumerated().map { (Name(text: $1), $0) }) : nil
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {

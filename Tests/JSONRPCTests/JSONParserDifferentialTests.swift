@@ -1,0 +1,189 @@
+import Foundation
+import JSONRPC
+import Testing
+
+/// Taskline's hand-written JSON parser against another one: Python's `json`, made as strict as
+/// the protocol (Fixtures/json_reference.py says how). Over corner cases and thousands of
+/// generated and mutated documents, both must accept the same inputs and read the same values.
+@Suite struct JSONParserDifferentialTests {
+    static let referencePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/json_reference.py").path
+
+    @Test func agreesWithPythonsJSON() throws {
+        var generator = SeededGenerator(seed: 0x7A5C_11E5)
+        var inputs = Self.cornerCases.map { Array($0.utf8) } + Self.byteCases
+        for _ in 0..<3000 {
+            let document = Self.randomDocument(using: &generator)
+            inputs.append(document)
+            inputs.append(Self.mutated(document, using: &generator))
+        }
+        let disagreements = try Self.compareWithReference(inputs)
+        #expect(disagreements.count == 1, "\(disagreements.joined(separator: "\n"))")
+        #expect(disagreements.last == "compared \(inputs.count)")
+    }
+
+    /// Runs the reference over every input, with what Taskline's parser made of it.
+    static func compareWithReference(_ inputs: [[UInt8]]) throws -> [String] {
+        var lines = Data()
+        for input in inputs {
+            let taskline: JSON = (try? JSONParser.parse(input)).map { .string(Data(JSONWriter.bytes($0)).base64EncodedString()) } ?? .null
+            lines.append(contentsOf: JSONWriter.bytes(["input": .string(Data(input).base64EncodedString()), "taskline": taskline]))
+            lines.append(0x0A)
+        }
+        let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("json-differential-\(getpid()).jsonl").path
+        try lines.write(to: URL(fileURLWithPath: inputPath))
+        defer { try? FileManager.default.removeItem(atPath: inputPath) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", referencePath]
+        let output = Pipe()
+        process.standardInput = FileHandle(forReadingAtPath: inputPath)
+        process.standardOutput = output
+        try process.run()
+        let report = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: report, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    // MARK: - Inputs
+
+    static let cornerCases: [String] = {
+        let numbers = ["0", "-0", "1", "-1", "1.0", "1e0", "1E+2", "1e-2", "0.1", "-0.0", "123456789012345678901234567890",
+                       "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+                       "18446744073709551616", "1.7976931348623157e308", "1.7976931348623159e308", "2e308", "-2e308",
+                       "1e-400", "4.9e-324", "1" + String(repeating: "0", count: 400), "01", "1.", ".1", "-", "+1", "1e",
+                       "1e+", "0x10", "NaN", "Infinity", "-Infinity", "1_000", "--1", "1.5e3.2", "00", "-01", "1E400"]
+        let strings = [#""""#, #""\"\\\/\b\f\n\r\t""#, #""\u0000""#, #""\u00e9\u00E9""#, #""\uD83D\uDE00""#, #""\uD83D""#,
+                       #""\uDE00""#, #""\uD83D\u0041""#, #""\x41""#, #""\'""#, #""\u12""#, #""\u12G4""#, "\"\u{7F}\"",
+                       "\"é😀\u{FFFF}\u{10FFFF}\"", "\"\t\"", "\"\n\"", "\"\u{1F}\"", #""\uDBFF\uDFFF""#, #""\uD800\uD800""#,
+                       #"""#, #""abc"#, #""\""#]
+        let structures = ["[]", "{}", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "{a:1}", #"{"a":1,"a":2}"#, #"{"a":1,"b":{"a":2}}"#,
+                          #"{"\u0061":1,"a":2}"#, #"{"é":1,"e\u0301":2}"#,
+                          "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"e\u0301":2}"#,
+                          "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"\u00e9":2}"#, "[1 2]", "[,1]", "[1,,2]", #"{"a":1 "b":2}"#,
+                          " [ 1 , 2 ] ", "\t\n\r[]\r\n", "[]\u{A0}", "\u{FEFF}[]", "[] x", "", "  ", "1", #""x""#, "true",
+                          "false", "null", "nul", "True", "[true,false,null]", "[[[]]]", #"{"":""}"#,
+                          String(repeating: "[", count: 64) + String(repeating: "]", count: 64),
+                          String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+                          String(repeating: #"{"a":"#, count: 64) + "1" + String(repeating: "}", count: 64),
+                          String(repeating: #"{"a":"#, count: 65) + "1" + String(repeating: "}", count: 65)]
+        return numbers + numbers.map { "[\($0)]" } + strings + structures
+    }()
+
+    /// Invalid UTF-8 in a string and outside one: overlong, surrogate, out of range, truncated, stray continuation.
+    static let byteCases: [[UInt8]] = {
+        let sequences: [[UInt8]] = [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82],
+                                    [0x80], [0xFF], [0xF0, 0x9F, 0x98], [0xC3, 0xA9]]
+        var cases: [[UInt8]] = []
+        for bytes in sequences {
+            let inString: [UInt8] = [0x22] + bytes + [0x22]
+            let bare: [UInt8] = [0x5B] + bytes + [0x5D]
+            let inName: [UInt8] = [0x7B, 0x22] + bytes + [0x22, 0x3A, 0x31, 0x7D]
+            cases += [inString, bare, inName]
+        }
+        return cases
+    }()
+
+    static func randomDocument(using generator: inout SeededGenerator) -> [UInt8] {
+        var out: [UInt8] = []
+        appendValue(depth: 0, to: &out, using: &generator)
+        return out
+    }
+
+    private static func appendSpace(to out: inout [UInt8], using generator: inout SeededGenerator) {
+        if Int.random(in: 0..<4, using: &generator) == 0 {
+            out += (0..<Int.random(in: 1...3, using: &generator)).map { _ in [0x20, 0x09, 0x0A, 0x0D].randomElement(using: &generator)! }
+        }
+    }
+
+    private static func appendValue(depth: Int, to out: inout [UInt8], using generator: inout SeededGenerator) {
+        appendSpace(to: &out, using: &generator)
+        switch Int.random(in: 0..<(depth > 4 ? 5 : 7), using: &generator) {
+        case 0: out += Array(["null", "true", "false"].randomElement(using: &generator)!.utf8)
+        case 1, 2: out += Array(randomNumber(using: &generator).utf8)
+        case 3, 4: appendString(to: &out, using: &generator)
+        case 5:
+            out.append(0x5B)
+            for index in 0..<Int.random(in: 0...4, using: &generator) {
+                if index > 0 { out.append(0x2C) }
+                appendValue(depth: depth + 1, to: &out, using: &generator)
+            }
+            appendSpace(to: &out, using: &generator)
+            out.append(0x5D)
+        default:
+            out.append(0x7B)
+            for index in 0..<Int.random(in: 0...4, using: &generator) {
+                if index > 0 { out.append(0x2C) }
+                appendSpace(to: &out, using: &generator)
+                appendString(to: &out, using: &generator)
+                out.append(0x3A)
+                appendValue(depth: depth + 1, to: &out, using: &generator)
+            }
+            appendSpace(to: &out, using: &generator)
+            out.append(0x7D)
+        }
+        appendSpace(to: &out, using: &generator)
+    }
+
+    private static func randomNumber(using generator: inout SeededGenerator) -> String {
+        var text = Bool.random(using: &generator) ? "-" : ""
+        let digits = Int.random(in: 1...(Int.random(in: 0..<8, using: &generator) == 0 ? 25 : 6), using: &generator)
+        text += String(Int.random(in: 1...9, using: &generator)) + String((1..<digits).map { _ in "0123456789".randomElement(using: &generator)! })
+        if Bool.random(using: &generator) { text = text.hasPrefix("-") ? "-0" : "0" }
+        if Bool.random(using: &generator) { text += "." + String(Int.random(in: 0...99_999, using: &generator)) }
+        if Int.random(in: 0..<3, using: &generator) == 0 {
+            text += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)! + String(Int.random(in: 0...330, using: &generator))
+        }
+        return text
+    }
+
+    private static let escapes = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\n"#, #"\r"#, #"\t"#, #"\u0041"#, #"\u00e9"#,
+                                  #"\uD83D\uDE00"#, #"\uDBFF\uDFFD"#, #"\u0000"#, #"\u001f"#, #"\uFEFF"#, #"\u2028"#]
+
+    private static func appendString(to out: inout [UInt8], using generator: inout SeededGenerator) {
+        out.append(0x22)
+        for _ in 0..<Int.random(in: 0...8, using: &generator) {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0, 1: out += Array(escapes.randomElement(using: &generator)!.utf8)
+            case 2:
+                let planes: [ClosedRange<UInt32>] = [0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF, 0x10000...0x10FFFF]
+                let scalar = Unicode.Scalar(UInt32.random(in: planes.randomElement(using: &generator)!, using: &generator))!
+                out += Array(String(Character(scalar)).utf8)
+            default: out.append(UInt8.random(in: 0x20...0x7E, using: &generator) == 0x22 ? 0x61 : UInt8.random(in: 0x23...0x5B, using: &generator))
+            }
+        }
+        out.append(0x22)
+    }
+
+    /// A byte deleted, inserted or replaced, with bytes JSON gives meaning to most of the time.
+    static func mutated(_ document: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
+        var bytes = document
+        let meaningful = Array(#"{}[],:"\-+.eE0123456789 tfn"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xFF]
+        let position = Int.random(in: 0...bytes.count, using: &generator)
+        let byte = Int.random(in: 0..<4, using: &generator) == 0 ? UInt8.random(in: 0...255, using: &generator) : meaningful.randomElement(using: &generator)!
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0 where position < bytes.count: bytes.remove(at: position)
+        case 1 where position < bytes.count: bytes[position] = byte
+        default: bytes.insert(byte, at: position)
+        }
+        return bytes
+    }
+}
+
+/// SplitMix64: the same inputs on every run, so a disagreement can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
