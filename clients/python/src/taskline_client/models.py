@@ -57,7 +57,7 @@ class Task:
     def parsed_due(self) -> datetime | date | None:
         """`due` as an aware datetime, or a date for a full date.
 
-        Raises ValueError for the valid RFC 3339 values Python cannot hold
+        Raises `UnsupportedTimestamp` (a ValueError) for the valid RFC 3339 values Python cannot hold
         (the year 0000, a leap second).
         """
         return _optional(parse_due, self.due)
@@ -65,10 +65,16 @@ class Task:
 
 @dataclass(frozen=True)
 class FetchPage:
-    """One page of `tasks/fetch`; `total` is set only when it was asked for."""
+    """One page of `tasks/fetch`; `total` is set only when it was asked for.
+
+    `seq` is the database's newest seq when the page was read (from the same
+    snapshot as the page): a copy built from pages follows on with the changes
+    after it (`changes(seq)`, or notifications whose seq is greater).
+    """
 
     tasks: tuple[Task, ...]
     next_cursor: str | None
+    seq: int
     total: int | None
 
     @classmethod
@@ -76,6 +82,7 @@ class FetchPage:
         return cls(
             tasks=tuple(Task.from_wire(task) for task in data["tasks"]),
             next_cursor=data.get("nextCursor"),
+            seq=data["seq"],
             total=data.get("total"),
         )
 
@@ -173,11 +180,19 @@ class ChangesPage:
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """What `initialize` told us about the server."""
+    """What `initialize` told us about the server.
+
+    `database_id` names the database file (random, made with it): a copy of its
+    tasks kept under another id belongs to another file, even when that file's
+    seqs are as high. `database_seq` is the newest seq when the client
+    initialized; notifications carry the changes after it.
+    """
 
     name: str
     version: str | None
     protocol_version: str
+    database_id: str
+    database_seq: int
     methods: tuple[str, ...]
     notifications: bool
     max_message_bytes: int | None
@@ -191,6 +206,8 @@ class ServerInfo:
             name=data["serverInfo"]["name"],
             version=data["serverInfo"].get("version"),
             protocol_version=data["protocolVersion"],
+            database_id=data["database"]["id"],
+            database_seq=data["database"]["seq"],
             methods=tuple(capabilities.get("methods", ())),
             notifications=bool(capabilities.get("notifications", {}).get("didChange", False)),
             max_message_bytes=limits.get("maxMessageBytes"),
