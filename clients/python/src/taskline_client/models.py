@@ -146,6 +146,10 @@ class DidMissChanges:
     missed changes with `changes(since)` (refetch if that raises 1005). Any other
     reason ("historyExpired": the change log no longer holds them): refetch with
     `fetch` and follow on from its `seq`.
+
+    The client makes two of its own, for changes the server did send: "overflow"
+    (a `ChangeStream` held as many as it may) and "unreadable" (a `tasks/didChange`
+    this client could not read); `changes(since)` reads them again.
     """
 
     since: int
@@ -189,29 +193,29 @@ class ServerInfo:
     """
 
     name: str
-    version: str | None
+    version: str
     protocol_version: str
     database_id: str
     database_seq: int
     methods: tuple[str, ...]
     notifications: bool
-    max_message_bytes: int | None
-    max_fetch_limit: int | None
+    max_message_bytes: int
+    max_fetch_limit: int
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ServerInfo:
-        capabilities = data.get("capabilities", {})
-        limits = capabilities.get("limits", {})
+        capabilities = data["capabilities"]
+        limits = capabilities["limits"]
         return cls(
             name=data["serverInfo"]["name"],
-            version=data["serverInfo"].get("version"),
+            version=data["serverInfo"]["version"],
             protocol_version=data["protocolVersion"],
             database_id=data["database"]["id"],
             database_seq=data["database"]["seq"],
-            methods=tuple(capabilities.get("methods", ())),
-            notifications=bool(capabilities.get("notifications", {}).get("didChange", False)),
-            max_message_bytes=limits.get("maxMessageBytes"),
-            max_fetch_limit=limits.get("maxFetchLimit"),
+            methods=tuple(capabilities["methods"]),
+            notifications=capabilities["notifications"]["didChange"],
+            max_message_bytes=limits["maxMessageBytes"],
+            max_fetch_limit=limits["maxFetchLimit"],
         )
 
 
