@@ -4,12 +4,11 @@ would reject what they send, and when the caller misuses them."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from support import Recorder, process_is_gone, run, wait_until
+from support import Recorder, process_is_gone, run, store_a_task_from_the_year_0, wait_until
 
 from taskline_client import (
     AsyncClient,
@@ -23,24 +22,10 @@ from taskline_client import (
 )
 
 
-def _store_a_task_from_the_year_0(server: str, db: Path, tmp_path: Path) -> str:
-    """A task whose createdAt is in the year 0000, which `taskline import` accepts."""
-    task_id = "0000-task"
-    record = (
-        f'{{"id":"{task_id}","title":"ancient","notes":"","done":false,"priority":0,"tags":[],"due":null,'
-        '"createdAt":"0000-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z",'
-        '"completedAt":null,"version":1}\n'
-    )
-    source = tmp_path / "ancient.jsonl"
-    source.write_text(record, encoding="utf-8")
-    subprocess.run([server, "import", "--db", str(db), str(source)], check=True, capture_output=True)
-    return task_id
-
-
 def test_a_timestamp_python_cannot_hold_fails_that_call_only(
     open_client: Callable[..., Client], server: str, db: Path, tmp_path: Path
 ) -> None:
-    ancient = _store_a_task_from_the_year_0(server, db, tmp_path)
+    ancient = store_a_task_from_the_year_0(server, db, tmp_path)
     client = open_client(timeout=5)
     modern = client.create("modern")
     with pytest.raises(VersionConflict) as conflict:
@@ -56,7 +41,7 @@ def test_a_timestamp_python_cannot_hold_fails_that_call_only(
 def test_a_change_python_cannot_hold_arrives_as_a_missed_range(
     open_client: Callable[..., Client], server: str, db: Path, tmp_path: Path
 ) -> None:
-    ancient = _store_a_task_from_the_year_0(server, db, tmp_path)
+    ancient = store_a_task_from_the_year_0(server, db, tmp_path)
     client = open_client(timeout=5)
     received = Recorder()
     client.on_change(received)
