@@ -45,7 +45,8 @@ def test_a_change_python_cannot_hold_arrives_as_a_missed_range(
     client = open_client(timeout=5)
     received = Recorder()
     client.on_change(received)
-    client.request("tasks/update", {"id": ancient, "changes": {"title": "renamed"}})  # raw: its result is unreadable too
+    # Sent raw: the update's own result is unreadable too.
+    client.request("tasks/update", {"id": ancient, "changes": {"title": "renamed"}})
     client.create("after it")
     first, second = received.wait_for(2)
     assert isinstance(first, DidMissChanges) and first.reason == "unreadable"
@@ -156,4 +157,3 @@ def test_database_and_page_seq_let_a_copy_follow_on(open_client: Callable[..., C
         replaced.create(f"new {number}")
     assert replaced.fetch().seq > page.seq  # `since` alone would not show the file is another one
     assert replaced.server_info.database_id != info.database_id
-

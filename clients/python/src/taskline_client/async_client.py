@@ -435,10 +435,10 @@ class _Connection:
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
-        error = await self._exit_error(problem)
-        self._pending.fail_all(error)
+        exited = await self._exit_error(problem)
+        self._pending.fail_all(exited)
         for stream in self._streams:
-            stream.end(None if self._closing else error)
+            stream.end(None if self._closing else exited)
         self._streams.clear()
 
     def _deliver_change(self, change: ChangeNotification) -> None:

@@ -302,11 +302,11 @@ class _Connection:
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
-        error = self._exit_error(problem)
-        self._pending.fail_all(error)
+        exited = self._exit_error(problem)
+        self._pending.fail_all(exited)
         if not self._closing:
             for callback in self._exit_callbacks:
-                run_guarded(callback, error)
+                run_guarded(callback, exited)
 
     def _deliver_change(self, change: ChangeNotification) -> None:
         for callback in self._callbacks:
