@@ -48,6 +48,9 @@ start = function()
       end
     end,
     on_timeout = function(method)
+      if client.stopping then
+        return -- stop() kills it after its grace period
+      end
       report(string.format('the server did not answer %s within %d ms; restarting it', method,
         client.request_timeout))
       client.restart = true
