@@ -60,6 +60,12 @@ export interface FetchQuery {
 export interface FetchResult {
   tasks: Task[];
   nextCursor: string | null;
+  /**
+   * The database's newest seq when the page was read (one snapshot with the
+   * page): after a refetch, follow on with changes(seq), and apply only
+   * 'change' events whose seq is greater.
+   */
+  seq: number;
   total?: number;
 }
 
@@ -135,12 +141,19 @@ export interface DidChangeParams {
 export interface DidMissChangesParams {
   since: number;
   seq: number;
-  reason: 'backlog' | 'historyExpired' | (string & {});
+  /** 'overflow' is changeStream()'s own: it held as many as it may. */
+  reason: 'backlog' | 'historyExpired' | 'overflow' | (string & {});
 }
 
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   protocolVersion: string;
+  /**
+   * `id` names the database file (random, made with it): a copy kept under
+   * another id is of another file, even if that file's seqs are as high. `seq`
+   * is its newest seq now; notifications carry the changes after it.
+   */
+  database: { id: string; seq: number };
   capabilities: {
     /** The methods the server has; a server may list more than this client knows. */
     methods: string[];
@@ -202,6 +215,14 @@ export interface ClientOptions {
   requestTimeout?: number;
 }
 
+export type StreamedNotification =
+  | { type: 'change'; params: DidChangeParams }
+  | { type: 'missedChanges'; params: DidMissChangesParams };
+
+export interface ChangeStream extends AsyncIterableIterator<StreamedNotification> {
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -217,6 +238,7 @@ export declare class TasklineClient extends EventEmitter {
   serverInfo: InitializeResult['serverInfo'] | null;
   protocolVersion: string | null;
   capabilities: InitializeResult['capabilities'] | null;
+  database: InitializeResult['database'] | null;
 
   initialize(options?: InitializeOptions): Promise<InitializeResult>;
   request<Result = unknown>(method: string, params?: object, options?: RequestOptions): Promise<Result>;
@@ -242,6 +264,16 @@ export declare class TasklineClient extends EventEmitter {
 
   /** Sends shutdown and exit, waits for the process, and kills it after `grace` ms (default 2000). */
   close(options?: { grace?: number }): Promise<ExitInfo>;
+  /** `await using client = await connect(...)`: close() at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
+
+  /**
+   * The 'change' and 'missedChanges' events as an async iterator, until a
+   * `break` or close(); rejects with ServerExitedError if the server ends
+   * before close(). At most `maxBuffered` (default 1000) wait unread; past that,
+   * one `missedChanges` with reason 'overflow' stands for all it left out.
+   */
+  changeStream(options?: { maxBuffered?: number }): ChangeStream;
 
   on(event: 'change', listener: (params: DidChangeParams) => void): this;
   on(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
@@ -360,6 +392,13 @@ export declare class ServerExitedError extends TasklineError {
   signal: NodeJS.Signals | null;
   /** The end of what the server wrote to stderr. */
   stderr: string;
+}
+
+/** Not sent: a string holding a lone surrogate, or a message over the server's maxMessageBytes. */
+export declare class UnsendableRequestError extends TasklineError {
+  constructor(message: string, details: { method: string });
+  code: null;
+  method: string;
 }
 
 export declare class TimeoutError extends TasklineError {

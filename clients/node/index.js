@@ -13,5 +13,6 @@ export {
   RequestCancelledError,
   ServerExitedError,
   TimeoutError,
+  UnsendableRequestError,
   ProtocolError,
 } from './lib/errors.js';

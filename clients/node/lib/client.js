@@ -10,6 +10,9 @@ const STDERR_TAIL_CHARS = 4096;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_CLOSE_GRACE_MS = 2_000;
 
+// Listeners that wait on the server, and so keep Node running.
+const FOLLOWING_EVENTS = new Set(['change', 'missedChanges', 'exit']);
+
 /**
  * Events: 'change' (params of tasks/didChange), 'missedChanges' (params of
  * tasks/didMissChanges: the changes after `since` through `seq` did not come as
@@ -17,18 +20,29 @@ const DEFAULT_CLOSE_GRACE_MS = 2_000;
  * 'backlog' or that fails with 1005), 'exit' ({ code, signal }) once the
  * process has ended and its output is read, 'error' (error) for faults that belong
  * to no request.
+ *
+ * Listeners are guarded: one that throws is reported on stderr and the others,
+ * and every later message, are still handled.
+ *
+ * The server keeps Node running only while something waits on it: a request,
+ * close(), a 'change', 'missedChanges' or 'exit' listener, or an open
+ * changeStream(). A script that forgets close() still ends, and so does its server.
  */
 export class TasklineClient extends EventEmitter {
   #child;
   #connection;
   #exit; // resolves with { code, signal } once the process is gone
   #exitInfo = null;
-  #closing = null;
+  #closing = null; // the promise of close(), once it was called
   #stderrTail = '';
+  #pendingRequests = 0;
+  #streams = new Set();
 
   serverInfo = null;
   protocolVersion = null;
   capabilities = null;
+  /** `{ id, seq }` from initialize: which database file this is, and its newest seq then. */
+  database = null;
 
   /** Spawns the server; call initialize() (or use connect()) before sending task requests. */
   constructor({
@@ -49,6 +63,16 @@ export class TasklineClient extends EventEmitter {
       else if (method === 'tasks/didMissChanges') this.emit('missedChanges', params);
     });
     this.#connection.on('error', (error) => this.emit('error', error));
+    this.#connection.on('pending', (count) => {
+      this.#pendingRequests = count;
+      this.#updateRef();
+    });
+    this.on('newListener', (event) => {
+      if (FOLLOWING_EVENTS.has(event)) queueMicrotask(() => this.#updateRef());
+    });
+    this.on('removeListener', (event) => {
+      if (FOLLOWING_EVENTS.has(event)) this.#updateRef();
+    });
     // Write failures (EPIPE) mean the process is gone; its 'close' event reports that.
     this.#child.stdin.on('error', () => {});
     this.#child.stderr.setEncoding('utf8');
@@ -62,7 +86,9 @@ export class TasklineClient extends EventEmitter {
       });
       this.#child.on('close', (code, signal) => {
         this.#exitInfo = { code, signal };
-        this.#connection.close(this.#exitedError(spawnError));
+        const exited = this.#exitedError(spawnError);
+        this.#connection.close(exited);
+        for (const stream of this.#streams) stream.end(this.#closing ? undefined : exited);
         this.emit('exit', this.#exitInfo);
         resolve(this.#exitInfo);
       });
@@ -95,6 +121,8 @@ export class TasklineClient extends EventEmitter {
     this.serverInfo = result.serverInfo;
     this.protocolVersion = result.protocolVersion;
     this.capabilities = result.capabilities;
+    this.database = result.database;
+    this.#connection.maxMessageBytes = result.capabilities.limits.maxMessageBytes;
     this.notify('initialized');
     return result;
   }
@@ -105,6 +133,73 @@ export class TasklineClient extends EventEmitter {
 
   notify(method, params) {
     this.#connection.notify(method, params);
+  }
+
+  /**
+   * Calls each listener in turn; one that throws is reported and does not stop
+   * the others (as vscode-jsonrpc's Emitter does). An 'error' without a listener
+   * becomes a process warning instead of an exception.
+   */
+  emit(event, ...args) {
+    const listeners = this.rawListeners(event);
+    if (listeners.length === 0) {
+      if (event === 'error') process.emitWarning(args[0]);
+      return false;
+    }
+    for (const listener of listeners) {
+      try {
+        listener.apply(this, args);
+      } catch (error) {
+        console.error(`taskline-client: a '${String(event)}' listener threw:`, error);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The 'change' and 'missedChanges' events as an async iterator of
+   * `{ type: 'change' | 'missedChanges', params }`, from now until it is
+   * returned from (break) or the client is closed. If the server ends before
+   * close(), iterating rejects with ServerExitedError once what is buffered has
+   * been read. At most `maxBuffered` notifications wait unread; past that it
+   * keeps none of the later ones and yields, in their place, one
+   * `{ type: 'missedChanges', params: { since, seq, reason: 'overflow' } }`
+   * covering them all: read them with changesSince(since).
+   */
+  changeStream({ maxBuffered = 1000 } = {}) {
+    const stream = new ChangeStream(maxBuffered, () => {
+      this.#streams.delete(stream);
+      this.off('change', onChange);
+      this.off('missedChanges', onMissed);
+    });
+    const onChange = (params) => stream.put({ type: 'change', params });
+    const onMissed = (params) => stream.put({ type: 'missedChanges', params });
+    if (this.#exitInfo) {
+      stream.end();
+    } else {
+      this.#streams.add(stream);
+      this.on('change', onChange);
+      this.on('missedChanges', onMissed);
+    }
+    return stream;
+  }
+
+  /** `await using client = await connect(...)` closes it at the end of the block. */
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+
+  /** Lets Node exit while nothing waits on the server (see the class comment). */
+  #updateRef() {
+    const stdio = [this.#child.stdin, this.#child.stdout, this.#child.stderr];
+    const needed = this.#closing !== null || this.#pendingRequests > 0
+      || [...FOLLOWING_EVENTS].some((event) => this.listenerCount(event) > 0);
+    for (const stream of stdio) {
+      if (needed) stream?.ref?.();
+      else stream?.unref?.();
+    }
+    if (needed) this.#child.ref();
+    else this.#child.unref();
   }
 
   create(task, options) {
@@ -178,7 +273,10 @@ export class TasklineClient extends EventEmitter {
    * has not ended within `grace` milliseconds. Resolves with { code, signal }.
    */
   close({ grace = DEFAULT_CLOSE_GRACE_MS } = {}) {
-    this.#closing ??= this.#shutdown(grace);
+    if (this.#closing === null) {
+      this.#closing = this.#shutdown(grace);
+      this.#updateRef();
+    }
     return this.#closing;
   }
 
@@ -231,4 +329,90 @@ export async function connect(options = {}) {
     throw error;
   }
   return client;
+}
+
+/** What changeStream() returns: a bounded buffer of notifications, read as an async iterator. */
+class ChangeStream {
+  #buffer = [];
+  #missed = null; // the range left out while the buffer was full
+  #maxBuffered;
+  #onClose;
+  #ended = false;
+  #failure;
+  #wake = null;
+
+  constructor(maxBuffered, onClose) {
+    if (!(maxBuffered >= 1)) throw new RangeError('maxBuffered must be at least 1');
+    this.#maxBuffered = maxBuffered;
+    this.#onClose = onClose;
+  }
+
+  put(notification) {
+    if (this.#ended) return;
+    if (this.#missed !== null || this.#buffer.length >= this.#maxBuffered) {
+      this.#missed = widen(this.#missed, notification);
+    } else {
+      this.#buffer.push(notification);
+    }
+    this.#wake?.();
+  }
+
+  end(failure) {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#failure = failure;
+    this.#onClose();
+    this.#wake?.();
+  }
+
+  async next() {
+    for (;;) {
+      if (this.#buffer.length > 0) {
+        const value = this.#buffer.shift();
+        if (this.#missed !== null) {
+          // A place is free: the range left out goes next, ahead of anything later.
+          this.#buffer.push(this.#missed);
+          this.#missed = null;
+        }
+        return { value, done: false };
+      }
+      if (this.#missed !== null) {
+        const value = this.#missed;
+        this.#missed = null;
+        return { value, done: false };
+      }
+      if (this.#ended) {
+        const failure = this.#failure;
+        this.#failure = undefined;
+        if (failure) throw failure;
+        return { value: undefined, done: true };
+      }
+      await new Promise((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = null;
+    }
+  }
+
+  /** Stops receiving (what a `break` out of `for await` calls). */
+  async return() {
+    this.#buffer = [];
+    this.#missed = null;
+    this.end();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.return();
+  }
+}
+
+/** The range left out, grown by `notification`. */
+function widen(missed, { type, params }) {
+  const since = type === 'missedChanges' ? params.since : params.changes[0].seq - 1;
+  return { type: 'missedChanges', params: { since: missed?.params.since ?? since, seq: params.seq, reason: 'overflow' } };
 }

@@ -7,13 +7,15 @@ import {
   ProtocolError,
   RequestCancelledError,
   TimeoutError,
+  UnsendableRequestError,
   errorFromResponse,
 } from './errors.js';
 
 /**
  * Events: 'notification' (method, params) for every message from the peer that
  * has a method; 'error' (error) for malformed input and for error responses
- * that cannot be matched to a request (id null).
+ * that cannot be matched to a request (id null); 'pending' (count) whenever
+ * the number of requests awaiting an answer changes.
  */
 export class JsonRpcConnection extends EventEmitter {
   #output;
@@ -22,6 +24,8 @@ export class JsonRpcConnection extends EventEmitter {
   #nextId = 1;
   #defaultTimeout;
   #closedBecause = null;
+  /** The largest message body the peer reads (bytes); a larger request is not sent. */
+  maxMessageBytes = Infinity;
 
   constructor(input, output, { defaultTimeout = 0 } = {}) {
     super();
@@ -40,6 +44,12 @@ export class JsonRpcConnection extends EventEmitter {
     if (signal?.aborted) return Promise.reject(abortError(method, signal));
 
     const id = this.#nextId++;
+    let frame;
+    try {
+      frame = this.#frame(method, { jsonrpc: '2.0', id, method, params });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       const timer = timeout > 0
         ? setTimeout(
@@ -54,12 +64,14 @@ export class JsonRpcConnection extends EventEmitter {
         signal?.removeEventListener('abort', onAbort);
       };
       this.#pending.set(id, { resolve, reject, cleanup });
-      this.#send({ jsonrpc: '2.0', id, method, params });
+      this.emit('pending', this.#pending.size);
+      this.#output.write(frame);
     });
   }
 
+  /** Sends a notification; throws UnsendableRequestError, as request() rejects, for what the peer cannot read. */
   notify(method, params) {
-    if (!this.#closedBecause) this.#send({ jsonrpc: '2.0', method, params });
+    if (!this.#closedBecause) this.#output.write(this.#frame(method, { jsonrpc: '2.0', method, params }));
   }
 
   /** Rejects every pending and future request with `error`. */
@@ -68,8 +80,24 @@ export class JsonRpcConnection extends EventEmitter {
     for (const id of [...this.#pending.keys()]) this.#settle(id).reject(error);
   }
 
-  #send(message) {
-    this.#output.write(encodeFrame(message));
+  /**
+   * The frame of `message`, or UnsendableRequestError for what the server would
+   * answer with id null (-32700, -32600) instead of answering the request.
+   */
+  #frame(method, message) {
+    const where = findIllFormedString(message.params, 'params');
+    if (where !== undefined) {
+      throw new UnsendableRequestError(`${method} was not sent: ${where} holds a lone surrogate (it is not well-formed Unicode)`, { method });
+    }
+    const frame = encodeFrame(message);
+    const bodyBytes = frame.length - frame.indexOf('\r\n\r\n') - 4;
+    if (bodyBytes > this.maxMessageBytes) {
+      throw new UnsendableRequestError(
+        `${method} was not sent: it is ${bodyBytes} bytes, more than the server's limit of ${this.maxMessageBytes}`,
+        { method },
+      );
+    }
+    return frame;
   }
 
   #abandon(id, error) {
@@ -83,6 +111,7 @@ export class JsonRpcConnection extends EventEmitter {
     if (!pending) return undefined;
     this.#pending.delete(id);
     pending.cleanup();
+    this.emit('pending', this.#pending.size);
     return pending;
   }
 
@@ -107,7 +136,14 @@ export class JsonRpcConnection extends EventEmitter {
       this.emit('error', new ProtocolError(`server sent invalid JSON: ${error.message}`, { cause: error }));
       return;
     }
-    for (const member of Array.isArray(message) ? message : [message]) this.#receiveMessage(member);
+    for (const member of Array.isArray(message) ? message : [message]) {
+      try {
+        this.#receiveMessage(member);
+      } catch (error) {
+        // A fault in handling one message must not drop the ones after it.
+        this.emit('error', new ProtocolError(`cannot handle a message from the server: ${error.message}`, { cause: error }));
+      }
+    }
   }
 
   #receiveMessage(message) {
@@ -123,6 +159,20 @@ export class JsonRpcConnection extends EventEmitter {
       else pending.resolve(message.result);
     }
   }
+}
+
+const LONE_SURROGATE = /\p{Surrogate}/u; // with the u flag, a valid pair is one code point and does not match
+
+/** The path of the first string (or member name) in `value` that holds a lone surrogate, or undefined. */
+function findIllFormedString(value, path) {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, member] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key)) return `${path} (a member name)`;
+    const found = findIllFormedString(member, `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function abortError(method, signal) {

@@ -127,6 +127,18 @@ export class TimeoutError extends TasklineError {
   }
 }
 
+/**
+ * A request (or notification) was not sent because the server would reject it
+ * unread: a string that is not well-formed Unicode (a lone surrogate), or a
+ * message over the server's maxMessageBytes. Nothing reached the server.
+ */
+export class UnsendableRequestError extends TasklineError {
+  constructor(message, { method }) {
+    super(message);
+    this.method = method;
+  }
+}
+
 /** The server wrote something that is not a valid frame or JSON-RPC message. */
 export class ProtocolError extends TasklineError {}
 

@@ -459,6 +459,96 @@ test('reopening falls back to a refetch when the database file was replaced', fu
   wait_for_lines({ '[ ] New' })
 end)
 
+test('a replaced database file is told by its id, even when its seq is higher', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  call(taskline.client(), 'tasks/create', { title = 'Old' })
+  wait_for_lines({ '[ ] Old' })
+  press('q')
+  taskline.stop()
+  for _, suffix in ipairs({ '', '-wal', '-shm' }) do
+    os.remove(db .. suffix)
+  end
+  local other = second_client()
+  for i = 1, 3 do -- past the seq the list saw
+    call(other, 'tasks/create', { id = 'new-' .. i, title = 'New ' .. i })
+  end
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] New 1', '[ ] New 2', '[ ] New 3' })
+end)
+
+test('after a fetch the list follows on from the page\'s seq: reopening catches up', function()
+  call(second_client(), 'tasks/create', { title = 'Made before the list' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Made before the list' })
+  press('q')
+  call(second_client(), 'tasks/create', { title = 'Made while closed' })
+  local client = taskline.client()
+  local sent = record_requests(client)
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Made before the list', '[ ] Made while closed' })
+  assert_equal({ 'tasks/changes' }, methods_sent_by(client, sent), 'requests')
+end)
+
+test('tasks/didMissChanges makes the list catch up (backlog) or refetch (any other reason)', function()
+  local client = taskline.client()
+  call(client, 'tasks/create', { title = 'Here' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Here' })
+  local sent = record_requests(client)
+  client.handlers.on_notification('tasks/didMissChanges', { since = 1, seq = 1, reason = 'backlog' })
+  wait_for(function()
+    return 'a catch-up'
+  end, function()
+    return #methods_sent_by(client, sent) == 1 and tasks.follows(client)
+  end)
+  client.handlers.on_notification('tasks/didMissChanges', { since = 1, seq = 1, reason = 'historyExpired' })
+  wait_for(function()
+    return 'a refetch, after ' .. vim.inspect(methods_sent_by(client, sent))
+  end, function()
+    return #methods_sent_by(client, sent) == 2
+  end)
+  assert_equal({ 'tasks/changes', 'tasks/fetch' }, methods_sent_by(client, sent), 'requests')
+  wait_for_lines({ '[ ] Here' })
+end)
+
+local function wait_for_message(pattern)
+  wait_for(function()
+    return 'a message matching ' .. pattern .. ', have ' .. vim.inspect(messages)
+  end, function()
+    for _, message in ipairs(messages) do
+      if message:match(pattern) then
+        return true
+      end
+    end
+    return false
+  end)
+  take_messages()
+end
+
+test('a server killed by a signal while idle is reported, and the open list goes on following', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  uv.kill(taskline.client().pid, 'sigkill')
+  wait_for_message('killed by signal 9')
+  call(second_client(), 'tasks/create', { title = 'After the kill' })
+  wait_for_lines({ '[ ] After the kill' })
+end)
+
+test('a request a stopped server does not answer times out, is reported, and the server is restarted', function()
+  taskline.setup({ db = db, request_timeout = 300 })
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  local stuck = taskline.client()
+  uv.kill(stuck.pid, 'sigstop')
+  answer_prompts('Never answered')
+  press('a')
+  wait_for_message('did not answer tasks/create within 300 ms')
+  call(second_client(), 'tasks/create', { title = 'After the restart' })
+  wait_for_lines({ '[ ] After the restart' })
+  assert(not stuck:is_running(), 'the stopped server was ended')
+end)
+
 test('the list kept for one database is not shown for another', function()
   call(taskline.client(), 'tasks/create', { title = 'In the first' })
   vim.cmd('Taskline')

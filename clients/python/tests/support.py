@@ -115,3 +115,17 @@ class RawServer:
             for message in self._decoder.feed(chunk):
                 self._observer(message)
                 self._received.append(message)
+
+
+def store_a_task_from_the_year_0(server: str, db: Path, tmp_path: Path) -> str:
+    """A task whose createdAt is in the year 0000, which `taskline import` accepts."""
+    task_id = "0000-task"
+    record = (
+        f'{{"id":"{task_id}","title":"ancient","notes":"","done":false,"priority":0,"tags":[],"due":null,'
+        '"createdAt":"0000-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z",'
+        '"completedAt":null,"version":1}\n'
+    )
+    source = tmp_path / "ancient.jsonl"
+    source.write_text(record, encoding="utf-8")
+    subprocess.run([server, "import", "--db", str(db), str(source)], check=True, capture_output=True)
+    return task_id

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from support import wait_until
+from support import store_a_task_from_the_year_0, wait_until
 from tmux_screen import TmuxScreen
 
 from taskline_client import Client, Create, Update
@@ -74,6 +74,16 @@ def test_a_missing_server_is_reported_without_a_traceback(tmp_path: Path) -> Non
     finished = subprocess.run([*tui, "--server", str(tmp_path / "missing")], capture_output=True, text=True, timeout=30)
     assert finished.returncode == 1
     assert finished.stderr.startswith("taskline-tui: ") and "Traceback" not in finished.stderr
+
+
+def test_a_task_python_cannot_hold_is_reported_in_the_status_line(
+    start_tui: Callable[[], Tui], server: str, db: Path, tmp_path: Path
+) -> None:
+    store_a_task_from_the_year_0(server, db, tmp_path)
+    tui = start_tui()
+    tui.screen.wait_for_text("cannot read the time '0000-01-01T00:00:00.000Z'")
+    tui.screen.press("q")
+    assert tui.exit_status() == 0
 
 
 def test_existing_tasks_are_listed_oldest_first_with_their_details(

@@ -48,6 +48,11 @@ function M.on_did_change(client, params)
   tasks.on_did_change(client, params)
 end
 
+--- A tasks/didMissChanges notification from the session `client`.
+function M.on_did_miss_changes(client, params)
+  tasks.on_did_miss_changes(client, params)
+end
+
 --- The session `client` has started (and answered initialize): an open list that
 --- does not follow it yet catches up through it.
 function M.on_session_start(client)
@@ -88,6 +93,9 @@ local function sync(refetch_all)
   local client, reason = view.get_client()
   if not client then
     return report(reason)
+  end
+  if not client.database then
+    return -- initialize has not answered yet: on_session_start syncs then
   end
   tasks.sync(client, view.key, refetch_all)
 end

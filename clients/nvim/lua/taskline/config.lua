@@ -6,6 +6,7 @@ local defaults = {
   server = nil, -- path or name of the taskline binary; else $TASKLINE_SERVER, else `taskline` on PATH
   db = nil, -- database path passed as --db; nil lets the server pick its default
   args = {}, -- further command-line arguments for the server
+  request_timeout = 10000, -- ms a request may wait for its answer; then the server is restarted
 }
 
 M.options = vim.deepcopy(defaults)

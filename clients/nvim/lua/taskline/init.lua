@@ -3,6 +3,7 @@
 local config = require('taskline.config')
 local session = require('taskline.session')
 local buffer = require('taskline.buffer')
+local rpc = require('taskline.rpc')
 
 local M = {}
 
@@ -18,7 +19,21 @@ local function report(message)
   vim.notify('taskline: ' .. message, vim.log.levels.ERROR)
 end
 
-local function start()
+local start
+
+-- An open list follows a new session at once: live updates go on.
+local function reconnect()
+  if buffer.bufnr() and not (current and current:is_running()) then
+    local client, reason
+    client, reason = start()
+    current = client
+    if not client then
+      report(reason)
+    end
+  end
+end
+
+start = function()
   local path, reason = config.server_path()
   if not path then
     return nil, reason
@@ -28,23 +43,39 @@ local function start()
     on_notification = function(method, params)
       if method == 'tasks/didChange' then
         buffer.on_did_change(client, params)
+      elseif method == 'tasks/didMissChanges' then
+        buffer.on_did_miss_changes(client, params)
       end
     end,
-    on_exit = function(code)
+    on_timeout = function(method)
+      if client.stopping then
+        return -- stop() kills it after its grace period
+      end
+      report(string.format('the server did not answer %s within %d ms; restarting it', method,
+        client.request_timeout))
+      client.restart = true
+      client:kill()
+    end,
+    on_exit = function(code, signal)
       if current == client then
         current = nil
       end
-      if code ~= 0 then
-        report(string.format('the server exited with code %d: %s', code, client.stderr))
+      if not client.stopping then
+        report(string.format('the server %s: %s', rpc.describe_exit(code, signal), client.stderr))
+      end
+      -- A session that never answered initialize is not retried: it would fail again.
+      if client.database and (client.restart or not client.stopping) then
+        vim.schedule(reconnect)
       end
     end,
-  }, function(failure)
+  }, function(failure, result)
     if failure then
       report(failure)
     else
+      client.database = result.database -- { id, seq }: which file, and its newest seq then
       buffer.on_session_start(client)
     end
-  end)
+  end, config.options.request_timeout)
   if client then
     vim.api.nvim_create_autocmd('VimLeavePre', {
       group = vim.api.nvim_create_augroup('taskline_session', { clear = true }),

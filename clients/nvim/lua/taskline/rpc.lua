@@ -8,6 +8,9 @@ local M = {}
 local STDERR_TAIL_BYTES = 4096
 local STOP_GRACE_MS = 2000
 
+--- The `code` of the error a request gets when it is not answered in time.
+M.TIMEOUT = 'timeout'
+
 --- Splits a byte stream into LSP frame bodies. Returns a function that takes the
 --- next chunk and returns the list of bodies it completes.
 function M.frame_reader()
@@ -44,11 +47,15 @@ local Client = {}
 Client.__index = Client
 
 --- Spawns `cmd` with `args`. Handlers (all optional):
----   on_notification(method, params), on_exit(code, signal).
+---   on_notification(method, params), on_exit(code, signal),
+---   on_timeout(method): a request got no answer within `request_timeout` ms.
+--- `client.stopping` is true once stop() or kill() was called: an exit after
+--- that was asked for.
 --- Returns the client, or nil and an error message if the process cannot start.
-function M.start(cmd, args, handlers)
+function M.start(cmd, args, handlers, request_timeout)
   local client = setmetatable({
     handlers = handlers or {},
+    request_timeout = request_timeout,
     pending = {}, -- request id -> callback(err, result)
     next_id = 1,
     stderr = '',
@@ -90,8 +97,19 @@ function M.start(cmd, args, handlers)
       if not chunk then
         return finish_one()
       end
-      for _, body in ipairs(read_frames(chunk)) do
-        client:_dispatch(vim.json.decode(body))
+      local read, bodies = pcall(read_frames, chunk)
+      if not read then
+        -- The stream cannot be resynchronised after a broken header.
+        vim.notify('taskline: ' .. tostring(bodies), vim.log.levels.ERROR)
+        return client:kill()
+      end
+      for _, body in ipairs(bodies) do
+        local decoded, message = pcall(vim.json.decode, body)
+        if decoded and type(message) == 'table' then
+          client:_dispatch(message)
+        else
+          vim.notify('taskline: the server sent a message that is not JSON: ' .. body:sub(1, 200), vim.log.levels.ERROR)
+        end
       end
     end)
   end)
@@ -107,7 +125,8 @@ function M.start(cmd, args, handlers)
 end
 
 --- Sends a request; `callback(err, result)` gets the JSON-RPC error object (only a
---- `message` when the server is not running) or the result.
+--- `message` when the server is not running; `code` M.TIMEOUT when it did not
+--- answer within the client's request_timeout, and then it is cancelled) or the result.
 function Client:request(method, params, callback)
   if not self.running then
     vim.schedule(function()
@@ -120,7 +139,30 @@ function Client:request(method, params, callback)
   end
   local id = self.next_id
   self.next_id = id + 1
-  self.pending[id] = callback
+  local timer
+  if self.request_timeout then
+    timer = uv.new_timer()
+    timer:start(self.request_timeout, 0, vim.schedule_wrap(function()
+      if not timer:is_closing() then
+        timer:close()
+      end
+      if self.pending[id] == nil then
+        return
+      end
+      self.pending[id] = nil
+      self:notify('$/cancelRequest', { id = id })
+      callback({ code = M.TIMEOUT, message = string.format('%s got no answer within %d ms', method, self.request_timeout) })
+      if self.handlers.on_timeout then
+        self.handlers.on_timeout(method)
+      end
+    end))
+  end
+  self.pending[id] = function(err, result)
+    if timer and not timer:is_closing() then
+      timer:close()
+    end
+    callback(err, result)
+  end
   self:_write({ jsonrpc = '2.0', id = id, method = method, params = params })
 end
 
@@ -139,6 +181,7 @@ function Client:stop()
   if not self.running or self.kill_timer then
     return
   end
+  self.stopping = true
   self:request('shutdown', nil, function()
     if self.running then
       self:notify('exit')
@@ -149,6 +192,14 @@ function Client:stop()
   self.kill_timer:start(STOP_GRACE_MS, 0, function()
     self.handle:kill('sigkill')
   end)
+end
+
+--- Ends the process at once (SIGKILL), as an exit that was asked for.
+function Client:kill()
+  if self.running then
+    self.stopping = true
+    self.handle:kill('sigkill')
+  end
 end
 
 --- Waits (processing events) until the process has exited; returns whether it has.
@@ -186,7 +237,7 @@ function Client:_finish(code, signal)
   end
   self.handle:close()
   self:_close_pipes()
-  local reason = string.format('the taskline server exited (code %d, signal %d): %s', code, signal, self.stderr)
+  local reason = 'the taskline server ' .. M.describe_exit(code, signal) .. ': ' .. self.stderr
   for id, callback in pairs(self.pending) do
     self.pending[id] = nil
     callback({ message = reason })
@@ -194,6 +245,14 @@ function Client:_finish(code, signal)
   if self.handlers.on_exit then
     self.handlers.on_exit(code, signal)
   end
+end
+
+--- "exited with code N" or "was killed by signal N" (libuv reports code 0 then).
+function M.describe_exit(code, signal)
+  if signal ~= 0 then
+    return string.format('was killed by signal %d', signal)
+  end
+  return string.format('exited with code %d', code)
 end
 
 function Client:_close_pipes()

@@ -10,9 +10,10 @@ M.PROTOCOL_VERSION = '1'
 --- at once: the server handles them in order, after initialize. `on_ready(failure,
 --- result)` gets the initialize result, or a message saying why it failed; a server
 --- speaking another protocol version is stopped.
+--- `request_timeout` (ms, or nil for none) is how long each request may wait.
 --- Returns the rpc client, or nil and the reason it could not start.
-function M.start(path, args, handlers, on_ready)
-  local client, reason = rpc.start(path, args, handlers)
+function M.start(path, args, handlers, on_ready, request_timeout)
+  local client, reason = rpc.start(path, args, handlers, request_timeout)
   if not client then
     return nil, reason
   end

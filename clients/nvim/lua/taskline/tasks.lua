@@ -1,13 +1,16 @@
 -- The tasks the list shows, kept in memory, oldest first, and kept current.
 --
--- The first sync fetches every task (tasks/fetch); after that every
+-- The first sync fetches every task (tasks/fetch) and remembers the seq of the
+-- first page (the newest seq when it was read); after that every
 -- tasks/didChange of the session is applied, and the seq of the last change
 -- applied is remembered. What is kept outlives the list's buffer: when the list
 -- is reopened, or the server was restarted, the next sync catches up with
 -- tasks/changes from that seq instead of fetching everything again. It fetches
--- everything again when it knows no seq (no change has been seen since the last
--- fetch), when the server no longer keeps changes that old (1005), or when it
--- does not know that seq (-32602 on `since`: the database file was replaced).
+-- everything again when the session serves another database file (its
+-- `database.id` from initialize differs: a file replaced, whatever its seqs),
+-- when the server no longer keeps changes that old (1005), or when it does not
+-- know that seq (-32602 on `since`). A tasks/didMissChanges makes it catch up
+-- (reason `backlog`) or fetch everything (any other reason).
 --
 -- While a sync runs, notifications are held back, and applied when it ends,
 -- except those it has already covered.
@@ -25,7 +28,8 @@ M.on_update = function() end
 --   key     names the server command line it came from; another one starts afresh
 --   tasks   the list
 --   loaded  whether a fetch has completed: until then `tasks` is not the list
---   seq     the seq of the last change applied; nil when not known
+--   seq     the seq the list is up to date with; nil before the first fetch
+--   database  the `database.id` of the file the list is of
 --   client  the session whose notifications are applied; nil when none is
 --           (the list is closed, or the last sync failed)
 local state
@@ -150,11 +154,12 @@ local function fail(message)
   report(message)
 end
 
--- Fetches every task. `keep_seq`: the seq kept is still a seq the list is up to
--- date with (the tasks fetched are as they are now), so a later catch-up may
--- start from it.
-local function refetch(run, keep_seq)
+-- Fetches every task, and follows on from the first page's seq: the session's
+-- notifications after it (held while the sync runs) are applied; later pages
+-- may show some of them already, which applying again leaves as they are.
+local function refetch(run)
   local loading = {}
+  local first_seq
   local function fetch_page(cursor)
     run.client:request('tasks/fetch', { limit = PAGE_SIZE, cursor = cursor }, function(err, page)
       if running ~= run then
@@ -163,16 +168,15 @@ local function refetch(run, keep_seq)
       if err then
         return fail(err.message)
       end
+      first_seq = first_seq or page.seq
       for _, task in ipairs(page.tasks) do
         upsert(loading, task)
       end
       if page.nextCursor ~= vim.NIL then
         return fetch_page(page.nextCursor)
       end
-      state.tasks, state.loaded = loading, true
-      if not keep_seq then
-        state.seq = nil
-      end
+      state.tasks, state.loaded, state.seq = loading, true, first_seq
+      state.database = run.client.database.id
       finish(run)
     end)
   end
@@ -188,7 +192,7 @@ local function catch_up(run, since)
       local expired = err.code == HISTORY_EXPIRED
       local unknown = err.code == INVALID_PARAMS and type(err.data) == 'table' and err.data.field == 'since'
       if expired or unknown then
-        return refetch(run, false)
+        return refetch(run)
       end
       return fail(err.message)
     end
@@ -201,9 +205,10 @@ local function catch_up(run, since)
   end)
 end
 
---- Brings the list up to date through the session `client`: catches up from the
---- last seq seen, or fetches everything (always when `refetch_all`). `key` names
---- the server command line; what was kept for another one is dropped.
+--- Brings the list up to date through the session `client` (initialized: its
+--- `database` is known): catches up from the last seq seen, or fetches
+--- everything (always when `refetch_all`). `key` names the server command line;
+--- what was kept for another one is dropped.
 function M.sync(client, key, refetch_all)
   if not state or state.key ~= key then
     state = { key = key, tasks = {} }
@@ -211,10 +216,18 @@ function M.sync(client, key, refetch_all)
   state.client = nil
   local run = { client = client, held = {} }
   running = run
-  if refetch_all or not state.seq then
-    refetch(run, true)
+  if refetch_all or not state.seq or state.database ~= client.database.id then
+    refetch(run)
   else
     catch_up(run, state.seq)
+  end
+end
+
+--- A tasks/didMissChanges from the session `client`: the changes after
+--- `params.since` through `params.seq` came in no tasks/didChange.
+function M.on_did_miss_changes(client, params)
+  if M.follows(client) then
+    M.sync(client, state.key, params.reason ~= 'backlog')
   end
 end
 

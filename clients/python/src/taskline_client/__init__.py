@@ -20,6 +20,8 @@ from .errors import (
     TasklineError,
     TaskNotFound,
     Timeout,
+    UnsendableRequest,
+    UnsupportedTimestamp,
     VersionConflict,
 )
 from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, ServerInfo, Task
@@ -59,6 +61,8 @@ __all__ = [
     "TaskNotFound",
     "TasklineError",
     "Timeout",
+    "UnsendableRequest",
+    "UnsupportedTimestamp",
     "Update",
     "VersionConflict",
     "find_server",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import sys
 import warnings
@@ -14,7 +15,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, DidMissChanges, FetchPage, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import (
     PendingCalls,
@@ -86,6 +87,7 @@ class AsyncClient:
             await connection.abort()
             raise
         self._server_info = ServerInfo.from_wire(result)
+        connection.max_message_bytes = self._server_info.max_message_bytes
         self._finalizer = weakref.finalize(self, connection.close_when_collected)
         return self
 
@@ -197,10 +199,16 @@ class AsyncClient:
         """Send any notification."""
         self._started().notify(method, params)
 
-    def change_stream(self) -> ChangeStream:
+    def change_stream(self, max_buffered: int = 1000) -> ChangeStream:
         """A stream of every `tasks/didChange` from now on, until it is closed or
-        the server exits. Use it as `async with client.change_stream() as stream:`."""
-        return self._started().open_stream()
+        the client is closed. Use it as `async with client.change_stream() as stream:`.
+
+        If the server ends before `close()`, iteration raises `ServerExited`
+        once the buffered notifications are read. At most `max_buffered`
+        notifications wait unread; past that the stream keeps no more and
+        yields, in their place, one `DidMissChanges` with reason "overflow"
+        covering all it left out (read them with `changes(since)`)."""
+        return self._started().open_stream(max_buffered)
 
     async def _perform(self, call: calls.Call[_Result]) -> _Result:
         return call.read_result(await self.request(call.method, call.params))
@@ -213,23 +221,41 @@ class AsyncClient:
 
 class ChangeStream:
     """An async iterator of `DidChange`s (and `DidMissChanges`, in their place when
-    the server could not send some) that buffers them until they are read."""
+    the server could not send some, or the stream could hold no more) that
+    buffers them until they are read."""
 
-    def __init__(self, on_close: Callable[[ChangeStream], None]) -> None:
-        self._queue: asyncio.Queue[ChangeNotification | None] = asyncio.Queue()
+    def __init__(self, on_close: Callable[[ChangeStream], None], max_buffered: int) -> None:
+        if max_buffered < 1:
+            raise ValueError("max_buffered must be at least 1")
+        self._queue: collections.deque[ChangeNotification] = collections.deque()
+        self._ready = asyncio.Event()
+        self._max_buffered = max_buffered
+        self._missed: DidMissChanges | None = None
         self._on_close = on_close
         self._ended = False
+        self._failure: ServerExited | None = None
 
     def __aiter__(self) -> ChangeStream:
         return self
 
     async def __anext__(self) -> ChangeNotification:
-        if not self._ended:
-            change = await self._queue.get()
-            if change is not None:
-                return change
-            self._ended = True
-        raise StopAsyncIteration
+        while not self._queue:
+            if self._missed is not None:
+                missed, self._missed = self._missed, None
+                return missed
+            if self._ended:
+                if self._failure is not None:
+                    failure, self._failure = self._failure, None
+                    raise failure
+                raise StopAsyncIteration
+            self._ready.clear()
+            await self._ready.wait()
+        change = self._queue.popleft()
+        if self._missed is not None:
+            # A place is free: the range left out goes next, ahead of anything later.
+            self._queue.append(self._missed)
+            self._missed = None
+        return change
 
     async def __aenter__(self) -> ChangeStream:
         return self
@@ -243,10 +269,30 @@ class ChangeStream:
         self.end()
 
     def put(self, change: ChangeNotification) -> None:
-        self._queue.put_nowait(change)
+        if self._ended:
+            return
+        if self._missed is not None:
+            self._missed = _widen(self._missed, change)
+        elif len(self._queue) >= self._max_buffered:
+            self._missed = _widen(None, change)
+        else:
+            self._queue.append(change)
+        self._ready.set()
 
-    def end(self) -> None:
-        self._queue.put_nowait(None)
+    def end(self, failure: ServerExited | None = None) -> None:
+        if not self._ended:
+            self._ended = True
+            self._failure = failure
+        self._ready.set()
+
+
+def _widen(missed: DidMissChanges | None, change: ChangeNotification) -> DidMissChanges:
+    """The range left out, grown by `change`."""
+    if isinstance(change, DidMissChanges):
+        since = change.since
+    else:
+        since = change.changes[0].seq - 1 if change.changes else change.seq
+    return DidMissChanges(since=since if missed is None else missed.since, seq=change.seq, reason="overflow")
 
 
 class _Connection:
@@ -263,6 +309,8 @@ class _Connection:
         self._pending: PendingCalls[asyncio.Future[Any]] = PendingCalls()
         self._drain_lock = asyncio.Lock()
         self._streams: set[ChangeStream] = set()
+        self._closing = False
+        self.max_message_bytes: int | None = None
         self._stderr = StderrTail()
         self._stderr_task = asyncio.ensure_future(self._drain_stderr())
         self._reader_task = asyncio.ensure_future(self._read_messages())
@@ -277,7 +325,11 @@ class _Connection:
     async def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         future: asyncio.Future[Any] = self._loop.create_future()
         request_id = self._pending.add(future)
-        frame = request_frame(request_id, method, params)
+        try:
+            frame = request_frame(request_id, method, params, self.max_message_bytes)
+        except BaseException:
+            self._pending.discard(request_id)
+            raise
         try:
             # The timeout covers the write too: a server that stops reading
             # would otherwise hold drain() forever.
@@ -290,10 +342,10 @@ class _Connection:
                 self._write_nowait(cancel_frame(request_id))
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        self._write_nowait(notification_frame(method, params))
+        self._write_nowait(notification_frame(method, params, self.max_message_bytes))
 
-    def open_stream(self) -> ChangeStream:
-        stream = ChangeStream(self._streams.discard)
+    def open_stream(self, max_buffered: int) -> ChangeStream:
+        stream = ChangeStream(self._streams.discard, max_buffered)
         if self._reader_task.done():
             stream.end()
         else:
@@ -301,6 +353,7 @@ class _Connection:
         return stream
 
     async def close(self) -> None:
+        self._closing = True
         try:
             await self.request("shutdown", None, EXIT_GRACE)
             self.notify("exit")
@@ -309,6 +362,7 @@ class _Connection:
         await self._finish()
 
     async def abort(self) -> None:
+        self._closing = True
         self.process.kill()
         await self._finish()
 
@@ -381,9 +435,10 @@ class _Connection:
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
-        self._pending.fail_all(await self._exit_error(problem))
+        exited = await self._exit_error(problem)
+        self._pending.fail_all(exited)
         for stream in self._streams:
-            stream.end()
+            stream.end(None if self._closing else exited)
         self._streams.clear()
 
     def _deliver_change(self, change: ChangeNotification) -> None:

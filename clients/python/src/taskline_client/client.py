@@ -79,6 +79,7 @@ class Client:
             self._connection.abort()
             raise
         self.server_info = ServerInfo.from_wire(result)
+        self._connection.max_message_bytes = self.server_info.max_message_bytes
 
     def __enter__(self) -> Client:
         return self
@@ -96,7 +97,10 @@ class Client:
 
     def close(self) -> None:
         """Send `shutdown` and `exit`, and wait for the server to end (killing it
-        if it does not within a grace period). Calling it again does nothing."""
+        if it does not within a grace period). Calling it again does nothing.
+
+        Called from a change callback (on the reader thread), it sends them and
+        returns at once; a thread of its own waits for the server to end."""
         self._finalizer()
 
     def create(self, title: str, **fields: Unpack[calls.NewTaskFields]) -> Task:
@@ -161,6 +165,13 @@ class Client:
         returns a function that unregisters it."""
         return self._connection.add_change_callback(callback)
 
+    def on_exit(self, callback: Callable[[ServerExited], None]) -> Callable[[], None]:
+        """Call `callback` (on the reader thread) with a `ServerExited` if the
+        server ends, or is stopped for sending something malformed, before
+        `close()`: after it, no more changes come. Returns a function that
+        unregisters it."""
+        return self._connection.add_exit_callback(callback)
+
     def _perform(self, call: calls.Call[_Result]) -> _Result:
         return call.read_result(self.request(call.method, call.params))
 
@@ -179,6 +190,9 @@ class _Connection:
         self._pending: PendingCalls[concurrent.futures.Future[Any]] = PendingCalls()
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._callbacks: list[ChangeCallback] = []
+        self._exit_callbacks: list[Callable[[ServerExited], None]] = []
+        self._closing = False
+        self.max_message_bytes: int | None = None
         self._stderr = StderrTail()
         self._writer = _daemon_thread("taskline-writer", self._write_frames)
         self._reader = _daemon_thread("taskline-reader", self._read_messages)
@@ -193,7 +207,11 @@ class _Connection:
             raise RuntimeError("a change callback or message observer cannot call the client (it would deadlock)")
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         request_id = self._pending.add(future)
-        self._outbox.put(request_frame(request_id, method, params))
+        try:
+            self._outbox.put(request_frame(request_id, method, params, self.max_message_bytes))
+        except BaseException:
+            self._pending.discard(request_id)
+            raise
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
@@ -203,7 +221,7 @@ class _Connection:
                 self._outbox.put(cancel_frame(request_id))
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        self._outbox.put(notification_frame(method, params))
+        self._outbox.put(notification_frame(method, params, self.max_message_bytes))
 
     def add_change_callback(self, callback: ChangeCallback) -> Callable[[], None]:
         # Copy on write, so the reader thread can iterate without a lock.
@@ -214,7 +232,22 @@ class _Connection:
 
         return remove
 
+    def add_exit_callback(self, callback: Callable[[ServerExited], None]) -> Callable[[], None]:
+        self._exit_callbacks = [*self._exit_callbacks, callback]
+
+        def remove() -> None:
+            self._exit_callbacks = [registered for registered in self._exit_callbacks if registered is not callback]
+
+        return remove
+
     def close(self) -> None:
+        self._closing = True
+        if threading.current_thread() is self._reader:
+            # The reader cannot wait for the answer it would have to read itself.
+            self._outbox.put(request_frame("shutdown", "shutdown", None))
+            self._outbox.put(notification_frame("exit"))
+            threading.Thread(target=self._finish, name="taskline-close").start()
+            return
         try:
             self.request("shutdown", None, EXIT_GRACE)
             self.notify("exit")
@@ -223,6 +256,7 @@ class _Connection:
         self._finish()
 
     def abort(self) -> None:
+        self._closing = True
         self.process.kill()
         self._finish()
 
@@ -234,7 +268,8 @@ class _Connection:
             self.process.kill()
             self.process.wait()
         for thread in (self._writer, self._reader, self._stderr_drainer):
-            thread.join()
+            if thread is not threading.current_thread():
+                thread.join()
         _close_quietly(self.process.stdout)
         _close_quietly(self.process.stderr)
 
@@ -267,7 +302,11 @@ class _Connection:
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
-        self._pending.fail_all(self._exit_error(problem))
+        exited = self._exit_error(problem)
+        self._pending.fail_all(exited)
+        if not self._closing:
+            for callback in self._exit_callbacks:
+                run_guarded(callback, exited)
 
     def _deliver_change(self, change: ChangeNotification) -> None:
         for callback in self._callbacks:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .models import Task
+if TYPE_CHECKING:
+    from .models import Task
 
 
 class TasklineError(Exception):
@@ -34,6 +35,27 @@ class ServerExited(TasklineError):
         super().__init__(message)
         self.returncode = returncode
         self.stderr_tail = stderr_tail
+
+
+class UnsupportedTimestamp(TasklineError, ValueError):
+    """A valid RFC 3339 time that Python's `datetime` cannot hold (the year 0000,
+    a leap second), or text that is no RFC 3339 time at all. `text` is the value
+    as the server sent it."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(f"cannot read the time {text!r}: {reason}")
+        self.text = text
+
+
+class UnsendableRequest(TasklineError, ValueError):
+    """A request was not sent because the server would reject it unread: a
+    string that is not well-formed Unicode (a lone surrogate), or a message
+    larger than the server's `max_message_bytes`. Nothing reached the server."""
+
+    def __init__(self, method: str, reason: str) -> None:
+        super().__init__(f"{method} was not sent: {reason}")
+        self.method = method
+        self.reason = reason
 
 
 class Timeout(TasklineError, TimeoutError):
@@ -93,10 +115,14 @@ class VersionConflict(ServerError):
 
     code = 1002
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(code, message, data)
+    @property
+    def current(self) -> Task | None:
+        """The task as it is now; raises `UnsupportedTimestamp` for a task
+        Python cannot hold (read when asked, so the error itself always arrives)."""
+        from .models import Task
+
         task = self._data_member("task")
-        self.current: Task | None = None if task is None else Task.from_wire(task)
+        return None if task is None else Task.from_wire(task)
 
 
 class TaskAlreadyExists(ServerError):

@@ -57,7 +57,7 @@ class Task:
     def parsed_due(self) -> datetime | date | None:
         """`due` as an aware datetime, or a date for a full date.
 
-        Raises ValueError for the valid RFC 3339 values Python cannot hold
+        Raises `UnsupportedTimestamp` (a ValueError) for the valid RFC 3339 values Python cannot hold
         (the year 0000, a leap second).
         """
         return _optional(parse_due, self.due)
@@ -65,10 +65,16 @@ class Task:
 
 @dataclass(frozen=True)
 class FetchPage:
-    """One page of `tasks/fetch`; `total` is set only when it was asked for."""
+    """One page of `tasks/fetch`; `total` is set only when it was asked for.
+
+    `seq` is the database's newest seq when the page was read (from the same
+    snapshot as the page): a copy built from pages follows on with the changes
+    after it (`changes(seq)`, or notifications whose seq is greater).
+    """
 
     tasks: tuple[Task, ...]
     next_cursor: str | None
+    seq: int
     total: int | None
 
     @classmethod
@@ -76,6 +82,7 @@ class FetchPage:
         return cls(
             tasks=tuple(Task.from_wire(task) for task in data["tasks"]),
             next_cursor=data.get("nextCursor"),
+            seq=data["seq"],
             total=data.get("total"),
         )
 
@@ -139,6 +146,10 @@ class DidMissChanges:
     missed changes with `changes(since)` (refetch if that raises 1005). Any other
     reason ("historyExpired": the change log no longer holds them): refetch with
     `fetch` and follow on from its `seq`.
+
+    The client makes two of its own, for changes the server did send: "overflow"
+    (a `ChangeStream` held as many as it may) and "unreadable" (a `tasks/didChange`
+    this client could not read); `changes(since)` reads them again.
     """
 
     since: int
@@ -173,28 +184,38 @@ class ChangesPage:
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """What `initialize` told us about the server."""
+    """What `initialize` told us about the server.
+
+    `database_id` names the database file (random, made with it): a copy of its
+    tasks kept under another id belongs to another file, even when that file's
+    seqs are as high. `database_seq` is the newest seq when the client
+    initialized; notifications carry the changes after it.
+    """
 
     name: str
-    version: str | None
+    version: str
     protocol_version: str
+    database_id: str
+    database_seq: int
     methods: tuple[str, ...]
     notifications: bool
-    max_message_bytes: int | None
-    max_fetch_limit: int | None
+    max_message_bytes: int
+    max_fetch_limit: int
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ServerInfo:
-        capabilities = data.get("capabilities", {})
-        limits = capabilities.get("limits", {})
+        capabilities = data["capabilities"]
+        limits = capabilities["limits"]
         return cls(
             name=data["serverInfo"]["name"],
-            version=data["serverInfo"].get("version"),
+            version=data["serverInfo"]["version"],
             protocol_version=data["protocolVersion"],
-            methods=tuple(capabilities.get("methods", ())),
-            notifications=bool(capabilities.get("notifications", {}).get("didChange", False)),
-            max_message_bytes=limits.get("maxMessageBytes"),
-            max_fetch_limit=limits.get("maxFetchLimit"),
+            database_id=data["database"]["id"],
+            database_seq=data["database"]["seq"],
+            methods=tuple(capabilities["methods"]),
+            notifications=capabilities["notifications"]["didChange"],
+            max_message_bytes=limits["maxMessageBytes"],
+            max_fetch_limit=limits["maxFetchLimit"],
         )
 
 

@@ -7,22 +7,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from .errors import ServerError, error_from_wire
+from .errors import ServerError, UnsendableRequest, error_from_wire
 from .framing import encode_frame
 
 
-def request_frame(request_id: int | str, method: str, params: Mapping[str, Any] | None) -> bytes:
+def request_frame(
+    request_id: int | str, method: str, params: Mapping[str, Any] | None, max_message_bytes: int | None = None
+) -> bytes:
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = params
-    return encode_frame(message)
+    return _checked_frame(method, message, max_message_bytes)
 
 
-def notification_frame(method: str, params: Mapping[str, Any] | None = None) -> bytes:
+def notification_frame(
+    method: str, params: Mapping[str, Any] | None = None, max_message_bytes: int | None = None
+) -> bytes:
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         message["params"] = params
-    return encode_frame(message)
+    return _checked_frame(method, message, max_message_bytes)
+
+
+def _checked_frame(method: str, message: Mapping[str, Any], max_message_bytes: int | None) -> bytes:
+    """The frame of `message`, or `UnsendableRequest` for what the server would
+    answer with id null (-32700, -32600) instead of answering the call."""
+    try:
+        frame = encode_frame(message)
+    except UnicodeEncodeError:
+        raise UnsendableRequest(method, "a string holds a lone surrogate (it is not well-formed Unicode)") from None
+    body_bytes = len(frame) - frame.index(b"\r\n\r\n") - 4
+    if max_message_bytes is not None and body_bytes > max_message_bytes:
+        raise UnsendableRequest(
+            method, f"it is {body_bytes} bytes, more than the server's limit of {max_message_bytes}"
+        )
+    return frame
 
 
 def cancel_frame(request_id: int) -> bytes:
@@ -103,6 +122,12 @@ class PendingCalls(Generic[_Future]):
             future.set_exception(response.error)
         else:
             future.set_result(response.result)
+
+    def fail(self, request_id: Any, error: BaseException) -> None:
+        """Fail one waiting request (if it still waits) with `error`."""
+        future = self._futures.pop(request_id, None) if isinstance(request_id, int) else None
+        if future is not None and not future.done():
+            future.set_exception(error)
 
     def fail_all(self, error: BaseException) -> None:
         """Fail every waiting request, and every later `add`, with `error`."""

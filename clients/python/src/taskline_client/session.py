@@ -56,10 +56,19 @@ def route_message(
     deliver_change: Callable[[ChangeNotification], None],
     observer: MessageObserver | None,
 ) -> None:
-    """Hand one message from the server to whoever waits for it."""
+    """Hand one message from the server to whoever waits for it. Whatever the
+    message carries, this returns: a response that cannot be read fails its
+    call, a notification that cannot be read becomes a `DidMissChanges` for
+    the changes it carried (reason "unreadable"), so the reader goes on."""
     if observer is not None:
         run_guarded(observer, message)
-    event = classify(message)
+    try:
+        event = classify(message)
+    except Exception as error:
+        _log.exception("cannot read a message from the server: %r", message)
+        if isinstance(message, dict):
+            pending.fail(message.get("id"), error)
+        return
     if isinstance(event, Response):
         if event.id is None and event.error is not None:
             _log.warning("the server rejected something we sent: %s", event.error)
@@ -67,10 +76,25 @@ def route_message(
     elif isinstance(event, Notification) and event.method in _CHANGE_NOTIFICATIONS:
         try:
             notification = _CHANGE_NOTIFICATIONS[event.method](event.params)
-        except (KeyError, TypeError, ValueError):
-            _log.exception("ignoring a malformed %s: %r", event.method, event.params)
-            return
+        except Exception:
+            _log.exception("cannot read a %s: %r", event.method, event.params)
+            missed = _missed_range(event.params)
+            if missed is None:
+                return
+            notification = missed
         deliver_change(notification)
+
+
+def _missed_range(params: Any) -> DidMissChanges | None:
+    """What an unreadable `tasks/didChange` covered, when its seqs can be read."""
+    try:
+        first = params["changes"][0]["seq"]
+        last = params["seq"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if not (isinstance(first, int) and isinstance(last, int)):
+        return None
+    return DidMissChanges(since=first - 1, seq=last, reason="unreadable")
 
 
 def run_guarded(callback: Callable[[Any], None], argument: Any) -> None:
