@@ -153,8 +153,7 @@ public actor Server {
                 case .pruneHistory:
                     await pruneHistory()
                 case .outputHasRoom:
-                    // After `shutdown` only what the client was already owed.
-                    await deliverLoggedChanges(through: phase == .running ? nil : lastNotifiedSeq)
+                    await deliverLoggedChanges()
                 case .clientProcessExited:
                     Log.warning("the client process has exited; stopping")
                     break loop
@@ -358,7 +357,7 @@ public actor Server {
             writer.send(TaskJSON.didChange(own))
             lastNotifiedSeq = previous
         } else {
-            await deliverLoggedChanges(through: phase == .running ? nil : ownNewest)
+            await deliverLoggedChanges(own: ownNewest)
         }
     }
 
@@ -371,10 +370,12 @@ public actor Server {
     /// change log no longer holds the changes (another process pruned them; the client
     /// refetches).
     ///
-    /// `limit`: no change after it is announced (after `shutdown`); nil while running.
-    private func deliverLoggedChanges(through limit: Int64? = nil) async {
-        guard notificationsEnabled, phase == .running || limit != nil else { return }
-        let limit = limit.map { max($0, lastNotifiedSeq) }
+    /// After `shutdown` it announces only what the client was already owed and its own
+    /// changes, through `own`, the newest of them.
+    private func deliverLoggedChanges(own: Int64? = nil) async {
+        guard notificationsEnabled, phase != .waitingForInitialize else { return }
+        let limit = phase == .running ? nil : max(own ?? lastNotifiedSeq, lastNotifiedSeq)
+        if limit == lastNotifiedSeq, missed == nil { return }
         do {
             while true {
                 if writer.isBackedUp {
