@@ -5,30 +5,25 @@ struct Initialize {
     var processID: Int32?
     var notifications = true
 
-    /// Unknown members of `initialize` params are ignored (LSP clients send many);
-    /// the members Taskline reads are type-checked, and `initializationOptions` is ours, so strict.
+    /// The members Taskline reads are type-checked; every other member, at any level, is
+    /// ignored: LSP clients send many, and editors' LSP frameworks share one
+    /// `initializationOptions` object among the servers they start.
     init(params: JSON?) throws(ResponseError) {
-        guard let params else { return }
-        guard let object = params.objectValue else {
-            throw .invalidParams(field: "", reason: "must be an object, not \(params.typeName)")
-        }
-        switch object["processId"] {
-        case nil, .null?: break
-        case .integer(let pid)? where pid > 0 && pid <= Int64(Int32.max): processID = Int32(pid)
-        case .some: throw .invalidParams(field: "processId", reason: "must be a positive integer or null")
-        }
-        if let clientInfo = object["clientInfo"], clientInfo != .null {
-            guard case .object(let info) = clientInfo, info["name"]?.stringValue != nil else {
-                throw .invalidParams(field: "clientInfo", reason: "must be an object with a string name")
+        var reader = try ParamsReader(params)
+        if let pid = try reader.integer("processId") {
+            // 0 and negative numbers name process groups to kill(2), not a process.
+            guard let pid = Int32(exactly: pid), pid >= 1 else {
+                throw .invalidParams(field: "processId", reason: "must be a process id from 1 to 2147483647, or null")
             }
+            processID = pid
         }
-        if let capabilities = object["capabilities"], capabilities != .null, capabilities.objectValue == nil {
-            throw .invalidParams(field: "capabilities", reason: "must be an object")
+        if var clientInfo = try reader.object("clientInfo") {
+            _ = try clientInfo.requiredString("name")
+            _ = try clientInfo.string("version")
         }
-        if let options = object["initializationOptions"], options != .null {
-            var reader = try ParamsReader(options, path: "initializationOptions")
-            notifications = try reader.bool("notifications") ?? true
-            try reader.finish()
+        _ = try reader.object("capabilities")
+        if var options = try reader.object("initializationOptions") {
+            notifications = try options.bool("notifications") ?? true
         }
     }
 
@@ -40,7 +35,7 @@ struct Initialize {
             "database": ["id": .string(String(UInt64(databaseID), radix: 16)), "seq": .integer(seq)],
             "capabilities": [
                 "methods": .array(TaskMethods.all.map { .string($0.name) }),
-                "notifications": ["didChange": .bool(notifications)],
+                "notifications": ["didChange": .bool(notifications), "didMissChanges": .bool(notifications)],
                 "limits": ["maxMessageBytes": .integer(Int64(maxMessageBytes)), "maxFetchLimit": 1000],
             ],
         ]

@@ -269,7 +269,9 @@ public actor Server {
             await handle(notification, changes: &changes)
             return nil
         case .request(let request):
-            if cancellations.start(request.id) {
+            // A cancellation reaches only requests handled while the server runs: `initialize`
+            // and whatever comes before it get -32002, and what follows `shutdown` -32600.
+            if cancellations.start(request.id), phase == .running {
                 return Response(id: request.id, result: .failure(.requestCancelled))
             }
             do {
@@ -306,6 +308,7 @@ public actor Server {
         case (.running, "initialize"):
             throw ResponseError.invalidRequest("initialize was already received")
         case (.running, "shutdown"):
+            _ = try ParamsReader(request.params)  // no members defined, but params must be an object
             phase = .shutDown
             return MethodOutcome(result: .null)
         case (.running, let method):
@@ -340,8 +343,10 @@ public actor Server {
     /// Tells the client about `own`, the changes this server just committed. When nothing
     /// else happened since the last change the client heard of, they are sent as they are;
     /// otherwise the change log is read, so that the client still hears of everything in order.
+    /// The client's own changes are announced after `shutdown` too (a batch may hold a write
+    /// and `shutdown`); other processes' changes are not.
     private func deliverChanges(own: [TaskJSON.ChangeText]) async {
-        guard notificationsEnabled, phase == .running, !own.isEmpty else { return }
+        guard notificationsEnabled, phase != .waitingForInitialize, let ownNewest = own.last?.seq else { return }
         // Each change follows the one before it; compared by subtraction, since the last seq
         // the client heard of comes from the file and may be any integer.
         var previous = lastNotifiedSeq
@@ -352,7 +357,7 @@ public actor Server {
             writer.send(TaskJSON.didChange(own))
             lastNotifiedSeq = previous
         } else {
-            await deliverLoggedChanges()
+            await deliverLoggedChanges(own: ownNewest)
         }
     }
 
@@ -364,12 +369,17 @@ public actor Server {
     /// (its memory stays bounded; the client catches up with `tasks/changes`), and when the
     /// change log no longer holds the changes (another process pruned them; the client
     /// refetches).
-    private func deliverLoggedChanges() async {
-        guard notificationsEnabled, phase == .running else { return }
+    ///
+    /// After `shutdown` it announces only what the client was already owed and its own
+    /// changes, through `own`, the newest of them.
+    private func deliverLoggedChanges(own: Int64? = nil) async {
+        guard notificationsEnabled, phase != .waitingForInitialize else { return }
+        let limit = phase == .running ? nil : max(own ?? lastNotifiedSeq, lastNotifiedSeq)
+        if limit == lastNotifiedSeq, missed == nil { return }
         do {
             while true {
                 if writer.isBackedUp {
-                    try await skipToNewest(.backlog)
+                    try await skipToNewest(.backlog, through: limit)
                     if missed != nil { waitForOutputRoom() }
                     return
                 }
@@ -384,23 +394,24 @@ public actor Server {
                 } catch TaskStoreError.historyExpired {
                     // The log always keeps its newest change, so this moves on (unless the
                     // log was emptied by hand: then there is nothing to deliver).
-                    guard try await skipToNewest(.historyExpired) else { return }
+                    guard try await skipToNewest(.historyExpired, through: limit) else { return }
                     continue
                 }
-                if !page.changes.isEmpty { writer.send(TaskJSON.didChange(page.changes.map { TaskJSON.text(of: $0) })) }
-                lastNotifiedSeq = page.seq
-                if !page.hasMore { return }
+                let changes = limit.map { limit in page.changes.filter { $0.seq <= limit } } ?? page.changes
+                if !changes.isEmpty { writer.send(TaskJSON.didChange(changes.map { TaskJSON.text(of: $0) })) }
+                lastNotifiedSeq = limit.map { min(page.seq, $0) } ?? page.seq
+                if !page.hasMore || lastNotifiedSeq == limit { return }
             }
         } catch {
             Log.error("could not read the change log: \(error)")
         }
     }
 
-    /// Counts every change up to the newest as missed; a miss not yet announced grows.
-    /// Returns false when there was none to count.
+    /// Counts every change up to the newest (or up to `limit`) as missed; a miss not yet
+    /// announced grows. Returns false when there was none to count.
     @discardableResult
-    private func skipToNewest(_ reason: MissReason) async throws -> Bool {
-        let newest = try await store.currentSeq()
+    private func skipToNewest(_ reason: MissReason, through limit: Int64?) async throws -> Bool {
+        let newest = min(try await store.currentSeq(), limit ?? .max)
         guard newest > lastNotifiedSeq else { return false }
         if let missed {
             self.missed = (missed.since, missed.reason == .historyExpired ? .historyExpired : reason)

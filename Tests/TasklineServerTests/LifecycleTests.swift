@@ -8,7 +8,7 @@ import Testing
         #expect(result["serverInfo"]?["name"] == "taskline")
         #expect(result["protocolVersion"] == "1")
         #expect(result["capabilities"]?["methods"] == ["tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply"])
-        #expect(result["capabilities"]?["notifications"]?["didChange"] == true)
+        #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true])
         #expect(run.exitCode == 1)
     }
 
@@ -92,14 +92,50 @@ import Testing
         #expect(run.result(3)?["tasks"]?.arrayValue?.count == 1)
     }
 
-    @Test func initializationOptionsAreChecked() async throws {
+    @Test func unknownInitializationOptionsAreIgnoredAndKnownOnesChecked() async throws {
         let run = try await ServerHarness().run([
-            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"notify":false}}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"theme":"dark","notifications":"no"}}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"processId":"me"}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"rootUri":null,"trace":"off","capabilities":{}}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"processId":0}}"#,
+            #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"processId":1.0,"rootUri":null,"capabilities":null,"initializationOptions":{"theme":"dark","notifications":false}}}"#,
         ], initialized: false)
-        #expect(run.error(1)?["data"]?["field"] == "initializationOptions.notify")
+        #expect(run.error(1)?["data"]?["field"] == "initializationOptions.notifications")
         #expect(run.error(2)?["data"]?["field"] == "processId")
-        #expect(run.result(3)?["protocolVersion"] == "1")
+        #expect(run.error(3)?["data"]?["field"] == "processId")
+        #expect(run.result(4)?["capabilities"]?["notifications"] == ["didChange": false, "didMissChanges": false])
+    }
+
+    @Test func aCancellationDoesNotReachInitialize() async throws {
+        let run = try await ServerHarness().run([
+            ServerHarness.initialize,
+            notification("$/cancelRequest", #"{"id":"init"}"#),
+            request(1, "tasks/fetch"),
+            notification("$/cancelRequest", #"{"id":1}"#),
+        ], initialized: false)
+        #expect(run.result("init")?["protocolVersion"] == "1")
+        #expect(run.error(1)?["code"] == -32800)
+    }
+
+    @Test func shutdownParamsMustBeAnObject() async throws {
+        let run = try await ServerHarness().run([
+            request(1, "shutdown", "[1]"),
+            request(2, "tasks/fetch"),
+            request(3, "shutdown", #"{"force":true}"#),
+            notification("exit"),
+        ])
+        #expect(run.error(1)?["data"]?["field"] == "")
+        #expect(run.result(2)?["tasks"] == [])
+        #expect(run.response(3)?["result"] == .null)
+        #expect(run.exitCode == 0)
+    }
+
+    @Test func changesInTheBatchWithShutdownAreAnnounced() async throws {
+        let run = try await ServerHarness().run([
+            "[" + request(1, "tasks/create", #"{"title":"last"}"#) + "," + request(2, "shutdown") + "]",
+            notification("exit"),
+        ])
+        #expect(run.output.count == 2)
+        #expect(run.notifications.first?["params"]?["changes"]?.arrayValue?.first?["task"]?["title"] == "last")
+        #expect(run.exitCode == 0)
     }
 }

@@ -104,6 +104,7 @@ def test_valid_server_messages(checker, message):
         (did_miss_changes({"since": 1, "seq": 4}), "$.params"),
         (did_miss_changes({"since": -1, "seq": 4, "reason": "backlog"}), "$.params.since"),
         (did_miss_changes({"since": 1, "seq": 0, "reason": "backlog"}), "$.params.seq"),
+        ({**did_change({"seq": 1, "kind": "created", "id": "a", "version": 1}), "meta": {}}, "$"),
     ],
 )
 def test_invalid_server_messages(checker, message, where):
@@ -187,11 +188,46 @@ def test_params_are_closed_and_checked(checker, definition, params):
             "params": {"id": "x", "changes": {"due": None, "tags": []}, "ifVersion": 3},
         },
         {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tasks/fetch", "traceId": "members beside the four are ignored"},
+        {"jsonrpc": "2.0", "method": "exit", "meta": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "initialize",
+            "params": {
+                "processId": 2147483647,
+                "clientInfo": {"name": "c", "version": None, "build": 7},
+                "capabilities": None,
+                "initializationOptions": {"theme": "dark", "notifications": None},
+            },
+        },
+        {"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {"processId": 1.0, "clientInfo": None, "initializationOptions": None}},
+        {"jsonrpc": "2.0", "id": 7, "method": "shutdown", "params": {"ignored": True}},
     ],
 )
 def test_valid_client_messages(checker, message):
     envelope = "request" if "id" in message else "notification"
     assert checker.validator(envelope).is_valid(message)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"processId": 0},
+        {"processId": 2147483648},
+        {"processId": 1.5},
+        {"clientInfo": {"version": "1"}},
+        {"clientInfo": {"name": "c", "version": 1}},
+        {"capabilities": []},
+        {"initializationOptions": {"notifications": "no", "theme": "dark"}},
+    ],
+)
+def test_bad_initialize_params(checker, params):
+    assert not checker.validator("request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+
+
+def test_shutdown_params_must_be_an_object(checker):
+    assert not checker.validator("request").is_valid({"jsonrpc": "2.0", "id": 1, "method": "shutdown", "params": [1]})
 
 
 def test_client_messages_are_checked_per_method(checker):
