@@ -17,6 +17,7 @@ from .transcript import FIRST, SECOND, step_label
 from .values import TranscriptError, construct, is_constructor, resolve
 
 DID_CHANGE = "tasks/didChange"
+INVALID_PARAMS = -32602
 
 
 def raw_bytes(spec, captures):
@@ -45,10 +46,10 @@ class Outcome:
 
 
 class RequestLog:
-    """Which method each still-unanswered request id was sent with, so a result can be checked against it."""
+    """Each still-unanswered request by its id, so that its answer can be checked against it."""
 
     def __init__(self):
-        self._methods = defaultdict(deque)
+        self._requests = defaultdict(deque)
 
     @staticmethod
     def _key(request_id):
@@ -57,14 +58,14 @@ class RequestLog:
     def sent(self, message):
         for member in message if isinstance(message, list) else [message]:
             if isinstance(member, dict) and "id" in member and isinstance(member.get("method"), str):
-                self._methods[self._key(member["id"])].append(member["method"])
+                self._requests[self._key(member["id"])].append(member)
 
     def answered(self, response):
-        """The method of the request `response` answers, or None when unknown."""
+        """The request `response` answers, or None when unknown."""
         if not isinstance(response, dict) or response.get("id") is None:
             return None
-        methods = self._methods.get(self._key(response["id"]))
-        return methods.popleft() if methods else None
+        requests = self._requests.get(self._key(response["id"]))
+        return requests.popleft() if requests else None
 
 
 def is_did_change(message):
@@ -125,6 +126,7 @@ class Session:
         self.sqlite3_command = sqlite3_command
         self.captures = {}
         self.lock = None
+        self.step = {}
         self.peers = {FIRST: Peer(FIRST, self.command, transcript.args, transcript.framing)}
 
     @property
@@ -141,6 +143,7 @@ class Session:
     # Steps.
 
     def run(self, step):
+        self.step = step
         timeout = step.get("timeout", self.default_timeout)
         self._act(step, timeout)
         peer = self.peer(step) if any(key in step for key in _PEER_EXPECTATIONS) else None
@@ -255,11 +258,26 @@ class Session:
             else [("$", message)]
         )
         for path, response in responses:
-            method = peer.requests.answered(response)
-            if problem is None and method and "result" in response:
-                problem = self.checker.result_problem(method, response["result"], f"{path}.result")
+            request = peer.requests.answered(response)
+            if problem is None and request:
+                problem = self._request_problem(request, response, path)
         if problem:
             raise ServerFailure(f"{problem} in {show(message)}")
+
+    def _request_problem(self, request, response, path):
+        """The schema and the server must agree on a request: what the server carries out, the schema accepts; what
+        it refuses as invalid params, the schema refuses too, unless the step says no schema can tell (a cursor of
+        another sort, a `since` past the newest change)."""
+        if "result" in response:
+            refused = self.checker.request_problem(request)
+            if refused:
+                return f"the server carried out a request the schema refuses ({refused})"
+            return self.checker.result_problem(request["method"], response["result"], f"{path}.result")
+        error = response.get("error")
+        if isinstance(error, dict) and error.get("code") == INVALID_PARAMS and not self.step.get("schemaCannotTell"):
+            if self.checker.request_problem(request) is None:
+                return f"the server refused with {INVALID_PARAMS} a request the schema accepts: {show(request)}"
+        return None
 
     def _accept(self, peer, message):
         """Checks that hold for every message read: the schema, and the order of notified changes."""

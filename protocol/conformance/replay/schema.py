@@ -21,7 +21,8 @@ def jsonschema_available():
 
 
 class SchemaChecker:
-    """Validates every server message against `serverMessage`, and results against their method's `<name>Result`."""
+    """Validates every server message against `serverMessage`, results against their method's `<name>Result`,
+    and the requests the client sent against `request` (the envelope and its method's `<name>Params`)."""
 
     def __init__(self, path=SCHEMA_PATH):
         import jsonschema
@@ -46,6 +47,9 @@ class SchemaChecker:
 
     def message_problem(self, message):
         return self._problem("serverMessage", message, "$")
+
+    def request_problem(self, request):
+        return self._problem("request", request, "request")
 
     def result_problem(self, method, result, path):
         definition = definition_name(method) + "Result"

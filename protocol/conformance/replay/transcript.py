@@ -20,7 +20,7 @@ ACTIONS = (
     "sleep",
 )
 EXPECTATIONS = ("expect", "expectAnyOrder", "expectChanges", "expectSilence", "expectExit")
-MODIFIERS = ("name", "server", "splitAt", "timeout", "repeat")
+MODIFIERS = ("name", "server", "splitAt", "timeout", "repeat", "schemaCannotTell")
 FIRST, SECOND = "first", "second"
 # What `server` directs to one of the two servers; the other actions concern the database or the runner.
 _SERVER_ACTIONS = {"restart", "send", "sendAll", "sendRaw", "closeStdin"}
