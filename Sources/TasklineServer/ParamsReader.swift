@@ -90,7 +90,9 @@ struct ParamsReader {
             guard let double = value.doubleValue, double == double.rounded() else { throw wrongType(key, "an integer", value) }
             if abs(double) <= Double(TaskRules.maxCounter) { return Int64(double) }
         }
-        throw .invalidParams(field: field(key), reason: "is out of range: integers go from −(2^53 − 1) to 2^53 − 1")
+        let negative = value.doubleValue.map { $0 < 0 } ?? false
+        throw .invalidParams(field: field(key), reason: negative
+            ? "must be at least −\(TaskRules.maxCounter) (−(2^53 − 1))" : "must be at most \(TaskRules.maxCounter) (2^53 − 1)")
     }
 
     /// An integer that fits `Int`; the range check itself belongs to the caller.
