@@ -59,9 +59,7 @@ struct FetchPlan {
         self.sort = sort
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
-        for (index, tag) in filter.tags.enumerated() {
-            try TaskRules.validateTag(tag, field: "filter.tags[\(index)]")
-        }
+        try TaskRules.validateTags(filter.tags, field: "filter.tags")
         var tags = filter.tags[...]
         if sort.count == 1, sort[0].field == .createdAt, let first = tags.first {
             // The tag's index gives its tasks in page order, however many or few they are.

@@ -62,8 +62,10 @@ struct PreparedOperation {
             if case .some(let due) = changes.due {
                 dueAt = .some(try due.map { try TaskRules.dueMilliseconds($0, field: "changes.due") })
             }
+            if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
             action = .update(id: id, changes: changes, tags: tags, dueAt: dueAt, ifVersion: ifVersion)
         case .delete(let id, let ifVersion):
+            if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
             action = .delete(id: id, ifVersion: ifVersion)
         }
     }

@@ -9,7 +9,7 @@ public enum TaskRules {
     public static let priorities = 0...3
     /// A task's `version` and the change log's `seq` stay at most 2^53 − 1, the largest
     /// integer every client reads exactly (JSON numbers are doubles in many languages).
-    static let maxCounter: Int64 = 9_007_199_254_740_991
+    public static let maxCounter: Int64 = 9_007_199_254_740_991
     static let versions: ClosedRange<Int64> = 1...maxCounter
     static let seqs: ClosedRange<Int64> = 1...maxCounter
     /// The times a task carries: years 0000 to 9999, the ones RFC 3339 can write (and an
@@ -30,7 +30,7 @@ public enum TaskRules {
         guard title.unicodeScalars.count <= maxTitleLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxTitleLength) characters")
         }
-        guard title.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+        guard title.unicodeScalars.contains(where: { !isWhiteSpace($0) }) else {
             throw TaskStoreError.invalid(field: field, reason: "must contain a character that is not white space")
         }
         guard !title.unicodeScalars.contains(where: isControl) else {
@@ -52,21 +52,26 @@ public enum TaskRules {
 
     /// Checks each tag and returns the set, sorted by code point.
     static func normalizeTags(_ tags: [String], field: String) throws -> [String] {
+        try validateTags(tags, field: field)
+        return Array(Set(tags)).sorted(by: codePointOrder)
+    }
+
+    /// At most `maxTags` as sent, duplicates counted: the limit is on the request, so that
+    /// a schema can check it. The same for a task's tags and a filter's.
+    static func validateTags(_ tags: [String], field: String) throws {
+        guard tags.count <= maxTags else {
+            throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxTags) tags")
+        }
         for (index, tag) in tags.enumerated() {
             try validateTag(tag, field: "\(field)[\(index)]")
         }
-        let set = Array(Set(tags)).sorted(by: codePointOrder)
-        guard set.count <= maxTags else {
-            throw TaskStoreError.invalid(field: field, reason: "at most \(maxTags) tags")
-        }
-        return set
     }
 
     static func validateTag(_ tag: String, field: String) throws {
         guard (1...maxTagLength).contains(tag.unicodeScalars.count) else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must be 1 to \(maxTagLength) characters")
         }
-        guard !tag.unicodeScalars.contains(where: { isControl($0) || $0.properties.isWhitespace }) else {
+        guard !tag.unicodeScalars.contains(where: { isControl($0) || isWhiteSpace($0) }) else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must not contain white space or control characters")
         }
     }
@@ -94,6 +99,18 @@ public enum TaskRules {
     /// The form titles and notes are compared in for sorting and the text filter.
     static func folded(_ text: String) -> String {
         text.lowercased()
+    }
+
+    /// White space, as protocol/README.md §4 lists it: Unicode's White_Space property
+    /// (Unicode 16) and U+FEFF, which ECMA-262 counts as white space too. A fixed list, so
+    /// that it does not move with the Unicode version of whoever checks it.
+    static let whiteSpace: [ClosedRange<UInt32>] = [
+        0x09...0x0D, 0x20...0x20, 0x85...0x85, 0xA0...0xA0, 0x1680...0x1680, 0x2000...0x200A,
+        0x2028...0x2029, 0x202F...0x202F, 0x205F...0x205F, 0x3000...0x3000, 0xFEFF...0xFEFF,
+    ]
+
+    static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
+        whiteSpace.contains { $0.contains(scalar.value) }
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -158,8 +158,18 @@ public actor TaskStore {
     /// and fails alone, and the results say which failed. Field paths in params errors
     /// name the operation (`operations[2].update.changes.title`).
     public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try apply(operations.map { .success($0) }, atomic: atomic)
+    }
+
+    /// The same, where some operations could not be read: each of those comes as its
+    /// `invalid` error, whose field path is complete, and fails as a checked operation does.
+    /// Every operation is checked before any runs, so a params error of any operation wins
+    /// over what running an earlier one would report, and the first by index wins among them.
+    public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         let prepared = operations.enumerated().map { index, operation in
-            Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
+            operation.flatMap { operation in
+                Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
+            }
         }
         if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
             throw TaskStoreError.operationFailed(index: index, error: error)

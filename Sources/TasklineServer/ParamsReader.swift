@@ -1,4 +1,5 @@
 import JSONRPC
+import TaskStore
 
 /// Reads a params object member by member, turning every type or range problem into
 /// `-32602` with the dotted path of the field, and refusing members nobody read, so that
@@ -75,14 +76,23 @@ struct ParamsReader {
         return bool
     }
 
-    /// An integer; a number with a zero fraction (`2.0`) counts, as in JSON Schema.
+    /// An integer from −(2^53 − 1) to 2^53 − 1, the ones every JSON reader holds exactly;
+    /// a number with a zero fraction (`2.0`) counts, as in JSON Schema.
     mutating func integer(_ key: String) throws(ResponseError) -> Int64? {
         guard let value = try take(key) else { return nil }
-        if case .integer(let int) = value { return int }
-        guard let double = value.doubleValue, double == double.rounded(), abs(double) < 9.007e15 else {
-            throw wrongType(key, "an integer", value)
+        let exact = -TaskRules.maxCounter...TaskRules.maxCounter
+        switch value {
+        case .integer(let int) where exact.contains(int):
+            return int
+        case .integer:
+            break
+        default:
+            guard let double = value.doubleValue, double == double.rounded() else { throw wrongType(key, "an integer", value) }
+            if abs(double) <= Double(TaskRules.maxCounter) { return Int64(double) }
         }
-        return Int64(double)
+        let negative = value.doubleValue.map { $0 < 0 } ?? false
+        throw .invalidParams(field: field(key), reason: negative
+            ? "must be at least −\(TaskRules.maxCounter) (−(2^53 − 1))" : "must be at most \(TaskRules.maxCounter) (2^53 − 1)")
     }
 
     /// An integer that fits `Int`; the range check itself belongs to the caller.
@@ -111,6 +121,13 @@ struct ParamsReader {
         guard let value = try take(key) else { return nil }
         guard case .object(let object) = value else { throw wrongType(key, "an object", value) }
         return ParamsReader(object: object, path: field(key))
+    }
+
+    /// An array whose elements the caller reads one by one.
+    mutating func array(_ key: String) throws(ResponseError) -> [JSON]? {
+        guard let value = try take(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key, "an array", value) }
+        return elements
     }
 
     mutating func objectArray(_ key: String) throws(ResponseError) -> [ParamsReader]? {

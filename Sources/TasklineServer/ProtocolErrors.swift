@@ -43,3 +43,12 @@ extension ResponseError {
         }
     }
 }
+
+extension TaskStoreError {
+    /// A params error met while reading one operation of a `tasks/apply`, its field path
+    /// already complete, so that the store reports it in that operation's place.
+    init(_ error: ResponseError) {
+        let data = error.data?.objectValue
+        self = .invalid(field: data?["field"]?.stringValue ?? "", reason: data?["reason"]?.stringValue ?? error.message)
+    }
+}

@@ -378,3 +378,39 @@ def test_requests_of_the_new_methods_are_checked(checker):
     assert request.is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/changes", "params": {"since": 3}})
     assert not request.is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/changes"})
     assert not request.is_valid({"jsonrpc": "2.0", "id": 1, "method": "tasks/apply", "params": {"operations": [{}]}})
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"atomic": False, "operations": [5, None, {}, {"create": {"title": 5}}, {"upsert": {}}, {"create": {}, "delete": {}}]},
+        {"operations": [{"create": None, "delete": {"id": "a"}}, {"create": {"title": "t"}, "update": None}]},
+        {"atomic": None, "operations": [{"update": {"id": "a", "changes": {}, "ifVersion": 9007199254740991}}]},
+    ],
+)
+def test_apply_params_that_are_carried_out(checker, params):
+    # Not atomic, each operation is judged alone, in its entry of `results`; a null kind means absent.
+    assert checker.validator("tasksApplyParams").is_valid(params)
+
+
+@pytest.mark.parametrize(
+    "definition, params",
+    [
+        ("tasksApplyParams", {"operations": [{"create": None}]}),
+        ("tasksApplyParams", {"operations": [{"create": None, "delete": None}]}),
+        ("tasksApplyParams", {"atomic": None, "operations": [5]}),
+        ("tasksApplyParams", {"atomic": False, "operations": [5] * 1001}),
+        ("tasksApplyParams", {"atomic": False, "operations": {"create": {"title": "t"}}}),
+        ("tasksCreateParams", {"title": "t", "tags": ["x"] * 65}),
+        ("tasksFetchParams", {"filter": {"tags": ["x"] * 65}}),
+        ("tasksFetchParams", {"offset": 9007199254740992}),
+        ("tasksUpdateParams", {"id": "a", "changes": {}, "ifVersion": 0}),
+        ("tasksDeleteParams", {"id": "a", "ifVersion": 9007199254740992}),
+        ("tasksChangesParams", {"since": 9007199254740992}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01\n"}),
+        ("tasksCreateParams", {"title": "\ufeff"}),
+        ("tasksCreateParams", {"title": "t", "id": "a\n"}),
+    ],
+)
+def test_params_past_their_edges(checker, definition, params):
+    assert not checker.validator(definition).is_valid(params)

@@ -4,39 +4,50 @@ import TaskStore
 /// `tasks/apply`: several writes in one transaction, all or none when `atomic`.
 enum ApplyOperations: TaskMethod {
     struct Params: Sendable {
-        var operations: [TaskOperation]
+        /// Each operation as read. A params error of one operation is that operation's
+        /// outcome: the whole request's error when atomic, its entry in `results` when not.
+        var operations: [Result<TaskOperation, TaskStoreError>]
         var atomic: Bool
     }
 
     static let name = "tasks/apply"
     static let maxOperations = 1000
+    private static let kinds: [(String, any SingleWriteMethod.Type)] = [
+        ("create", CreateTask.self), ("update", UpdateTask.self), ("delete", DeleteTask.self),
+    ]
 
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
-        guard let entries = try reader.objectArray("operations") else {
+        let atomic = try reader.bool("atomic") ?? true
+        guard let entries = try reader.array("operations") else {
             throw .invalidParams(field: "operations", reason: "is required")
         }
         guard (1...maxOperations).contains(entries.count) else {
             throw .invalidParams(field: "operations", reason: "must have 1 to \(maxOperations) operations")
         }
-        var operations: [TaskOperation] = []
-        for var entry in entries {
-            operations.append(try operation(from: &entry))
+        let operations = entries.enumerated().map { index, entry in
+            Result { () throws(ResponseError) in try operation(from: entry, path: reader.field("operations[\(index)]")) }
+                .mapError(TaskStoreError.init)
         }
-        return Params(operations: operations, atomic: try reader.bool("atomic") ?? true)
+        return Params(operations: operations, atomic: atomic)
     }
 
-    /// `{"create": {…}}`, `{"update": {…}}` or `{"delete": {…}}`: exactly one member, whose
-    /// value is what the single-operation method takes.
-    private static func operation(from entry: inout ParamsReader) throws(ResponseError) -> TaskOperation {
-        let kinds: [(String, any SingleWriteMethod.Type)] = [("create", CreateTask.self), ("update", UpdateTask.self), ("delete", DeleteTask.self)]
+    /// `{"create": {…}}`, `{"update": {…}}` or `{"delete": {…}}`: exactly one member that is
+    /// not null (null means absent), whose value is what the single-operation method takes.
+    private static func operation(from entry: JSON, path: String) throws(ResponseError) -> TaskOperation {
+        var reader = try ParamsReader(entry, path: path)
+        var found: [(String, any SingleWriteMethod.Type, ParamsReader)] = []
         for (kind, method) in kinds {
-            if var params = try entry.object(kind) {
-                try entry.finish()
-                return try read(method, from: &params)
-            }
+            if let params = try reader.object(kind) { found.append((kind, method, params)) }
         }
-        try entry.finish()
-        throw .invalidParams(field: entry.field("create"), reason: "an operation needs one of create, update or delete")
+        try reader.finish()
+        guard let (_, method, params) = found.first else {
+            throw .invalidParams(field: path, reason: "must have one of create, update or delete")
+        }
+        guard found.count == 1 else {
+            throw .invalidParams(field: reader.field(found[1].0), reason: "is a second kind: an operation has exactly one of create, update or delete")
+        }
+        var paramsReader = params
+        return try read(method, from: &paramsReader)
     }
 
     private static func read<Method: SingleWriteMethod>(_ method: Method.Type, from reader: inout ParamsReader) throws(ResponseError) -> TaskOperation {
