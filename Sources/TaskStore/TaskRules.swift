@@ -109,7 +109,7 @@ public enum TaskRules {
         0x2028...0x2029, 0x202F...0x202F, 0x205F...0x205F, 0x3000...0x3000, 0xFEFF...0xFEFF,
     ]
 
-    static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
         whiteSpace.contains { $0.contains(scalar.value) }
     }
 

@@ -122,6 +122,17 @@ import Testing
         #expect(try runTaskline(["export", "--db", path]).stdout.isEmpty)
     }
 
+    /// A project name's white space becomes `_` in its tag, by the protocol's list of white
+    /// space (U+FEFF and U+3000 among them), which a tag may not hold.
+    @Test func aProjectsWhiteSpaceBecomesUnderscores() throws {
+        let record = #"{"uuid":"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d","description":"Paint","status":"pending","#
+            + #""entry":"20240101T000000Z","project":"Home\uFEFFGarden\u3000Shed Door"}"#
+        let path = directory.file("project.sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(record.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try exported(path).values.first?["tags"] == ["project:Home_Garden_Shed_Door"])
+    }
+
     @Test func oneObjectPerLineToo() throws {
         // `task export rc.json.array=off`
         let lines = try String(contentsOfFile: Self.fixture, encoding: .utf8).split(separator: "\n")

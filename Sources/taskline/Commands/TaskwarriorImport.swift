@@ -64,7 +64,9 @@ final class TaskwarriorImport {
 
         var tags = try strings(object, "tags")
         if let project = try string(object, "project") {
-            tags.append("project:" + String(project.map { $0.isWhitespace ? "_" : $0 }))
+            // White space as the protocol counts it, which a tag may not hold.
+            let scalars = project.unicodeScalars.map { TaskRules.isWhiteSpace($0) ? "_" : $0 }
+            tags.append("project:" + String(String.UnicodeScalarView(scalars)))
         }
         for key in object.keys where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) {
             leftOut[key, default: 0] += 1
