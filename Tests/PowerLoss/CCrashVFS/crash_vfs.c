@@ -10,6 +10,7 @@
 // on a device with powersafe overwrite, across only the bytes written to it; the size is the
 // synced one or the one written. The -shm file is not tracked: it is rebuilt after a crash.
 // File creation and deletion are taken as durable at once.
+#define _GNU_SOURCE
 #include "crash_vfs.h"
 
 #include <errno.h>
@@ -464,15 +465,12 @@ static int copy_file(const char *from, int to, sqlite3_int64 size) {
     int source = open(from, O_RDONLY | O_CLOEXEC);
     if (source < 0) return errno;
     int error = 0;
-    static unsigned char buffer[1 << 16];
-    for (sqlite3_int64 offset = 0; offset < size && error == 0;) {
-        size_t wanted = size - offset < (sqlite3_int64)sizeof buffer ? (size_t)(size - offset) : sizeof buffer;
-        ssize_t got = pread(source, buffer, wanted, offset);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) error = errno;
-        if (got <= 0) break;
-        error = write_all(to, buffer, (size_t)got, offset);
-        offset += got;
+    off_t in = 0, out = 0;
+    while (in < size) {
+        ssize_t copied = copy_file_range(source, &in, to, &out, (size_t)(size - in), 0);
+        if (copied < 0 && errno == EINTR) continue;
+        if (copied < 0) error = errno;
+        if (copied <= 0) break;
     }
     close(source);
     if (error == 0 && ftruncate(to, size) != 0) error = errno;
@@ -492,7 +490,9 @@ static int write_image(TrackedFile *file, const char *directory, uint64_t *rando
     char *path = malloc(length);
     if (path == NULL) return ENOMEM;
     snprintf(path, length, "%s/%s", directory, base);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    // Written over the previous image rather than made anew: tmpfs frees and allocates
+    // every page of a file it truncates, which cost more than the copy.
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     free(path);
     if (fd < 0) return errno;
 

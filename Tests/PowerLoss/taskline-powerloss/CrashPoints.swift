@@ -108,7 +108,11 @@ final class CrashPoints: @unchecked Sendable {  // @unchecked: used by one threa
     /// Writes the images at this point, opens them as the server would, checks them, and
     /// returns their fingerprint; nil (and a failure recorded) when they do not pass.
     private func examine(point: Int, processCrash: Bool) -> Fingerprint? {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(imagePath + suffix) }
+        // The last point's files go, but for the database, whose image is written over the
+        // last one once it exists: a -wal or -journal image is written only when that file
+        // exists now, and no -shm outlives a power loss.
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(imagePath + suffix) }
+        if taskline_crash_vfs_size(databasePath) < 0 { unlink(imagePath) }
         let error = taskline_crash_vfs_write_images(imageDirectory, imageSeed(point), processCrash ? 1 : 0)
         guard error == 0 else {
             fail(point, processCrash, "cannot write the images: \(String(cString: strerror(error)))")

@@ -58,32 +58,32 @@ func run(_ name: String, selected: Set<Int>?) async throws -> CrashPoints {
     return points
 }
 
-/// The points to check: those after each operation, the first and last few I/O points of
-/// each operation, and then points spread evenly over the rest until `budget` I/O points.
+/// The points to check: the one after each operation, the first and last few I/O points of
+/// each operation, and up to `budget` I/O points in all: the rest are shared among the
+/// operations by the square root of their count (a checkpoint's thousands of page writes
+/// are alike; the few writes of a commit are not), spread evenly within each.
 func selection(ioPointsPerOperation: [Int], budget: Int) -> Set<Int> {
     let edge = 4
     var selected = Set<Int>()
-    var middle: [Int] = []
+    var middles: [Range<Int>] = []
     var point = 0
-    var chosenIO = 0
     for count in ioPointsPerOperation {
-        for index in 0..<count {
-            if index < edge || index >= count - edge {
-                selected.insert(point)
-                chosenIO += 1
-            } else {
-                middle.append(point)
-            }
-            point += 1
-        }
+        for index in 0..<count where index < edge || index >= count - edge { selected.insert(point + index) }
+        middles.append(point + min(edge, count)..<point + max(count - edge, min(edge, count)))
+        point += count
         selected.insert(point)
         point += 1
     }
-    let wanted = min(max(budget - chosenIO, 0), middle.count)
+    let remaining = max(budget - (selected.count - ioPointsPerOperation.count), 0)
+    let weights = middles.map { Double($0.count).squareRoot() }
+    let total = weights.reduce(0, +)
     var random = SplitMix64(seed: options.seed)
-    for slot in 0..<wanted {
-        let offset = Double(random.next() % 1024) / 1024
-        selected.insert(middle[min(middle.count - 1, Int((Double(slot) + offset) * Double(middle.count) / Double(wanted)))])
+    for (middle, weight) in zip(middles, weights) where weight > 0 {
+        let wanted = min(middle.count, Int((Double(remaining) * weight / total).rounded()))
+        for slot in 0..<wanted {
+            let offset = Double(random.next() % 1024) / 1024
+            selected.insert(middle.lowerBound + Int((Double(slot) + offset) * Double(middle.count) / Double(wanted)))
+        }
     }
     return selected
 }
