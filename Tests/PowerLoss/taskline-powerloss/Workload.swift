@@ -1,12 +1,14 @@
 import CCrashVFS
+import SQLite
 import Synchronization
 import TaskStore
 
 /// A seeded run of the store through every path that writes: one-task creates, updates and
 /// deletes; an atomic apply large enough to spill the page cache to the WAL, whose updates
-/// then change pages already spilled; an apply that spills and then fails and rolls back;
-/// checkpoints, automatic and explicit; and the close, which checkpoints and removes the WAL.
-/// After each operation it tells `points` the state the store must now hold.
+/// then change pages already spilled, while another connection reads; an apply that spills
+/// and then fails and rolls back; checkpoints, automatic and explicit; and the close, which
+/// checkpoints and removes the WAL. After each operation it tells `points` the state the
+/// store must now hold.
 struct Workload {
     /// The notes of the large tasks: with the folded copy, about 120 KB of overflow pages each.
     static let largeNotesLength = 60_000
@@ -46,7 +48,15 @@ struct Workload {
                 operations.append(.update(id: draft.id!, changes: TaskChanges(notes: largeNotes(), priority: 3), ifVersion: 1))
             }
             let overwrites = taskline_crash_vfs_counters().log_overwrites
+            // Another process reads meanwhile, from a snapshot before the apply: the automatic
+            // checkpoint after its commit can copy nothing back, so the commit is the last
+            // thing written to the WAL when the apply returns.
+            let reader = try Database(path: points.databasePath, mode: .readOnly)
+            try reader.execute("BEGIN")
+            _ = try reader.integer("SELECT count(*) FROM task")
             try await apply("a large atomic apply", operations, store: store)
+            try reader.execute("COMMIT")
+            reader.close()
             if taskline_crash_vfs_counters().log_overwrites == overwrites {
                 problems.append("the large apply wrote no page of the WAL twice: it did not spill, make it larger")
             }
