@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
 
-// taskline-bench: Taskline beside raw SQLite, in one run. See README.md, "Performance".
+// taskline-bench: Taskline beside raw SQLite, in one run. See docs/performance.md.
 //
 //   taskline-bench [--sizes 1000,100000,1000000] [--quick] [--json PATH]
 //

@@ -3,7 +3,7 @@ import JSONRPC
 import TestSupport
 import Testing
 
-/// What the README's threat model promises beyond input handling: the server's only channels
+/// What the threat model (docs/security.md) promises beyond input handling: the server's only channels
 /// are the pipes it was given, and its files are private to the user.
 @Suite struct SecurityTests {
     let directory = TemporaryDirectory()

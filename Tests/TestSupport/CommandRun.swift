@@ -35,7 +35,9 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, timeout: Doub
             group.leave()
         }
     }
-    if let stdin { input.fileHandleForWriting.write(stdin) }
+    // The process may exit before it reads its input (a usage error): the write then fails
+    // with EPIPE and stops, rather than kill the test process.
+    if let stdin { writeAll(Array(stdin), to: input.fileHandleForWriting.fileDescriptor) }
     try input.fileHandleForWriting.close()
     guard group.wait(timeout: .now() + timeout) == .success else {
         process.terminate()
@@ -123,3 +125,22 @@ public func runTasklineWithTerminalStderr(_ arguments: [String], timeout: Double
     close(master)
     return (process.terminationStatus, String(decoding: text, as: UTF8.self))
 }
+
+/// Writes all of `bytes` to `fd`, or stops early when the reader has gone (returns false).
+@discardableResult
+func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    pipeSignalIgnored
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return false }
+        offset += count
+    }
+    return true
+}
+
+/// Tests write to processes that may have died (killed on purpose, gone after `exit`, or
+/// exited on a usage error before reading): that must fail the write with EPIPE, not kill
+/// the test process.
+let pipeSignalIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()

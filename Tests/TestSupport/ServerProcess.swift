@@ -21,14 +21,10 @@ public final class ServerProcess: @unchecked Sendable {
     private var stderrData = Data()
     private let stderrClosed = DispatchSemaphore(value: 0)
 
-    /// A test writes to servers that may have died (killed on purpose, or gone after `exit`):
-    /// that must fail the write, not kill the test process.
-    private static let pipeSignalIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
-
     /// `executable`: a program that ends up running the server (a wrapper that sets the stage
     /// and then `exec`s it); by default the server itself.
     public init(_ arguments: [String], executable: String? = nil, framing: Framing? = nil, environment: [String: String] = [:]) throws {
-        Self.pipeSignalIgnored
+        pipeSignalIgnored
         decoder = FrameDecoder(framing: framing, maxMessageBytes: 1 << 30)
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binaryPath)
         process.arguments = arguments
@@ -68,15 +64,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Writes everything, or stops early when the server has closed its stdin (returns false).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        let fd = input.fileHandleForWriting.fileDescriptor
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
+        writeAll(bytes, to: input.fileHandleForWriting.fileDescriptor)
     }
 
     @discardableResult

@@ -2,7 +2,7 @@ import JSONRPC
 import TaskStore
 
 /// Turns the tasks of Taskwarrior's `task export` into Taskline tasks, so that its users
-/// can move over. The mapping (README.md, "Operating Taskline", documents it):
+/// can move over. The mapping (docs/operations.md documents it):
 ///
 /// | Taskwarrior | Taskline |
 /// | --- | --- |
