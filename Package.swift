@@ -47,6 +47,12 @@ let package = Package(
                 path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
+        // Power loss: a VFS that simulates it under the WAL shim, and a driver that checks a
+        // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
+        .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
+        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "SQLite", "CSQLite", "CCrashVFS"],
+                          path: "Tests/PowerLoss/taskline-powerloss"),
+
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
