@@ -1,5 +1,4 @@
 import CSQLite
-import CWALBuffer
 
 /// One SQLite connection.
 ///
@@ -19,16 +18,7 @@ public final class Database {
     /// shapes; past this many the cache starts over rather than grow without limit.
     private let statementCacheLimit = 256
 
-    /// Process-wide settings, made once before the first connection opens (SQLite refuses
-    /// them after it has initialized itself).
-    private static let libraryConfigured: Void = {
-        _ = taskline_sqlite_configure_library()
-        // After the configuration: finding the default VFS initializes SQLite.
-        _ = taskline_wal_buffer_register()
-    }()
-
     public init(path: String, mode: OpenMode = .readWriteCreate) throws {
-        Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
