@@ -49,7 +49,7 @@ enum StoreFile {
         while true {
             do {
                 return try openOnce(path: path, options: options)
-            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            } catch let error as SQLiteError where error.isLockContention {
                 guard Timestamp.now() < deadline else { throw StoreOpenError.cannotOpen(path: path, detail: error.message) }
                 usleep(10_000)
             }
@@ -113,7 +113,7 @@ enum StoreFile {
             do {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")
                 return true
-            } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
+            } catch let error as SQLiteError where (error.resultCode ~= .cantOpen || error.resultCode ~= .readOnly)
                                                     && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
                                                     && access(path + "-journal", F_OK) != 0 {
                 return false
@@ -204,7 +204,7 @@ enum StoreFile {
             if path != memoryPath {
                 do {
                     try database.execute("PRAGMA journal_mode = WAL")
-                } catch let error as SQLiteError where error.code == SQLiteError.readOnly {}
+                } catch let error as SQLiteError where error.resultCode ~= .readOnly {}
                 if database.isReadOnly { Log.warning("\(path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
@@ -245,10 +245,8 @@ enum StoreFile {
         do {
             let source = try openReadable(path: template, mode: .readOnly, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             try source.backup(into: destination)
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: template, detail: error.message)
         } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: template, detail: error.message)
+            throw StoreOpenError(error, path: template)
         }
         try checkUsable(destination, path: template)
     }
@@ -288,12 +286,18 @@ enum StoreFile {
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-            throw error
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: path, detail: error.message)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        } catch let error as SQLiteError where !error.isLockContention {
+            throw StoreOpenError(error, path: path)
+        }
+    }
+}
+
+extension SQLiteError {
+    /// Another connection holds a lock that this one needs: worth trying again.
+    var isLockContention: Bool {
+        switch resultCode {
+        case .busy, .locked: true
+        default: false
         }
     }
 }

@@ -22,14 +22,4 @@ extension TaskStore {
             }
         }
     }
-
-    /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting every
-    /// other error through untouched (unlike `storage`, which wraps them all).
-    func translatingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw TaskStoreError(error)
-        }
-    }
 }

@@ -40,7 +40,7 @@ public actor TaskStore {
     /// writes leave the watch deaf until then.
     @discardableResult
     public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
-        dataVersion = try storage { try currentDataVersion() }
+        dataVersion = try translatingSQLiteErrors { try currentDataVersion() }
         let watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
         self.watcher.withLock { $0 = watcher }
         return watcher != nil
@@ -57,7 +57,7 @@ public actor TaskStore {
     /// re-arms the watcher, which calls `onChange` once per look.
     public func hasExternalChanges() throws -> Bool {
         watcher.withLock { $0 }?.rearm()
-        return try storage {
+        return try translatingSQLiteErrors {
             let version = try currentDataVersion()
             defer { dataVersion = version }
             return version != dataVersion
@@ -67,7 +67,7 @@ public actor TaskStore {
     // MARK: - Reads
 
     public func get(id: String) throws -> TaskItem {
-        try storage {
+        try translatingSQLiteErrors {
             guard let task = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
             return task
         }
@@ -84,7 +84,7 @@ public actor TaskStore {
         try Self.validate(sort: query.sort)
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
-        return try storage { try database.readTransaction {
+        return try translatingSQLiteErrors { try database.readTransaction {
             let plan = try FetchPlan(filter: query.filter, sort: query.sort, database: database)
             var cursor: Cursor?
             if let encoded = query.cursor {
@@ -150,7 +150,7 @@ public actor TaskStore {
     /// One write in its own transaction.
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try storage { try writeTransaction { try run(prepared) } }
+        return try translatingSQLiteErrors { try writeTransaction { try run(prepared) } }
     }
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
@@ -189,13 +189,13 @@ public actor TaskStore {
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // The conflict was seen inside the transaction just undone, perhaps after an earlier
             // operation changed the task: report the task as it is committed.
-            let current = try storage { try load(id: seen.id) }
+            let current = try translatingSQLiteErrors { try load(id: seen.id) }
             throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
         }
     }
 
     private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try storage {
+        try translatingSQLiteErrors {
             try writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
                 results.reserveCapacity(prepared.count)
@@ -271,13 +271,13 @@ public actor TaskStore {
 
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
-        try storage { try Schema.newestSeq(in: database) }
+        try translatingSQLiteErrors { try Schema.newestSeq(in: database) }
     }
 
     /// A random number given to the database when it was made: a client that catches up
     /// with `tasks/changes` can tell a replaced file from the one it followed.
     public func databaseID() throws -> Int64 {
-        try storage { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
+        try translatingSQLiteErrors { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
     }
 
     /// Copies every committed change from the WAL into the database file and empties the
@@ -285,7 +285,7 @@ public actor TaskStore {
     /// data by itself (a copy or backup of it alone is complete). A no-op while another
     /// connection still reads an older snapshot.
     public func checkpoint() throws {
-        try storage { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try translatingSQLiteErrors { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     // MARK: - Change history
@@ -304,7 +304,7 @@ public actor TaskStore {
         guard (1...TaskQuery.maxLimit).contains(limit) else {
             throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
         }
-        return try storage {
+        return try translatingSQLiteErrors {
             let prunedThrough = try Schema.prunedThrough(in: database)
             if since < prunedThrough {
                 throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
@@ -350,7 +350,7 @@ public actor TaskStore {
     /// largest seq in the log, so an emptied log would hand out its seqs again.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        try storage {
+        try translatingSQLiteErrors {
             // Looked up outside a write transaction first: at start-up there is usually
             // nothing to remove, and the write lock (which another process may hold) is not needed.
             guard try lastPrunable(before: cutoff) != nil else { return 0 }
@@ -400,20 +400,6 @@ public actor TaskStore {
         guard let watcher else { return try transaction() }
         defer { if othersCommitted { watcher.report() } }
         return try watcher.ignoringWrites(transaction)
-    }
-
-    /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting the
-    /// store's own errors through.
-    func storage<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as TaskStoreError {
-            throw error
-        } catch let error as SQLiteError {
-            throw TaskStoreError(error)
-        } catch {
-            throw TaskStoreError.storage(code: 1, extendedCode: 1, message: "\(error)")
-        }
     }
 
     private static func validate(sort: [SortKey]) throws {
