@@ -20,9 +20,11 @@ enum Schema {
     static let datedClause = "due_sort_asc < 9223372036854775807"
     static let undatedClause = "due_sort_asc = 9223372036854775807"
 
-    /// What each migration's SQL says, comments and spacing included, is what files hold
-    /// in sqlite_schema, and what `unexpectedObjects` holds them to: a migration files have
-    /// run is never edited, or they would be refused.
+    /// Frozen history: each migration is literal SQL that never changes once shipped, and
+    /// names none of today's constants (one that changed would rewrite what the migration
+    /// did). What its SQL says, comments and spacing included, is what files hold in
+    /// sqlite_schema, and what `unexpectedObjects` holds them to: a migration that files have
+    /// run is never edited, or they would be refused. Changes go in a new migration.
     static let migrator = Migrator([
         .init(version: 1) { db in
             try db.execute("""
@@ -67,20 +69,22 @@ enum Schema {
                     at INTEGER NOT NULL
                 );
                 """)
-            try db.setApplicationID(applicationID)
+            try db.setApplicationID(0x5453_4B4C)  // "TSKL": Schema.applicationID
         },
         .init(version: 2) { db in
             // The change log is written by triggers, so that every writer of the file is
-            // recorded, not only Taskline: other processes' changes reach clients too.
+            // recorded, not only Taskline: other processes' changes reach clients too. The
+            // time is in ms since the epoch from julianday (SQLite 3.40 has no
+            // unixepoch('subsec')).
             try db.execute("""
                 CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_update AFTER UPDATE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE INDEX change_by_time ON change (at);
                 -- history_pruned_through: the newest seq removed from the change log.
@@ -113,10 +117,10 @@ enum Schema {
             try db.execute("""
                 DROP INDEX task_by_due_asc;
                 DROP INDEX task_by_due_desc;
-                ALTER TABLE task ADD COLUMN \(dueAscendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
-                ALTER TABLE task ADD COLUMN \(dueDescendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
-                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
-                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                ALTER TABLE task ADD COLUMN due_sort_asc INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
+                ALTER TABLE task ADD COLUMN due_sort_desc INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
+                CREATE INDEX task_by_due_asc ON task (due_sort_asc, id);
+                CREATE INDEX task_by_due_desc ON task (due_sort_desc, id);
                 """)
         },
         .init(version: 5) { db in
@@ -124,7 +128,7 @@ enum Schema {
             try db.execute("CREATE INDEX change_by_task ON change (task_id, seq)")
         },
         .init(version: 6) { db in
-            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", [.text(databaseIDKey)])
+            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", ["database_id"])
         },
         .init(version: 7) { db in
             // The trigram index over the folded texts that the text filter's instr() reads.
@@ -159,18 +163,18 @@ enum Schema {
             // ignores this column, so keeping it in step logs nothing of its own.
             try db.execute("""
                 ALTER TABLE task ADD COLUMN tags TEXT NOT NULL DEFAULT '';  -- code-point order, joined by U+001F
-                UPDATE task SET tags = \(tagsOf("task.pk"));
+                UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = task.pk ORDER BY tag)), '');
                 CREATE TRIGGER task_tag_insert AFTER INSERT ON task_tag BEGIN
-                    UPDATE task SET tags = \(tagsOf("NEW.task_pk")) WHERE pk = NEW.task_pk;
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = NEW.task_pk ORDER BY tag)), '') WHERE pk = NEW.task_pk;
                 END;
                 CREATE TRIGGER task_tag_delete AFTER DELETE ON task_tag BEGIN
-                    UPDATE task SET tags = \(tagsOf("OLD.task_pk")) WHERE pk = OLD.task_pk;
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = OLD.task_pk ORDER BY tag)), '') WHERE pk = OLD.task_pk;
                 END;
                 DROP TRIGGER task_log_update;
                 CREATE TRIGGER task_log_update AFTER UPDATE OF
                     id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
                 ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 """)
         },
@@ -270,19 +274,19 @@ enum Schema {
                 CREATE INDEX change_by_task ON change (task_id, seq);
                 DELETE FROM sqlite_sequence WHERE name = 'change';
                 CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_update AFTER UPDATE OF
                     id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
                 ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 """)
             if try newestSeq(in: db) < newestHandedOut {
-                try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, \(nowMilliseconds))",
+                try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
                            [.integer(newestHandedOut)])
             }
         },
@@ -340,9 +344,6 @@ enum Schema {
     }
 
     static let databaseIDKey = "database_id"
-
-    /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
-    static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
     static let prunedThroughKey = "history_pruned_through"
 
