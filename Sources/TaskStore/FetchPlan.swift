@@ -8,12 +8,15 @@ struct FetchPlan {
     /// A sort key's SQL expression and its direction.
     typealias SortExpression = (expression: String, descending: Bool)
 
-    /// The columns `TaskStore.readTask` expects (a page query adds its sort keys after them):
-    /// a task's fields, its tags last, joined by U+001F, which no tag can contain.
+    /// The columns `TaskColumns` reads (a page query adds its sort keys): a task's fields,
+    /// its tags last, joined by U+001F, which no tag can contain.
     static let taskColumns = taskColumnsBeforeTags + ", task.tags"
     static let taskColumnsBeforeTags = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
-    static let taskColumnCount: Int32 = 12
+
+    /// A page query's sort keys are named `sort_key_0`, `sort_key_1`, … in its result.
+    static let sortKeyPrefix = "sort_key_"
+    static func sortKeyColumn(_ index: Int) -> String { sortKeyPrefix + String(index) }
 
     let sort: [SortKey]
     private(set) var whereClauses: [String] = []
@@ -197,15 +200,15 @@ struct FetchPlan {
             extra.append(clause)
             values += bound
         }
-        let keyColumns = selected.map(\.expression).joined(separator: ", ")
+        let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
         let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
         guard merging else {
             return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values)
         }
-        // A compound's ORDER BY names result columns by number: the keys follow the task's
-        // columns. SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)),
-        // reading each from task_by_done in order and no further than the page needs.
-        let numbered = Self.order(order.indices.map { (String(Int(Self.taskColumnCount) + 1 + $0), order[$0].descending) })
+        // A compound's ORDER BY names result columns, here the sort keys by their names.
+        // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
+        // from task_by_done in order and no further than the page needs.
+        let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
         let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
             + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
         return Run(sql: sql, values: values + values)

@@ -13,8 +13,10 @@ extension TaskStore {
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
                 for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageRuns(after: nil) {
-                    try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
-                        try body(readTask(row))
+                    let statement = try database.cachedStatement(run.sql)
+                    let columns = statement.layout(PageColumns.self).task
+                    try statement.forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
+                        try body(columns.task(in: row))
                         count += 1
                     }
                 }

@@ -96,22 +96,23 @@ public actor TaskStore {
             var tasks: [TaskItem] = []
             var lastKeys: [SQLValue] = []
             var hasMore = false
-            let keyCount = Int32(plan.keys.count)
             var offset = Int64(query.offset ?? 0)
             for run in plan.pageRuns(after: cursor) where !hasMore {
                 var returned = 0
                 // One row more than the limit is asked for: it tells whether a next page exists.
                 let wanted = Int64(query.limit + 1 - tasks.count)
-                try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(wanted), .integer(offset)]) { row in
+                let statement = try database.cachedStatement(run.sql)
+                let columns = statement.layout(PageColumns.self)
+                try statement.forEachRow(run.values + [.integer(wanted), .integer(offset)]) { row in
                     returned += 1
                     guard tasks.count < query.limit else {
                         hasMore = true
                         return
                     }
-                    tasks.append(readTask(row))
+                    tasks.append(columns.task.task(in: row))
                     // Only the page's last task gives the cursor.
                     if tasks.count == query.limit {
-                        lastKeys = (0..<keyCount).map { row.value(FetchPlan.taskColumnCount + $0) }
+                        lastKeys = columns.sortKeys.map { row.value($0) }
                     }
                 }
                 // A run that returned nothing held no more tasks than the offset skips.
@@ -314,11 +315,11 @@ public actor TaskStore {
                 throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
             }
             var changes: [TaskChange] = []
-            try database.cachedStatement(Self.changesSQL).forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
+            let statement = try database.cachedStatement(Self.changesSQL)
+            let columns = statement.layout(ChangeColumns.self)
+            try statement.forEachRow([.integer(since), .integer(Int64(limit) + 1)]) { row in
                 guard changes.count < limit else { return }
-                let kind = TaskChange.Kind(rawValue: row.text(1)) ?? .updated
-                let task = row.isNull(4) ? nil : readTask(row, from: 4)
-                changes.append(TaskChange(seq: row.int64(0), kind: kind, id: row.text(2), version: row.int64(3), task: task))
+                changes.append(columns.change(in: row))
             }
             let hasMore = try changes.last.map { last in
                 try database.integer("SELECT 1 FROM change WHERE seq > ? LIMIT 1", [.integer(last.seq)]) != nil
@@ -332,7 +333,7 @@ public actor TaskStore {
     /// deletions: the subquery says `later.kind = 'deleted'` as the index does, so SQLite
     /// can use it.
     static let changesSQL = """
-        SELECT change.seq, change.kind, change.task_id, change.version, \(FetchPlan.taskColumns)
+        SELECT change.seq, change.kind, change.task_id, change.version AS change_version, \(FetchPlan.taskColumns)
         FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
             -- not a later task that reused the id of one deleted since
             AND NOT EXISTS (SELECT 1 FROM change AS later
@@ -418,35 +419,14 @@ public actor TaskStore {
     }
 
     func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
-        try database.cachedStatement(Self.loadSQL).firstRow([.text(id)]) { row in (row.int64(0), readTask(row)) }
+        let statement = try database.cachedStatement(Self.loadSQL)
+        let columns = statement.layout(TaskColumns.self)
+        return try statement.firstRow([.text(id)]) { row in (row.int64(columns.pk), columns.task(in: row)) }
     }
 
     /// Built once: a string made per call costs its building, and the statement cache's
     /// comparison of the whole text (one made once compares as the same storage).
     private static let loadSQL = "SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?"
-
-    /// Reads a row whose columns from `first` on are `FetchPlan.taskColumns`.
-    func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
-        Self.readTask(row, from: first)
-    }
-
-    /// The same, for a connection the store does not own (`check` opens the file read-only).
-    static func readTask(_ row: Row, from first: Int32 = 0) -> TaskItem {
-        // Already in code-point order (schema version 8). Split as SQLite's bytes: splitting
-        // a String walks it by grapheme cluster, which cost more than the rest of the row.
-        var tags: [String] = []
-        row.withUTF8(first + 11) { bytes in
-            var start = 0
-            for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x1F {
-                if end > start { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
-                start = end + 1
-            }
-        }
-        return TaskItem(
-            id: row.text(first + 1), title: row.text(first + 2), notes: row.text(first + 3), done: row.bool(first + 4),
-            priority: row.int(first + 5), tags: tags, due: row.optionalText(first + 6), createdAt: row.int64(first + 7),
-            updatedAt: row.int64(first + 8), completedAt: row.optionalInt64(first + 9), version: row.int64(first + 10))
-    }
 
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
     /// the id exists. The caller has checked the task (`dueAt` is its due date in ms) and
