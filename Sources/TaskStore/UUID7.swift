@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Synchronization
 
 /// Time-ordered (version 7, RFC 9562) UUIDs in their lowercase text form, without pulling
