@@ -158,9 +158,10 @@ public final class Database {
 }
 
 /// The statement cache's key: SQL text, hashed by its length and its first and last 16
-/// bytes rather than all of it. A one-task create looks up eight statements of 100–400
-/// bytes; hashing them whole took 200 ns a lookup, this 70. Equality still compares the
-/// whole text (at once for a string literal, whose storage is the same every time).
+/// bytes rather than all of it. Every request looks up several statements of a few hundred
+/// bytes, and hashing each whole cost more than the rest of the lookup. Equality still
+/// compares the whole text (at once for a string literal, whose storage is the same every
+/// time).
 private struct StatementKey: Hashable {
     let sql: String
 

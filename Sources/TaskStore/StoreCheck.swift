@@ -135,7 +135,7 @@ extension TaskStore {
             counts.distinctTags = row.int(1)
         }
         counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
-        // Before schema 12, AUTOINCREMENT kept the newest seq in sqlite_sequence.
+        // A file at a version before 12 keeps the newest seq in sqlite_sequence (AUTOINCREMENT).
         counts.newestSeq = schemaVersion >= 12 ? try Schema.newestSeq(in: database)
             : try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
         return counts

@@ -30,10 +30,9 @@ enum StoreFile {
 
     /// The page size of a new database, half SQLite's default: a commit writes each page it
     /// changed whole, and a task is a few dozen bytes in each of a dozen B-trees (its row,
-    /// eight indexes, the change log, the totals, the text queue). At 4 KiB a
-    /// one-task commit appended some 70 KiB to the WAL, copied, checksummed and written page
-    /// by page; at 2 KiB half that, and a lock-step create at a million tasks took 12% less
-    /// time, while gets and pages of tasks cost the same.
+    /// its indexes, the change log, the totals, the text queue). Smaller pages halve what a
+    /// one-task commit appends to the WAL, copies, checksums and writes page by page, and
+    /// make a lock-step create faster, while gets and pages of tasks cost the same.
     static let newFilePageSize = 2048
 
     static func open(path: String, options: StoreOptions) throws -> Database {
@@ -78,8 +77,8 @@ enum StoreFile {
     }
 
     /// Writers other than Taskline queue their tasks' texts for the trigram index without
-    /// indexing them (schema 11), and the text filter reads every queued task: many are
-    /// indexed before the store serves. A file that cannot be written keeps them queued.
+    /// indexing them, and the text filter reads every queued task: many are indexed before
+    /// the store serves. A file that cannot be written keeps them queued.
     private static func indexWaitingTexts(in database: Database) {
         guard (try? TextIndex.hasManyPending(in: database)) == true else { return }
         do {
@@ -208,8 +207,8 @@ enum StoreFile {
             // tasks/apply) touches many index pages, and a cache too small for them spills
             // them to the WAL mid-transaction. Memory stays bounded by this figure.
             try database.execute("PRAGMA cache_size = -8192")
-            // Temporary files, but statement journals stay in memory up to 120 KiB (see
-            // CSQLite/shim.h): only where they are files does SQLite keep them in one piece.
+            // Temporary files, but statement journals stay in memory up to the limit that
+            // CSQLite/shim.h sets: only where they are files does SQLite keep them in one piece.
             try database.execute("PRAGMA temp_store = FILE")
         }
     }

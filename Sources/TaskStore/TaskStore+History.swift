@@ -45,9 +45,8 @@ extension TaskStore {
     }
 
     /// The changes after `?`, at most `?`, each with its task as it is now. The deletions
-    /// after a change are found in `change_deletion_by_task` (schema 13), which holds only
-    /// deletions: the subquery says `later.kind = 'deleted'` as the index does, so SQLite
-    /// can use it.
+    /// after a change are found in `change_deletion_by_task`, which holds only deletions:
+    /// the subquery says `later.kind = 'deleted'` as the index does, so SQLite can use it.
     static let changesSQL = """
         SELECT change.seq, change.kind, change.task_id, change.version AS change_version, \(FetchPlan.taskColumns)
         FROM change LEFT JOIN task ON task.id = change.task_id AND change.kind != 'deleted'
