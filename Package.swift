@@ -51,7 +51,7 @@ let package = Package(
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "TestSupport"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
