@@ -3,7 +3,8 @@ import CSQLite
 /// An SQLite result code (https://sqlite.org/rescode.html): a primary code in the low 8 bits,
 /// and the extended codes built on it (`SQLITE_BUSY_SNAPSHOT` is `SQLITE_BUSY` with more
 /// said). As a pattern, a primary code matches itself and each of its extended codes, so
-/// `case .busy` catches every kind of busy; an extended code matches only itself.
+/// `case .busy` catches every kind of busy; an extended code matches only itself. Outside a
+/// pattern, compare `primary` (`error.resultCode.primary == .readOnly`).
 public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
 

@@ -108,7 +108,7 @@ enum StoreFile {
             do {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")
                 return true
-            } catch let error as SQLiteError where (error.resultCode ~= .cantOpen || error.resultCode ~= .readOnly)
+            } catch let error as SQLiteError where [.cantOpen, .readOnly].contains(error.resultCode.primary)
                                                     && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
                                                     && access(path + "-journal", F_OK) != 0 {
                 return false
@@ -199,7 +199,7 @@ enum StoreFile {
             if path != memoryPath {
                 do {
                     try database.execute("PRAGMA journal_mode = WAL")
-                } catch let error as SQLiteError where error.resultCode ~= .readOnly {}
+                } catch let error as SQLiteError where error.resultCode.primary == .readOnly {}
                 if database.isReadOnly { Log.warning("\(path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")

@@ -173,7 +173,7 @@ import Testing
         let error = try #require(throws: SQLiteError.self) {
             try Database(path: directory.file("missing.sqlite"), mode: .readWrite)
         }
-        #expect(error.resultCode ~= .cantOpen)
+        #expect(error.resultCode.primary == .cantOpen)
     }
 }
 
