@@ -8,8 +8,8 @@ static const sqlite3_destructor_type taskline_sqlite_transient = (sqlite3_destru
 
 // Taskline's settings for the SQLite library, process-wide, made once before the first
 // connection opens (SQLite refuses them afterwards with SQLITE_MISUSE). The one definition
-// that the server (TaskStore's StorageSetup), Benchmarks/sqlite-baseline and the power-loss
-// suite call, so that all of them run SQLite configured alike. Here, not in Swift, because
+// that the server (TaskStore's StorageSetup), Benchmarks/sqlite-baseline and any harness
+// that must run SQLite as the server does call, so that all of them configure it alike. Here, not in Swift, because
 // sqlite3_config is variadic, which Swift cannot call. Returns an SQLite result code;
 // SQLITE_ERROR when glibc refuses the trim threshold.
 // - Memory statistics (sqlite3_memory_used) take a global mutex on every allocation SQLite
