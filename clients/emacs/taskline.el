@@ -410,6 +410,12 @@ leaves the tasks as they are."
           ((< seconds 0) (concat amount " ago"))
           (t (concat "in " amount)))))
 
+(defun taskline--local-days (time)
+  "The day number (as `time-to-days') of the local date equal to TIME's UTC date."
+  (let ((utc (decode-time time t)))
+    (time-to-days (encode-time (list 0 0 12 (decoded-time-day utc) (decoded-time-month utc)
+                                     (decoded-time-year utc) nil -1 nil)))))
+
 (defun taskline--due-cell (task now)
   "The due column of TASK at the time NOW (seconds)."
   (let* ((due (plist-get task :due))
@@ -420,7 +426,8 @@ leaves the tasks as they are."
                     ;; A date is due until its end.
                     (deadline (+ (float-time time) (if date-only 86400 0)))
                     (text (if date-only
-                              (let ((days (- (time-to-days time)
+                              ;; Days between the date and today's date where the user is.
+                              (let ((days (- (taskline--local-days time)
                                              (time-to-days (seconds-to-time now)))))
                                 (pcase days
                                   (0 "today") (1 "tomorrow") (-1 "yesterday")
