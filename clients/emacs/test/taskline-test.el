@@ -103,6 +103,15 @@ Any taskline message BODY leaves untaken fails the test."
          (kill-buffer taskline--buffer-name))
        (taskline-stop))))
 
+(defmacro taskline-test--recording-methods (var &rest body)
+  "Run BODY with VAR bound to a list of the methods requested meanwhile, newest first."
+  (declare (indent 1))
+  `(let* ((,var nil)
+          (record (lambda (_session method &rest _) (push method ,var))))
+     (advice-add 'taskline--request :before record)
+     (unwind-protect (progn ,@body)
+       (advice-remove 'taskline--request record))))
+
 (defun taskline-test--date (days)
   "The UTC date DAYS from today, as YYYY-MM-DD."
   (format-time-string "%Y-%m-%d" (time-add nil (* days 86400)) t))
@@ -253,7 +262,41 @@ Any taskline message BODY leaves untaken fails the test."
       (taskline--on-notification session 'tasks/didMissChanges
                                  (list :since seq :seq (1+ seq) :reason "backlog"))
       (taskline-test--wait-for-lines '("[ ] First" "[ ] Second"))
-      (should (equal (1+ seq) taskline--seq)))))
+      (should (equal (1+ seq) taskline--seq))
+      (taskline-test--recording-methods methods
+        (taskline--on-notification session 'tasks/didMissChanges
+                                   (list :since (1+ seq) :seq (1+ seq) :reason "historyExpired"))
+        (taskline-test--wait-for "a refetch" (lambda () (eq taskline--following session)))
+        (should (equal '(tasks/fetch) methods))))))
+
+(ert-deftest taskline-test-restart-catches-up ()
+  "After a restart the list catches up from its seq, without fetching everything."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Before")
+    (taskline-test--open)
+    (let ((first taskline--current))
+      (taskline-test--recording-methods methods
+        (signal-process (taskline--session-process first) 'KILL)
+        (taskline-test--cli "add" "While restarting")
+        (taskline-test--wait-for-lines '("[ ] Before" "[ ] While restarting"))
+        (taskline-test--wait-for "a new server" (lambda () (eq taskline--following taskline--current)))
+        (should (equal '(tasks/changes initialize) methods))))
+    (should (equal '("taskline: the server was killed by signal 9") (taskline-test--take-messages)))))
+
+(ert-deftest taskline-test-replaced-database-is-refetched ()
+  "A database file replaced by another (another database.id, same seq) is fetched anew."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "In the old file")
+    (taskline-test--open)
+    (taskline-stop)
+    (dolist (suffix '("" "-wal" "-shm"))
+      (when (file-exists-p (concat taskline-test--db suffix))
+        (delete-file (concat taskline-test--db suffix))))
+    (taskline-test--cli "add" "In the new file")
+    (taskline-test--recording-methods methods
+      (taskline-test--open)
+      (should (equal '(tasks/fetch initialize) methods)))
+    (taskline-test--wait-for-lines '("[ ] In the new file"))))
 
 (ert-deftest taskline-test-killed-server-is-reported-and-restarted ()
   "A server killed while the list is open is reported; a new one follows the changes."
