@@ -39,7 +39,8 @@
   :prefix "taskline-")
 
 (defcustom taskline-server (or (getenv "TASKLINE_SERVER") "taskline")
-  "The Taskline server program: a file name, or a name looked up on `exec-path'.
+  "The Taskline server program.
+A file name, or a name to look up in the variable `exec-path'.
 The default is $TASKLINE_SERVER when it is set, else \"taskline\"."
   :type 'string)
 
@@ -606,7 +607,8 @@ protocol has no way to undo a change yet."
                          nil t)))
 
 (defun taskline-edit (field)
-  "Change FIELD (title, notes, due, priority or tags) of the task on the current line."
+  "Change FIELD of the task on the current line.
+FIELD is title, notes, due, priority or tags."
   (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "priority" "tags")
                                               nil t))))
   (let* ((task (taskline--task-at-point))

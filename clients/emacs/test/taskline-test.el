@@ -104,7 +104,7 @@ Any taskline message BODY leaves untaken fails the test."
        (taskline-stop))))
 
 (defmacro taskline-test--recording-methods (var &rest body)
-  "Run BODY with VAR bound to a list of the methods requested meanwhile, newest first."
+  "Run BODY with VAR bound to the methods requested meanwhile, newest first."
   (declare (indent 1))
   `(let* ((,var nil)
           (record (lambda (_session method &rest _) (push method ,var))))
