@@ -3,7 +3,6 @@
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1"))
 ;; Keywords: convenience, calendar
-;; URL: https://github.com/taskline/taskline
 
 ;;; Commentary:
 
@@ -403,8 +402,8 @@ leaves the tasks as they are."
   "SECONDS from now, in words: \"in 3 days\", \"2 h ago\"."
   (let* ((magnitude (abs seconds))
          (amount (cond ((< magnitude 60) "now")
-                       ((< magnitude 3600) (format "%d min" (/ magnitude 60)))
-                       ((< magnitude 86400) (format "%d h" (/ magnitude 3600)))
+                       ((< magnitude 3600) (format "%d min" (round magnitude 60)))
+                       ((< magnitude 86400) (format "%d h" (round magnitude 3600)))
                        (t (let ((days (/ magnitude 86400)))
                             (format "%d day%s" days (if (= days 1) "" "s")))))))
     (cond ((equal amount "now") amount)
