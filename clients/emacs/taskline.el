@@ -122,6 +122,7 @@ A server that does not answer in time is reported, stopped and started again."
                                         (substring all (max 0 (- (length all) taskline--stderr-tail))))))
                       :sentinel (lambda (process _event)
                                   (unless (process-live-p process)
+                                    (delete-process process)
                                     (setf (taskline--session-stderr-closed session) t)
                                     (taskline--maybe-finish session)))))
              (process (condition-case failure
