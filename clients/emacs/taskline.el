@@ -187,13 +187,14 @@ not as the error of every request it leaves unanswered."
                        (funcall on-error error)
                      (taskline--report "%s" (plist-get error :message)))))
      :timeout taskline-request-timeout
-     :timeout-fn (lambda () (taskline--on-timeout session method)))))
+     :timeout-fn (let ((timeout taskline-request-timeout))
+                   (lambda () (taskline--on-timeout session method timeout))))))
 
-(defun taskline--on-timeout (session method)
-  "SESSION did not answer METHOD in time: it is stuck, and is replaced."
+(defun taskline--on-timeout (session method timeout)
+  "SESSION did not answer METHOD within TIMEOUT seconds: it is stuck; replace it."
   (unless (taskline--session-stopping session)
     (taskline--report "the server did not answer %s within %s seconds; restarting it"
-                      method taskline-request-timeout)
+                      method timeout)
     (setf (taskline--session-stopping session) t
           (taskline--session-restart session) t)
     (delete-process (taskline--session-process session))))

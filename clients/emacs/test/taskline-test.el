@@ -253,11 +253,13 @@ Any taskline message BODY leaves untaken fails the test."
                                                      :version 1))))
       (taskline-test--wait-for-lines '("[ ] First"))
       ;; Drop the next change as a server with a backlog would, then say so.
-      (advice-add 'taskline--on-notification :before-until #'always)
-      (unwind-protect
-          (progn (taskline-test--cli "add" "Second")
-                 (accept-process-output nil 0.5))
-        (advice-remove 'taskline--on-notification #'always))
+      (let* ((dropped nil)
+             (drop (lambda (&rest _) (setq dropped t))))
+        (advice-add 'taskline--on-notification :before-until drop)
+        (unwind-protect
+            (progn (taskline-test--cli "add" "Second")
+                   (taskline-test--wait-for "the change to be dropped" (lambda () dropped)))
+          (advice-remove 'taskline--on-notification drop)))
       (should (equal seq taskline--seq))
       (taskline--on-notification session 'tasks/didMissChanges
                                  (list :since seq :seq (1+ seq) :reason "backlog"))
@@ -316,10 +318,10 @@ Any taskline message BODY leaves untaken fails the test."
   "A request a stuck server does not answer is reported, and the server replaced."
   (taskline-test--with-database
     (taskline-test--open)
-    (let ((first taskline--current)
-          (taskline-request-timeout 0.3))
+    (let ((first taskline--current))
       (signal-process (taskline--session-process first) 'STOP)
-      (taskline-test--press "a" "Never answered")
+      (let ((taskline-request-timeout 0.3))
+        (taskline-test--press "a" "Never answered"))
       (taskline-test--wait-for "a new server" (lambda () (and taskline--current
                                                               (not (eq taskline--current first))
                                                               (eq taskline--following taskline--current))))
