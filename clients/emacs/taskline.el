@@ -75,6 +75,7 @@ A server that does not answer in time is reported, stopped and started again."
 
 (cl-defstruct (taskline--session (:constructor taskline--session-make))
   connection process
+  arguments  ; the server's arguments: which database it serves
   (stderr "")
   database   ; the initialize result's `database' (:id :seq), once it answered
   exit       ; how the process ended, once it has: a sentence
@@ -95,8 +96,8 @@ A server that does not answer in time is reported, stopped and started again."
         (and (file-executable-p name) name)
       (executable-find name))))
 
-(defun taskline--server-command-line ()
-  "The server's arguments; what the list keeps is valid for these only."
+(defun taskline--server-arguments ()
+  "The server's arguments, from the options."
   (append (and taskline-database (list "--db" (expand-file-name taskline-database)))
           taskline-server-arguments))
 
@@ -113,7 +114,7 @@ A server that does not answer in time is reported, stopped and started again."
         (progn (taskline--report "cannot find the server program %S; set `taskline-server'"
                                  taskline-server)
                nil)
-      (let* ((session (taskline--session-make))
+      (let* ((session (taskline--session-make :arguments (taskline--server-arguments)))
              (stderr (make-pipe-process
                       :name "taskline stderr" :noquery t :coding 'utf-8-unix
                       :filter (lambda (_process text)
@@ -128,7 +129,7 @@ A server that does not answer in time is reported, stopped and started again."
              (process (condition-case failure
                           (make-process :name "taskline" :noquery t :connection-type 'pipe
                                         :coding 'utf-8-emacs-unix :stderr stderr
-                                        :command (cons program (taskline--server-command-line)))
+                                        :command (cons program (taskline--session-arguments session)))
                         (error (delete-process stderr)
                                (taskline--report "cannot start %s: %s" program
                                                  (error-message-string failure))
@@ -165,7 +166,12 @@ A server that does not answer in time is reported, stopped and started again."
         (taskline--sync session nil)))))
 
 (defun taskline--session ()
-  "The running session, started if needed; nil when it cannot start."
+  "The running session, started if needed; nil when it cannot start.
+A server started with other options (another database) is stopped first."
+  (when (and taskline--current
+             (not (equal (taskline--session-arguments taskline--current)
+                         (taskline--server-arguments))))
+    (taskline--stop-session taskline--current))
   (unless (and taskline--current
                (process-live-p (taskline--session-process taskline--current)))
     (setq taskline--current (taskline--start)))
@@ -263,7 +269,7 @@ not as the error of every request it leaves unanswered."
 (defvar taskline--tasks (make-hash-table :test #'equal) "Task id -> task (a plist).")
 (defvar taskline--seq nil "The seq the tasks are up to date with; nil before a fetch.")
 (defvar taskline--database-id nil "The `database.id' of the file the tasks are of.")
-(defvar taskline--key nil "The server command line the tasks came from.")
+(defvar taskline--key nil "The server arguments the tasks came from.")
 (defvar taskline--following nil "The session whose notifications are applied, or nil.")
 (defvar taskline--sync-run nil
   "The sync under way, or nil: (SESSION . CHANGES-HELD-BACK).
@@ -312,7 +318,7 @@ Notifications that arrive while it runs are held, and applied when it ends.")
   "Bring the tasks up to date through SESSION.
 Catch up from the known seq, or fetch everything: when REFETCH-ALL,
 when nothing was fetched yet, and when the database is another file."
-  (let ((key (taskline--server-command-line))
+  (let ((key (taskline--session-arguments session))
         (run (list session)))
     (unless (equal key taskline--key)
       (clrhash taskline--tasks)

@@ -328,6 +328,20 @@ Any taskline message BODY leaves untaken fails the test."
       (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
+(ert-deftest taskline-test-other-database ()
+  "With `taskline-database' changed, g shows the other database, from a new server."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "In the first")
+    (taskline-test--open)
+    (let* ((first taskline--current)
+           (taskline-test--db (make-temp-file "taskline-test" nil ".sqlite"))
+           (taskline-database taskline-test--db))
+      (delete-file taskline-test--db)
+      (taskline-test--cli "add" "In the second")
+      (taskline-test--press "g")
+      (taskline-test--wait-for-lines '("[ ] In the second"))
+      (should-not (process-live-p (taskline--session-process first))))))
+
 (ert-deftest taskline-test-bad-database ()
   "A database file that is not one gives a clear error, and no endless restarts."
   (taskline-test--with-database
