@@ -1,0 +1,684 @@
+;;; taskline.el --- A live task list backed by the Taskline server  -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1"))
+;; Keywords: convenience, calendar
+
+;;; Commentary:
+
+;; `M-x taskline' lists the tasks of a Taskline database in a
+;; `tabulated-list-mode' buffer that stays current as tasks change,
+;; whoever changes them.  Taskline is a server that speaks JSON-RPC 2.0
+;; over stdio (protocol/README.md in its repository); this package
+;; spawns it and talks to it with the built-in `jsonrpc' library.
+;;
+;; The list keeps its tasks in memory, with the `seq' of the last change
+;; it applied.  A first sync fetches every task (`tasks/fetch') and
+;; follows on from the page's `seq'; after that every `tasks/didChange'
+;; is applied in `seq' order, and changes at or below the known `seq'
+;; are skipped.  When the server was restarted, or the list reopened, it
+;; catches up with `tasks/changes' from that `seq', unless the database
+;; is another file (its `database.id' differs), or the server no longer
+;; keeps changes that old: then it fetches everything again.
+;;
+;; Undo is not offered: the protocol has no way to undo a change yet.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'jsonrpc)
+(require 'parse-time)
+(require 'seq)
+(require 'subr-x)
+(require 'tabulated-list)
+
+(defgroup taskline nil
+  "A live task list backed by the Taskline server."
+  :group 'applications
+  :prefix "taskline-")
+
+(defcustom taskline-server (or (getenv "TASKLINE_SERVER") "taskline")
+  "The Taskline server program.
+A file name, or a name to look up in the variable `exec-path'.
+The default is $TASKLINE_SERVER when it is set, else \"taskline\"."
+  :type 'string)
+
+(defcustom taskline-database nil
+  "The database file (the server's --db), or nil for the server's default."
+  :type '(choice (const :tag "The server's default" nil) file))
+
+(defcustom taskline-server-arguments nil
+  "Further arguments for the server, such as (\"--log-level\" \"info\")."
+  :type '(repeat string))
+
+(defcustom taskline-request-timeout 10
+  "Seconds a request may wait for its answer.
+A server that does not answer in time is reported, stopped and started again."
+  :type 'number)
+
+(defface taskline-overdue '((t :inherit error))
+  "Face of the due date of an open task whose due date has passed.")
+
+(defface taskline-done '((t :inherit shadow :strike-through t))
+  "Face of the title of a done task.")
+
+(defconst taskline--protocol-version "1")
+(defconst taskline--page-size 1000)
+(defconst taskline--buffer-name "*taskline*")
+(defconst taskline--stop-wait 2 "Seconds a stopped server gets to exit by itself.")
+(defconst taskline--stderr-tail 4096 "Characters of the server's stderr kept for reports.")
+(defconst taskline--sorts '(createdAt due priority title)
+  "The orders `taskline-cycle-sort' goes through.")
+(defconst taskline--priorities '("none" "low" "medium" "high"))
+
+;;;; The server session
+
+(cl-defstruct (taskline--session (:constructor taskline--session-make))
+  connection process
+  arguments  ; the server's arguments: which database it serves
+  (stderr "")
+  database   ; the initialize result's `database' (:id :seq), once it answered
+  exit       ; how the process ended, once it has: a sentence
+  stderr-closed finished
+  stopping   ; the exit was asked for
+  restart)   ; start a new session once this one has ended
+
+(defvar taskline--current nil "The running session, or nil.")
+
+(defun taskline--report (format-string &rest args)
+  "Show the message FORMAT-STRING with ARGS, prefixed with \"taskline: \"."
+  (message "taskline: %s" (apply #'format format-string args)))
+
+(defun taskline--server-program ()
+  "The server's file name, or nil when it cannot be found."
+  (let ((name (substitute-in-file-name taskline-server)))
+    (if (file-name-absolute-p name)
+        (and (file-executable-p name) name)
+      (executable-find name))))
+
+(defun taskline--server-arguments ()
+  "The server's arguments, from the options."
+  (append (and taskline-database (list "--db" (expand-file-name taskline-database)))
+          taskline-server-arguments))
+
+(defun taskline--describe-exit (process)
+  "How PROCESS ended, in words."
+  (if (eq (process-status process) 'signal)
+      (format "was killed by signal %d" (process-exit-status process))
+    (format "exited with code %d" (process-exit-status process))))
+
+(defun taskline--start ()
+  "Start a server session; return it, or nil after reporting why it cannot start."
+  (let ((program (taskline--server-program)))
+    (if (not program)
+        (progn (taskline--report "cannot find the server program %S; set `taskline-server'"
+                                 taskline-server)
+               nil)
+      (let* ((session (taskline--session-make :arguments (taskline--server-arguments)))
+             (stderr (make-pipe-process
+                      :name "taskline stderr" :noquery t :coding 'utf-8-unix
+                      :filter (lambda (_process text)
+                                (let ((all (concat (taskline--session-stderr session) text)))
+                                  (setf (taskline--session-stderr session)
+                                        (substring all (max 0 (- (length all) taskline--stderr-tail))))))
+                      :sentinel (lambda (process _event)
+                                  (unless (process-live-p process)
+                                    (delete-process process)
+                                    (setf (taskline--session-stderr-closed session) t)
+                                    (taskline--maybe-finish session)))))
+             (process (condition-case failure
+                          (make-process :name "taskline" :noquery t :connection-type 'pipe
+                                        :coding 'utf-8-emacs-unix :stderr stderr
+                                        :command (cons program (taskline--session-arguments session)))
+                        (error (delete-process stderr)
+                               (taskline--report "cannot start %s: %s" program
+                                                 (error-message-string failure))
+                               nil))))
+        (when process
+          (setf (taskline--session-process session) process
+                (taskline--session-connection session)
+                (make-instance 'jsonrpc-process-connection
+                               :name "taskline" :process process
+                               :events-buffer-scrollback-size 0
+                               :notification-dispatcher
+                               (lambda (_connection method params)
+                                 (taskline--on-notification session method params))
+                               :request-dispatcher #'ignore
+                               :on-shutdown (lambda (_connection)
+                                              (taskline--on-exit session))))
+          (taskline--request
+           session 'initialize
+           (list :processId (emacs-pid)
+                 :clientInfo (list :name "taskline.el" :version "0.1.0"))
+           (lambda (result) (taskline--on-initialized session result)))
+          (jsonrpc-notify (taskline--session-connection session) 'initialized nil)
+          session)))))
+
+(defun taskline--on-initialized (session result)
+  "SESSION answered initialize with RESULT."
+  (let ((version (plist-get result :protocolVersion)))
+    (if (not (equal version taskline--protocol-version))
+        (progn (taskline--report "the server speaks protocol %s, this package %s"
+                                 version taskline--protocol-version)
+               (taskline--stop-session session))
+      (setf (taskline--session-database session) (plist-get result :database))
+      (when (get-buffer taskline--buffer-name)
+        (taskline--sync session nil)))))
+
+(defun taskline--session ()
+  "The running session, started if needed; nil when it cannot start.
+A server started with other options (another database) is stopped first."
+  (when (and taskline--current
+             (not (equal (taskline--session-arguments taskline--current)
+                         (taskline--server-arguments))))
+    (taskline--stop-session taskline--current))
+  (unless (and taskline--current
+               (process-live-p (taskline--session-process taskline--current)))
+    (setq taskline--current (taskline--start)))
+  taskline--current)
+
+(defun taskline--request (session method params on-success &optional on-error)
+  "Send METHOD with PARAMS through SESSION; call ON-SUCCESS with the result.
+An error answer goes to ON-ERROR when given (with the error object),
+else it is shown.  An exit of the server is reported when it happens,
+not as the error of every request it leaves unanswered."
+  (if (not (process-live-p (taskline--session-process session)))
+      (taskline--report "the server is not running")
+    (jsonrpc-async-request
+     (taskline--session-connection session) method params
+     :success-fn on-success
+     :error-fn (lambda (error)
+                 (when (process-live-p (taskline--session-process session))
+                   (if on-error
+                       (funcall on-error error)
+                     (taskline--report "%s" (plist-get error :message)))))
+     :timeout taskline-request-timeout
+     :timeout-fn (let ((timeout taskline-request-timeout))
+                   (lambda () (taskline--on-timeout session method timeout))))))
+
+(defun taskline--on-timeout (session method timeout)
+  "SESSION did not answer METHOD within TIMEOUT seconds: it is stuck; replace it."
+  (unless (taskline--session-stopping session)
+    (taskline--report "the server did not answer %s within %s seconds; restarting it"
+                      method timeout)
+    (setf (taskline--session-stopping session) t
+          (taskline--session-restart session) t)
+    (delete-process (taskline--session-process session))))
+
+(defun taskline--on-exit (session)
+  "SESSION's process has ended."
+  (setf (taskline--session-exit session)
+        (taskline--describe-exit (taskline--session-process session)))
+  (if (taskline--session-stderr-closed session)
+      (taskline--maybe-finish session)
+    ;; A child of the server could hold stderr open: do not wait for it long.
+    (run-at-time 1 nil (lambda ()
+                         (setf (taskline--session-stderr-closed session) t)
+                         (taskline--maybe-finish session)))))
+
+(defun taskline--maybe-finish (session)
+  "Report SESSION's end once its process has ended and its stderr is read."
+  (when (and (taskline--session-exit session)
+             (taskline--session-stderr-closed session)
+             (not (taskline--session-finished session)))
+    (setf (taskline--session-finished session) t)
+    (when (eq taskline--current session)
+      (setq taskline--current nil))
+    (unless (taskline--session-stopping session)
+      (taskline--report "the server %s%s" (taskline--session-exit session)
+                        (let ((stderr (string-trim (taskline--session-stderr session))))
+                          (if (string-empty-p stderr) "" (concat ": " stderr)))))
+    ;; A session that never answered initialize is not retried: it would fail again.
+    (when (and (taskline--session-database session)
+               (or (taskline--session-restart session)
+                   (not (taskline--session-stopping session)))
+               (get-buffer taskline--buffer-name))
+      (run-at-time 0 nil #'taskline--reconnect))))
+
+(defun taskline--reconnect ()
+  "Start a new session for the open list, which catches up through it."
+  (when (get-buffer taskline--buffer-name)
+    (taskline--session)))
+
+(defun taskline--stop-session (session)
+  "Ask SESSION's server to shut down and exit, and wait until it has."
+  (let ((process (taskline--session-process session))
+        (connection (taskline--session-connection session)))
+    (setf (taskline--session-stopping session) t)
+    (when (eq taskline--current session)
+      (setq taskline--current nil))
+    (when (process-live-p process)
+      (ignore-errors
+        (jsonrpc-request connection 'shutdown nil :timeout taskline--stop-wait)
+        (jsonrpc-notify connection 'exit nil))
+      (with-timeout (taskline--stop-wait)
+        (while (process-live-p process)
+          (accept-process-output process 0.05))))
+    (jsonrpc-shutdown connection)))
+
+(defun taskline-stop ()
+  "Stop the Taskline server.  The list, if open, no longer updates."
+  (interactive)
+  (when taskline--current
+    (taskline--stop-session taskline--current)))
+
+(add-hook 'kill-emacs-hook #'taskline-stop)
+
+;;;; The tasks, kept current
+
+(defvar taskline--tasks (make-hash-table :test #'equal) "Task id -> task (a plist).")
+(defvar taskline--seq nil "The seq the tasks are up to date with; nil before a fetch.")
+(defvar taskline--database-id nil "The `database.id' of the file the tasks are of.")
+(defvar taskline--key nil "The server arguments the tasks came from.")
+(defvar taskline--following nil "The session whose notifications are applied, or nil.")
+(defvar taskline--sync-run nil
+  "The sync under way, or nil: (SESSION . CHANGES-HELD-BACK).
+Notifications that arrive while it runs are held, and applied when it ends.")
+
+(defun taskline--apply-change (change)
+  "Apply CHANGE (a `tasks/didChange' change) to the tasks."
+  (let ((task (plist-get change :task)))
+    ;; A change read after the task was deleted comes without its task.
+    (if (or (equal (plist-get change :kind) "deleted") (null task))
+        (remhash (plist-get change :id) taskline--tasks)
+      (taskline--put-task task))))
+
+(defun taskline--put-task (task)
+  "Keep TASK, unless the tasks hold it at this version or a later one."
+  (let ((known (gethash (plist-get task :id) taskline--tasks)))
+    (when (or (null known) (< (plist-get known :version) (plist-get task :version)))
+      (puthash (plist-get task :id) task taskline--tasks))))
+
+(defun taskline--apply-new (changes)
+  "Apply those of CHANGES after the known seq, and remember the last one's seq."
+  (seq-doseq (change changes)
+    (let ((seq (plist-get change :seq)))
+      (when (or (null taskline--seq) (> seq taskline--seq))
+        (taskline--apply-change change)
+        (setq taskline--seq seq)))))
+
+(defun taskline--on-notification (session method params)
+  "SESSION sent the notification METHOD with PARAMS."
+  (pcase method
+    ('tasks/didChange
+     (cond ((and taskline--sync-run (eq (car taskline--sync-run) session))
+            (setcdr taskline--sync-run
+                    (vconcat (cdr taskline--sync-run) (plist-get params :changes))))
+           ((eq taskline--following session)
+            (taskline--apply-new (plist-get params :changes))
+            (taskline--render))))
+    ('tasks/didMissChanges
+     (when (or (eq taskline--following session)
+               (and taskline--sync-run (eq (car taskline--sync-run) session)))
+       ;; A backlog is read with tasks/changes; any other reason means the log
+       ;; no longer holds the changes.
+       (taskline--sync session (not (equal (plist-get params :reason) "backlog")))))))
+
+(defun taskline--sync (session refetch-all)
+  "Bring the tasks up to date through SESSION.
+Catch up from the known seq, or fetch everything: when REFETCH-ALL,
+when nothing was fetched yet, and when the database is another file."
+  (let ((key (taskline--session-arguments session))
+        (run (list session)))
+    (unless (equal key taskline--key)
+      (clrhash taskline--tasks)
+      (setq taskline--key key taskline--seq nil taskline--database-id nil))
+    (setq taskline--following nil
+          taskline--sync-run run)
+    (if (or refetch-all (null taskline--seq)
+            (not (equal taskline--database-id
+                        (plist-get (taskline--session-database session) :id))))
+        (taskline--refetch run)
+      (taskline--catch-up run taskline--seq))))
+
+(defun taskline--sync-failed (run error)
+  "RUN failed with the error object ERROR."
+  (when (eq taskline--sync-run run)
+    (setq taskline--sync-run nil)
+    (taskline--report "%s" (plist-get error :message))))
+
+(defun taskline--finish-sync (run)
+  "RUN has brought the tasks up to date: apply what it held back, and follow."
+  (setq taskline--sync-run nil
+        taskline--following (car run))
+  (taskline--apply-new (cdr run))
+  (taskline--render))
+
+(defun taskline--refetch (run)
+  "Fetch every task for RUN, and follow on from the first page's seq.
+Later pages may show some of the changes held back; applying them again
+leaves the tasks as they are."
+  (let ((loading (make-hash-table :test #'equal))
+        first-seq)
+    (cl-labels
+        ((fetch (cursor)
+           (taskline--request
+            (car run) 'tasks/fetch (list :limit taskline--page-size :cursor cursor)
+            (lambda (page)
+              (when (eq taskline--sync-run run)
+                (setq first-seq (or first-seq (plist-get page :seq)))
+                (seq-doseq (task (plist-get page :tasks))
+                  (puthash (plist-get task :id) task loading))
+                (if (plist-get page :nextCursor)
+                    (fetch (plist-get page :nextCursor))
+                  (setq taskline--tasks loading
+                        taskline--seq first-seq
+                        taskline--database-id
+                        (plist-get (taskline--session-database (car run)) :id))
+                  (taskline--finish-sync run))))
+            (lambda (error) (taskline--sync-failed run error)))))
+      (fetch nil))))
+
+(defun taskline--catch-up (run since)
+  "Apply for RUN the changes after SINCE, page by page."
+  (taskline--request
+   (car run) 'tasks/changes (list :since since :limit taskline--page-size)
+   (lambda (page)
+     (when (eq taskline--sync-run run)
+       (seq-doseq (change (plist-get page :changes))
+         (taskline--apply-change change))
+       (setq taskline--seq (plist-get page :seq))
+       (if (eq (plist-get page :hasMore) t)
+           (taskline--catch-up run taskline--seq)
+         (taskline--finish-sync run))))
+   (lambda (error)
+     (let ((code (plist-get error :code)))
+       ;; 1005: changes that old are no longer kept; -32602 on `since': the
+       ;; server does not know that seq (a database restored from a backup).
+       (if (or (eql code 1005)
+               (and (eql code -32602)
+                    (equal (plist-get (plist-get error :data) :field) "since")))
+           (when (eq taskline--sync-run run) (taskline--refetch run))
+         (taskline--sync-failed run error))))))
+
+;;;; Showing the tasks
+
+(defvar-local taskline--sort 'createdAt "The order of the list: one of `taskline--sorts'.")
+(defvar-local taskline--show-done nil "Whether done tasks are shown.")
+(defvar-local taskline--filter-text nil "Text the title or notes must hold, or nil.")
+(defvar-local taskline--filter-tag nil "A tag the tasks must have, or nil.")
+
+(defun taskline--due-time (due)
+  "The instant DUE (RFC 3339 date-time, or a date: midnight UTC) names, or nil."
+  (ignore-errors
+    (parse-iso8601-time-string
+     (if (string-match-p "\\`[0-9]\\{4\\}-[0-9]\\{2\\}-[0-9]\\{2\\}\\'" due)
+         (concat due "T00:00:00Z")
+       due))))
+
+(defun taskline--relative (seconds)
+  "SECONDS from now, in words: \"in 3 days\", \"2 h ago\"."
+  (let* ((magnitude (abs seconds))
+         (amount (cond ((< magnitude 60) "now")
+                       ((< magnitude 3600) (format "%d min" (round magnitude 60)))
+                       ((< magnitude 86400) (format "%d h" (round magnitude 3600)))
+                       (t (let ((days (/ magnitude 86400)))
+                            (format "%d day%s" days (if (= days 1) "" "s")))))))
+    (cond ((equal amount "now") amount)
+          ((< seconds 0) (concat amount " ago"))
+          (t (concat "in " amount)))))
+
+(defun taskline--local-days (time)
+  "The day number (as `time-to-days') of the local date equal to TIME's UTC date."
+  (let ((utc (decode-time time t)))
+    (time-to-days (encode-time (list 0 0 12 (decoded-time-day utc) (decoded-time-month utc)
+                                     (decoded-time-year utc) nil -1 nil)))))
+
+(defun taskline--due-cell (task now)
+  "The due column of TASK at the time NOW (seconds)."
+  (let* ((due (plist-get task :due))
+         (time (and due (taskline--due-time due))))
+    (cond ((null due) "")
+          ((null time) due)
+          (t (let* ((date-only (not (string-search "T" (upcase due))))
+                    ;; A date is due until its end.
+                    (deadline (+ (float-time time) (if date-only 86400 0)))
+                    (text (if date-only
+                              ;; Days between the date and today's date where the user is.
+                              (let ((days (- (taskline--local-days time)
+                                             (time-to-days (seconds-to-time now)))))
+                                (pcase days
+                                  (0 "today") (1 "tomorrow") (-1 "yesterday")
+                                  (_ (taskline--relative (* days 86400)))))
+                            (taskline--relative (truncate (- (float-time time) now))))))
+               (if (and (< deadline now) (not (eq (plist-get task :done) t)))
+                   (propertize text 'face 'taskline-overdue)
+                 text))))))
+
+(defun taskline--shown-p (task)
+  "Whether TASK passes the list's filters."
+  (and (or taskline--show-done (not (eq (plist-get task :done) t)))
+       (or (null taskline--filter-tag)
+           (seq-contains-p (plist-get task :tags) taskline--filter-tag))
+       (or (null taskline--filter-text)
+           (let ((text (downcase taskline--filter-text)))
+             (or (string-search text (downcase (plist-get task :title)))
+                 (string-search text (downcase (plist-get task :notes))))))))
+
+(defun taskline--sort-key (task)
+  "The key TASK sorts by in the list's order: a list compared element-wise."
+  (let ((created (list (plist-get task :createdAt) (plist-get task :id))))
+    (pcase taskline--sort
+      ('createdAt created)
+      ('due (let ((time (and (plist-get task :due) (taskline--due-time (plist-get task :due)))))
+              ;; Tasks without a due date come last.
+              (cons (if time (float-time time) 1.0e+INF) created)))
+      ('priority (cons (- (plist-get task :priority)) created))
+      ('title (cons (downcase (plist-get task :title)) created)))))
+
+(defun taskline--key-less-p (a b)
+  "Whether the sort key A comes before B."
+  (cl-loop for x in a for y in b
+           unless (equal x y) return (if (stringp x) (string< x y) (< x y))))
+
+(defun taskline--entries ()
+  "The `tabulated-list-entries' of the tasks shown, in order."
+  (let ((now (float-time))
+        shown)
+    (maphash (lambda (_id task)
+               (when (taskline--shown-p task)
+                 (push (cons (taskline--sort-key task) task) shown)))
+             taskline--tasks)
+    (mapcar (lambda (keyed)
+              (let* ((task (cdr keyed))
+                     (done (eq (plist-get task :done) t)))
+                (list (plist-get task :id)
+                      (vector (if done "[x]" "[ ]")
+                              (if done
+                                  (propertize (plist-get task :title) 'face 'taskline-done)
+                                (plist-get task :title))
+                              (if (zerop (plist-get task :priority)) ""
+                                (nth (plist-get task :priority) taskline--priorities))
+                              (taskline--due-cell task now)
+                              (mapconcat (lambda (tag) (concat "#" tag))
+                                         (plist-get task :tags) " ")))))
+            (sort shown (lambda (a b) (taskline--key-less-p (car a) (car b)))))))
+
+(defun taskline--render ()
+  "Show the tasks in the list buffer, if it is open."
+  (when-let ((buffer (get-buffer taskline--buffer-name)))
+    (with-current-buffer buffer
+      (setq tabulated-list-entries (taskline--entries)
+            mode-line-process
+            (concat " " (symbol-name taskline--sort)
+                    (and taskline--filter-text (format " /%s" taskline--filter-text))
+                    (and taskline--filter-tag (format " #%s" taskline--filter-tag))
+                    (if taskline--show-done " +done" "")))
+      (tabulated-list-print t)
+      (force-mode-line-update))))
+
+;;;; Commands
+
+(defvar taskline-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "a" #'taskline-add)
+    (define-key map "x" #'taskline-toggle-done)
+    (define-key map "d" #'taskline-toggle-done)
+    (define-key map "e" #'taskline-edit)
+    (define-key map "D" #'taskline-delete)
+    (define-key map "/" #'taskline-filter-text)
+    (define-key map "t" #'taskline-filter-tag)
+    (define-key map "c" #'taskline-clear-filters)
+    (define-key map "H" #'taskline-toggle-show-done)
+    (define-key map "s" #'taskline-cycle-sort)
+    map)
+  "Keys of the Taskline list.")
+
+(define-derived-mode taskline-mode tabulated-list-mode "Taskline"
+  "The Taskline task list, kept current as tasks change.
+
+\\{taskline-mode-map}
+`g' fetches every task again.  Undo is not offered: the Taskline
+protocol has no way to undo a change yet."
+  (setq tabulated-list-format [("" 3 nil) ("Title" 40 nil) ("Priority" 8 nil)
+                               ("Due" 12 nil) ("Tags" 0 nil)]
+        tabulated-list-padding 1)
+  (setq-local revert-buffer-function #'taskline--revert)
+  (add-hook 'kill-buffer-hook #'taskline--on-list-killed nil t)
+  (tabulated-list-init-header))
+
+;;;###autoload
+(defun taskline ()
+  "Show the Taskline task list."
+  (interactive)
+  (let ((buffer (get-buffer-create taskline--buffer-name)))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'taskline-mode)
+        (taskline-mode)))
+    (pop-to-buffer-same-window buffer)
+    (taskline--render)
+    (let ((session (taskline--session)))
+      ;; A session that has not answered initialize yet syncs when it does.
+      (when (and session (taskline--session-database session)
+                 (not (eq taskline--following session)))
+        (taskline--sync session nil)))))
+
+(defun taskline--on-list-killed ()
+  "Stop applying notifications; what is kept serves the next sync."
+  (setq taskline--following nil
+        taskline--sync-run nil))
+
+(defun taskline--revert (&rest _)
+  "Fetch every task again."
+  (when-let ((session (taskline--session)))
+    (when (taskline--session-database session)
+      (taskline--sync session t))))
+
+(defun taskline--task-at-point ()
+  "The task on the current line; an error when there is none."
+  (or (gethash (tabulated-list-get-id) taskline--tasks)
+      (user-error "No task on this line")))
+
+(defun taskline--write (method params)
+  "Send the write METHOD with PARAMS; show its effect, or the error in words."
+  (when-let ((session (taskline--session)))
+    (taskline--request
+     session method params
+     (lambda (result)
+       (if (eq method 'tasks/delete)
+           (remhash (plist-get result :id) taskline--tasks)
+         (taskline--put-task result))
+       (taskline--render))
+     (lambda (error)
+       (let ((data (plist-get error :data)))
+         (pcase (plist-get error :code)
+           (1002 (taskline--put-task (plist-get data :task))
+                 (taskline--render)
+                 (taskline--report "the task was changed elsewhere; the list shows it as it is now"))
+           (1001 (remhash (plist-get data :id) taskline--tasks)
+                 (taskline--render)
+                 (taskline--report "the task was deleted elsewhere"))
+           (_ (taskline--report "%s" (plist-get error :message)))))))))
+
+(defun taskline--update (task changes)
+  "Send CHANGES (a plist) to TASK, unless it changed since the list saw it."
+  (taskline--write 'tasks/update (list :id (plist-get task :id) :changes changes
+                                       :ifVersion (plist-get task :version))))
+
+(defun taskline-add (title)
+  "Add a task called TITLE."
+  (interactive (list (read-string "New task: ")))
+  (if (string-blank-p title)
+      (taskline--report "a task needs a title")
+    (taskline--write 'tasks/create (list :title title))))
+
+(defun taskline-toggle-done ()
+  "Mark the task on the current line done, or not done."
+  (interactive)
+  (let ((task (taskline--task-at-point)))
+    (taskline--update task (list :done (if (eq (plist-get task :done) t) :json-false t)))))
+
+(defun taskline--read-tags (prompt initial)
+  "Read tags separated by spaces, with PROMPT and the vector INITIAL shown."
+  (vconcat (split-string (read-string prompt (string-join (append initial nil) " "))
+                         nil t)))
+
+(defun taskline-edit (field)
+  "Change FIELD of the task on the current line.
+FIELD is title, notes, due, priority or tags."
+  (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "priority" "tags")
+                                              nil t))))
+  (let* ((task (taskline--task-at-point))
+         (value
+          (pcase field
+            ('title (read-string "Title: " (plist-get task :title)))
+            ('notes (read-string "Notes: " (plist-get task :notes)))
+            ('due (let ((due (string-trim (read-string "Due (2026-12-01 or RFC 3339; empty: none): "
+                                                       (plist-get task :due)))))
+                    (if (string-empty-p due) nil due)))
+            ('priority (cl-position (completing-read "Priority: " taskline--priorities nil t nil nil
+                                                     (nth (plist-get task :priority) taskline--priorities))
+                                    taskline--priorities :test #'equal))
+            ('tags (taskline--read-tags "Tags (separated by spaces): " (plist-get task :tags)))
+            (_ (user-error "No such field: %s" field)))))
+    (taskline--update task (list (intern (format ":%s" field)) value))))
+
+(defun taskline-delete ()
+  "Delete the task on the current line, after confirmation."
+  (interactive)
+  (let ((task (taskline--task-at-point)))
+    (when (yes-or-no-p (format "Delete %S? " (plist-get task :title)))
+      (taskline--write 'tasks/delete (list :id (plist-get task :id)
+                                           :ifVersion (plist-get task :version))))))
+
+(defun taskline-filter-text (text)
+  "Show only the tasks whose title or notes hold TEXT; empty TEXT shows all."
+  (interactive (list (read-string "Filter by text (empty: none): " taskline--filter-text)))
+  (setq taskline--filter-text (if (string-empty-p text) nil text))
+  (taskline--render))
+
+(defun taskline-filter-tag (tag)
+  "Show only the tasks tagged TAG; empty TAG shows all."
+  (interactive
+   (list (completing-read "Filter by tag (empty: none): "
+                          (let (tags)
+                            (maphash (lambda (_id task)
+                                       (seq-doseq (tag (plist-get task :tags))
+                                         (cl-pushnew tag tags :test #'equal)))
+                                     taskline--tasks)
+                            tags))))
+  (setq taskline--filter-tag (if (string-empty-p tag) nil tag))
+  (taskline--render))
+
+(defun taskline-clear-filters ()
+  "Show the tasks whatever their text and tags."
+  (interactive)
+  (setq taskline--filter-text nil taskline--filter-tag nil)
+  (taskline--render))
+
+(defun taskline-toggle-show-done ()
+  "Show or hide the done tasks (hidden at first)."
+  (interactive)
+  (setq taskline--show-done (not taskline--show-done))
+  (taskline--render))
+
+(defun taskline-cycle-sort ()
+  "Order the list by the next of creation, due date, priority and title."
+  (interactive)
+  (setq taskline--sort (or (cadr (memq taskline--sort taskline--sorts))
+                           (car taskline--sorts)))
+  (message "Tasks sorted by %s" taskline--sort)
+  (taskline--render))
+
+(provide 'taskline)
+;;; taskline.el ends here

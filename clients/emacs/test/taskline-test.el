@@ -1,0 +1,366 @@
+;;; taskline-test.el --- Tests of taskline.el against the real server  -*- lexical-binding: t; -*-
+
+;; Run by run.sh in batch Emacs; every test opens the list on a fresh
+;; database and drives it with its keys, answering the prompts.
+
+;;; Code:
+
+(require 'ert)
+(require 'taskline)
+
+(defconst taskline-test--wait 5 "Seconds a test waits for something to show.")
+
+(defvar taskline-test--db nil "The database of the running test.")
+(defvar taskline-test--messages nil "The taskline messages shown, newest first.")
+
+(defun taskline-test--record-message (show format-string &rest args)
+  "Record the taskline messages, then SHOW FORMAT-STRING with ARGS."
+  (when (and format-string (string-prefix-p "taskline: " format-string))
+    (push (apply #'format format-string args) taskline-test--messages))
+  (apply show format-string args))
+
+(defun taskline-test--take-messages ()
+  "The taskline messages shown so far, oldest first; forgets them."
+  (prog1 (reverse taskline-test--messages)
+    (setq taskline-test--messages nil)))
+
+(defun taskline-test--wait-for (what predicate &optional seconds)
+  "Process events until PREDICATE holds; fail naming WHAT after SECONDS."
+  (let ((deadline (+ (float-time) (or seconds taskline-test--wait))))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.02))
+    (unless (funcall predicate)
+      (ert-fail (list "timed out waiting for" what (taskline-test--lines))))))
+
+(defun taskline-test--lines ()
+  "The lines of the list buffer, trailing spaces removed."
+  (when-let ((buffer (get-buffer taskline--buffer-name)))
+    (with-current-buffer buffer
+      (mapcar (lambda (line) (string-trim-right line))
+              (split-string (buffer-string) "\n" t)))))
+
+(defun taskline-test--wait-for-lines (expected)
+  "Wait until the list shows EXPECTED (lines, columns collapsed to one space)."
+  (taskline-test--wait-for
+   (format "lines %S" expected)
+   (lambda ()
+     (equal expected (mapcar (lambda (line)
+                               (string-trim (replace-regexp-in-string " +" " " line)))
+                             (taskline-test--lines))))))
+
+(defun taskline-test--cli (&rest args)
+  "Run the taskline command ARGS on the test's database; return its output."
+  (with-temp-buffer
+    (let ((status (apply #'call-process (taskline--server-program) nil t nil
+                         (car args) "--db" taskline-test--db (cdr args))))
+      (unless (eql status 0)
+        (ert-fail (list "taskline" args "exited with" status (buffer-string)))))
+    (buffer-string)))
+
+(defun taskline-test--goto (title)
+  "Put point on the line of the task called TITLE."
+  (set-buffer taskline--buffer-name)
+  (goto-char (point-min))
+  (unless (search-forward title nil t)
+    (ert-fail (list "no line shows" title (taskline-test--lines))))
+  (beginning-of-line))
+
+(defun taskline-test--press (key &rest answers)
+  "Run the command KEY is bound to in the list, answering its prompts with ANSWERS."
+  (let ((answer (lambda (&rest _)
+                  (unless answers (ert-fail (list "unexpected prompt after" key)))
+                  (pop answers))))
+    (cl-letf (((symbol-function 'read-string) answer)
+              ((symbol-function 'completing-read) answer)
+              ((symbol-function 'yes-or-no-p) answer))
+      (with-current-buffer taskline--buffer-name
+        (call-interactively (lookup-key taskline-mode-map (kbd key)))))
+    (when answers
+      (ert-fail (list key "left answers unused" answers)))))
+
+(defun taskline-test--open ()
+  "\\[taskline], then wait until the list follows the server."
+  (taskline)
+  (taskline-test--wait-for "the list to follow a server"
+                           (lambda () (and taskline--current
+                                           (eq taskline--following taskline--current)))))
+
+(defmacro taskline-test--with-database (&rest body)
+  "Run BODY with a fresh database, a fresh list, and messages recorded.
+Any taskline message BODY leaves untaken fails the test."
+  (declare (indent 0))
+  `(let* ((taskline-test--db (make-temp-file "taskline-test" nil ".sqlite"))
+          (taskline-database taskline-test--db)
+          (taskline-request-timeout 10)
+          (taskline-test--messages nil))
+     (delete-file taskline-test--db)
+     (advice-add 'message :around #'taskline-test--record-message)
+     (unwind-protect
+         (progn ,@body
+                (should (equal nil (taskline-test--take-messages))))
+       (advice-remove 'message #'taskline-test--record-message)
+       (when (get-buffer taskline--buffer-name)
+         (kill-buffer taskline--buffer-name))
+       (taskline-stop))))
+
+(defmacro taskline-test--recording-methods (var &rest body)
+  "Run BODY with VAR bound to the methods requested meanwhile, newest first."
+  (declare (indent 1))
+  `(let* ((,var nil)
+          (record (lambda (_session method &rest _) (push method ,var))))
+     (advice-add 'taskline--request :before record)
+     (unwind-protect (progn ,@body)
+       (advice-remove 'taskline--request record))))
+
+(defun taskline-test--date (days)
+  "The UTC date DAYS from today, as YYYY-MM-DD."
+  (format-time-string "%Y-%m-%d" (time-add nil (* days 86400)) t))
+
+(ert-deftest taskline-test-list-shows-tasks ()
+  "The list shows done mark, title, priority, relative due date and tags; done hidden."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "--priority" "high" "--tag" "work" "--tag" "docs"
+                        "--due" "2020-01-01" "Write the report")
+    (taskline-test--cli "add" "--due" (taskline-test--date 3) "Grüße, 世界")
+    (taskline-test--cli "done" (cadr (split-string (taskline-test--cli "add" "Finished already"))))
+    (taskline-test--open)
+    (let* ((ago (format "%d days ago" (- (time-to-days nil)
+                                        (time-to-days (encode-time '(0 0 12 1 1 2020 nil -1 nil)))))))
+      (taskline-test--wait-for-lines
+       (list (concat "[ ] Write the report high " ago " #docs #work")
+             "[ ] Grüße, 世界 in 3 days"))
+      (taskline-test--goto "Write the report")
+      (search-forward ago)
+      (should (eq 'taskline-overdue (get-text-property (1- (point)) 'face)))
+      (taskline-test--press "H")
+      (taskline-test--wait-for-lines
+       (list (concat "[ ] Write the report high " ago " #docs #work")
+             "[ ] Grüße, 世界 in 3 days" "[x] Finished already")))))
+
+(ert-deftest taskline-test-add ()
+  "a adds a task with the title typed, on the server and in the list."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (taskline-test--press "a" "Buy milk")
+    (taskline-test--wait-for-lines '("[ ] Buy milk"))
+    (should (string-match-p "\\[ \\]  Buy milk" (taskline-test--cli "list")))))
+
+(ert-deftest taskline-test-toggle-done ()
+  "x marks the task done (hidden by default); d, with done shown, undoes it."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Water the plants")
+    (taskline-test--cli "add" "Call Alice")
+    (taskline-test--open)
+    (taskline-test--goto "Water the plants")
+    (taskline-test--press "x")
+    (taskline-test--wait-for-lines '("[ ] Call Alice"))
+    (should (string-match-p "\\[x\\]  Water the plants" (taskline-test--cli "list" "--done")))
+    (taskline-test--press "H")
+    (taskline-test--goto "Water the plants")
+    (taskline-test--press "d")
+    (taskline-test--wait-for-lines
+     '("[ ] Water the plants" "[ ] Call Alice"))
+    (should (equal "" (taskline-test--cli "list" "--done")))))
+
+(ert-deftest taskline-test-edit ()
+  "e changes title, notes, due, priority and tags, one at a time."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Draft")
+    (taskline-test--open)
+    (taskline-test--goto "Draft")
+    (taskline-test--press "e" "title" "Final text")
+    (taskline-test--wait-for-lines '("[ ] Final text"))
+    ;; Each edit is sent with the version the list shows (ifVersion): wait for its answer.
+    (dolist (edit `(("priority" "medium") ("tags" "b a") ("due" ,(taskline-test--date 1))
+                    ("notes" "two\nlines")))
+      (let ((version (plist-get (taskline--task-at-point) :version)))
+        (apply #'taskline-test--press "e" edit)
+        (taskline-test--wait-for (car edit) (lambda ()
+                                              (< version (plist-get (taskline--task-at-point)
+                                                                    :version))))))
+    (taskline-test--wait-for-lines
+     '("[ ] Final text medium tomorrow #a #b"))
+    (let ((task (aref (json-parse-string (taskline-test--cli "list" "--json")
+                                         :object-type 'plist) 0)))
+      (should (equal "two\nlines" (plist-get task :notes)))
+      (should (equal (taskline-test--date 1) (plist-get task :due))))
+    (taskline-test--press "e" "due" "")
+    (taskline-test--wait-for-lines '("[ ] Final text medium #a #b"))))
+
+(ert-deftest taskline-test-delete ()
+  "D deletes the task on the line only when confirmed."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Keep me")
+    (taskline-test--cli "add" "Remove me")
+    (taskline-test--open)
+    (taskline-test--goto "Remove me")
+    (taskline-test--press "D" nil)
+    (taskline-test--goto "Remove me")
+    (taskline-test--press "D" t)
+    (taskline-test--wait-for-lines '("[ ] Keep me"))
+    (should-not (string-match-p "Remove me" (taskline-test--cli "list" "--all")))))
+
+(ert-deftest taskline-test-filter-and-sort ()
+  "/ filters by text, t by tag, c clears; s cycles the order."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "--tag" "home" "--priority" "low" "--due" (taskline-test--date 5)
+                        "Buy milk")
+    (taskline-test--cli "add" "--tag" "work" "--priority" "high" "--notes" "MILK budget"
+                        "Accounts")
+    (taskline-test--cli "add" "--tag" "home" "--due" (taskline-test--date 2) "Clean up")
+    (taskline-test--open)
+    (taskline-test--press "/" "milk")
+    (taskline-test--wait-for-lines
+     '("[ ] Buy milk low in 5 days #home" "[ ] Accounts high #work"))
+    (taskline-test--press "t" "home")
+    (taskline-test--wait-for-lines '("[ ] Buy milk low in 5 days #home"))
+    (taskline-test--press "c")
+    (taskline-test--press "s")            ; by due date, none last
+    (taskline-test--wait-for-lines
+     '("[ ] Clean up in 2 days #home"
+       "[ ] Buy milk low in 5 days #home" "[ ] Accounts high #work"))
+    (taskline-test--press "s")            ; by priority, high first
+    (taskline-test--wait-for-lines
+     '("[ ] Accounts high #work"
+       "[ ] Buy milk low in 5 days #home" "[ ] Clean up in 2 days #home"))
+    (taskline-test--press "s")            ; by title
+    (taskline-test--wait-for-lines
+     '("[ ] Accounts high #work"
+       "[ ] Buy milk low in 5 days #home" "[ ] Clean up in 2 days #home"))
+    (taskline-test--press "s")            ; by creation again
+    (taskline-test--wait-for-lines
+     '("[ ] Buy milk low in 5 days #home"
+       "[ ] Accounts high #work" "[ ] Clean up in 2 days #home"))))
+
+(ert-deftest taskline-test-change-by-another-process ()
+  "A task another process adds shows up without a key press."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (taskline-test--cli "add" "From outside")
+    (taskline-test--wait-for-lines '("[ ] From outside"))))
+
+(ert-deftest taskline-test-stale-and-missed-changes ()
+  "A change at or below the list's seq is skipped; tasks/didMissChanges catches up."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "First")
+    (taskline-test--open)
+    (let ((session taskline--current)
+          (seq taskline--seq))
+      (taskline--on-notification session 'tasks/didChange
+                                 (list :seq seq :changes
+                                       (vector (list :seq seq :kind "deleted"
+                                                     :id (car (hash-table-keys taskline--tasks))
+                                                     :version 1))))
+      (taskline-test--wait-for-lines '("[ ] First"))
+      ;; Drop the next change as a server with a backlog would, then say so.
+      (let* ((dropped nil)
+             (drop (lambda (&rest _) (setq dropped t))))
+        (advice-add 'taskline--on-notification :before-until drop)
+        (unwind-protect
+            (progn (taskline-test--cli "add" "Second")
+                   (taskline-test--wait-for "the change to be dropped" (lambda () dropped)))
+          (advice-remove 'taskline--on-notification drop)))
+      (should (equal seq taskline--seq))
+      (taskline--on-notification session 'tasks/didMissChanges
+                                 (list :since seq :seq (1+ seq) :reason "backlog"))
+      (taskline-test--wait-for-lines '("[ ] First" "[ ] Second"))
+      (should (equal (1+ seq) taskline--seq))
+      (taskline-test--recording-methods methods
+        (taskline--on-notification session 'tasks/didMissChanges
+                                   (list :since (1+ seq) :seq (1+ seq) :reason "historyExpired"))
+        (taskline-test--wait-for "a refetch" (lambda () (eq taskline--following session)))
+        (should (equal '(tasks/fetch) methods))))))
+
+(ert-deftest taskline-test-restart-catches-up ()
+  "After a restart the list catches up from its seq, without fetching everything."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Before")
+    (taskline-test--open)
+    (let ((first taskline--current))
+      (taskline-test--recording-methods methods
+        (signal-process (taskline--session-process first) 'KILL)
+        (taskline-test--cli "add" "While restarting")
+        (taskline-test--wait-for-lines '("[ ] Before" "[ ] While restarting"))
+        (taskline-test--wait-for "a new server" (lambda () (eq taskline--following taskline--current)))
+        (should (equal '(tasks/changes initialize) methods))))
+    (should (equal '("taskline: the server was killed by signal 9") (taskline-test--take-messages)))))
+
+(ert-deftest taskline-test-replaced-database-is-refetched ()
+  "A database file replaced by another (another database.id, same seq) is fetched anew."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "In the old file")
+    (taskline-test--open)
+    (taskline-stop)
+    (dolist (suffix '("" "-wal" "-shm"))
+      (when (file-exists-p (concat taskline-test--db suffix))
+        (delete-file (concat taskline-test--db suffix))))
+    (taskline-test--cli "add" "In the new file")
+    (taskline-test--recording-methods methods
+      (taskline-test--open)
+      (should (equal '(tasks/fetch initialize) methods)))
+    (taskline-test--wait-for-lines '("[ ] In the new file"))))
+
+(ert-deftest taskline-test-killed-server-is-reported-and-restarted ()
+  "A server killed while the list is open is reported; a new one follows the changes."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (let ((first taskline--current))
+      (signal-process (taskline--session-process first) 'KILL)
+      (taskline-test--wait-for "a new server" (lambda () (and taskline--current
+                                                              (not (eq taskline--current first))
+                                                              (eq taskline--following taskline--current))))
+      (should (equal '("taskline: the server was killed by signal 9")
+                     (taskline-test--take-messages)))
+      (taskline-test--cli "add" "After the restart")
+      (taskline-test--wait-for-lines '("[ ] After the restart")))))
+
+(ert-deftest taskline-test-unanswered-request-times-out ()
+  "A request a stuck server does not answer is reported, and the server replaced."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (let ((first taskline--current))
+      (signal-process (taskline--session-process first) 'STOP)
+      (let ((taskline-request-timeout 0.3))
+        (taskline-test--press "a" "Never answered"))
+      (taskline-test--wait-for "a new server" (lambda () (and taskline--current
+                                                              (not (eq taskline--current first))
+                                                              (eq taskline--following taskline--current))))
+      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+                     (taskline-test--take-messages))))))
+
+(ert-deftest taskline-test-other-database ()
+  "With `taskline-database' changed, g shows the other database, from a new server."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "In the first")
+    (taskline-test--open)
+    (let* ((first taskline--current)
+           (taskline-test--db (make-temp-file "taskline-test" nil ".sqlite"))
+           (taskline-database taskline-test--db))
+      (delete-file taskline-test--db)
+      (taskline-test--cli "add" "In the second")
+      (taskline-test--press "g")
+      (taskline-test--wait-for-lines '("[ ] In the second"))
+      (should-not (process-live-p (taskline--session-process first))))))
+
+(ert-deftest taskline-test-bad-database ()
+  "A database file that is not one gives a clear error, and no endless restarts."
+  (taskline-test--with-database
+    (with-temp-file taskline-test--db (insert "these are not the tasks you are looking for\n"))
+    (taskline)
+    (taskline-test--wait-for "a message" (lambda () taskline-test--messages))
+    (let ((messages (taskline-test--take-messages)))
+      (should (= 1 (length messages)))
+      (should (string-match-p "\\`taskline: the server exited with code 3: .*not a \\(SQLite \\)?database"
+                              (car messages))))
+    (accept-process-output nil 0.3)
+    (should-not taskline--current)))
+
+(ert-deftest taskline-test-missing-server ()
+  "A server program that cannot be found is named."
+  (taskline-test--with-database
+    (let ((taskline-server "/nonexistent/taskline"))
+      (taskline))
+    (should (equal '("taskline: cannot find the server program \"/nonexistent/taskline\"; set `taskline-server'")
+                   (taskline-test--take-messages)))))
+
+;;; taskline-test.el ends here
