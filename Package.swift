@@ -23,15 +23,20 @@ let package = Package(
         .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite", "CWALBuffer"]),
+        // pidfd_open(2), which Swift cannot call itself (`syscall` is variadic).
+        .target(name: "CEventLoop"),
+        // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
+        .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
         // The task model and the actor that owns the database.
-        .target(name: "TaskStore", dependencies: ["SQLite", "Logging"], swiftSettings: sameExecutor),
-        // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
-        .target(name: "JSONRPC", dependencies: ["Logging"]),
+        .target(name: "TaskStore", dependencies: ["SQLite", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
+        // connection, a source of the event loop. Knows nothing of tasks.
+        .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"], swiftSettings: sameExecutor),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore", "EventLoop"], swiftSettings: sameExecutor),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"],
+            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
@@ -43,16 +48,17 @@ let package = Package(
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
-        .target(name: "FuzzHarness", dependencies: ["JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
+        .target(name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
                 path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
-        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
+        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
     ]

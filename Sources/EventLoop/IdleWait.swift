@@ -1,10 +1,12 @@
+import CEventLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// How the connection's loop waits for something to do: an adaptive spin, then sleep.
+/// How the event loop waits for something to do: an adaptive spin, then sleep until a
+/// descriptor is ready or the nearest timer is due.
 ///
 /// A client in a tight loop (send a request, read its answer, send the next) sends its
 /// next message a few microseconds after reading the last answer. A loop asleep in
@@ -30,34 +32,38 @@ struct IdleWait {
         self.spinNanoseconds = spinNanoseconds
     }
 
-    /// `poll` on `targets` until one is ready; returns what `poll` returned, or 0 at once
-    /// when `onPause` says it gave the loop something to do.
-    mutating func wait(_ targets: inout [pollfd], onPause: () -> Bool = { false }) -> Int32 {
-        let start = Self.now()
+    /// `poll` on `targets` until one is ready or `deadline` (monotonic nanoseconds) has
+    /// come; returns what `poll` returned (0 at the deadline), or 0 at once when `onPause`
+    /// says it gave the loop something to do.
+    mutating func wait(_ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false }) -> Int32 {
+        let start = monotonicNanoseconds()
         if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) { return 0 }
+        let spinEnd = min(start + spinNanoseconds, deadline ?? .max)
         var result: Int32 = 0
         repeat {
             result = poll(&targets, nfds_t(targets.count), 0)
-        } while result == 0 && clientIsQuick && Self.now() - start < spinNanoseconds
+        } while result == 0 && clientIsQuick && monotonicNanoseconds() < spinEnd
         if result == 0 {
-            if pause(onPause, at: Self.now()) {
+            if pause(onPause, at: monotonicNanoseconds()) {
                 clientIsQuick = false
                 return 0
             }
-            result = poll(&targets, nfds_t(targets.count), -1)
+            result = Self.sleep(&targets, until: deadline)
         }
-        clientIsQuick = Self.now() - start <= spinNanoseconds
+        // A timer that ended the wait says nothing of how quick the client is.
+        clientIsQuick = result > 0 && monotonicNanoseconds() - start <= spinNanoseconds
         return result
+    }
+
+    /// `poll` without a timeout but the deadline's, to the nanosecond.
+    private static func sleep(_ targets: inout [pollfd], until deadline: UInt64?) -> Int32 {
+        guard let deadline else { return poll(&targets, nfds_t(targets.count), -1) }
+        let remaining = deadline - min(deadline, monotonicNanoseconds())
+        return taskline_poll_nanoseconds(&targets, nfds_t(targets.count), Int64(remaining))
     }
 
     private mutating func pause(_ onPause: () -> Bool, at time: UInt64) -> Bool {
         lastPause = time
         return onPause()
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
