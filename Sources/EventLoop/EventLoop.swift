@@ -14,8 +14,9 @@ import Glibc
 /// an idle loop sleeps in the kernel until one of them is ready.
 ///
 /// A round: the round handlers (the connection writes the output the last round's jobs
-/// made), the jobs queued meanwhile, the timers that are due, and, when none of those found
-/// anything to do, the wait (`IdleWait`: an adaptive spin for a quick client, then sleep).
+/// made), the jobs queued meanwhile, and, when there were none, the wait (`IdleWait`: an
+/// adaptive spin for a quick client, then sleep), the handlers of the descriptors that are
+/// ready and the timers that are due.
 ///
 /// Everything but `enqueue`, `execute` and `stop` is for the loop's own thread (or before
 /// the loop runs): sources, timers and handlers are set up from other threads through
@@ -28,10 +29,19 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// Set while the loop runs; jobs enqueued from this thread need no wake-up.
     private nonisolated(unsafe) var loopThread: pthread_t?
 
-    private var sources: [Source] = []
-    private var timers = TimerHeap()
-    private var roundHandlers: [Handler<Void>] = []
-    private var pauseHandlers: [Handler<Bool>] = []
+    // The loop thread's state. Unchecked: these are read on every round, and a dynamic
+    // exclusivity check per access cost more than the rest of the round together.
+    @exclusivity(unchecked) private var sources: [Source] = []
+    @exclusivity(unchecked) fileprivate var timers = TimerHeap()
+    @exclusivity(unchecked) private var roundHandlers: [Handler<Void>] = []
+    @exclusivity(unchecked) private var waitHandlers: [Handler<Void>] = []
+    @exclusivity(unchecked) private var pauseHandlers: [Handler<Bool>] = []
+    /// What the next wait polls, rebuilt only when a source or its events changed.
+    @exclusivity(unchecked) private var targets: [pollfd] = []
+    @exclusivity(unchecked) private var polled: [Source] = []
+    @exclusivity(unchecked) fileprivate var sourcesChanged = true
+    /// Something was cancelled: the lists are swept before the next wait.
+    @exclusivity(unchecked) fileprivate var needsSweep = false
 
     private struct Inbox: ~Copyable {
         var jobs: [UnownedJob] = []
@@ -129,33 +139,39 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     public final class Source {
         public let fd: Int32
         /// What to wait for (`POLLIN`, `POLLOUT`); 0 leaves the descriptor unpolled for now.
-        public var events: Int16
+        @exclusivity(unchecked) public var events: Int16 {
+            didSet { if events != oldValue { loop.sourcesChanged = true } }
+        }
         fileprivate let handler: (Int16) -> Void
-        fileprivate var isCancelled = false
+        @exclusivity(unchecked) fileprivate var isCancelled = false
+        private unowned let loop: EventLoop
 
-        fileprivate init(fd: Int32, events: Int16, handler: @escaping (Int16) -> Void) {
+        fileprivate init(fd: Int32, events: Int16, loop: EventLoop, handler: @escaping (Int16) -> Void) {
             self.fd = fd
             self.events = events
+            self.loop = loop
             self.handler = handler
         }
 
         /// The loop forgets the descriptor; its owner may close it once this returns.
         public func cancel() {
             isCancelled = true
+            loop.needsSweep = true
         }
     }
 
     /// `handler` gets the descriptor's `revents` whenever it is ready for `events`.
     public func addSource(fd: Int32, events: Int16, handler: @escaping (Int16) -> Void) -> Source {
-        let source = Source(fd: fd, events: events, handler: handler)
+        let source = Source(fd: fd, events: events, loop: self, handler: handler)
         sources.append(source)
+        sourcesChanged = true
         return source
     }
 
     /// Something that happens at a deadline, set and reset as often as its owner likes (one
     /// timer set to the next of many deadlines, such as reminders, is reset on every change).
     public final class Timer {
-        fileprivate var deadline: UInt64 = 0
+        fileprivate(set) var deadline: UInt64 = 0
         fileprivate var heapIndex = -1
         fileprivate let handler: () -> Void
         private unowned let loop: EventLoop
@@ -190,22 +206,33 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// A callback the loop makes until it is cancelled.
     public final class Handler<Result> {
         fileprivate let body: () -> Result
-        fileprivate var isCancelled = false
+        @exclusivity(unchecked) fileprivate var isCancelled = false
+        private unowned let loop: EventLoop
 
-        fileprivate init(_ body: @escaping () -> Result) {
+        fileprivate init(_ body: @escaping () -> Result, loop: EventLoop) {
             self.body = body
+            self.loop = loop
         }
 
         public func cancel() {
             isCancelled = true
+            loop.needsSweep = true
         }
     }
 
     /// `body` runs at the start of every round, before the jobs: where output that the last
-    /// round's jobs made is written, and what the next wait polls for is decided.
+    /// round's jobs made is written.
     public func addRoundHandler(_ body: @escaping () -> Void) -> Handler<Void> {
-        let handler = Handler(body)
+        let handler = Handler(body, loop: self)
         roundHandlers.append(handler)
+        return handler
+    }
+
+    /// `body` runs before each wait, with no jobs left to run: where a source's owner sets
+    /// what the wait is for.
+    public func addWaitHandler(_ body: @escaping () -> Void) -> Handler<Void> {
+        let handler = Handler(body, loop: self)
+        waitHandlers.append(handler)
         return handler
     }
 
@@ -213,7 +240,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     /// kept too busy to (`IdleWait.pauseInterval`), for work that waits until the loop has
     /// nothing else to do. It returns true when it gave the loop work.
     public func addPauseHandler(_ body: @escaping () -> Bool) -> Handler<Bool> {
-        let handler = Handler(body)
+        let handler = Handler(body, loop: self)
         pauseHandlers.append(handler)
         return handler
     }
@@ -225,8 +252,6 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         loopThread = pthread_self()
         defer { loopThread = nil }
         var idle = IdleWait(spinNanoseconds: idleSpinNanoseconds)
-        var targets: [pollfd] = []
-        var polled: [Source] = []
 
         while true {
             // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
@@ -234,18 +259,14 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             // that ran may have sent output: round again to write it before waiting.
             for handler in roundHandlers where !handler.isCancelled { handler.body() }
             if runJobs() { continue }
-            if fireDueTimers() { continue }
             if let exitCode = inbox.withLock({ $0.exitCode }) { return exitCode }
 
-            sources.removeAll { $0.isCancelled }
-            roundHandlers.removeAll { $0.isCancelled }
-            pauseHandlers.removeAll { $0.isCancelled }
-            targets.removeAll(keepingCapacity: true)
-            polled.removeAll(keepingCapacity: true)
-            targets.append(pollfd(fd: wakeFDs.read, events: Int16(POLLIN), revents: 0))
-            for source in sources where source.events != 0 {
-                targets.append(pollfd(fd: source.fd, events: source.events, revents: 0))
-                polled.append(source)
+            for handler in waitHandlers where !handler.isCancelled { handler.body() }
+            if needsSweep { sweep() }
+            if sourcesChanged {
+                rebuildTargets()
+            } else {
+                for index in targets.indices { targets[index].revents = 0 }
             }
             guard idle.wait(&targets, deadline: timers.first?.deadline, onPause: pause) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
@@ -259,6 +280,31 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             for (index, source) in polled.enumerated() where targets[index + 1].revents != 0 && !source.isCancelled {
                 source.handler(targets[index + 1].revents)
             }
+            // Checked once per wait: a timer can only have come due while the loop waited,
+            // or while it worked, which always ends in a wait.
+            fireDueTimers(now: idle.lastWake)
+        }
+    }
+
+    private func sweep() {
+        needsSweep = false
+        if sources.contains(where: \.isCancelled) {
+            sources.removeAll { $0.isCancelled }
+            sourcesChanged = true
+        }
+        roundHandlers.removeAll { $0.isCancelled }
+        waitHandlers.removeAll { $0.isCancelled }
+        pauseHandlers.removeAll { $0.isCancelled }
+    }
+
+    private func rebuildTargets() {
+        sourcesChanged = false
+        targets.removeAll(keepingCapacity: true)
+        polled.removeAll(keepingCapacity: true)
+        targets.append(pollfd(fd: wakeFDs.read, events: Int16(POLLIN), revents: 0))
+        for source in sources where source.events != 0 {
+            targets.append(pollfd(fd: source.fd, events: source.events, revents: 0))
+            polled.append(source)
         }
     }
 
@@ -283,15 +329,12 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         }
     }
 
-    /// Fires the timers whose deadline has passed; true if there were any.
-    private func fireDueTimers() -> Bool {
-        guard let first = timers.first, first.deadline <= Self.now() else { return false }
-        let now = Self.now()
+    /// Fires the timers whose deadline had passed at `now`.
+    private func fireDueTimers(now: UInt64) {
         while let timer = timers.first, timer.deadline <= now {
             timers.remove(timer)
             timer.handler()
         }
-        return true
     }
 
     private func pause() -> Bool {

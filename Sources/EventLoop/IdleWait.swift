@@ -23,6 +23,9 @@ struct IdleWait {
     let spinNanoseconds: UInt64
     /// Whether the last wait ended within the budget, so the next one spins first.
     private(set) var clientIsQuick = false
+    /// When the last wait ended (monotonic nanoseconds): the time the loop's timers are
+    /// compared with, read once.
+    private(set) var lastWake: UInt64 = 0
     /// When `onPause` was last called (monotonic nanoseconds).
     private var lastPause: UInt64 = 0
     /// The longest the loop goes without calling `onPause`.
@@ -37,7 +40,10 @@ struct IdleWait {
     /// says it gave the loop something to do.
     mutating func wait(_ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false }) -> Int32 {
         let start = monotonicNanoseconds()
-        if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) { return 0 }
+        if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) {
+            lastWake = start
+            return 0
+        }
         let spinEnd = min(start + spinNanoseconds, deadline ?? .max)
         var result: Int32 = 0
         repeat {
@@ -46,12 +52,14 @@ struct IdleWait {
         if result == 0 {
             if pause(onPause, at: monotonicNanoseconds()) {
                 clientIsQuick = false
+                lastWake = lastPause
                 return 0
             }
             result = Self.sleep(&targets, until: deadline)
         }
+        lastWake = monotonicNanoseconds()
         // A timer that ended the wait says nothing of how quick the client is.
-        clientIsQuick = result > 0 && monotonicNanoseconds() - start <= spinNanoseconds
+        clientIsQuick = result > 0 && lastWake - start <= spinNanoseconds
         return result
     }
 

@@ -34,15 +34,17 @@ public final class Connection: @unchecked Sendable {  // @unchecked: its state i
     private let loop: EventLoop
     private let options: Options
 
-    private var decoder: FrameDecoder
-    private var chunk: [UInt8]
-    private var inputOpen = true
-    private var framingAnnounced: Bool
-    private var receive: @Sendable ([Inbound]) -> Void = { _ in }
-    private var onEnd: @Sendable () -> Void = {}
-    private var input: EventLoop.Source?
-    private var output: EventLoop.Source?
+    // Unchecked: used on every round of the loop, whose thread alone uses them.
+    @exclusivity(unchecked) private var decoder: FrameDecoder
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var inputOpen = true
+    @exclusivity(unchecked) private var framingAnnounced: Bool
+    @exclusivity(unchecked) private var receive: @Sendable ([Inbound]) -> Void = { _ in }
+    @exclusivity(unchecked) private var onEnd: @Sendable () -> Void = {}
+    @exclusivity(unchecked) private var input: EventLoop.Source?
+    @exclusivity(unchecked) private var output: EventLoop.Source?
     private var round: EventLoop.Handler<Void>?
+    private var beforeWait: EventLoop.Handler<Void>?
 
     /// Output is written from now on; input is read once `start` is called.
     public init(inputFD: Int32, outputFD: Int32, options: Options, loop: EventLoop) {
@@ -77,6 +79,7 @@ public final class Connection: @unchecked Sendable {  // @unchecked: its state i
                 self.input?.cancel()
                 self.output?.cancel()
                 self.round?.cancel()
+                self.beforeWait?.cancel()
                 self.writer.drain()
                 done.resume()
             }
@@ -86,15 +89,14 @@ public final class Connection: @unchecked Sendable {  // @unchecked: its state i
     private func attachOutput() {
         // The loop wakes when the client has room; the round handler then writes.
         output = loop.addSource(fd: writer.descriptor, events: 0) { _ in }
-        round = loop.addRoundHandler { [unowned self] in self.writeAndWatch() }
+        round = loop.addRoundHandler { [writer] in writer.flush() }
+        beforeWait = loop.addWaitHandler { [unowned self] in self.watch() }
     }
 
-    /// Writes what the client has room for, and says what the loop's next wait is for: room
-    /// for the rest, and input unless the client writes without reading. Once its unread
-    /// answers pass the writer's limit, no more input is taken until it reads (the server
-    /// waits too; see MessageWriter).
-    private func writeAndWatch() {
-        writer.flush()
+    /// What the loop's next wait is for: room for the output that waits, and input unless
+    /// the client writes without reading. Once its unread answers pass the writer's limit,
+    /// no more input is taken until it reads (the server waits too; see MessageWriter).
+    private func watch() {
         input?.events = inputOpen && !writer.isBackedUp ? Int16(POLLIN) : 0
         output?.events = writer.hasPendingOutput ? Int16(POLLOUT) : 0
     }
