@@ -42,6 +42,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     @exclusivity(unchecked) fileprivate var sourcesChanged = true
     /// Something was cancelled: the lists are swept before the next wait.
     @exclusivity(unchecked) fileprivate var needsSweep = false
+    /// An empty buffer that trades places with the queue's (see `runJobs`).
+    @exclusivity(unchecked) private var spareJobs: [UnownedJob] = []
 
     private struct Inbox: ~Copyable {
         var jobs: [UnownedJob] = []
@@ -257,18 +259,18 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
             // whose job, queued from this thread without a wake-up, then runs just below. Jobs
             // that ran may have sent output: round again to write it before waiting.
-            for handler in roundHandlers where !handler.isCancelled { handler.body() }
+            for index in roundHandlers.indices where !roundHandlers[index].isCancelled { roundHandlers[index].body() }
             if runJobs() { continue }
             if let exitCode = inbox.withLock({ $0.exitCode }) { return exitCode }
 
-            for handler in waitHandlers where !handler.isCancelled { handler.body() }
+            for index in waitHandlers.indices where !waitHandlers[index].isCancelled { waitHandlers[index].body() }
             if needsSweep { sweep() }
             if sourcesChanged {
                 rebuildTargets()
             } else {
                 for index in targets.indices { targets[index].revents = 0 }
             }
-            guard idle.wait(&targets, deadline: timers.first?.deadline, onPause: pause) >= 0 || errno == EINTR else {
+            guard idle.wait(&targets, deadline: timers.firstDeadline, onPause: pause) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
                 return 1
             }
@@ -277,8 +279,9 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
                 while read(wakeFDs.read, &drain, drain.count) > 0 {}
                 inbox.withLock { $0.wakePending = false }
             }
-            for (index, source) in polled.enumerated() where targets[index + 1].revents != 0 && !source.isCancelled {
-                source.handler(targets[index + 1].revents)
+            for index in 1..<targets.count where targets[index].revents != 0 {
+                let source = polled[index - 1]
+                if !source.isCancelled { source.handler(targets[index].revents) }
             }
             // Checked once per wait: a timer can only have come due while the loop waited,
             // or while it worked, which always ends in a wait.
@@ -309,15 +312,20 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     }
 
     /// Runs the queued closures and jobs, and those they queue; true if there were any.
+    /// The queue and `spareJobs` trade buffers, so that a round copies and allocates nothing.
     private func runJobs() -> Bool {
         var ran = false
         while true {
-            let (batch, closures) = inbox.withLock { inbox in
-                defer {
-                    inbox.jobs.removeAll(keepingCapacity: true)
-                    if !inbox.closures.isEmpty { inbox.closures = [] }
-                }
-                return (inbox.jobs, inbox.closures)
+            var batch: [UnownedJob] = []
+            swap(&batch, &spareJobs)
+            var closures: [@Sendable () -> Void] = []
+            inbox.withLock { inbox in
+                swap(&batch, &inbox.jobs)
+                if !inbox.closures.isEmpty { swap(&closures, &inbox.closures) }
+            }
+            defer {
+                batch.removeAll(keepingCapacity: true)
+                swap(&batch, &spareJobs)
             }
             if batch.isEmpty && closures.isEmpty { return ran }
             ran = true
@@ -331,7 +339,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// Fires the timers whose deadline had passed at `now`.
     private func fireDueTimers(now: UInt64) {
-        while let timer = timers.first, timer.deadline <= now {
+        while let deadline = timers.firstDeadline, deadline <= now, let timer = timers.first {
             timers.remove(timer)
             timer.handler()
         }
@@ -349,15 +357,20 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 /// The scheduled timers, soonest first: a binary heap in which each timer knows its place,
 /// so that resetting or cancelling one costs O(log n) and leaves nothing behind.
 struct TimerHeap {
-    private var heap: [EventLoop.Timer] = []
+    /// Each timer with its deadline beside it, so that the loop reads the nearest deadline
+    /// without touching a timer.
+    private var heap: [(deadline: UInt64, timer: EventLoop.Timer)] = []
 
-    var first: EventLoop.Timer? { heap.first }
+    var first: EventLoop.Timer? { heap.first?.timer }
+    var firstDeadline: UInt64? { heap.first?.deadline }
 
     mutating func schedule(_ timer: EventLoop.Timer, at deadline: UInt64) {
         timer.deadline = deadline
         if timer.heapIndex < 0 {
             timer.heapIndex = heap.count
-            heap.append(timer)
+            heap.append((deadline, timer))
+        } else {
+            heap[timer.heapIndex].deadline = deadline
         }
         restore(timer.heapIndex)
     }
@@ -369,7 +382,7 @@ struct TimerHeap {
         let last = heap.removeLast()
         guard index < heap.count else { return }
         heap[index] = last
-        last.heapIndex = index
+        last.timer.heapIndex = index
         restore(index)
     }
 
@@ -393,8 +406,8 @@ struct TimerHeap {
 
     private mutating func swapAt(_ a: Int, _ b: Int) {
         heap.swapAt(a, b)
-        heap[a].heapIndex = a
-        heap[b].heapIndex = b
+        heap[a].timer.heapIndex = a
+        heap[b].timer.heapIndex = b
     }
 }
 
