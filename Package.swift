@@ -22,13 +22,14 @@ let package = Package(
         // The default VFS, but each write-ahead log passes a commit's writes on in one write.
         .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
-        .target(name: "SQLite", dependencies: ["CSQLite", "CWALBuffer"]),
-        // pidfd_open(2), which Swift cannot call itself (`syscall` is variadic).
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // pidfd_open(2) and ppoll(2), which Swift's Glibc module does not offer.
         .target(name: "CEventLoop"),
         // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
         .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
-        // The task model and the actor that owns the database.
-        .target(name: "TaskStore", dependencies: ["SQLite", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // The task model and the actor that owns the database; its storage setup configures
+        // the SQLite library (CSQLite's shim) and registers the WAL buffer.
+        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
@@ -52,11 +53,17 @@ let package = Package(
                 path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
+        // Power loss: a VFS that simulates it under the WAL shim, and a driver that checks a
+        // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
+        .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
+        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS"],
+                          path: "Tests/PowerLoss/taskline-powerloss"),
+
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "TestSupport"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),

@@ -1,8 +1,6 @@
 import Logging
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The one loop that does a process's work, and the Swift executor of the actors that run
 /// on it.

@@ -1,9 +1,5 @@
 import CEventLoop
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How the event loop waits for something to do: an adaptive spin, then sleep until a
 /// descriptor is ready or the nearest timer is due.

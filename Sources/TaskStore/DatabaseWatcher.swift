@@ -1,8 +1,6 @@
 import EventLoop
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Wakes up when the database file may have been changed by another process.
 ///

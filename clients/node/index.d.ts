@@ -157,7 +157,8 @@ export interface InitializeResult {
   capabilities: {
     /** The methods the server has; a server may list more than this client knows. */
     methods: string[];
-    notifications: { didChange: boolean };
+    /** Whether this client gets tasks/didChange, and tasks/didMissChanges with it. */
+    notifications: { didChange: boolean; didMissChanges: boolean };
     limits: { maxMessageBytes: number; maxFetchLimit: number };
   };
 }

@@ -35,6 +35,7 @@ SERVER_INFO_PATHS = {
     "database_seq": "database.seq",
     "methods": "capabilities.methods",
     "notifications": "capabilities.notifications.didChange",
+    "missed_changes_notifications": "capabilities.notifications.didMissChanges",
     "max_message_bytes": "capabilities.limits.maxMessageBytes",
     "max_fetch_limit": "capabilities.limits.maxFetchLimit",
 }

@@ -199,6 +199,7 @@ class ServerInfo:
     database_seq: int
     methods: tuple[str, ...]
     notifications: bool
+    missed_changes_notifications: bool
     max_message_bytes: int
     max_fetch_limit: int
 
@@ -214,6 +215,7 @@ class ServerInfo:
             database_seq=data["database"]["seq"],
             methods=tuple(capabilities["methods"]),
             notifications=capabilities["notifications"]["didChange"],
+            missed_changes_notifications=capabilities["notifications"]["didMissChanges"],
             max_message_bytes=limits["maxMessageBytes"],
             max_fetch_limit=limits["maxFetchLimit"],
         )
