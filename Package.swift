@@ -23,16 +23,21 @@ let package = Package(
         .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // pidfd_open(2) and ppoll(2), which Swift's Glibc module does not offer.
+        .target(name: "CEventLoop"),
+        // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
+        .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
         // The task model and the actor that owns the database; its storage setup configures
         // the SQLite library (CSQLite's shim) and registers the WAL buffer.
-        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "Logging"], swiftSettings: sameExecutor),
-        // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
-        .target(name: "JSONRPC", dependencies: ["Logging"]),
+        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
+        // connection, a source of the event loop. Knows nothing of tasks.
+        .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore"], swiftSettings: sameExecutor),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore", "EventLoop"], swiftSettings: sameExecutor),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "Logging"],
+            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
@@ -44,22 +49,23 @@ let package = Package(
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
-        .target(name: "FuzzHarness", dependencies: ["JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
+        .target(name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
                 path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
         // Power loss: a VFS that simulates it under the WAL shim, and a driver that checks a
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
-        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "SQLite", "CSQLite", "CCrashVFS"],
+        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS"],
                           path: "Tests/PowerLoss/taskline-powerloss"),
 
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "CSQLite", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
-        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
+        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
     ]

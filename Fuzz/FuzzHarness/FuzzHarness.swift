@@ -1,3 +1,4 @@
+import EventLoop
 import JSONRPC
 import Logging
 import SQLite
@@ -7,8 +8,8 @@ import TasklineServer
 import Glibc
 #endif
 
-/// One fuzz input through the whole server, as `taskline` runs it: the connection's event
-/// loop reads it from a file descriptor in chunks, frames and decodes it, and the server
+/// One fuzz input through the whole server, as `taskline` runs it: the event loop's
+/// connection reads it from a file descriptor in chunks, frames and decodes it, and the server
 /// dispatches it against an in-memory store. Then the output and the store are checked.
 ///
 /// Input layout: the first byte chooses the options (see `Configuration`), the rest is what
@@ -55,33 +56,36 @@ public enum FuzzHarness {
 
         var options = Connection.Options(framing: configuration.framing, maxMessageBytes: configuration.maxMessageBytes)
         options.readChunkBytes = configuration.readChunkBytes
-        let connection = Connection(inputFD: inputFD, outputFD: outputFD, options: options)
+        let loop = EventLoop()
+        let connection = Connection(inputFD: inputFD, outputFD: outputFD, options: options, loop: loop)
         let store: TaskStore
         do {
-            store = try TaskStore(path: ":memory:", options: StoreOptions(templatePath: template), executor: connection)
+            store = try TaskStore(path: ":memory:", options: StoreOptions(templatePath: template), loop: loop)
         } catch {
             fatalError("cannot open an in-memory store: \(error)")
         }
         let server = Server(store: store, writer: connection.writer, options: Server.Options(maxMessageBytes: configuration.maxMessageBytes))
+        connection.start(receive: server.receive, onEnd: server.inputEnded)
         let findings = Findings()
         // Started here rather than from the global executor, so that nothing waits for a
         // thread of the (possibly busy) global pool: all of it runs in the loop below.
-        Task.immediate { await serve(server, store: store, connection: connection, findings: findings) }
-        _ = connection.run(receive: server.receive, onEnd: server.inputEnded)
+        Task.immediate { await serve(server, store: store, loop: loop, findings: findings) }
+        _ = loop.run()
+        connection.writer.drain()
         return findings.problems + check(output: readAll(outputFD))
     }
 
-    /// Written on the connection's thread before it stops, read after `run` has returned.
+    /// Written on the loop's thread before it stops, read after `run` has returned.
     private final class Findings: @unchecked Sendable {
         var problems: [String] = []
     }
 
-    /// Runs the server, then checks the store, on the store's executor (the connection).
-    private static func serve(_ server: Server, store: isolated TaskStore, connection: Connection, findings: Findings) async {
+    /// Runs the server, then checks the store, on the store's executor (the loop).
+    private static func serve(_ server: Server, store: isolated TaskStore, loop: EventLoop, findings: Findings) async {
         let code = await server.run()
         if code != 0 && code != 1 { findings.problems.append("exit code \(code)") }
         findings.problems += await check(store)
-        connection.stop(exitCode: code)
+        loop.stop(exitCode: code)
     }
 
     /// A migrated, empty database that each run's store starts as a copy of: copying its

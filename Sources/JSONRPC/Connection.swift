@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -6,184 +7,170 @@ import Glibc
 import Darwin
 #endif
 
-/// A JSON-RPC connection over two file descriptors, run as an event loop on one thread.
+/// A JSON-RPC connection over two file descriptors: bytes in, messages out.
 ///
-/// The loop waits (`poll`) for input, for room to write pending output, and for work sent
-/// from other threads; it reads and decodes input, writes output, and runs the jobs of
-/// every actor that uses it as its executor (the server and the store do). So a request
-/// costs a single thread wake-up, and because output that the client is not reading waits
-/// in a buffer, reading input never waits on writing output: a client may send any number
-/// of requests before it reads a single response.
-public final class Connection: SerialExecutor, TaskExecutor, @unchecked Sendable {  // @unchecked: see `Jobs`
+/// It is two sources of an `EventLoop`, which does the waiting: when the input is readable
+/// the connection reads it, frames and decodes it, and hands the messages to its receiver;
+/// its `writer` keeps what the server sends, and at the start of each of the loop's rounds
+/// the connection writes what the client has room for. Output that the client is not reading
+/// waits in that buffer, so reading input never waits on writing output: a client may send
+/// any number of requests before it reads a single response.
+///
+/// Set up and used on the loop's thread: `init` and `start` hand their work to the loop.
+public final class Connection: @unchecked Sendable {  // @unchecked: its state is the loop thread's
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
         public var readChunkBytes = 64 * 1024
-        /// How long the loop polls before it sleeps, when the client's last message came
-        /// within that time (see `IdleWait`); 0 never spins.
-        public var idleSpinNanoseconds: UInt64
 
-        public init(framing: Framing? = nil, maxMessageBytes: Int = 16 * 1024 * 1024, idleSpinNanoseconds: UInt64 = 50_000) {
+        public init(framing: Framing? = nil, maxMessageBytes: Int = 16 * 1024 * 1024) {
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
-            self.idleSpinNanoseconds = idleSpinNanoseconds
         }
     }
 
     public let writer: MessageWriter
     private let inputFD: Int32
+    private let loop: EventLoop
     private let options: Options
-    /// A pipe to itself: other threads write a byte to wake the loop from `poll`.
-    private let wakeFDs: (read: Int32, write: Int32)
-    private let jobs = Mutex(Jobs())
-    /// Set while the loop runs; jobs enqueued from this thread need no wake-up.
-    private nonisolated(unsafe) var loopThread: pthread_t?
 
-    private struct Jobs: ~Copyable {
-        var queue: [UnownedJob] = []
-        var wakePending = false
-        var exitCode: Int32?
+    // Unchecked: used on every round of the loop, whose thread alone uses them.
+    @exclusivity(unchecked) private var decoder: FrameDecoder
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var inputOpen = true
+    @exclusivity(unchecked) private var framingAnnounced: Bool
+    @exclusivity(unchecked) private var receive: @Sendable ([Inbound]) -> Void = { _ in }
+    @exclusivity(unchecked) private var onEnd: @Sendable () -> Void = {}
+    @exclusivity(unchecked) private var input: EventLoop.Source?
+    @exclusivity(unchecked) private var output: EventLoop.Source?
+    private var round: EventLoop.Handler<Void>?
+    private var beforeWait: EventLoop.Handler<Void>?
+
+    /// Output is written from now on; input is read once `start` is called.
+    public init(inputFD: Int32, outputFD: Int32, options: Options, loop: EventLoop) {
+        self.inputFD = inputFD
+        self.loop = loop
+        self.options = options
+        writer = MessageWriter(fd: outputFD)
+        decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
+        chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
+        framingAnnounced = options.framing != nil
+        if let framing = options.framing { writer.setFraming(framing) }
+        loop.execute { self.attachOutput() }
     }
 
-    public init(inputFD: Int32, outputFD: Int32, options: Options) {
-        self.inputFD = inputFD
-        self.options = options
-        self.writer = MessageWriter(fd: outputFD)
-        var fds: [Int32] = [-1, -1]
-        precondition(pipe(&fds) == 0, "cannot create the wake-up pipe")
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    /// Reads input from now on. `receive` gets the units of input each read completed, in
+    /// order (so a receiver sees a request and a cancellation that arrived together at the
+    /// same time); `onEnd` is called once when the input ends. Safe from any thread.
+    public func start(receive: @escaping @Sendable ([Inbound]) -> Void, onEnd: @escaping @Sendable () -> Void) {
+        loop.execute {
+            self.receive = receive
+            self.onEnd = onEnd
+            self.input = self.loop.addSource(fd: self.inputFD, events: Int16(POLLIN)) { [unowned self] _ in self.readInput() }
         }
-        self.wakeFDs = (fds[0], fds[1])
-        if let framing = options.framing { writer.setFraming(framing) }
+    }
+
+    /// Stops reading, and returns once the output is written (see `MessageWriter.drain`);
+    /// the loop then forgets both descriptors, which the caller may close. For a connection
+    /// that ends while its loop goes on; a process that ends with its loop drains the writer.
+    public func finish() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                self.input?.cancel()
+                self.output?.cancel()
+                self.round?.cancel()
+                self.beforeWait?.cancel()
+                self.writer.drain()
+                done.resume()
+            }
+        }
+    }
+
+    private func attachOutput() {
+        // The loop wakes when the client has room; the round handler then writes.
+        output = loop.addSource(fd: writer.descriptor, events: 0) { _ in }
+        round = loop.addRoundHandler { [writer] in writer.flush() }
+        beforeWait = loop.addWaitHandler { [unowned self] in self.watch() }
+    }
+
+    /// What the loop's next wait is for: room for the output that waits, and input unless
+    /// the client writes without reading. Once its unread answers pass the writer's limit,
+    /// no more input is taken until it reads (the server waits too; see MessageWriter).
+    private func watch() {
+        input?.events = inputOpen && !writer.isBackedUp ? Int16(POLLIN) : 0
+        output?.events = writer.hasPendingOutput ? Int16(POLLOUT) : 0
+    }
+
+    private func readInput() {
+        let count = chunk.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
+        if count > 0 {
+            deliver(chunk.withUnsafeBufferPointer { decoder.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) })
+        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+            if count < 0 { Log.error("reading stdin failed: \(String(cString: strerror(errno)))") }
+            inputOpen = false
+            input?.cancel()
+            deliver(decoder.finish())
+            onEnd()
+        }
+    }
+
+    private func deliver(_ events: [FrameEvent]) {
+        if !framingAnnounced, let framing = decoder.framing {
+            writer.setFraming(framing)
+            framingAnnounced = true
+            Log.debug("input framing: \(framing.rawValue)")
+        }
+        guard !events.isEmpty else { return }
+        receive(events.map { event in
+            switch event {
+            case .message(let bytes): MessageDecoder.decode(bytes)
+            case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
+            case .malformed(let reason): .failure(.parseError(reason))
+            }
+        })
+    }
+}
+
+/// A connection over two pipes, with no process: the server's end is `connection`, the
+/// client's end two descriptors. How a server runs inside another program, such as a test.
+public final class InMemoryConnection: Sendable {
+    public let connection: Connection
+    /// Where the client writes its messages (`endInput` closes it).
+    public let clientInputFD: Int32
+    /// Where the client reads the server's messages, until the end once `finish` has returned.
+    public let clientOutputFD: Int32
+    private let serverFDs: (input: Int32, output: Int32)
+    private let inputOpen = Mutex(true)
+
+    public init(options: Connection.Options, loop: EventLoop) {
+        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
+        precondition(pipe(&input) == 0 && pipe(&output) == 0, "cannot create pipes")
+        for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(input[0], F_SETFL, fcntl(input[0], F_GETFL) | O_NONBLOCK)
+        clientInputFD = input[1]
+        clientOutputFD = output[0]
+        serverFDs = (input[0], output[1])
+        connection = Connection(inputFD: input[0], outputFD: output[1], options: options, loop: loop)
     }
 
     deinit {
-        close(wakeFDs.read)
-        close(wakeFDs.write)
+        endInput()
+        close(clientOutputFD)
     }
 
-    // MARK: - Executor
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let onLoop = loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        let wake = jobs.withLock { jobs in
-            jobs.queue.append(job)
-            guard !onLoop, !jobs.wakePending else { return false }
-            jobs.wakePending = true
-            return true
-        }
-        if wake { self.wake() }
-    }
-
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeFDs.write, &byte, 1)
-    }
-
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-
-    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
-        UnownedTaskExecutor(ordinary: self)
-    }
-
-    /// Ends `run`, which returns `code`. Safe from any thread.
-    public func stop(exitCode code: Int32) {
-        jobs.withLock { $0.exitCode = code }
-        wake()
-    }
-
-    // MARK: - The loop
-
-    /// Runs the loop on the calling thread until `stop`. `receive` gets the units of input
-    /// each read completed, in order (so a receiver sees a request and a cancellation that
-    /// arrived together at the same time); `onEnd` is called once when the input ends.
-    /// `onPause` is called when the loop is about to sleep, and every few milliseconds
-    /// while it is kept too busy to; it returns true when it queued work for the loop.
-    public func run(receive: ([Inbound]) -> Void, onEnd: () -> Void, onPause: () -> Bool = { false }) -> Int32 {
-        loopThread = pthread_self()
-        var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
-        var chunk = [UInt8](repeating: 0, count: options.readChunkBytes)
-        var inputOpen = true
-        var framingAnnounced = options.framing != nil
-        var idle = IdleWait(spinNanoseconds: options.idleSpinNanoseconds)
-
-        func deliver(_ events: [FrameEvent]) {
-            if !framingAnnounced, let framing = decoder.framing {
-                writer.setFraming(framing)
-                framingAnnounced = true
-                Log.debug("input framing: \(framing.rawValue)")
-            }
-            guard !events.isEmpty else { return }
-            receive(events.map { event in
-                switch event {
-                case .message(let bytes): MessageDecoder.decode(bytes)
-                case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
-                case .malformed(let reason): .failure(.parseError(reason))
-                }
-            })
-        }
-
-        while true {
-            // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
-            // whose job, queued from this thread without a wake-up, then runs just below. Jobs
-            // that ran may have sent output: round again to write it before waiting.
-            writer.flush()
-            if runJobs() { continue }
-            if let exitCode = jobs.withLock({ $0.exitCode }) {
-                writer.drain()
-                return exitCode
-            }
-
-            // A client that writes without reading: once its unread answers pass the writer's
-            // limit, take no more input until it reads (the server waits too; see MessageWriter).
-            let reading = inputOpen && !writer.isBackedUp
-            var targets = [
-                pollfd(fd: wakeFDs.read, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: reading ? inputFD : -1, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: writer.hasPendingOutput ? writer.descriptor : -1, events: Int16(POLLOUT), revents: 0),
-            ]
-            guard idle.wait(&targets, onPause: onPause) >= 0 || errno == EINTR else {
-                Log.error("poll failed: \(String(cString: strerror(errno)))")
-                return 1
-            }
-            if targets[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakeFDs.read, &drain, drain.count) > 0 {}
-                jobs.withLock { $0.wakePending = false }
-            }
-            if reading, targets[1].revents != 0 {
-                let count = chunk.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    deliver(chunk.withUnsafeBufferPointer { decoder.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) })
-                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-                    if count < 0 { Log.error("reading stdin failed: \(String(cString: strerror(errno)))") }
-                    inputOpen = false
-                    deliver(decoder.finish())
-                    onEnd()
-                }
-            }
+    /// The client has sent everything: the server reads the end of its input.
+    public func endInput() {
+        inputOpen.withLock { open in
+            if open { close(clientInputFD) }
+            open = false
         }
     }
 
-    /// Runs the queued jobs, and those they queue; true if there were any.
-    private func runJobs() -> Bool {
-        var ran = false
-        while true {
-            let batch = jobs.withLock { jobs in
-                defer { jobs.queue.removeAll(keepingCapacity: true) }
-                return jobs.queue
-            }
-            if batch.isEmpty { return ran }
-            ran = true
-            // As both executors: a job run as only the serial one left the task's preferred
-            // executor unset, and every hop between the server and the store (both on this
-            // connection) then went back through `enqueue`, eight per request.
-            for job in batch { job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor()) }
-        }
+    /// Ends the connection (`Connection.finish`) and closes the server's end: the client
+    /// reads the end of the output.
+    public func finish() async {
+        await connection.finish()
+        close(serverFDs.input)
+        close(serverFDs.output)
     }
 }

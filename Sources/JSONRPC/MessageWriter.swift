@@ -9,7 +9,7 @@ import Darwin
 /// one after another.
 ///
 /// When the client is not reading, output waits in a buffer instead of blocking the thread
-/// (that thread also reads input and runs the server; see `Connection`). A pipe or socket,
+/// (the event loop's, which also reads input and runs the server; see `Connection`). A pipe or socket,
 /// which is this process's own, is made non-blocking, so one write hands over all the room
 /// there is. A terminal or a file may be shared with a shell, so it stays blocking: the
 /// writer writes to it only when `poll` says there is room, `PIPE_BUF` bytes at a time,
@@ -19,10 +19,9 @@ import Darwin
 /// reading input and the server waits (`waitForRoom`) before it handles more, until the client
 /// has read enough.
 ///
-/// Used from one thread at a time: the connection's.
-public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined to the connection's thread
+/// Used from one thread at a time: the event loop's.
+public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined to the event loop's thread
     private let fd: Int32
-    private let waitsForClient: Bool
     private let nonBlocking: Bool
     private var pending: [UInt8] = []
     /// An LSP message's body while it is written (see `enqueue`), kept for its capacity.
@@ -36,15 +35,12 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
 
     public static let defaultMaxPendingBytes = 64 * 1024 * 1024
 
-    /// `waitsForClient`: block in `send` until everything is written, for a caller that has
-    /// no event loop to finish the job (tests).
-    public init(fd: Int32, waitsForClient: Bool = false, maxPendingBytes: Int = defaultMaxPendingBytes) {
+    public init(fd: Int32, maxPendingBytes: Int = defaultMaxPendingBytes) {
         self.fd = fd
-        self.waitsForClient = waitsForClient
         self.maxPendingBytes = maxPendingBytes
         var info = stat()
         let kind = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
-        nonBlocking = !waitsForClient && (kind == S_IFIFO || kind == S_IFSOCK)
+        nonBlocking = kind == S_IFIFO || kind == S_IFSOCK
         if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
     }
 
@@ -64,7 +60,7 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
     public var isBackedUp: Bool { !closed && pending.count - pendingStart >= maxPendingBytes }
 
     /// Returns once the output waiting for the client is under `maxPendingBytes` (or the client
-    /// has gone). Called from the connection's thread, whose loop writes the output meanwhile.
+    /// has gone). Called from the event loop's thread, which writes the output meanwhile.
     nonisolated(nonsending) public func waitForRoom() async {
         guard isBackedUp else { return }
         await withCheckedContinuation { roomWaiters.append($0) }
@@ -108,11 +104,11 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
             writeBody(&pending)
             pending.append(UInt8(ascii: "\n"))
         }
-        // The connection's loop writes what its jobs sent once they have run: a response and
+        // The event loop writes what its jobs sent once they have run: a response and
         // the notification it caused then go out in one write, and a run of pipelined
         // answers in a few. Past `batchBytes` it is written at once, so a long run of jobs
         // neither holds all its answers back nor keeps them all in memory.
-        if waitsForClient || pending.count - pendingStart >= Self.batchBytes { flush() }
+        if pending.count - pendingStart >= Self.batchBytes { flush() }
     }
 
     /// How much output `send` lets wait for the loop's next write.
@@ -134,10 +130,10 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
         }
     }
 
-    /// Writes what the client has room for (or everything, with `waitsForClient`).
+    /// Writes what the client has room for.
     public func flush() {
         while hasPendingOutput {
-            let chunked = !waitsForClient && !nonBlocking
+            let chunked = !nonBlocking
             if chunked {
                 var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 guard poll(&target, 1, 0) > 0 else { break }
@@ -171,5 +167,5 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
         }
     }
 
-    var descriptor: Int32 { fd }
+    public var descriptor: Int32 { fd }
 }

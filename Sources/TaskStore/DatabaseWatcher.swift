@@ -1,41 +1,37 @@
+import EventLoop
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Wakes up when the database file may have been changed by another process.
 ///
 /// It watches the database's `-wal` file with inotify: a commit in WAL mode always appends
 /// to the WAL (the database file itself is written only by checkpoints, which change no
-/// data). The kernel does the waiting, so an idle server costs no CPU at all; there is no
-/// polling. (The `-shm` file is written through a memory map, which inotify does not see.)
-/// The folder is watched too, for a WAL or a database made anew or moved into place; a new
-/// WAL is then watched in turn. A path through symbolic links is resolved first: SQLite
-/// writes the WAL beside the file the links lead to.
+/// data). The inotify descriptor is a source of the owner's event loop, so an idle server
+/// sleeps in the kernel; there is no polling. (The `-shm` file is written through a memory
+/// map, which inotify does not see.) The folder is watched too, for a WAL or a database
+/// made anew or moved into place; a new WAL is then watched in turn. A path through
+/// symbolic links is resolved first: SQLite writes the WAL beside the file the links lead to.
 ///
 /// A write to the WAL comes a little before the commit is visible (the writer still syncs
 /// the WAL and then marks the commit in the memory-mapped `-shm`, which makes no event), so
 /// after the last event the watcher looks again a few times, from 10 ms to 3 s later (a
-/// slow disk can hold the writer's sync that long). That costs a few cheap checks after
-/// activity and nothing while idle.
+/// slow disk can hold the writer's sync that long): one loop timer, set to the next look.
+/// That costs a few cheap checks after activity and nothing while idle.
 ///
 /// Its owner's own commits are written while the WAL's watch is deaf (see
-/// `ignoringWrites`), which listens again when the owner pauses (`listen`). Bursts
-/// coalesce: `onChange` is not called again until `rearm()`, and a wake-up that comes
-/// meanwhile is not lost but delivered by `rearm()`.
+/// `ignoringWrites`), which listens again when the loop pauses. Bursts coalesce: `onChange`
+/// is not called again until `rearm()`, and a wake-up that comes meanwhile is not lost but
+/// delivered by `rearm()`.
 ///
 /// One commit writes dozens of pages, each an event, so when events come less than 0.5 ms
-/// after the last ones the watcher's thread sleeps 0.5 ms before it reads more: a server
-/// writing thousands of times a second wakes it about once per commit, not ten times
-/// (each wake-up took CPU from the writes themselves), and a commit is heard within a
-/// millisecond. It is a thread of its own, `poll`ing the inotify
-/// descriptor, rather than a Dispatch source: suspending and resuming a source woke two
-/// more threads.
+/// after the last ones the watch stops reading for 0.5 ms (a loop timer): a server writing
+/// thousands of times a second is woken about once per commit, not ten times (each wake-up
+/// took CPU from the writes themselves), and a commit is heard within a millisecond.
 public final class DatabaseWatcher: Sendable {
     private let reporter: Reporter
-    /// Written to when the watcher goes away: the thread then closes its descriptors and ends.
-    private let stopFD: Int32
     private let wal: WALWatch
+    private let watch: InotifyWatch
+    private let loop: EventLoop
 
     /// What the folder is watched for: a file made or moved into place. Never changed: a
     /// change to a folder's mask makes the kernel visit every cached entry of the folder
@@ -43,14 +39,14 @@ public final class DatabaseWatcher: Sendable {
     private static let folderMask = UInt32(IN_CREATE | IN_MOVED_TO)
 
     /// Milliseconds after the last event at which to look again.
-    public static let settleDelays: [Int64] = [10, 50, 200, 1000, 3000]
-    /// How long the thread sleeps after reading events that came close after others.
-    static let pauseMicroseconds: Int64 = 500
+    static let settleDelays: [UInt64] = [10, 50, 200, 1000, 3000]
+    /// How long the watch stops reading after events that came close after others.
+    static let pauseNanoseconds: UInt64 = 500_000
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
-    /// notifies only its own changes). `settleDelays`: see `DatabaseWatcher.settleDelays`.
-    public init?(databasePath: String, settleDelays: [Int64] = DatabaseWatcher.settleDelays,
-                 onChange: @escaping @Sendable () -> Void) {
+    /// notifies only its own changes). `onChange` is called on `loop`'s thread, or on the
+    /// thread that calls `rearm` or writes (`ignoringWrites`).
+    public init?(databasePath: String, loop: EventLoop, onChange: @escaping @Sendable () -> Void) {
         guard databasePath != StoreFile.memoryPath else { return nil }
         let databasePath = Self.resolved(databasePath)
         let slash = databasePath.lastIndex(of: "/")
@@ -59,24 +55,17 @@ public final class DatabaseWatcher: Sendable {
 
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        var stop: [Int32] = [-1, -1]
-        guard inotify_add_watch(fd, directory, Self.folderMask) >= 0, pipe(&stop) == 0 else {
+        guard inotify_add_watch(fd, directory, Self.folderMask) >= 0 else {
             close(fd)
             return nil
         }
-        for end in stop { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        self.loop = loop
         reporter = Reporter(onChange: onChange)
-        stopFD = stop[1]
         // A WAL not made yet is watched once the folder's watch hears it made.
         wal = WALWatch(inotifyFD: fd, path: databasePath + "-wal")
         wal.watch()
-        let loop = WatchLoop(inotifyFD: fd, stopFD: stop[0], databaseName: name, wal: wal,
-                             settleDelays: settleDelays, reporter: reporter)
-        guard startDetachedThread({ loop.run() }) else {
-            loop.closeDescriptors()
-            close(stop[1])
-            return nil
-        }
+        watch = InotifyWatch(inotifyFD: fd, databaseName: name, wal: wal, reporter: reporter)
+        loop.execute { [watch] in watch.start(on: loop) }
     }
 
     /// The path with every symbolic link resolved, or as given when it cannot be.
@@ -87,7 +76,7 @@ public final class DatabaseWatcher: Sendable {
     }
 
     deinit {
-        close(stopFD)  // the thread sees its end of the pipe close
+        loop.execute { [watch] in watch.stop() }
     }
 
     /// The owner is about to look at the database: the next wake-up may report again, and
@@ -97,28 +86,19 @@ public final class DatabaseWatcher: Sendable {
     }
 
     /// Runs `body`, which writes the database, with the WAL's watch deaf, and leaves it deaf
-    /// until the owner pauses (`listen`).
+    /// until the loop pauses.
     ///
-    /// SQLite writes a commit page by page, each write an inotify event, and waking this
-    /// thread for the owner's own commits took a quarter of a lock-step create's time
+    /// SQLite writes a commit page by page, each write an inotify event, and waking the
+    /// loop for the owner's own commits took a quarter of a lock-step create's time
     /// (50–80 µs of 200–270 at 100,000 tasks). Changing a watch's mask makes no event, but
     /// is a system call: made deaf for each write and listening after it, the watch cost
-    /// two a write, so it listens again only when the owner pauses. While `body` holds the
+    /// two a write, so it listens again only when the loop pauses. While `body` holds the
     /// write lock no other process can commit; one that committed while the watch was deaf
     /// is not heard, so the owner looks (`PRAGMA data_version`) under the write lock and
-    /// calls `report()` for what it finds, and `listen` asks it to look again.
+    /// calls `report()` for what it finds, and the pause asks it to look again.
     public func ignoringWrites<T>(_ body: () throws -> T) rethrows -> T {
         wal.setDeaf(true)
         return try body()
-    }
-
-    /// The owner pauses: a watch its writes made deaf listens again, and the owner is asked
-    /// to look (`onChange`), for another process's commit since its last write was not
-    /// heard. Returns whether the watch was deaf. Safe from any thread.
-    public func listen() -> Bool {
-        guard wal.setDeaf(false) else { return false }
-        reporter.fire()
-        return true
     }
 
     /// Reports a change the owner found itself, as if the watch had heard it.
@@ -169,7 +149,8 @@ private final class Reporter: Sendable {
 }
 
 /// The watch on the `-wal` file, deaf or listening; shared by the owner, who makes it deaf
-/// while it writes, and the watcher's thread, which watches a WAL made anew.
+/// while it writes (on the thread of its choice), and the loop, which makes it listen and
+/// watches a WAL made anew.
 private final class WALWatch: Sendable {
     private let inotifyFD: Int32
     private let path: String
@@ -210,67 +191,84 @@ private final class WALWatch: Sendable {
     }
 }
 
-/// The watcher's thread: owns the inotify descriptor and the read end of the stop pipe.
-private final class WatchLoop: @unchecked Sendable {  // @unchecked: used by its one thread only
+/// The watch's part on the loop's thread: owns the inotify descriptor, its source and the
+/// timers.
+private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on the loop's thread only
     private let inotifyFD: Int32
-    private let stopFD: Int32
     /// The names in the folder that matter, as inotify reports them: UTF-8 bytes.
     private let databaseName: [UInt8]
     private let walName: [UInt8]
     private let wal: WALWatch
-    private let settleDelays: [Int64]
     private let reporter: Reporter
     private var buffer = [UInt8](repeating: 0, count: 8192)
 
-    init(inotifyFD: Int32, stopFD: Int32, databaseName: String, wal: WALWatch, settleDelays: [Int64], reporter: Reporter) {
+    private var source: EventLoop.Source?
+    /// The next look after the last event (`DatabaseWatcher.settleDelays`).
+    private var look: EventLoop.Timer?
+    /// The end of a pause in reading, after a burst.
+    private var resume: EventLoop.Timer?
+    private var pause: EventLoop.Handler<Bool>?
+    private var lastEvent: UInt64 = 0
+    private var lastRead: UInt64 = 0
+    private var looksMade = DatabaseWatcher.settleDelays.count
+
+    init(inotifyFD: Int32, databaseName: String, wal: WALWatch, reporter: Reporter) {
         self.inotifyFD = inotifyFD
-        self.stopFD = stopFD
         self.databaseName = Array(databaseName.utf8)
         self.walName = Array((databaseName + "-wal").utf8)
         self.wal = wal
-        self.settleDelays = settleDelays
         self.reporter = reporter
     }
 
-    func run() {
-        defer { closeDescriptors() }
-        var lastEvent: Int64 = 0  // µs
-        var lastRead = Int64.min / 2  // µs
-        var looks: ArraySlice<Int64> = []
-        while true {
-            let timeout = looks.first.map { Int32(clamping: max(0, (lastEvent + $0 * 1000 - Self.now()) / 1000)) } ?? -1
-            var targets = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&targets, 2, timeout)
-            if ready < 0 && errno != EINTR { return }
-            if targets[1].revents != 0 { return }
-            if targets[0].revents != 0 {
-                let now = Self.now()
-                if drainEvents() {
-                    reporter.fire()
-                    lastEvent = now
-                    looks = settleDelays[...]
-                }
-                // A burst: let the rest of it gather, and read it together.
-                if now - lastRead < DatabaseWatcher.pauseMicroseconds { usleep(UInt32(DatabaseWatcher.pauseMicroseconds)) }
-                lastRead = Self.now()
-            } else if ready == 0, !looks.isEmpty {
-                looks = looks.dropFirst()
-                reporter.fire()
-            }
+    func start(on loop: EventLoop) {
+        source = loop.addSource(fd: inotifyFD, events: Int16(POLLIN)) { [unowned self] _ in self.readable() }
+        look = loop.makeTimer { [unowned self] in
+            looksMade += 1
+            reporter.fire()
+            scheduleLook()
+        }
+        resume = loop.makeTimer { [unowned self] in
+            lastRead = EventLoop.now()
+            source?.events = Int16(POLLIN)
+        }
+        // The loop has nothing to do: a watch the owner's writes made deaf listens again,
+        // and the owner is asked to look, for another process's commit since its last
+        // write was not heard.
+        pause = loop.addPauseHandler { [wal, reporter] in
+            guard wal.setDeaf(false) else { return false }
+            reporter.fire()
+            return true
         }
     }
 
-    func closeDescriptors() {
+    func stop() {
+        source?.cancel()
+        look?.cancel()
+        resume?.cancel()
+        pause?.cancel()
         close(inotifyFD)
-        close(stopFD)
     }
 
-    /// Microseconds on the monotonic clock.
-    private static func now() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+    private func readable() {
+        let now = EventLoop.now()
+        if drainEvents() {
+            reporter.fire()
+            lastEvent = now
+            looksMade = 0
+            scheduleLook()
+        }
+        // A burst: let the rest of it gather, and read it together.
+        if now - lastRead < DatabaseWatcher.pauseNanoseconds {
+            source?.events = 0
+            resume?.schedule(after: DatabaseWatcher.pauseNanoseconds)
+        } else {
+            lastRead = now
+        }
+    }
+
+    private func scheduleLook() {
+        guard looksMade < DatabaseWatcher.settleDelays.count else { return }
+        look?.schedule(at: lastEvent + DatabaseWatcher.settleDelays[looksMade] * 1_000_000)
     }
 
     /// Reads every pending event; true if any may be another process's commit: a write to

@@ -1,31 +1,41 @@
+import EventLoop
 import SQLite
 import Synchronization
 
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
 public actor TaskStore {
-    /// Where the store runs: the server's event loop in `taskline`, so that the server's
-    /// calls into the store switch no threads; a thread of its own otherwise.
-    public nonisolated let executor: any SerialExecutor
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The event loop the store runs on, its executor: the server's in `taskline`, so that
+    /// the server's calls into the store switch no threads; a loop on a thread of its own,
+    /// which ends with the store, otherwise.
+    public nonisolated let loop: EventLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    private nonisolated let ownsLoop: Bool
 
     let database: Database
     let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked (see `currentDataVersion`).
     private var dataVersion: Int64 = 0
     /// Listens for other processes' commits, once asked to (`watchExternalChanges`). Behind
-    /// a lock rather than the actor, for `pause`.
+    /// a lock rather than the actor, so that the store can let it go in `deinit`.
     private let watcher = Mutex<DatabaseWatcher?>(nil)
     public nonisolated let path: String
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
-    public init(path: String, options: StoreOptions = StoreOptions(), executor: (any SerialExecutor)? = nil,
+    public init(path: String, options: StoreOptions = StoreOptions(), loop: EventLoop? = nil,
                 clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
-        self.executor = executor ?? SerialThreadExecutor()
+        self.loop = loop ?? EventLoop.startThread()
+        ownsLoop = loop == nil
+    }
+
+    deinit {
+        // First, so that the watch's descriptor is closed by the loop before it stops.
+        watcher.withLock { $0 = nil }
+        if ownsLoop { loop.stop(exitCode: 0) }
     }
 
     /// Closes the database: the last step before the process exits.
@@ -34,23 +44,16 @@ public actor TaskStore {
         database.close()
     }
 
-    /// Calls `onChange`, from another thread, when another process may have committed;
-    /// `hasExternalChanges` then tells. False where the store cannot watch (`:memory:`, no
-    /// inotify). The owner calls `pause()` whenever it has nothing to do: the store's
-    /// writes leave the watch deaf until then.
+    /// Calls `onChange` when another process may have committed (on the loop's thread, or
+    /// in a call of the store's); `hasExternalChanges` then tells. False where the store
+    /// cannot watch (`:memory:`, no inotify). The store's writes leave the watch deaf until
+    /// the loop has nothing to do.
     @discardableResult
     public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
         dataVersion = try translatingSQLiteErrors { try currentDataVersion() }
-        let watcher = DatabaseWatcher(databasePath: path, onChange: onChange)
+        let watcher = DatabaseWatcher(databasePath: path, loop: loop, onChange: onChange)
         self.watcher.withLock { $0 = watcher }
         return watcher != nil
-    }
-
-    /// The owner has nothing to do for now (or has been busy for a while): the watch that
-    /// the store's writes made deaf listens again, and `onChange` asks for a look. Returns
-    /// whether it did. Safe from any thread, and cheap when nothing was written.
-    public nonisolated func pause() -> Bool {
-        watcher.withLock { $0 }?.listen() ?? false
     }
 
     /// True when another connection has committed since the last call. Calling it also

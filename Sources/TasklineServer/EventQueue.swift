@@ -1,8 +1,9 @@
 import Synchronization
 
-/// The server's inbox: filled from other threads, emptied by the server loop all at once,
-/// so that the loop sees every request already waiting (and can commit waiting writes
-/// together) without ever waiting for more to arrive.
+/// The server's inbox: filled by the connection and the event loop's sources and timers
+/// (or by any thread), emptied by the server all at once, so that it sees every request
+/// already waiting (and can commit waiting writes together) without ever waiting for more
+/// to arrive.
 final class EventQueue<Event: Sendable>: Sendable {
     private struct State {
         var events: [Event] = []

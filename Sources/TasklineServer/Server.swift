@@ -1,14 +1,15 @@
-import Dispatch
+import EventLoop
 import JSONRPC
 import Logging
 import TaskStore
 
 /// The Taskline server: the lifecycle, the method table, and the order of output.
 ///
-/// Input arrives from the connection's reader thread through `receive`; `run` handles it
-/// in arrival order and writes each response before the notifications that the request
-/// caused. The server runs on the store's thread (it shares the store's executor), so
-/// calling the store costs no thread switch.
+/// Input arrives from the connection through `receive`; `run` handles it in arrival order
+/// and writes each response before the notifications that the request caused. The server
+/// runs on the store's event loop (it shares the store's executor), so calling the store
+/// costs no thread switch; the loop's timers and sources bring it its other events: the
+/// daily pruning of the change log, and the exit of the client process.
 ///
 /// **Group commit.** When several write requests are already waiting in a row, they are
 /// committed in one transaction, each in its own savepoint so that each fails alone, and
@@ -50,7 +51,7 @@ public actor Server {
     private let events = EventQueue<Event>()
     private let cancellations = CancellationRegistry()
     private var processWatcher: ProcessWatcher?
-    private var pruneTimer: DispatchSourceTimer?
+    private var pruneTimer: EventLoop.Timer?
 
     private var phase = Phase.waitingForInitialize
     private var notificationsEnabled = true
@@ -88,7 +89,7 @@ public actor Server {
         }
     }
 
-    // MARK: - Input, from the reader thread
+    // MARK: - Input, from the connection
 
     /// Queues units of input that arrived together. Cancellations among them are noted
     /// before any of them is queued, so they reach requests that have not started yet, even
@@ -152,6 +153,7 @@ public actor Server {
                     }
                 case .pruneHistory:
                     await pruneHistory()
+                    pruneTimer?.schedule(after: Self.pruneInterval)
                 case .outputHasRoom:
                     await deliverLoggedChanges()
                 case .clientProcessExited:
@@ -165,6 +167,7 @@ public actor Server {
         }
         processWatcher = nil
         pruneTimer?.cancel()
+        pruneTimer = nil
         return phase == .shutDown ? 0 : 1
     }
 
@@ -452,16 +455,17 @@ public actor Server {
         }
     }
 
+    private static let pruneInterval: UInt64 = 86_400 * 1_000_000_000
+
+    /// A timer of the loop, set again each time the history is pruned.
     private func schedulePruning() {
         guard options.historyRetention != nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "taskline.prune"))
-        timer.schedule(deadline: .now() + .seconds(86_400), repeating: .seconds(86_400), leeway: .seconds(60))
-        timer.setEventHandler { [events] in events.push([.pruneHistory]) }
-        timer.resume()
+        let timer = store.loop.makeTimer { [events] in events.push([.pruneHistory]) }
+        timer.schedule(after: Self.pruneInterval)
         pruneTimer = timer
     }
 
     private func watch(_ pid: Int32) {
-        processWatcher = ProcessWatcher(pid: pid) { [events] in events.push([.clientProcessExited]) }
+        processWatcher = ProcessWatcher(pid: pid, loop: store.loop) { [events] in events.push([.clientProcessExited]) }
     }
 }

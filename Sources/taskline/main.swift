@@ -1,3 +1,4 @@
+import EventLoop
 import JSONRPC
 import Logging
 import TaskStore
@@ -46,26 +47,28 @@ guard protocolFD >= 0, dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
 }
 _ = fcntl(protocolFD, F_SETFD, FD_CLOEXEC)
 
+// One loop does the work: it reads and writes the protocol, runs the server and the store,
+// and wakes for the database watch, the client's exit and the timers.
+let loop = EventLoop(idleSpinNanoseconds: UInt64(options.idleSpinMicroseconds) * 1000)
 let connection = Connection(
     inputFD: STDIN_FILENO, outputFD: protocolFD,
-    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes,
-                                idleSpinNanoseconds: UInt64(options.idleSpinMicroseconds) * 1000))
+    options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes), loop: loop)
 
 let store: TaskStore
 do {
-    store = try TaskStore(path: options.databasePath, options: options.store, executor: connection)
+    store = try TaskStore(path: options.databasePath, options: options.store, loop: loop)
 } catch {
     Log.error("\(error)")
     exit(3)
 }
 Log.info("serving \(options.databasePath)")
 
-// The server, the store and the connection all run on this thread, in the connection's loop.
 let server = Server(store: store, writer: connection.writer, options: Server.Options(
     maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
-// The connection is also the task's preferred executor: a continuation it resumes (the
-// server waiting for input) then runs on the loop directly, not via a pool thread.
-Task(executorPreference: connection) {
+connection.start(receive: server.receive, onEnd: server.inputEnded)
+// The loop is also the task's preferred executor: a continuation it resumes (the server
+// waiting for input) then runs on the loop directly, not via a pool thread.
+Task(executorPreference: loop) {
     let code = await server.run()
     // SQLite checkpoints when the last connection closes, which exit() never does: the
     // file named by --db then holds all the data by itself (a copy of it is complete), and
@@ -76,7 +79,8 @@ Task(executorPreference: connection) {
     } catch {
         Log.info("could not checkpoint the database before exiting: \(error)")
     }
-    connection.stop(exitCode: code)
+    loop.stop(exitCode: code)
 }
-// When the loop pauses, the store's watch, deaf since its last write, listens again.
-exit(connection.run(receive: server.receive, onEnd: server.inputEnded, onPause: store.pause))
+let code = loop.run()
+connection.writer.drain()
+exit(code)

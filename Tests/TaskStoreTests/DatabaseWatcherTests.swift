@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import SQLite
 @testable import TaskStore
@@ -37,11 +38,20 @@ import Testing
         return try condition()
     }
 
+    /// Writes `titles` in one job of the store's: its loop cannot pause before `then` has
+    /// run, which sees the store as its last write left it.
+    func write(_ titles: [String], in store: isolated TaskStore, then: () throws -> Void = {}) throws {
+        for title in titles { _ = try store.create(TaskDraft(title: title)) }
+        try then()
+    }
+
     @Test func anotherConnectionsCommitIsReportedOncePerLook() throws {
         let path = directory.file("tasks.sqlite")
         _ = try TaskStore(path: path)
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
-        let watcher = try #require(DatabaseWatcher(databasePath: path) { reports.withLock { $0 += 1 } })
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
         let other = try Database(path: path)
         for index in 0..<20 {
             try other.run("INSERT INTO meta (key, value) VALUES (?, 1)", [.text("key \(index)")])
@@ -55,45 +65,42 @@ import Testing
     }
 
     /// The store's own commits are written with the watch deaf: they wake nobody. It stays
-    /// deaf until the owner pauses, and then asks for a look.
+    /// deaf until the loop pauses, and then asks for one look; after that look, nothing
+    /// more is owed.
     @Test func theStoresOwnWritesAreNotReported() async throws {
         let store = try makeStore(directory)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
-        #expect(!store.pause(), "nothing written yet: the watch listens")
-        for index in 0..<20 { try await store.add("task \(index)") }
-        usleep(100_000)
-        #expect(reports.withLock { $0 } == 0)
-        #expect(store.pause())
-        #expect(!store.pause())
-        #expect(reports.withLock { $0 } == 1, "a look, for what the deaf watch could not hear")
+        try await write((0..<20).map { "task \($0)" }, in: store)
+        #expect(try waitUntil { reports.withLock { $0 } == 1 }, "a look, for what the deaf watch could not hear")
         #expect(try await store.hasExternalChanges() == false)
+        usleep(100_000)
+        #expect(reports.withLock { $0 } == 1)
 
-        // …while another connection's commit is heard once the store has paused.
+        // …while another connection's commit is heard once the loop has paused.
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
         #expect(try waitUntil { reports.withLock { $0 } >= 2 })
         #expect(try await store.hasExternalChanges())
     }
 
-    /// Between the store's write and its pause, another process's commit is not heard; the
-    /// look that pausing asks for finds it.
+    /// Between the store's write and the loop's pause, another process's commit is not
+    /// heard; the look that the pause asks for finds it.
     @Test func aCommitMadeBeforeThePauseIsFoundByTheLook() async throws {
         let store = try makeStore(directory)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
-        try await store.add("a task")
         let other = try Database(path: directory.file("tasks.sqlite"))
-        try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
-        usleep(100_000)
-        #expect(reports.withLock { $0 } == 0)
-        #expect(store.pause())
-        #expect(reports.withLock { $0 } == 1)
+        try await write(["a task"], in: store) {
+            try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
+        }
+        #expect(try waitUntil { reports.withLock { $0 } == 1 })
         #expect(try await store.hasExternalChanges())
     }
 
     /// Another process that commits while the store waits for the write lock (the watch
-    /// already deaf) is found by the store's look at data_version once it holds the lock.
+    /// already deaf) is found by the store's look at data_version once it holds the lock,
+    /// and reported by the write itself, before the loop can pause.
     @Test func aCommitMadeWhileTheWatchIsDeafIsReported() async throws {
         let store = try makeStore(directory)
         let reports = Mutex(0)
@@ -109,24 +116,26 @@ import Testing
         }
         committer.start()
         #expect(try waitUntil { holdsLock.withLock { $0 } })
-        try await store.add("after the other's commit")
-        #expect(try waitUntil { reports.withLock { $0 } >= 1 })
+        try await write(["after the other's commit"], in: store) {
+            #expect(reports.withLock { $0 } == 1)
+        }
         #expect(try await store.hasExternalChanges())
     }
 
     /// The folder's watch is never changed: changing a folder's mask makes the kernel visit
     /// every file of the folder. The WAL's watch is made deaf by writes, and listens again
-    /// when the owner pauses.
+    /// when the loop pauses.
     @Test func theStoresWritesChangeOnlyTheWALsWatch() async throws {
         let store = try makeStore(directory)
         #expect(try await store.watchExternalChanges {})
         let wal = directory.file("tasks.sqlite-wal")
         #expect(try watchMasks(on: wal) == [UInt32(IN_MODIFY)])
-        try await store.add("a task")
-        #expect(try watchMasks(on: directory.path) == [UInt32(IN_CREATE | IN_MOVED_TO)])
-        #expect(try watchMasks(on: wal) == [UInt32(IN_DELETE_SELF)])
-        #expect(store.pause())
-        #expect(try watchMasks(on: wal) == [UInt32(IN_MODIFY)])
+        try await write(["a task"], in: store) {
+            let (folder, walWhileWriting) = (try watchMasks(on: directory.path), try watchMasks(on: wal))
+            #expect(folder == [UInt32(IN_CREATE | IN_MOVED_TO)])
+            #expect(walWhileWriting == [UInt32(IN_DELETE_SELF)])
+        }
+        #expect(try waitUntil { try watchMasks(on: wal) == [UInt32(IN_MODIFY)] })
     }
 
     /// A WAL that did not exist when the watch began (the last connection removed it) is
@@ -135,25 +144,28 @@ import Testing
         let path = directory.file("tasks.sqlite")
         do { _ = try TaskStore(path: path) }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing the last connection removes the WAL")
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
-        // No looks after events: every report comes from an event.
-        let watcher = try #require(DatabaseWatcher(databasePath: path, settleDelays: []) { reports.withLock { $0 += 1 } })
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
         let other = try Database(path: path)
         try other.run("INSERT INTO meta (key, value) VALUES ('first', 1)")
         #expect(try waitUntil { reports.withLock { $0 } == 1 })
-        usleep(20_000)
+        #expect(try waitUntil { try watchMasks(on: path + "-wal") == [UInt32(IN_MODIFY)] })
         watcher.rearm()
         try other.run("INSERT INTO meta (key, value) VALUES ('second', 1)")
         #expect(try waitUntil { reports.withLock { $0 } == 2 })
     }
 
-    /// The thread closes the inotify descriptor when it ends: once the watchers are gone,
-    /// nothing in this process watches their folder.
-    @Test func itsThreadEndsWithIt() throws {
+    /// The loop closes the inotify descriptor when the watcher goes away: once the watchers
+    /// are gone, nothing in this process watches their folder.
+    @Test func itsDescriptorIsClosedWithIt() throws {
         let path = directory.file("tasks.sqlite")
         _ = try TaskStore(path: path)
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
         var watchers: [DatabaseWatcher] = []
-        for _ in 0..<5 { watchers.append(try #require(DatabaseWatcher(databasePath: path) {})) }
+        for _ in 0..<5 { watchers.append(try #require(DatabaseWatcher(databasePath: path, loop: loop) {})) }
         #expect(try watches(on: directory.path) == 5)
         watchers.removeAll()
         let ended = try waitUntil { try watches(on: directory.path) == 0 }

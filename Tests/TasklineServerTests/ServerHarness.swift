@@ -4,8 +4,9 @@ import JSONRPC
 import TaskStore
 @testable import TasklineServer
 
-/// Runs a `Server` in-process over a real pipe: each input line is one unit of input (as the
-/// connection would deliver it), and the output is every message the server wrote.
+/// Runs a `Server` in-process over an in-memory connection, on the store's event loop: each
+/// input line is one unit of input (as the connection would deliver it, all of them as one
+/// read), and the output is every message the server wrote.
 struct ServerHarness {
     let store: TaskStore
 
@@ -32,13 +33,10 @@ struct ServerHarness {
 
     /// Feeds `lines` (after an `initialize` unless `initialized` is false) and ends the input.
     func run(_ lines: [String], initialized: Bool = true, beforeRun: (Server) -> Void = { _ in }) async throws -> Run {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
-        let writer = MessageWriter(fd: fds[1], waitsForClient: true)
-        writer.setFraming(.ndjson)
-        let server = Server(store: store, writer: writer, options: .init(maxMessageBytes: 1 << 20))
+        let pipes = InMemoryConnection(options: .init(framing: .ndjson), loop: store.loop)
+        let server = Server(store: store, writer: pipes.connection.writer, options: .init(maxMessageBytes: 1 << 20))
 
-        let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        let reader = FileHandle(fileDescriptor: pipes.clientOutputFD, closeOnDealloc: false)
         let collected = DispatchQueue(label: "harness.reader")
         nonisolated(unsafe) var bytes = Data()
         collected.async { bytes = reader.readDataToEndOfFile() }
@@ -47,7 +45,7 @@ struct ServerHarness {
         beforeRun(server)
         server.inputEnded()
         let code = await server.run()
-        close(fds[1])
+        await pipes.finish()
         collected.sync {}
         let output = try bytes.split(separator: UInt8(ascii: "\n")).map { try JSONParser.parse($0) }
         return Run(exitCode: code, output: initialized ? Array(output.dropFirst()) : output)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CCrashVFS
+import EventLoop
 import SQLite
 import TaskStore
 
@@ -31,8 +32,8 @@ final class CrashPoints: @unchecked Sendable {  // @unchecked: used by one threa
     let imageDirectory: String
     /// Which points to check, by number; nil: all of them.
     private let selected: Set<Int>?
-    /// Opens the images: a thread that the stores made for them share.
-    private let imageExecutor = SerialThreadExecutor()
+    /// Opens the images: a loop on a thread of its own that the stores made for them share.
+    private let imageLoop = EventLoop.startThread()
 
     /// The number the next point gets.
     private(set) var nextPoint = 0
@@ -120,7 +121,7 @@ final class CrashPoints: @unchecked Sendable {  // @unchecked: used by one threa
         }
         let store: TaskStore
         do {
-            store = try TaskStore(path: imagePath, options: StoreOptions(durability: options.durability), executor: imageExecutor)
+            store = try TaskStore(path: imagePath, options: StoreOptions(durability: options.durability), loop: imageLoop)
         } catch {
             fail(point, processCrash, "the server cannot open the file: \(error)")
             return nil

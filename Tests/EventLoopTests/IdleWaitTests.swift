@@ -1,5 +1,5 @@
 import Foundation
-@testable import JSONRPC
+@testable import EventLoop
 import Testing
 
 @Suite struct IdleWaitTests {

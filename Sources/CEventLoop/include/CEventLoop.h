@@ -1,0 +1,15 @@
+#ifndef CEVENTLOOP_H
+#define CEVENTLOOP_H
+
+#include <poll.h>
+
+/// pidfd_open(2): a descriptor that becomes readable when process `pid` exits. -1 with
+/// errno set on failure (ENOSYS where the kernel, or the headers it was built with, lack it).
+/// A system call Swift cannot make itself: `syscall` is variadic.
+int taskline_pidfd_open(int pid);
+
+/// poll(2) with a timeout in nanoseconds (ppoll, which Swift's Glibc module leaves out):
+/// a loop timer a fraction of a millisecond away is waited for, not rounded up or spun on.
+int taskline_poll_nanoseconds(struct pollfd *fds, nfds_t count, long long timeout);
+
+#endif

@@ -1,0 +1,104 @@
+@testable import EventLoop
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct EventLoopTests {
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    /// Timers fire in the order of their deadlines, as last set; a cancelled one never fires.
+    @Test func timersFireByDeadlineAsLastSet() {
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        let fired = Mutex<[String]>([])
+        loop.execute {
+            let timers = ["a", "b", "c", "d"].map { name in (name, loop.makeTimer { fired.withLock { $0.append(name) } }) }
+            timers[0].1.schedule(after: 60_000_000)
+            timers[1].1.schedule(after: 20_000_000)
+            timers[2].1.schedule(after: 40_000_000)
+            timers[3].1.schedule(after: 1_000_000)
+            timers[0].1.schedule(after: 10_000_000)  // reset: sooner than b now
+            timers[2].1.cancel()
+        }
+        #expect(waitUntil { fired.withLock { $0.count } == 3 })
+        usleep(100_000)
+        #expect(fired.withLock { $0 } == ["d", "a", "b"])
+    }
+
+    /// Many timers, set and reset at random: each fires once, in deadline order.
+    @Test func theHeapKeepsItsOrder() {
+        let loop = EventLoop()
+        var heap = TimerHeap()
+        var generator = SystemRandomNumberGenerator()
+        let timers = (0..<200).map { _ in loop.makeTimer {} }
+        for timer in timers { heap.schedule(timer, at: UInt64.random(in: 0..<1000, using: &generator)) }
+        for timer in timers.prefix(100) { heap.schedule(timer, at: UInt64.random(in: 0..<1000, using: &generator)) }
+        for timer in timers.suffix(50) { heap.remove(timer) }
+        var deadlines: [UInt64] = []
+        while let first = heap.first {
+            deadlines.append(first.deadline)
+            heap.remove(first)
+        }
+        #expect(deadlines.count == 150)
+        #expect(deadlines == deadlines.sorted())
+        #expect(timers.allSatisfy { !$0.isScheduled })
+    }
+
+    /// A descriptor that becomes ready wakes a sleeping loop, and work handed over from
+    /// another thread runs on the loop's own.
+    @Test func aSourceAndWorkFromAnotherThreadWakeTheLoop() {
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let readBytes = Mutex(0)
+        let ranOnLoop = Mutex(false)
+        loop.execute { [fds] in
+            ranOnLoop.withLock { $0 = loop.isCurrent }
+            _ = loop.addSource(fd: fds[0], events: Int16(POLLIN)) { _ in
+                var byte: UInt8 = 0
+                if read(fds[0], &byte, 1) == 1 { readBytes.withLock { $0 += 1 } }
+            }
+        }
+        #expect(waitUntil { ranOnLoop.withLock { $0 } })
+        #expect(!loop.isCurrent)
+        var byte: UInt8 = 1
+        _ = write(fds[1], &byte, 1)
+        #expect(waitUntil { readBytes.withLock { $0 } == 1 })
+    }
+
+    /// The client's exit is seen when it happens (a pidfd), not when a check finds the
+    /// process gone: a child that was killed and not yet reaped is a zombie, which
+    /// `kill(pid, 0)` still finds.
+    @Test func aProcessThatExitsIsSeenWithoutBeingReaped() throws {
+        var pid: pid_t = 0
+        let arguments = ["/bin/sleep", "60"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
+        defer { waitpid(pid, nil, 0) }
+
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        let exited = Mutex(false)
+        final class Holder: @unchecked Sendable {  // @unchecked: used on the loop's thread only
+            var watcher: ProcessWatcher?
+        }
+        let holder = Holder()
+        let child = pid
+        loop.execute { holder.watcher = ProcessWatcher(pid: child, loop: loop) { exited.withLock { $0 = true } } }
+        usleep(100_000)
+        #expect(!exited.withLock { $0 })
+        kill(child, SIGKILL)
+        #expect(waitUntil { exited.withLock { $0 } })
+        #expect(kill(child, 0) == 0, "still a zombie: nothing reaped it")
+        loop.execute { holder.watcher = nil }
+    }
+}
