@@ -239,6 +239,13 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
             reporter.fire()
             return true
         }
+        // A commit whose WAL writes came before the watch was set may become visible after
+        // it, with no event left to hear: the start counts as an event, looked at now and
+        // again after each settle delay.
+        lastEvent = EventLoop.now()
+        looksMade = 0
+        scheduleLook()
+        reporter.fire()
     }
 
     func stop() {

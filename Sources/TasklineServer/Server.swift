@@ -297,11 +297,13 @@ public actor Server {
         case (.waitingForInitialize, "initialize"):
             let initialize = try Initialize(params: request.params)
             notificationsEnabled = initialize.notifications
+            // The watch first, then the seq the client starts from: a commit by another process
+            // is either within that seq or heard (the watch looks when it starts, too).
+            if initialize.notifications { try await store.watchExternalChanges { [events] in events.push([.databaseChanged]) } }
             lastNotifiedSeq = try await store.currentSeq()
             let databaseID = try await store.databaseID()
             phase = .running
             if let pid = initialize.processID { watch(pid) }
-            if initialize.notifications { try await store.watchExternalChanges { [events] in events.push([.databaseChanged]) } }
             return MethodOutcome(result: initialize.result(
                 maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):

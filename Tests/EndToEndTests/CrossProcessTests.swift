@@ -39,6 +39,35 @@ import Testing
         #expect(try b.pendingChanges().isEmpty)
     }
 
+    /// A commit another process makes while a server answers `initialize` is either within
+    /// the seq that `initialize` answers with or announced, even when nothing is committed
+    /// after it. The commit is timed at a different moment of the server's start in each
+    /// round, so that some rounds land between the seq being read and the watch being set.
+    @Test func aCommitWhileAServerStartsIsWithinItsSeqOrHeard() throws {
+        let writer = Client(try ServerProcess(["--db", path, "--durability", "normal"]))
+        _ = try writer.request("initialize", #"{"initializationOptions":{"notifications":false}}"#)
+        var heard = 0
+        for round in 0..<40 {
+            let listener = Client(try ServerProcess(["--db", path]))
+            // Up and waiting: a request before initialize is answered -32002 at once.
+            _ = try listener.response(listener.send("tasks/get", #"{"id":"x"}"#))
+            let create = writer.send("tasks/create", #"{"title":"round \#(round)"}"#)
+            usleep(UInt32(round) * 100)
+            let initialize = listener.send("initialize", "{}")
+            _ = try writer.response(create)
+            guard case .integer(let startSeq)? = try listener.response(initialize)["result"]?["database"]?["seq"],
+                  case .integer(let newest)? = try writer.request("tasks/fetch", #"{"limit":1}"#)["seq"]
+            else { throw Client.Failure(description: "round \(round): no seq") }
+            if newest > startSeq {
+                let change = try listener.waitForChanges(count: 1)
+                #expect(change.first?["seq"] == .integer(newest), "round \(round)")
+                heard += 1
+            }
+            #expect(try listener.pendingChanges().isEmpty, "round \(round): a change announced twice")
+        }
+        print("a commit while a server starts: \(heard) of 40 rounds committed after the seq initialize answered with, each heard")
+    }
+
     @Test func aWriterThatIsNotTasklineIsHeardToo() throws {
         let a = try start()
         _ = try a.request("tasks/create", #"{"id":"t","title":"from taskline"}"#)
