@@ -246,7 +246,7 @@ public actor Server {
     private func answers(to requests: [Request], changes: inout [TaskJSON.ChangeText]) async -> [Response] {
         var responses: [Response] = []
         responses.reserveCapacity(requests.count)
-        var writes: [PendingWrite] = []
+        var writes = PendingWrites()
         for request in requests {
             let result: Result<JSON, ResponseError>
             do {
@@ -255,7 +255,8 @@ public actor Server {
                 // `shutdown` -32600.
                 if cancellations.start(request.id), phase == .running { throw ResponseError.requestCancelled }
                 if phase == .running, let method = Self.singleWrites[request.method] {
-                    writes.append(PendingWrite(slot: responses.count, operation: try method.operation(params: request.params)))
+                    writes.operations.append(try method.operation(params: request.params))
+                    writes.slots.append(responses.count)
                     result = .success(.null)  // answered by `commit`
                 } else {
                     await commit(&writes, requests: requests, responses: &responses, changes: &changes)
@@ -272,19 +273,19 @@ public actor Server {
         return responses
     }
 
-    private struct PendingWrite {
-        /// Its request's index.
-        var slot: Int
-        var operation: TaskOperation
+    /// Writes read but not yet committed, and the indexes of their requests.
+    private struct PendingWrites {
+        var operations: [TaskOperation] = []
+        var slots: [Int] = []
     }
 
     private static let singleWrites = TaskMethods.byName.compactMapValues { $0 as? any SingleWriteMethod.Type }
 
     /// Commits `writes`, answers their requests in `responses`, and empties `writes`.
-    private func commit(_ writes: inout [PendingWrite], requests: [Request], responses: inout [Response],
+    private func commit(_ writes: inout PendingWrites, requests: [Request], responses: inout [Response],
                         changes: inout [TaskJSON.ChangeText]) async {
-        guard let first = writes.first else { return }
-        defer { writes.removeAll() }
+        guard !writes.slots.isEmpty else { return }
+        defer { writes = PendingWrites() }
         func answer(_ outcome: OperationOutcome) -> Result<JSON, ResponseError> {
             let (answer, change) = TaskJSON.encode(outcome)
             if let change { changes.append(change) }
@@ -292,16 +293,19 @@ public actor Server {
         }
         do {
             // One write needs no savepoint: its transaction fails alone.
-            if writes.count == 1 {
-                responses[first.slot].result = answer(try await store.perform(first.operation))
+            if writes.slots.count == 1 {
+                responses[writes.slots[0]].result = answer(try await store.perform(writes.operations[0]))
                 return
             }
-            for (write, result) in zip(writes, try await store.performEach(writes.map(\.operation))) {
-                responses[write.slot].result = result.mapError(ResponseError.init).flatMap(answer)
+            for (slot, result) in zip(writes.slots, try await store.performEach(writes.operations)) {
+                switch result {
+                case .success(let outcome): responses[slot].result = answer(outcome)
+                case .failure(let error): responses[slot].result = .failure(ResponseError(error))
+                }
             }
         } catch {
-            let failure = Self.responseError(error, method: requests[first.slot].method)
-            for write in writes { responses[write.slot].result = .failure(failure) }
+            let failure = Self.responseError(error, method: requests[writes.slots[0]].method)
+            for slot in writes.slots { responses[slot].result = .failure(failure) }
         }
     }
 
