@@ -236,17 +236,17 @@ public actor Server {
             await handle(notification, changes: &changes)
             return nil
         case .request(let request):
-            return await answers(to: [request], changes: &changes)[0]
+            return await answers(to: CollectionOfOne(request), changes: &changes)[0]
         }
     }
 
     /// The answers to requests, in their order, and the changes they committed, appended to
     /// `changes`. Single writes (`SingleWriteMethod`) in a row are committed together, each
     /// in its own savepoint so that each fails alone; a lone one in a transaction of its own.
-    private func answers(to requests: [Request], changes: inout [TaskJSON.ChangeText]) async -> [Response] {
+    private func answers(to requests: some Collection<Request>, changes: inout [TaskJSON.ChangeText]) async -> [Response] {
         var responses: [Response] = []
         responses.reserveCapacity(requests.count)
-        var writes = PendingWrites()
+        var writes: [PendingWrite] = []
         for request in requests {
             let result: Result<JSON, ResponseError>
             do {
@@ -255,11 +255,11 @@ public actor Server {
                 // `shutdown` -32600.
                 if cancellations.start(request.id), phase == .running { throw ResponseError.requestCancelled }
                 if phase == .running, let method = Self.singleWrites[request.method] {
-                    writes.operations.append(try method.operation(params: request.params))
-                    writes.slots.append(responses.count)
+                    writes.append(PendingWrite(slot: responses.count, method: request.method,
+                                               operation: try method.operation(params: request.params)))
                     result = .success(.null)  // answered by `commit`
                 } else {
-                    await commit(&writes, requests: requests, responses: &responses, changes: &changes)
+                    await commit(&writes, responses: &responses, changes: &changes)
                     let outcome = try await handle(request)
                     changes += outcome.changes
                     result = .success(outcome.result)
@@ -269,23 +269,24 @@ public actor Server {
             }
             responses.append(Response(id: request.id, result: result))
         }
-        await commit(&writes, requests: requests, responses: &responses, changes: &changes)
+        await commit(&writes, responses: &responses, changes: &changes)
         return responses
     }
 
-    /// Writes read but not yet committed, and the indexes of their requests.
-    private struct PendingWrites {
-        var operations: [TaskOperation] = []
-        var slots: [Int] = []
+    /// A write read but not yet committed.
+    private struct PendingWrite {
+        /// Its request's index.
+        var slot: Int
+        var method: String
+        var operation: TaskOperation
     }
 
     private static let singleWrites = TaskMethods.byName.compactMapValues { $0 as? any SingleWriteMethod.Type }
 
     /// Commits `writes`, answers their requests in `responses`, and empties `writes`.
-    private func commit(_ writes: inout PendingWrites, requests: [Request], responses: inout [Response],
-                        changes: inout [TaskJSON.ChangeText]) async {
-        guard !writes.slots.isEmpty else { return }
-        defer { writes = PendingWrites() }
+    private func commit(_ writes: inout [PendingWrite], responses: inout [Response], changes: inout [TaskJSON.ChangeText]) async {
+        guard !writes.isEmpty else { return }
+        defer { writes.removeAll() }
         func answer(_ outcome: OperationOutcome) -> Result<JSON, ResponseError> {
             let (answer, change) = TaskJSON.encode(outcome)
             if let change { changes.append(change) }
@@ -293,19 +294,20 @@ public actor Server {
         }
         do {
             // One write needs no savepoint: its transaction fails alone.
-            if writes.slots.count == 1 {
-                responses[writes.slots[0]].result = answer(try await store.perform(writes.operations[0]))
+            if writes.count == 1 {
+                responses[writes[0].slot].result = answer(try await store.perform(writes[0].operation))
                 return
             }
-            for (slot, result) in zip(writes.slots, try await store.performEach(writes.operations)) {
-                switch result {
-                case .success(let outcome): responses[slot].result = answer(outcome)
-                case .failure(let error): responses[slot].result = .failure(ResponseError(error))
+            let results = try await store.performEach(writes.map(\.operation))
+            for index in results.indices {
+                switch results[index] {
+                case .success(let outcome): responses[writes[index].slot].result = answer(outcome)
+                case .failure(let error): responses[writes[index].slot].result = .failure(ResponseError(error))
                 }
             }
         } catch {
-            let failure = Self.responseError(error, method: requests[writes.slots[0]].method)
-            for slot in writes.slots { responses[slot].result = .failure(failure) }
+            let failure = Self.responseError(error, method: writes[0].method)
+            for write in writes { responses[write.slot].result = .failure(failure) }
         }
     }
 
