@@ -284,7 +284,9 @@ public actor Server {
     private static let singleWrites = TaskMethods.byName.compactMapValues { $0 as? any SingleWriteMethod.Type }
 
     /// Commits `writes`, answers their requests in `responses`, and empties `writes`.
-    private func commit(_ writes: inout [PendingWrite], responses: inout [Response], changes: inout [TaskJSON.ChangeText]) async {
+    /// Nonisolated (it touches no state of the server's): the hops to the store and back
+    /// then cost what they cost from `TaskMethods.call` (callgrind, lock-step creates).
+    private nonisolated func commit(_ writes: inout [PendingWrite], responses: inout [Response], changes: inout [TaskJSON.ChangeText]) async {
         guard !writes.isEmpty else { return }
         defer { writes.removeAll() }
         func answer(_ outcome: OperationOutcome) -> Result<JSON, ResponseError> {
