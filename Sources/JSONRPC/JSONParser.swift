@@ -17,15 +17,72 @@ public struct JSONParser {
 
     public static let defaultMaxDepth = 64
 
-    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth) throws(Error) -> JSON {
+    /// `enclosingDepth`: how deep in a larger document the value sits (1 for an element of a
+    /// top-level array), so that its nesting counts against `maxDepth` as the whole
+    /// document's would.
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth, enclosingDepth: Int = 0) throws(Error) -> JSON {
         let array = Array(bytes)
         return try array.withUnsafeBufferPointer { buffer throws(Error) in
             var parser = Cursor(bytes: buffer, maxDepth: maxDepth)
             parser.skipWhitespace()
-            let value = try parser.value(depth: 0)
+            let value = try parser.value(depth: enclosingDepth)
             parser.skipWhitespace()
             guard parser.position == buffer.count else { throw parser.error("unexpected data after the JSON value") }
             return value
+        }
+    }
+
+    /// JSON's white space (RFC 8259 §2): nothing else separates tokens.
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// Where a value inside an array ends, found without parsing it, over input that
+    /// arrives piece by piece: the `,` or `]` after it, outside any string and at the
+    /// array's own level. It follows only strings, their escapes and the nesting of brackets,
+    /// which is enough to find the end of every valid value; what the value is, and
+    /// whether it is valid at all, `parse` says.
+    public struct ElementEnd {
+        private var depth = 0
+        private var inString = false
+        private var escaped = false
+        /// Line feeds passed over since the element began.
+        public private(set) var newlines = 0
+
+        public init() {}
+
+        /// The index of the end in `bytes[start...]`, or nil when these bytes do not reach it;
+        /// the scan then goes on with the next bytes.
+        public mutating func find(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+            // Locals, not stored properties, in the loop: it is an import's innermost one.
+            var (depth, inString, escaped, newlines) = (self.depth, self.inString, self.escaped, self.newlines)
+            defer { (self.depth, self.inString, self.escaped, self.newlines) = (depth, inString, escaped, newlines) }
+            var index = start
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == 0x0A { newlines += 1 }
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else {
+                    switch byte {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
+                    case UInt8(ascii: "]") where depth > 0: depth -= 1
+                    case UInt8(ascii: "]"): return index
+                    case UInt8(ascii: ",") where depth == 0: return index
+                    default: break
+                    }
+                }
+                index += 1
+            }
+            return nil
         }
     }
 
@@ -46,7 +103,7 @@ public struct JSONParser {
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
         mutating func skipWhitespace() {
-            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
+            while let byte = current, JSONParser.isWhitespace(byte) { position += 1 }
         }
 
         mutating func expect(_ literal: StaticString, _ value: JSON) throws(Error) -> JSON {

@@ -6,12 +6,15 @@ import Darwin
 
 /// Reads a stream of JSON values from a file descriptor, one at a time: either JSON Lines
 /// (one value per line, blank lines skipped) or a single JSON array, whose elements come out
-/// one by one. The first byte that is not white space tells which: `[` is an array.
+/// one by one. The first byte that is not white space tells which: `[` is an array. A UTF-8
+/// byte order mark at the start is skipped.
 ///
-/// Each value is parsed on its own (strictly, by `JSONParser`), so memory holds one value
-/// at a time whatever the size of the input, and a bad value is reported with the line it
-/// starts on while the values after it are still read: in JSON Lines always, in an array
-/// unless the array's own structure is broken.
+/// Each value is parsed on its own by `JSONParser` (an array's elements are found with
+/// `JSONParser.ElementEnd`, and parsed one level deep), so an array's values are read
+/// without a record's failure exactly when `JSONParser` accepts the array whole. Memory holds
+/// one value at a time whatever the size of the input, and a bad value is reported with the
+/// line it starts on while the values after it are still read: in JSON Lines always, in an
+/// array unless the array's own structure is broken.
 public final class JSONRecordReader: Sequence, IteratorProtocol {
     public struct Record {
         /// The line the value starts on (1-based).
@@ -41,11 +44,10 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     private var chunk = [UInt8](repeating: 0, count: JSONRecordReader.readSize)
     /// The first byte of `buffer` not yet returned in a record.
     private var start = 0
-    /// Where scanning for the end of the current value resumes, and its state there.
+    /// Where scanning for the end of the current value resumes.
     private var scan = 0
-    private var depth = 0
-    private var inString = false
-    private var escaped = false
+    /// In an array: the scan for the end of the element being read.
+    private var elementEnd = JSONParser.ElementEnd()
     /// The line of `buffer[start]`.
     private var line = 1
     private var endOfInput = false
@@ -53,8 +55,7 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     private var finished = false
     /// In an array: whether the next element follows a comma (so `]` would be out of place).
     private var afterComma = false
-    /// In an array: new lines in the element being scanned, and whether it outgrew the limit.
-    private var elementNewlines = 0
+    /// In an array: whether the element being scanned outgrew the limit.
     private var oversized = false
     private static let readSize = 1 << 20
 
@@ -73,11 +74,11 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     private func nextRecord() -> Record? {
         guard !finished else { return nil }
         if layout == nil {
-            skipWhitespace()
-            if buffer[start...].starts(with: [0xEF, 0xBB, 0xBF]) {  // a UTF-8 byte order mark
-                start += 3
-                skipWhitespace()
+            while buffer.count < 3, fill() {}
+            if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {  // a UTF-8 byte order mark
+                start = 3
             }
+            skipWhitespace()
             guard start < buffer.count else {
                 finished = true
                 return nil
@@ -129,9 +130,9 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     /// Nil for a blank line.
     private func lineRecord(upTo end: Int) -> Record? {
         var last = end
-        while last > start, Self.isWhitespace(buffer[last - 1]) { last -= 1 }
+        while last > start, JSONParser.isWhitespace(buffer[last - 1]) { last -= 1 }
         var first = start
-        while first < last, Self.isWhitespace(buffer[first]) { first += 1 }
+        while first < last, JSONParser.isWhitespace(buffer[first]) { first += 1 }
         guard first < last else { return nil }
         return Record(line: line, value: Self.parse(buffer[first..<last]))
     }
@@ -169,12 +170,13 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
         }
         let elementLine = line
         guard let end = findElementEnd() else { return fail("the array is not closed with ]", at: elementLine) }
-        line += elementNewlines
+        line += elementEnd.newlines
+        // The array is the document's first level of nesting.
         let record = oversized || end - start > maxRecordBytes
             ? Record(line: elementLine, value: .failure(Failure(reason: "an element longer than \(maxRecordBytes) bytes")))
-            : Record(line: elementLine, value: Self.parse(buffer[start..<end]))
+            : Record(line: elementLine, value: Self.parse(buffer[start..<end], enclosingDepth: 1))
         oversized = false
-        elementNewlines = 0
+        elementEnd = JSONParser.ElementEnd()
         start = end
         if buffer[end] == UInt8(ascii: ",") {
             start += 1
@@ -191,43 +193,12 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
     /// `oversized` says so.
     private func findElementEnd() -> Int? {
         while true {
-            // The scan works on locals and a raw view of the buffer: it is the import's
-            // innermost loop.
-            var (index, depth, inString, escaped, newlines) = (scan, depth, inString, escaped, elementNewlines)
-            let end: Int? = buffer.withUnsafeBufferPointer { bytes in
-                while index < bytes.count {
-                    let byte = bytes[index]
-                    if byte == 0x0A { newlines += 1 }
-                    if inString {
-                        if escaped {
-                            escaped = false
-                        } else if byte == UInt8(ascii: "\\") {
-                            escaped = true
-                        } else if byte == UInt8(ascii: "\"") {
-                            inString = false
-                        }
-                    } else {
-                        switch byte {
-                        case UInt8(ascii: "\""): inString = true
-                        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                        case UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
-                        case UInt8(ascii: "]") where depth > 0: depth -= 1
-                        case UInt8(ascii: "]"): return index
-                        case UInt8(ascii: ",") where depth == 0: return index
-                        default: break
-                        }
-                    }
-                    index += 1
-                }
-                return nil
-            }
-            scan = index
-            elementNewlines = newlines
+            let end = buffer.withUnsafeBufferPointer { bytes in elementEnd.find(in: bytes, from: scan) }
             if let end {
-                (self.depth, self.inString, self.escaped) = (0, false, false)
+                scan = end
                 return end
             }
-            (self.depth, self.inString, self.escaped) = (depth, inString, escaped)
+            scan = buffer.count
             if scan - start > maxRecordBytes {
                 oversized = true
                 start = scan
@@ -246,7 +217,7 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
 
     private func skipWhitespace() {
         while true {
-            while start < buffer.count, Self.isWhitespace(buffer[start]) {
+            while start < buffer.count, JSONParser.isWhitespace(buffer[start]) {
                 if buffer[start] == 0x0A { line += 1 }
                 start += 1
             }
@@ -278,13 +249,9 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
         return true
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    private static func parse(_ bytes: ArraySlice<UInt8>) -> Result<JSON, Failure> {
+    private static func parse(_ bytes: ArraySlice<UInt8>, enclosingDepth: Int = 0) -> Result<JSON, Failure> {
         do {
-            return .success(try JSONParser.parse(bytes))
+            return .success(try JSONParser.parse(bytes, enclosingDepth: enclosingDepth))
         } catch {
             return .failure(Failure(reason: "not valid JSON: \(error.reason) at byte \(error.offset + 1)"))
         }

@@ -22,12 +22,76 @@ import Testing
         #expect(disagreements.last == "compared \(inputs.count)")
     }
 
+    /// The same inputs as files read by `JSONRecordReader` (as `taskline import` reads them):
+    /// each on its own, then in arrays and JSON Lines of several, and in files of more than
+    /// one read's worth, so that elements straddle the reader's reads.
+    @Test func recordReaderAgreesWithPythonsJSON() throws {
+        var generator = SeededGenerator(seed: 0x5EC0_4D5)
+        var documents: [[UInt8]] = []
+        var valid: [[UInt8]] = []
+        for _ in 0..<1000 {
+            let document = Self.randomDocument(using: &generator)
+            valid.append(document)
+            documents.append(document)
+            documents.append(Self.mutated(document, using: &generator))
+        }
+        var files = Self.cornerCases.map { Array($0.utf8) } + Self.byteCases
+        files += Self.cornerCases.map { Array("[\($0)]".utf8) } + Self.byteCases.map { [0x5B] + $0 + [0x5D] }
+        files += [Array("\u{FEFF}[1]".utf8), Array("\u{FEFF}{\"a\":1}\n2".utf8), Array(" \u{FEFF}[1]".utf8)]
+        var index = 0
+        while index < documents.count {
+            let group = documents[index..<min(index + Int.random(in: 1...4, using: &generator), documents.count)]
+            index += group.count
+            let separator: [UInt8] = Bool.random(using: &generator) ? [0x2C] : [0x0A, 0x2C, 0x20]
+            files.append([0x5B] + Array(group.joined(separator: separator)) + [0x5D])
+            files.append(Array(group.joined(separator: [0x0A])))
+        }
+        let oneLine = valid.map { $0.map { $0 == 0x0A ? 0x20 : $0 } }
+        var large: [[UInt8]] = []
+        var size = 0
+        while size < 3 << 19 {
+            large += oneLine
+            size += oneLine.reduce(0) { $0 + $1.count + 2 }
+        }
+        files.append([0x5B] + Array(large.joined(separator: [0x2C, 0x0A])) + [0x5D])
+        files.append(Array(large.joined(separator: [0x0A])))
+        #expect(files.suffix(2).allSatisfy { $0.count > 1 << 20 })
+        let disagreements = try Self.compareWithReference(files.map { file in
+            ["input": .string(Data(file).base64EncodedString()), "records": try Self.records(of: file)]
+        })
+        #expect(disagreements.count == 1, "\(disagreements.joined(separator: "\n"))")
+        #expect(disagreements.last == "compared \(files.count)")
+    }
+
+    /// What `JSONRecordReader` reads from `file`: its values written back as JSON text, or
+    /// null when it reported a failure.
+    static func records(of file: [UInt8]) throws -> JSON {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("json-records-\(getpid()).json").path
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        var values: [JSON] = []
+        for record in JSONRecordReader(fileDescriptor: fd) {
+            guard case .success(let value) = record.value else { return .null }
+            values.append(.string(Data(JSONWriter.bytes(value)).base64EncodedString()))
+        }
+        return .array(values)
+    }
+
     /// Runs the reference over every input, with what Taskline's parser made of it.
     static func compareWithReference(_ inputs: [[UInt8]]) throws -> [String] {
-        var lines = Data()
-        for input in inputs {
+        try compareWithReference(inputs.map { input in
             let taskline: JSON = (try? JSONParser.parse(input)).map { .string(Data(JSONWriter.bytes($0)).base64EncodedString()) } ?? .null
-            lines.append(contentsOf: JSONWriter.bytes(["input": .string(Data(input).base64EncodedString()), "taskline": taskline]))
+            return ["input": .string(Data(input).base64EncodedString()), "taskline": taskline]
+        })
+    }
+
+    /// Runs the reference over cases in its input format (Fixtures/json_reference.py).
+    static func compareWithReference(_ cases: [JSON]) throws -> [String] {
+        var lines = Data()
+        for line in cases {
+            lines.append(contentsOf: JSONWriter.bytes(line))
             lines.append(0x0A)
         }
         let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("json-differential-\(getpid()).jsonl").path

@@ -3,6 +3,11 @@
 Reads JSON lines `{"input": base64, "taskline": base64 | null}` (what Taskline's parser made of the input, written
 back as JSON text, or null when it refused it) and prints one line per disagreement, then `compared N`.
 
+A line `{"input": base64, "records": [base64] | null}` is a file read by Taskline's JSONRecordReader: the values it
+read, or null when it reported any failure. The reference reads the file as the import's formats say: a byte order
+mark at the start is skipped; if the first byte that is not white space is `[`, the file is one JSON array whose
+elements are the records; otherwise it is JSON Lines, each line that is not blank one record.
+
 Python's json accepts a few things the protocol refuses on purpose (protocol/README.md §2), so the reference refuses
 them too: duplicate member names, NaN and Infinity, a lone UTF-16 surrogate (escaped), numbers that overflow a double,
 nesting deeper than 64, and a byte order mark. Everything else must agree exactly: accepted or refused, and the value.
@@ -87,12 +92,47 @@ def same(a, b):
     return type(a) is type(b) and a == b
 
 
+WHITE_SPACE = b" \t\r\n"
+
+
+def strict_records(data):
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.lstrip(WHITE_SPACE).startswith(b"["):
+        return strict_loads(data)
+    return [strict_loads(line) for line in data.split(b"\n") if line.strip(WHITE_SPACE)]
+
+
+def compare_records(case, data):
+    shown = repr(data[:120])
+    try:
+        expected = strict_records(data)
+    except (ValueError, RecursionError):
+        expected = None
+    if case["records"] is None:
+        if expected is not None:
+            return f"the record reader refused what the reference accepts: {shown}"
+    elif expected is None:
+        return f"the record reader accepted what the reference refuses: {shown}"
+    else:
+        read = [strict_loads(base64.b64decode(record)) for record in case["records"]]
+        if not same(read, expected):
+            return f"records differ: {shown} -> Taskline {[base64.b64decode(r)[:60] for r in case['records'][:5]]!r}"
+    return None
+
+
 def main():
     sys.setrecursionlimit(100_000)
     compared = 0
     for line in sys.stdin:
         case = json.loads(line)
         data = base64.b64decode(case["input"])
+        if "records" in case:
+            disagreement = compare_records(case, data)
+            if disagreement:
+                print(disagreement)
+            compared += 1
+            continue
         try:
             expected = strict_loads(data)
             accepted = True
