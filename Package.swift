@@ -22,9 +22,10 @@ let package = Package(
         // The default VFS, but each write-ahead log passes a commit's writes on in one write.
         .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
-        .target(name: "SQLite", dependencies: ["CSQLite", "CWALBuffer"]),
-        // The task model and the actor that owns the database.
-        .target(name: "TaskStore", dependencies: ["SQLite", "Logging"], swiftSettings: sameExecutor),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // The task model and the actor that owns the database; its storage setup configures
+        // the SQLite library (CSQLite's shim) and registers the WAL buffer.
+        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over stdio: JSON, framing, messages, the one writer. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
@@ -49,8 +50,8 @@ let package = Package(
 
         // Temporary folders and a driver for the real binary, shared by the test targets.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),

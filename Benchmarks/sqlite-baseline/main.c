@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|SIZE|DEPTH]\n");
         return 2;
     }
-    // The library configured as taskline configures it (SQLite.Database).
+    // The library configured as taskline configures it (TaskStore's StorageSetup).
     taskline_sqlite_configure_library();
     taskline_wal_buffer_register();
     const char *mode = argv[2];

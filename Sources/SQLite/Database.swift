@@ -1,5 +1,4 @@
 import CSQLite
-import CWALBuffer
 
 /// One SQLite connection.
 ///
@@ -19,16 +18,7 @@ public final class Database {
     /// shapes; past this many the cache starts over rather than grow without limit.
     private let statementCacheLimit = 256
 
-    /// Process-wide settings, made once before the first connection opens (SQLite refuses
-    /// them after it has initialized itself).
-    private static let libraryConfigured: Void = {
-        _ = taskline_sqlite_configure_library()
-        // After the configuration: finding the default VFS initializes SQLite.
-        _ = taskline_wal_buffer_register()
-    }()
-
     public init(path: String, mode: OpenMode = .readWriteCreate) throws {
-        Self.libraryConfigured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -168,9 +158,10 @@ public final class Database {
 }
 
 /// The statement cache's key: SQL text, hashed by its length and its first and last 16
-/// bytes rather than all of it. A one-task create looks up eight statements of 100–400
-/// bytes; hashing them whole took 200 ns a lookup, this 70. Equality still compares the
-/// whole text (at once for a string literal, whose storage is the same every time).
+/// bytes rather than all of it. Every request looks up several statements of a few hundred
+/// bytes, and hashing each whole cost more than the rest of the lookup. Equality still
+/// compares the whole text (at once for a string literal, whose storage is the same every
+/// time).
 private struct StatementKey: Hashable {
     let sql: String
 

@@ -3,16 +3,19 @@ import CSQLite
 /// An error reported by SQLite, carrying everything needed to understand it later:
 /// the primary result code, the extended code, SQLite's message, and the SQL that failed.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    /// The primary result code (`SQLITE_FULL`, `SQLITE_BUSY`, …).
-    public let code: Int32
-    /// The extended result code (`SQLITE_BUSY_SNAPSHOT`, `SQLITE_IOERR_FSYNC`, …).
-    public let extendedCode: Int32
+    /// The extended result code (`SQLITE_BUSY_SNAPSHOT`, `SQLITE_IOERR_FSYNC`, …); as a
+    /// pattern, `.busy` matches every busy code (see `ResultCode`).
+    public let resultCode: ResultCode
     public let message: String
     public let sql: String?
 
+    /// The primary result code's raw value (`SQLITE_FULL`, `SQLITE_BUSY`, …).
+    public var code: Int32 { resultCode.primary.rawValue }
+    /// The extended result code's raw value.
+    public var extendedCode: Int32 { resultCode.rawValue }
+
     public init(extendedCode: Int32, message: String, sql: String? = nil) {
-        self.code = extendedCode & 0xFF
-        self.extendedCode = extendedCode
+        self.resultCode = ResultCode(rawValue: extendedCode)
         self.message = message
         self.sql = sql
     }
@@ -35,13 +38,4 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         if let sql { text += " — while running: \(sql)" }
         return text
     }
-
-    public static let busy = SQLITE_BUSY
-    public static let locked = SQLITE_LOCKED
-    public static let readOnly = SQLITE_READONLY
-    public static let full = SQLITE_FULL
-    public static let corrupt = SQLITE_CORRUPT
-    public static let notADatabase = SQLITE_NOTADB
-    public static let constraint = SQLITE_CONSTRAINT
-    public static let cantOpen = SQLITE_CANTOPEN
 }

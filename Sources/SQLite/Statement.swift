@@ -8,6 +8,8 @@ public final class Statement {
     let handle: OpaquePointer
     public let sql: String
     private unowned let database: Database
+    /// The one `RowLayout` this statement's rows were last read with (see `layout`).
+    private var resolvedLayout: Any?
 
     init(database: Database, sql: String) throws {
         var handle: OpaquePointer?
@@ -87,9 +89,41 @@ public final class Statement {
         return try step() ? body(Row(statement: self)) : nil
     }
 
+    /// The names of the result columns, in order: a column's alias, or else its name
+    /// (`task.title` is `title`).
+    public var columnNames: [String] {
+        (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
+    /// The index of the result column named `name`. Asking for a name the statement has not,
+    /// or has twice, is a programming error.
+    public func columnIndex(_ name: String) -> Int32 {
+        let names = columnNames
+        guard let index = names.firstIndex(of: name) else {
+            preconditionFailure("no column named \(name) in: \(sql)")
+        }
+        precondition(names.lastIndex(of: name) == index, "two columns named \(name) in: \(sql)")
+        return Int32(index)
+    }
+
+    /// `L`'s column indexes for this statement, resolved by name when first asked for and
+    /// kept with the prepared statement, so that reading a row looks no name up.
+    public func layout<L: RowLayout>(_: L.Type = L.self) -> L {
+        if let layout = resolvedLayout as? L { return layout }
+        let layout = L(self)
+        resolvedLayout = layout
+        return layout
+    }
+
     private func error(_ result: Int32) -> SQLiteError {
         SQLiteError(resultCode: result, connection: database.handle, sql: sql)
     }
+}
+
+/// Where a statement's result holds the columns a type reads, resolved by name
+/// (`Statement.columnIndex`) once per prepared statement: see `Statement.layout`.
+public protocol RowLayout {
+    init(_ statement: Statement)
 }
 
 /// The current row of a statement. Valid only until the statement steps again.

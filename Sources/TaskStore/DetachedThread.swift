@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Starts a detached thread that runs `body`, and returns false if the system cannot start
 /// one. pthreads rather than Foundation's `Thread`, so that using it loads no Foundation.

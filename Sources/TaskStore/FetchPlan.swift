@@ -8,12 +8,15 @@ struct FetchPlan {
     /// A sort key's SQL expression and its direction.
     typealias SortExpression = (expression: String, descending: Bool)
 
-    /// The columns `TaskStore.readTask` expects (a page query adds its sort keys after them):
-    /// a task's fields, its tags last, joined by U+001F, which no tag can contain.
+    /// The columns `TaskColumns` reads (a page query adds its sort keys): a task's fields,
+    /// its tags last, joined by U+001F, which no tag can contain.
     static let taskColumns = taskColumnsBeforeTags + ", task.tags"
     static let taskColumnsBeforeTags = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
-    static let taskColumnCount: Int32 = 12
+
+    /// A page query's sort keys are named `sort_key_0`, `sort_key_1`, … in its result.
+    static let sortKeyPrefix = "sort_key_"
+    static func sortKeyColumn(_ index: Int) -> String { sortKeyPrefix + String(index) }
 
     let sort: [SortKey]
     private(set) var whereClauses: [String] = []
@@ -21,13 +24,13 @@ struct FetchPlan {
     /// True when the filter is at most `done`: the kept totals answer `includeTotal`.
     private var countsFromTotals = false
     /// True when tasks are read through the first tag's taggings, which hold the default
-    /// sort key (schema 10): a sort by `createdAt` alone with a tags filter.
+    /// sort key: a sort by `createdAt` alone with a tags filter.
     private var drivenByTag = false
     /// True when a page is the merge of the open tasks' and the done tasks' runs of
     /// `task_by_done`, each already in page order: a sort led by `createdAt`, with no
-    /// `done` filter and no small set to start from. Schema 15 dropped the index on
-    /// `(created_at, id)` that such pages used to read: every task written paid for a leaf
-    /// of it, and `task_by_done` holds the same order split in two.
+    /// `done` filter and no small set to start from. There is no index on `(created_at, id)`
+    /// alone: every task written would pay for a leaf of it, and `task_by_done` holds the
+    /// same order split in two.
     private var mergesDoneRuns = false
     /// True when a page is read in two runs, the dated tasks' and then the undated ones':
     /// a sort led by `due` descending, with no small set to start from (see `pageRuns`).
@@ -47,9 +50,9 @@ struct FetchPlan {
 
     /// For sorts other than `createdAt` alone (and for the tags after the first): a tag on
     /// fewer tasks than this is read from task_tag, and its tasks sorted; a commoner one is
-    /// checked task by task along the sort order, where a page's worth come soon.
-    /// Scanning for a tag on ten tasks in a million took 600 ms; sorting 512 takes under
-    /// one, and counting up to 512 (for every tag checked this way) some 50 µs.
+    /// checked task by task along the sort order, where a page's worth come soon. Scanning
+    /// a large file for a rare tag costs far more than sorting this many tasks, and every
+    /// tag checked this way is counted up to this many first.
     static let rareTagCount = 512
 
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
@@ -76,7 +79,7 @@ struct FetchPlan {
                 hasSmallSet = true
             } else {
                 // Checked on the row's own copy of its tags, not with a lookup in task_tag
-                // per task scanned (610 → 235 µs for a page of a tag on 10% of a million).
+                // per task scanned, which cost more than the rest of the page.
                 // The plain instr() is a cheap necessary condition; the delimited one decides.
                 add("instr(task.tags, ?) > 0 AND instr(char(31) || task.tags || char(31), ?) > 0",
                     [.text(tag), .text("\u{1F}" + tag + "\u{1F}")])
@@ -90,7 +93,7 @@ struct FetchPlan {
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
             if let match = try TextIndex.query(for: folded, in: database) {
-                // Tasks whose texts wait to be indexed (schema 11) are looked at too.
+                // Tasks whose texts wait to be indexed are looked at too.
                 add("(task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?) OR task.pk IN (SELECT pk FROM task_text_pending))",
                     [.text(match)])
                 hasSmallSet = true
@@ -115,8 +118,8 @@ struct FetchPlan {
             hasSmallSet = true
         }
         if let done = filter.done {
-            // With a small set to start from, the index on done (two thirds of the tasks,
-            // which SQLite would otherwise prefer) must not be used: `+` keeps it out.
+            // With a small set to start from, the index on done (a large share of the
+            // tasks, which SQLite would otherwise prefer) must not be used: `+` keeps it out.
             add(hasSmallSet ? "+done = ?" : "done = ?", [SQLValue(done)])
         }
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
@@ -195,15 +198,15 @@ struct FetchPlan {
             extra.append(clause)
             values += bound
         }
-        let keyColumns = selected.map(\.expression).joined(separator: ", ")
+        let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
         let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
         guard merging else {
             return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values)
         }
-        // A compound's ORDER BY names result columns by number: the keys follow the task's
-        // columns. SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)),
-        // reading each from task_by_done in order and no further than the page needs.
-        let numbered = Self.order(order.indices.map { (String(Int(Self.taskColumnCount) + 1 + $0), order[$0].descending) })
+        // A compound's ORDER BY names result columns, here the sort keys by their names.
+        // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
+        // from task_by_done in order and no further than the page needs.
+        let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
         let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
             + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
         return Run(sql: sql, values: values + values)

@@ -8,9 +8,8 @@ enum Schema {
 
     /// Sort keys that are never NULL, so that keyset comparisons and row values work: a
     /// missing due date sorts last whichever the direction, so it is the largest value
-    /// ascending and the smallest descending. They are generated columns (schema version
-    /// 4) because SQLite answers a row-value comparison from an index on columns, not on
-    /// expressions.
+    /// ascending and the smallest descending. They are generated columns because SQLite
+    /// answers a row-value comparison from an index on columns, not on expressions.
     static let dueAscendingKey = "due_sort_asc"
     static let dueDescendingKey = "due_sort_desc"
     /// `dueDescendingKey`'s value for a task with no due date.
@@ -20,9 +19,11 @@ enum Schema {
     static let datedClause = "due_sort_asc < 9223372036854775807"
     static let undatedClause = "due_sort_asc = 9223372036854775807"
 
-    /// What each migration's SQL says, comments and spacing included, is what files hold
-    /// in sqlite_schema, and what `unexpectedObjects` holds them to: a migration files have
-    /// run is never edited, or they would be refused.
+    /// Frozen history: each migration is literal SQL that never changes once shipped, and
+    /// names none of today's constants (one that changed would rewrite what the migration
+    /// did). What its SQL says, comments and spacing included, is what files hold in
+    /// sqlite_schema, and what `unexpectedObjects` holds them to: a migration that files have
+    /// run is never edited, or they would be refused. Changes go in a new migration.
     static let migrator = Migrator([
         .init(version: 1) { db in
             try db.execute("""
@@ -67,20 +68,22 @@ enum Schema {
                     at INTEGER NOT NULL
                 );
                 """)
-            try db.setApplicationID(applicationID)
+            try db.setApplicationID(0x5453_4B4C)  // "TSKL": Schema.applicationID
         },
         .init(version: 2) { db in
             // The change log is written by triggers, so that every writer of the file is
-            // recorded, not only Taskline: other processes' changes reach clients too.
+            // recorded, not only Taskline: other processes' changes reach clients too. The
+            // time is in ms since the epoch from julianday (SQLite 3.40 has no
+            // unixepoch('subsec')).
             try db.execute("""
                 CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_update AFTER UPDATE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE INDEX change_by_time ON change (at);
                 -- history_pruned_through: the newest seq removed from the change log.
@@ -113,10 +116,10 @@ enum Schema {
             try db.execute("""
                 DROP INDEX task_by_due_asc;
                 DROP INDEX task_by_due_desc;
-                ALTER TABLE task ADD COLUMN \(dueAscendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
-                ALTER TABLE task ADD COLUMN \(dueDescendingKey) INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
-                CREATE INDEX task_by_due_asc ON task (\(dueAscendingKey), id);
-                CREATE INDEX task_by_due_desc ON task (\(dueDescendingKey), id);
+                ALTER TABLE task ADD COLUMN due_sort_asc INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
+                ALTER TABLE task ADD COLUMN due_sort_desc INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL;
+                CREATE INDEX task_by_due_asc ON task (due_sort_asc, id);
+                CREATE INDEX task_by_due_desc ON task (due_sort_desc, id);
                 """)
         },
         .init(version: 5) { db in
@@ -124,7 +127,7 @@ enum Schema {
             try db.execute("CREATE INDEX change_by_task ON change (task_id, seq)")
         },
         .init(version: 6) { db in
-            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", [.text(databaseIDKey)])
+            try db.run("INSERT OR IGNORE INTO meta (key, value) VALUES (?, abs(random()))", ["database_id"])
         },
         .init(version: 7) { db in
             // The trigram index over the folded texts that the text filter's instr() reads.
@@ -154,23 +157,23 @@ enum Schema {
         },
         .init(version: 8) { db in
             // Each task's tags, denormalized into its row, so that reading a task needs no
-            // subquery: a 50-task page read its tags with 50 index lookups, half its cost.
+            // subquery: a page read its tags with an index lookup per task, much of its cost.
             // Kept in step by triggers, whoever writes task_tag; the log's update trigger
             // ignores this column, so keeping it in step logs nothing of its own.
             try db.execute("""
                 ALTER TABLE task ADD COLUMN tags TEXT NOT NULL DEFAULT '';  -- code-point order, joined by U+001F
-                UPDATE task SET tags = \(tagsOf("task.pk"));
+                UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = task.pk ORDER BY tag)), '');
                 CREATE TRIGGER task_tag_insert AFTER INSERT ON task_tag BEGIN
-                    UPDATE task SET tags = \(tagsOf("NEW.task_pk")) WHERE pk = NEW.task_pk;
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = NEW.task_pk ORDER BY tag)), '') WHERE pk = NEW.task_pk;
                 END;
                 CREATE TRIGGER task_tag_delete AFTER DELETE ON task_tag BEGIN
-                    UPDATE task SET tags = \(tagsOf("OLD.task_pk")) WHERE pk = OLD.task_pk;
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = OLD.task_pk ORDER BY tag)), '') WHERE pk = OLD.task_pk;
                 END;
                 DROP TRIGGER task_log_update;
                 CREATE TRIGGER task_log_update AFTER UPDATE OF
                     id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
                 ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 """)
         },
@@ -196,8 +199,8 @@ enum Schema {
         .init(version: 10) { db in
             // Each tagging carries its task's default sort key (created_at, id), indexed after
             // the tag: a page of a tag's tasks by creation time is read in order from there,
-            // however common or rare the tag. Checking tasks along task_by_created until 50
-            // had a tag on 0.2% of them read 25,000 rows (8.6 ms at a million tasks).
+            // however common or rare the tag. Checking tasks along task_by_created until a
+            // page's worth had a rare tag read a large part of the file.
             // Filled by triggers when a writer leaves them out; Taskline writes them itself.
             try db.execute("""
                 ALTER TABLE task_tag ADD COLUMN created_at INTEGER;
@@ -218,7 +221,7 @@ enum Schema {
             // New and changed texts wait in task_text_pending and reach the trigram index in
             // batches (TextIndex.indexPending), as PostgreSQL's GIN indexes keep a pending
             // list: FTS5 writes a segment per transaction, which made indexing one task a
-            // third of a one-task commit. The text filter reads the pending tasks directly.
+            // large part of a one-task commit. The text filter reads the pending tasks directly.
             // Invariant: a task not pending has exactly its current folded texts indexed;
             // a pending one has nothing indexed.
             try db.execute("""
@@ -246,8 +249,7 @@ enum Schema {
         },
         .init(version: 12) { db in
             // The change log without AUTOINCREMENT and without its index on time: each
-            // made every write touch one more B-tree (sqlite_sequence, change_by_time), and
-            // the two together were a fifth of a one-task commit at a million tasks.
+            // made every write touch one more B-tree (sqlite_sequence, change_by_time).
             // A seq still never repeats: SQLite gives a new row the largest seq + 1, and
             // pruning always keeps the newest change (TaskStore.pruneHistory). A log that
             // pruning emptied before this version gets a row holding the newest seq handed
@@ -270,28 +272,27 @@ enum Schema {
                 CREATE INDEX change_by_task ON change (task_id, seq);
                 DELETE FROM sqlite_sequence WHERE name = 'change';
                 CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_update AFTER UPDATE OF
                     id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version
                 ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 CREATE TRIGGER task_log_delete AFTER DELETE ON task BEGIN
-                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, \(nowMilliseconds));
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('deleted', OLD.id, OLD.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
                 END;
                 """)
             if try newestSeq(in: db) < newestHandedOut {
-                try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, \(nowMilliseconds))",
+                try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
                            [.integer(newestHandedOut)])
             }
         },
         .init(version: 13) { db in
             // The change log's index by task answers one question (TaskStore.changes): was
             // this id deleted after a given change? Only deletions answer it, so only they
-            // are indexed: creates and updates no longer write a leaf there, which with
-            // random ids was a page at a random place in every commit (18.8 → 17.2 WAL
-            // frames a create on a million random-id tasks).
+            // are indexed: creates and updates write no leaf there, which with random ids
+            // was a page at a random place in every commit.
             try db.execute("""
                 DROP INDEX change_by_task;
                 CREATE INDEX change_deletion_by_task ON change (task_id, seq) WHERE kind = 'deleted';
@@ -299,9 +300,9 @@ enum Schema {
         },
         .init(version: 14) { db in
             // SQLite checks `kind IN ('created', 'updated', 'deleted')` by building a
-            // temporary B-tree of the list in every statement that logs a change: 28,000
-            // of the 185,000 instructions of a one-task create (callgrind). The same rule
-            // written as equalities is three comparisons. A CHECK rewritten into an
+            // temporary B-tree of the list in every statement that logs a change, a large
+            // part of a one-task create. The same rule written as equalities is three
+            // comparisons. A CHECK rewritten into an
             // equivalent one changes no stored byte, so the definition is edited in place,
             // by the procedure SQLite's ALTER TABLE documentation gives for such changes
             // (writable_schema, then a new schema_version so every connection reloads it),
@@ -319,9 +320,8 @@ enum Schema {
         .init(version: 15) { db in
             // task_by_done (done, created_at, id) holds the order by creation time in two
             // runs, the open tasks' and the done tasks'; pages in that order merge the two
-            // (FetchPlan). The index on (created_at, id) alone was one more B-tree leaf in
-            // every task's write: a create on a million tasks cost 11,400 instructions more
-            // (callgrind) and wrote one more WAL frame of about seventeen.
+            // (FetchPlan). The index on (created_at, id) alone was one more B-tree leaf, and
+            // one more WAL frame, in every task's write.
             try db.execute("DROP INDEX task_by_created")
         },
         .init(version: 16) { db in
@@ -341,13 +341,10 @@ enum Schema {
 
     static let databaseIDKey = "database_id"
 
-    /// The current time in ms since the epoch, in SQL (SQLite 3.40 has no unixepoch('subsec')).
-    static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
-
     static let prunedThroughKey = "history_pruned_through"
 
-    /// The largest seq in the change log, 0 when it is empty. Since schema 12 that is the
-    /// newest seq ever handed out: the log always holds its newest change (see
+    /// The largest seq in the change log, 0 when it is empty. That is the newest seq ever
+    /// handed out: the log always holds its newest change (see
     /// `TaskStore.pruneHistory`).
     static func newestSeq(in database: Database) throws -> Int64 {
         try database.integer("SELECT max(seq) FROM change") ?? 0

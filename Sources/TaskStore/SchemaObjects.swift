@@ -46,7 +46,7 @@ extension Schema {
             }
         }
         // SQLite's own sqlite_sequence goes when a VACUUM finds no AUTOINCREMENT table
-        // (there is none since schema 12): its absence is no change.
+        // (the change log is one no more): its absence is no change.
         for expected in made where expected.name != "sqlite_sequence"
             && !found.contains(where: { $0.type == expected.type && $0.name == expected.name }) {
             problems.append("\(expected.label): missing")
@@ -55,9 +55,9 @@ extension Schema {
     }
 
     /// `digest(of: objectsMade(through: migrator.latestVersion))`, written down: a file as
-    /// Taskline made it opens without the migrations replayed in memory to tell (25 million
-    /// instructions in a debug build: `taskline list` took 35 million instead of 8).
-    /// SchemaObjectTests says the new value when a migration changes the schema. A 64-bit FNV digest tells any schema another program
+    /// Taskline made it opens without the migrations replayed in memory to tell, which cost
+    /// a short command most of its run. SchemaObjectTests says the new value when a
+    /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
     static let latestObjectsDigest: UInt64 = 0x0194_FBEF_BF85_2DE6

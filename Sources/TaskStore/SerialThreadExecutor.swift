@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A serial executor that runs its jobs on one dedicated thread: the store's executor when
 /// nobody gives it one (tests, tools). It keeps the SQLite connection on a single thread.

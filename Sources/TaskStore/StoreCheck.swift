@@ -135,7 +135,7 @@ extension TaskStore {
             counts.distinctTags = row.int(1)
         }
         counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
-        // Before schema 12, AUTOINCREMENT kept the newest seq in sqlite_sequence.
+        // A file at a version before 12 keeps the newest seq in sqlite_sequence (AUTOINCREMENT).
         counts.newestSeq = schemaVersion >= 12 ? try Schema.newestSeq(in: database)
             : try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
         return counts
@@ -143,33 +143,50 @@ extension TaskStore {
 
     /// Every task against the rules a write would hold it to, and its derived columns
     /// (folded title and notes, due date in ms, the copy of its tags) against its fields.
-    /// Tags are read from task_tag, which files from before the copy (schema 8) also have.
+    /// Tags are read from task_tag, which every file has, one from before the copy too.
     private static func checkRules(_ database: Database, keepsTags: Bool, note: (String) -> Void) throws {
-        let columns: Int32 = FetchPlan.taskColumnCount
         let keptTags = keepsTags ? "task.tags" : "NULL"
-        try database.cachedStatement("""
-            SELECT \(FetchPlan.taskColumnsBeforeTags), \(Schema.tagsOf("task.pk")), title_fold, notes_fold, due_at, \(keptTags)
+        let statement = try database.cachedStatement("""
+            SELECT \(FetchPlan.taskColumnsBeforeTags), \(Schema.tagsOf("task.pk")) AS tags, title_fold, notes_fold, due_at,
+                   \(keptTags) AS kept_tags
             FROM task ORDER BY pk
             """)
-            .forEachRow { row in
-                let task = readTask(row)
-                if !row.isNull(columns + 3), row.text(columns + 3) != row.text(columns - 1) {
-                    note("task \(task.id): its tags column does not match task_tag")
-                }
-                do {
-                    let checked = try CheckedTask(task)
-                    if row.text(columns) != TaskRules.folded(task.title) {
-                        note("task \(task.id): title_fold does not match the title")
-                    }
-                    if row.text(columns + 1) != TaskRules.folded(task.notes) {
-                        note("task \(task.id): notes_fold does not match the notes")
-                    }
-                    if row.optionalInt64(columns + 2) != checked.dueAt {
-                        note("task \(task.id): due_at does not match the due date")
-                    }
-                } catch TaskStoreError.invalid(let field, let reason) {
-                    note("task \(task.id): \(field) \(reason)")
-                }
+        let columns = statement.layout(CheckColumns.self)
+        try statement.forEachRow { row in
+            let task = columns.task.task(in: row)
+            if !row.isNull(columns.keptTags), row.text(columns.keptTags) != row.text(columns.task.tags) {
+                note("task \(task.id): its tags column does not match task_tag")
             }
+            do {
+                let checked = try CheckedTask(task)
+                if row.text(columns.titleFold) != TaskRules.folded(task.title) {
+                    note("task \(task.id): title_fold does not match the title")
+                }
+                if row.text(columns.notesFold) != TaskRules.folded(task.notes) {
+                    note("task \(task.id): notes_fold does not match the notes")
+                }
+                if row.optionalInt64(columns.dueAt) != checked.dueAt {
+                    note("task \(task.id): due_at does not match the due date")
+                }
+            } catch TaskStoreError.invalid(let field, let reason) {
+                note("task \(task.id): \(field) \(reason)")
+            }
+        }
+    }
+}
+
+/// `checkRules`' columns: a task's, its tags as task_tag holds them (`tags`), the columns
+/// derived from its fields, and its own copy of its tags (`kept_tags`, NULL in a file from
+/// before the copy).
+private struct CheckColumns: RowLayout {
+    let task: TaskColumns
+    let titleFold, notesFold, dueAt, keptTags: Int32
+
+    init(_ statement: Statement) {
+        task = TaskColumns(statement)
+        titleFold = statement.columnIndex("title_fold")
+        notesFold = statement.columnIndex("notes_fold")
+        dueAt = statement.columnIndex("due_at")
+        keptTags = statement.columnIndex("kept_tags")
     }
 }

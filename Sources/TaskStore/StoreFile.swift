@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Logging
 import SQLite
 
@@ -34,13 +30,13 @@ enum StoreFile {
 
     /// The page size of a new database, half SQLite's default: a commit writes each page it
     /// changed whole, and a task is a few dozen bytes in each of a dozen B-trees (its row,
-    /// eight indexes, the change log, the totals, the text queue). At 4 KiB a
-    /// one-task commit appended some 70 KiB to the WAL, copied, checksummed and written page
-    /// by page; at 2 KiB half that, and a lock-step create at a million tasks took 12% less
-    /// time, while gets and pages of tasks cost the same.
+    /// its indexes, the change log, the totals, the text queue). Smaller pages halve what a
+    /// one-task commit appends to the WAL, copies, checksums and writes page by page, and
+    /// make a lock-step create faster, while gets and pages of tasks cost the same.
     static let newFilePageSize = 2048
 
     static func open(path: String, options: StoreOptions) throws -> Database {
+        StorageSetup.ensure()
         // Processes starting together on one file meet locks that SQLite reports at once
         // rather than wait for (switching to WAL, a reader meeting a migration): the whole
         // opening is tried again until the busy timeout has passed.
@@ -48,7 +44,7 @@ enum StoreFile {
         while true {
             do {
                 return try openOnce(path: path, options: options)
-            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+            } catch let error as SQLiteError where error.isLockContention {
                 guard Timestamp.now() < deadline else { throw StoreOpenError.cannotOpen(path: path, detail: error.message) }
                 usleep(10_000)
             }
@@ -81,8 +77,8 @@ enum StoreFile {
     }
 
     /// Writers other than Taskline queue their tasks' texts for the trigram index without
-    /// indexing them (schema 11), and the text filter reads every queued task: many are
-    /// indexed before the store serves. A file that cannot be written keeps them queued.
+    /// indexing them, and the text filter reads every queued task: many are indexed before
+    /// the store serves. A file that cannot be written keeps them queued.
     private static func indexWaitingTexts(in database: Database) {
         guard (try? TextIndex.hasManyPending(in: database)) == true else { return }
         do {
@@ -103,6 +99,7 @@ enum StoreFile {
     /// A file with a `-journal` is not: that may be a hot journal, a transaction half
     /// written into the file that only rolling back undoes, which read-only media forbid.
     static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
+        StorageSetup.ensure()
         let database = try wrap(path) { try Database(path: path, mode: mode) }
         // Before anything reads the file: another process may be creating or migrating it.
         database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
@@ -111,7 +108,7 @@ enum StoreFile {
             do {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")
                 return true
-            } catch let error as SQLiteError where (error.code == SQLiteError.cantOpen || error.code == SQLiteError.readOnly)
+            } catch let error as SQLiteError where [.cantOpen, .readOnly].contains(error.resultCode.primary)
                                                     && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
                                                     && access(path + "-journal", F_OK) != 0 {
                 return false
@@ -202,7 +199,7 @@ enum StoreFile {
             if path != memoryPath {
                 do {
                     try database.execute("PRAGMA journal_mode = WAL")
-                } catch let error as SQLiteError where error.code == SQLiteError.readOnly {}
+                } catch let error as SQLiteError where error.resultCode.primary == .readOnly {}
                 if database.isReadOnly { Log.warning("\(path) is read-only: reads work, writes will fail") }
             }
             try database.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
@@ -210,8 +207,8 @@ enum StoreFile {
             // tasks/apply) touches many index pages, and a cache too small for them spills
             // them to the WAL mid-transaction. Memory stays bounded by this figure.
             try database.execute("PRAGMA cache_size = -8192")
-            // Temporary files, but statement journals stay in memory up to 120 KiB (see
-            // CSQLite/shim.h): only where they are files does SQLite keep them in one piece.
+            // Temporary files, but statement journals stay in memory up to the limit that
+            // CSQLite/shim.h sets: only where they are files does SQLite keep them in one piece.
             try database.execute("PRAGMA temp_store = FILE")
         }
     }
@@ -243,10 +240,8 @@ enum StoreFile {
         do {
             let source = try openReadable(path: template, mode: .readOnly, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
             try source.backup(into: destination)
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: template, detail: error.message)
         } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: template, detail: error.message)
+            throw StoreOpenError(error, path: template)
         }
         try checkUsable(destination, path: template)
     }
@@ -286,12 +281,18 @@ enum StoreFile {
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-            throw error
-        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase || error.code == SQLiteError.corrupt {
-            throw StoreOpenError.notADatabase(path: path, detail: error.message)
-        } catch let error as SQLiteError {
-            throw StoreOpenError.cannotOpen(path: path, detail: error.message)
+        } catch let error as SQLiteError where !error.isLockContention {
+            throw StoreOpenError(error, path: path)
+        }
+    }
+}
+
+extension SQLiteError {
+    /// Another connection holds a lock that this one needs: worth trying again.
+    var isLockContention: Bool {
+        switch resultCode {
+        case .busy, .locked: true
+        default: false
         }
     }
 }

@@ -13,23 +13,15 @@ extension TaskStore {
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
                 for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageRuns(after: nil) {
-                    try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
-                        try body(readTask(row))
+                    let statement = try database.cachedStatement(run.sql)
+                    let columns = statement.layout(PageColumns.self).task
+                    try statement.forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
+                        try body(columns.task(in: row))
                         count += 1
                     }
                 }
                 return count
             }
-        }
-    }
-
-    /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage` and letting every
-    /// other error through untouched (unlike `storage`, which wraps them all).
-    func translatingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw TaskStoreError(error)
         }
     }
 }

@@ -86,7 +86,7 @@ public struct ShortIDs: Sendable {
 
 extension TaskStore {
     /// The short id of the task `id`. Finding the keys that start as its does is a pass over
-    /// every id: milliseconds at ten thousand tasks, a fraction of a second at a million.
+    /// every id, so it costs in proportion to the number of tasks.
     public func shortID(for id: String) throws -> String {
         let key = ShortID.key(of: id)
         guard key.count > ShortID.minimumLength else { return id }
@@ -99,9 +99,8 @@ extension TaskStore {
     }
 
     /// What it takes to give every task its short id: the ids whose keys share their first
-    /// `ShortID.minimumLength` characters with another's, found by grouping every key (tens
-    /// of milliseconds at ten thousand tasks, 2.5 s at a million; at that size some 3,700
-    /// of them).
+    /// `ShortID.minimumLength` characters with another's, found by grouping every key: it
+    /// costs more than a pass over every id, and seconds at a million tasks.
     public func shortIDs() throws -> ShortIDs {
         try translatingSQLiteErrors {
             var ids: [String] = []

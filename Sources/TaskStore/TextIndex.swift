@@ -5,8 +5,8 @@ import SQLite
 /// `indexPendingIfMany`).
 ///
 /// Asking for the needle as a phrase makes FTS5 read the whole list of every trigram in it,
-/// and a needle's trigrams are often in nearly every task ("wor" in "word777"): at a million
-/// tasks that took 20–30 ms however few tasks matched. So the index is first asked, for a
+/// and a needle's trigrams are often in nearly every task ("wor" in "word777"): in a large
+/// file that took long however few tasks matched. So the index is first asked, for a
 /// few of the needle's trigrams, how many tasks hold each, counting no further than
 /// `commonCount`; the query then asks only for the rarest ones. When every trigram is
 /// common, so is the needle, most likely: the index is not used, and the scan in sort order
@@ -44,9 +44,9 @@ enum TextIndex {
         return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
     }
 
-    /// How many tasks may wait in `task_text_pending` (schema 11) before a write indexes
-    /// them: a batch of 128 costs about what two one-task index writes did, and the text
-    /// filter reads that many pending tasks in well under a millisecond.
+    /// How many tasks may wait in `task_text_pending` before a write indexes them: a batch
+    /// this size costs about what a couple of one-task index writes did, and the text filter
+    /// reads that many pending tasks cheaply.
     static let pendingLimit = 128
 
     /// Indexes the pending tasks' texts in one batch, once there are `pendingLimit` of them.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// RFC 3339 timestamps, written and read by hand: this is on every response's path, and
 /// Foundation's formatters cost far more than the few integer operations needed here.

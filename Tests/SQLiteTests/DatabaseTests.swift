@@ -42,6 +42,25 @@ import Testing
         #expect(try db.cachedStatement("SELECT typeof(?)").firstRow([.text("")]) { $0.text(0) } == "text")
     }
 
+    /// A primary code matches every extended code built on it; an extended code only itself.
+    @Test func resultCodesMatchAsPatterns() {
+        func kind(_ code: ResultCode) -> String {
+            switch code {
+            case .constraintCheck: "check"
+            case .constraint: "constraint"
+            case .busy: "busy"
+            default: "other"
+            }
+        }
+        #expect(kind(.busySnapshot) == "busy")
+        #expect(kind(.busy) == "busy")
+        #expect(kind(.constraintUnique) == "constraint")
+        #expect(kind(.constraintCheck) == "check")
+        #expect(kind(.full) == "other")
+        #expect(!(ResultCode.busySnapshot ~= .busy))
+        #expect(ResultCode.busySnapshot.primary == .busy)
+    }
+
     @Test func errorsCarryCodesMessageAndSQL() throws {
         let db = try open()
         try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
@@ -49,8 +68,9 @@ import Testing
         let error = try #require(throws: SQLiteError.self) {
             try db.run("INSERT INTO t (name) VALUES (?)", ["a"])
         }
-        #expect(error.code == SQLiteError.constraint)
+        #expect(error.code == 19)  // SQLITE_CONSTRAINT
         #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+        #expect(error.resultCode == .constraintUnique)
         #expect(error.message.contains("UNIQUE"))
         #expect(error.sql == "INSERT INTO t (name) VALUES (?)")
 
@@ -153,7 +173,7 @@ import Testing
         let error = try #require(throws: SQLiteError.self) {
             try Database(path: directory.file("missing.sqlite"), mode: .readWrite)
         }
-        #expect(error.code == SQLiteError.cantOpen)
+        #expect(error.resultCode.primary == .cantOpen)
     }
 }
 

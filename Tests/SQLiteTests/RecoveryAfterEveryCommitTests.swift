@@ -16,6 +16,8 @@ import Testing
 ///
 /// 3 rounds of 8 transactions per setting by default; `TASKLINE_LONG_TESTS=1` makes it 30.
 @Suite struct RecoveryAfterEveryCommitTests {
+    init() { walBufferRegistered }
+
     struct Setting: Sendable, CustomTestStringConvertible {
         let synchronous: String
         /// False: the file is opened with `psow=0`, and with FULL SQLite pads every commit to

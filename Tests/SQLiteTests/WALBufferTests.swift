@@ -7,6 +7,8 @@ import Testing
 /// the file before any other connection can see the commit, nothing held may be lost or
 /// reordered, and nothing held may land in the file once another connection can write there.
 @Suite struct WALBufferTests {
+    init() { walBufferRegistered }
+
     let directory = TemporaryDirectory()
     let copies = TemporaryDirectory()
     var path: String { directory.file("wal.sqlite") }

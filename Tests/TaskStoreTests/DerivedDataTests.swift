@@ -27,7 +27,7 @@ import Testing
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("INSERT INTO task_tag (tag, task_pk) SELECT 'w', pk FROM task WHERE id = 'one'")
         #expect(try await store.get(id: "one").tags == ["w", "x", "y"])
-        // …and leaves out the sort key the taggings carry (schema 10): a trigger adds it.
+        // …and leaves out the sort key the taggings carry: a trigger adds it.
         #expect(try other.integer("SELECT count(*) FROM task_tag WHERE tag = 'w' AND task_id = 'one' AND created_at > 0") == 1)
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["w"]))).tasks.map(\.id) == ["one"])
         try other.run("DELETE FROM task_tag WHERE tag IN ('w', 'y')")

@@ -137,7 +137,7 @@ import Testing
     }
 }
 
-/// Since schema 15 a page in creation order merges the open tasks' run of `task_by_done`
+/// A page in creation order merges the open tasks' run of `task_by_done`
 /// with the done tasks' run: there is no index on `(created_at, id)` alone.
 @Suite struct CreationOrderTests {
     let directory = TemporaryDirectory()
@@ -224,7 +224,7 @@ private func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [S
     return steps
 }
 
-/// Since schema 16 a page by due date descending reads task_by_due_asc in two runs: the
+/// A page by due date descending reads task_by_due_asc in two runs: the
 /// dated tasks backwards, then the undated ones.
 @Suite struct DueDescendingTests {
     let directory = TemporaryDirectory()

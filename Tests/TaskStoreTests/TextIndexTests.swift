@@ -53,7 +53,7 @@ import Testing
         }
         for tags in [["rare"], ["common"], ["rare", "common"], ["even", "rare"], ["nowhere"], ["common", "nowhere"],
                      ["commo"], ["mmo"], ["mmo", "commo"], ["mm"]] {
-            // By creation time the first tag's taggings are read in order (schema 10); by
+            // By creation time the first tag's taggings are read in order; by
             // title, along the title index with each tag checked.
             for (sort, descending) in [(SortKey.Field.createdAt, false), (.createdAt, true), (.title, false)] {
                 for done in [nil, true, false] as [Bool?] {
@@ -84,7 +84,7 @@ import Testing
 }
 
 /// New and changed texts wait in task_text_pending and reach the trigram index in batches
-/// (schema 11). Whether a task's text is pending or indexed, the text filter finds exactly
+/// (TextIndex.indexPending). Whether a task's text is pending or indexed, the text filter finds exactly
 /// the tasks that contain the needle; and once all is indexed, FTS5's own check finds the
 /// index equal to the tasks' texts (a 'delete' of texts never indexed would break it).
 @Suite struct PendingTextTests {

@@ -1,0 +1,101 @@
+import SQLite
+
+/// Reading tasks: one by id, and pages of them.
+extension TaskStore {
+    public func get(id: String) throws -> TaskItem {
+        try translatingSQLiteErrors {
+            guard let task = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
+            return task
+        }
+    }
+
+    public func fetch(_ query: TaskQuery) throws -> TaskPage {
+        guard (1...TaskQuery.maxLimit).contains(query.limit) else {
+            throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
+        }
+        if let offset = query.offset {
+            guard offset >= 0 else { throw TaskStoreError.invalid(field: "offset", reason: "must be 0 or more") }
+            guard query.cursor == nil else { throw TaskStoreError.invalid(field: "offset", reason: "cannot be combined with cursor") }
+        }
+        try Self.validate(sort: query.sort)
+        // One snapshot for the plan, the page, the total and the seq, whatever other
+        // processes commit: the plan's choices depend on what the database holds.
+        return try translatingSQLiteErrors { try database.readTransaction {
+            let plan = try FetchPlan(filter: query.filter, sort: query.sort, database: database)
+            var cursor: Cursor?
+            if let encoded = query.cursor {
+                guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
+                    throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
+                }
+                cursor = decoded
+            }
+            var tasks: [TaskItem] = []
+            var lastKeys: [SQLValue] = []
+            var hasMore = false
+            var offset = Int64(query.offset ?? 0)
+            for run in plan.pageRuns(after: cursor) where !hasMore {
+                var returned = 0
+                // One row more than the limit is asked for: it tells whether a next page exists.
+                let wanted = Int64(query.limit + 1 - tasks.count)
+                let statement = try database.cachedStatement(run.sql)
+                let columns = statement.layout(PageColumns.self)
+                try statement.forEachRow(run.values + [.integer(wanted), .integer(offset)]) { row in
+                    returned += 1
+                    guard tasks.count < query.limit else {
+                        hasMore = true
+                        return
+                    }
+                    tasks.append(columns.task.task(in: row))
+                    // Only the page's last task gives the cursor.
+                    if tasks.count == query.limit {
+                        lastKeys = columns.sortKeys.map { row.value($0) }
+                    }
+                }
+                // A run that returned nothing held no more tasks than the offset skips.
+                if offset > 0, let countSQL = run.countSQL {
+                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(countSQL).firstRow(run.values) { $0.int64(0) } ?? 0)
+                }
+            }
+            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
+            if hasMore {
+                page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
+            }
+            if query.includeTotal {
+                page.total = Int(try database.cachedStatement(plan.countSQL).firstRow(plan.whereValues) { $0.int64(0) } ?? 0)
+            }
+            return page
+        } }
+    }
+
+    /// A random number given to the database when it was made: a client that catches up
+    /// with `tasks/changes` can tell a replaced file from the one it followed.
+    public func databaseID() throws -> Int64 {
+        try translatingSQLiteErrors { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
+    }
+
+    /// A sort has 1 to `TaskQuery.maxSortKeys` keys, each field at most once.
+    private static func validate(sort: [SortKey]) throws {
+        guard (1...TaskQuery.maxSortKeys).contains(sort.count) else {
+            throw TaskStoreError.invalid(field: "sort", reason: "must have 1 to \(TaskQuery.maxSortKeys) entries")
+        }
+        var seen: Set<SortKey.Field> = []
+        for (index, key) in sort.enumerated() where !seen.insert(key.field).inserted {
+            throw TaskStoreError.invalid(field: "sort[\(index)].field", reason: "\(key.field.rawValue) appears more than once")
+        }
+    }
+
+    func load(id: String) throws -> TaskItem? {
+        try loadWithKey(id: id)?.task
+    }
+
+    /// The task `id` with its row's key, which writes address it by.
+    func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
+        let statement = try database.cachedStatement(Self.loadSQL)
+        let columns = statement.layout(TaskColumns.self)
+        return try statement.firstRow([.text(id)]) { row in (row.int64(columns.pk), columns.task(in: row)) }
+    }
+
+    /// Built once: a string made per call costs its building, and the statement cache's
+    /// comparison of the whole text (one made once compares as the same storage).
+    private static let loadSQL = "SELECT \(FetchPlan.taskColumns) FROM task WHERE id = ?"
+}

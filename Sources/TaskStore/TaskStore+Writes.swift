@@ -1,0 +1,227 @@
+import SQLite
+
+/// Writing tasks: each operation checked, then run in a transaction (or a savepoint of one)
+/// that the change log's triggers record.
+extension TaskStore {
+    public func create(_ draft: TaskDraft) throws -> WriteResult<TaskItem> {
+        let outcome = try perform(.create(draft))
+        return WriteResult(value: outcome.task!, change: outcome.change)
+    }
+
+    public func update(id: String, changes: TaskChanges, ifVersion: Int64? = nil) throws -> WriteResult<TaskItem> {
+        let outcome = try perform(.update(id: id, changes: changes, ifVersion: ifVersion))
+        return WriteResult(value: outcome.task!, change: outcome.change)
+    }
+
+    public func delete(id: String, ifVersion: Int64? = nil) throws -> WriteResult<String> {
+        let outcome = try perform(.delete(id: id, ifVersion: ifVersion))
+        return WriteResult(value: id, change: outcome.change)
+    }
+
+    /// One write in its own transaction.
+    public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
+        let prepared = try PreparedOperation(operation)
+        return try translatingSQLiteErrors { try writeTransaction { try run(prepared) } }
+    }
+
+    /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
+    /// everything and is thrown as `operationFailed`. Otherwise each runs in a savepoint
+    /// and fails alone, and the results say which failed. Field paths in params errors
+    /// name the operation (`operations[2].update.changes.title`).
+    public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try apply(operations.map { .success($0) }, atomic: atomic)
+    }
+
+    /// The same, where some operations could not be read: each of those comes as its
+    /// `invalid` error, whose field path is complete, and fails as a checked operation does.
+    /// Every operation is checked before any runs, so a params error of any operation wins
+    /// over what running an earlier one would report, and the first by index wins among them.
+    public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        let prepared = operations.enumerated().map { index, operation in
+            operation.flatMap { operation in
+                Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
+            }
+        }
+        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
+            throw TaskStoreError.operationFailed(index: index, error: error)
+        }
+        return try run(prepared, atomic: atomic)
+    }
+
+    /// Independent writes committed together: one transaction, each in a savepoint, so each
+    /// fails alone and one sync to disk serves them all (group commit).
+    public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try run(operations.map(Self.prepare), atomic: false)
+    }
+
+    private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
+        do {
+            return .success(try PreparedOperation(operation))
+        } catch let error as TaskStoreError {
+            return .failure(error)
+        } catch {
+            return .failure(.invalid(field: "", reason: "\(error)"))
+        }
+    }
+
+    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        do {
+            return try runInTransaction(prepared, atomic: atomic)
+        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
+            // The conflict was seen inside the transaction just undone, perhaps after an earlier
+            // operation changed the task: report the task as it is committed.
+            let current = try translatingSQLiteErrors { try load(id: seen.id) }
+            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
+        }
+    }
+
+    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try translatingSQLiteErrors {
+            try writeTransaction {
+                var results: [Result<OperationOutcome, TaskStoreError>] = []
+                results.reserveCapacity(prepared.count)
+                for (index, operation) in prepared.enumerated() {
+                    switch operation {
+                    case .failure(let error):
+                        results.append(.failure(error))
+                    case .success(let operation) where atomic:
+                        do {
+                            results.append(.success(try run(operation)))
+                        } catch let error as TaskStoreError {
+                            throw TaskStoreError.operationFailed(index: index, error: error)
+                        }
+                    case .success(let operation):
+                        do {
+                            results.append(.success(try database.savepoint { try run(operation) }))
+                        } catch let error as TaskStoreError {
+                            results.append(.failure(error))
+                        }
+                    }
+                }
+                return results
+            }
+        }
+    }
+
+    /// Runs a checked operation inside the caller's transaction. The change log rows are
+    /// written by triggers (see `Schema`), so writers other than Taskline are recorded too.
+    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+        switch operation.action {
+        case .create(let draft, let id, let tags, let dueAt):
+            let now = clock()
+            let task = TaskItem(
+                id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
+                tags: tags, due: draft.due, createdAt: now, updatedAt: now,
+                completedAt: draft.done ? now : nil, version: 1)
+            guard try insertRow(task, dueAt: dueAt) != nil else { throw TaskStoreError.alreadyExists(id: id) }
+            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
+
+        case .update(let id, let changes, let tags, let dueAt, let ifVersion):
+            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            var next = current
+            if let title = changes.title { next.title = title }
+            if let notes = changes.notes { next.notes = notes }
+            if let priority = changes.priority { next.priority = priority }
+            if let tags { next.tags = tags }
+            if case .some(let due) = changes.due { next.due = due }
+            if let done = changes.done { next.done = done }
+            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
+
+            guard current.version < TaskRules.versions.upperBound else {
+                throw TaskStoreError.outOfRange("""
+                    task \(id) is at version \(current.version), and a version goes no higher than \
+                    \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
+                    """)
+            }
+            let now = clock()
+            if next.done != current.done { next.completedAt = next.done ? now : nil }
+            next.updatedAt = now
+            next.version += 1
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedDueAt(of: current), oldTags: current.tags)
+            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
+
+        case .delete(let id, let ifVersion):
+            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
+            let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
+            return OperationOutcome(result: .deleted(id: id), change: change)
+        }
+    }
+
+    /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
+    /// the id exists. The caller has checked the task (`dueAt` is its due date in ms) and
+    /// holds a write transaction.
+    func insertRow(_ task: TaskItem, dueAt: Int64?) throws -> Int64? {
+        try database.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
+                              created_at, updated_at, completed_at, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """, [
+                .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
+                .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
+                SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
+                .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
+            ])
+        guard database.changes == 1 else { return nil }
+        let pk = database.lastInsertRowID
+        try insertTags(of: task, taskPK: pk)
+        return pk
+    }
+
+    /// Overwrites every field of row `pk` with `task`'s, and its tags when they differ from
+    /// `oldTags`. Same preconditions as `insertRow`.
+    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, oldTags: [String]) throws {
+        try database.run("""
+            UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
+                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?
+            WHERE pk = ?
+            """, [
+                .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
+                .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
+                SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
+                SQLValue(task.completedAt), .integer(task.version), .integer(pk),
+            ])
+        if !TaskItem.identical(task.tags, oldTags) {
+            try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
+            try insertTags(of: task, taskPK: pk)
+        }
+    }
+
+    /// With the task's sort key, which the schema's trigger would otherwise fill in a second write.
+    func insertTags(of task: TaskItem, taskPK: Int64) throws {
+        let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
+        for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
+    }
+
+    /// The due date in ms of a task as stored, which an update that keeps it writes back. One
+    /// that another program stored unreadable refuses the update: the client did not send it.
+    private func storedDueAt(of task: TaskItem) throws -> Int64? {
+        guard let due = task.due else { return nil }
+        guard let milliseconds = Timestamp.parse(due) else {
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored due date \(due) is not a date: its stored data is out of range (see taskline check)")
+        }
+        return milliseconds
+    }
+
+    /// The change the trigger just logged for `task`.
+    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
+        TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
+    }
+
+    /// The seq of the change a write just logged, refusing the write (its transaction or
+    /// savepoint is undone) when the log's numbering is out of range: past the largest seq
+    /// SQLite numbers the next row at random, and below 1 clients never ask for it.
+    func loggedSeq() throws -> Int64 {
+        let seq = try Schema.newestSeq(in: database)
+        guard TaskRules.seqs.contains(seq) else {
+            throw TaskStoreError.outOfRange("""
+                the change log's newest seq is \(seq), outside 1 to \(TaskRules.seqs.upperBound): \
+                its stored data is out of range (see taskline check)
+                """)
+        }
+        return seq
+    }
+}
