@@ -214,8 +214,8 @@ public actor Server {
             for (slot, result) in zip(operationSlots, results) {
                 switch result {
                 case .success(let outcome):
-                    let (answer, change) = TaskJSON.encode(outcome)
-                    if let change { changes.append(change) }
+                    let (answer, written) = TaskJSON.encode(outcome)
+                    changes += written
                     answers[slot] = .success(answer)
                 case .failure(let error):
                     answers[slot] = .failure(ResponseError(error))

@@ -30,9 +30,9 @@ public enum TaskJSON {
         return .raw(out)
     }
 
-    /// Room for a task's JSON: its two long texts and the rest, which is rarely past 256 bytes.
+    /// Room for a task's JSON: its long texts and the rest, which is rarely past 320 bytes.
     private static func estimatedSize(_ task: TaskItem) -> Int {
-        256 + task.title.utf8.count + task.notes.utf8.count
+        320 + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count
     }
 
     private static func append(_ task: TaskItem, to out: inout [UInt8]) {
@@ -63,6 +63,17 @@ public enum TaskJSON {
         }
         key(#"],"due":"#)
         string(task.due)
+        key(#","project":"#)
+        string(task.project)
+        key(#","dependsOn":["#)
+        for (index, id) in task.dependsOn.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            string(id)
+        }
+        key(#"],"wait":"#)
+        string(task.wait)
+        key(#","meta":"#)
+        out.append(contentsOf: task.meta.utf8)
         key(#","createdAt":"#)
         timestamp(task.createdAt)
         key(#","updatedAt":"#)
@@ -76,14 +87,16 @@ public enum TaskJSON {
 
     /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`; and
     /// the change it made as `tasks/didChange` lists it. The task is written once for both.
-    static func encode(_ outcome: OperationOutcome) -> (answer: JSON, change: ChangeText?) {
+    /// A deletion's changes include those to the tasks that depended on it, before its own.
+    static func encode(_ outcome: OperationOutcome) -> (answer: JSON, changes: [ChangeText]) {
+        let others = outcome.otherChanges.map { text(of: $0) }
         switch outcome.result {
         case .task(let task):
             let taskText = text(of: task)
             // The change's task is the task the write left (OperationOutcome).
-            return (.raw(taskText), outcome.change.map { text(of: $0, taskText: taskText) })
+            return (.raw(taskText), others + (outcome.change.map { [text(of: $0, taskText: taskText)] } ?? []))
         case .deleted(let id):
-            return (["id": .string(id), "deleted": true], outcome.change.map { text(of: $0) })
+            return (["id": .string(id), "deleted": true], others + (outcome.change.map { [text(of: $0)] } ?? []))
         }
     }
 
