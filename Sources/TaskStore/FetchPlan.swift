@@ -14,7 +14,14 @@ struct FetchPlan {
     /// Those every schema version has, but the tags.
     static let columnsBeforeSchema17 = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
-    static let columnsOfSchema17 = "task.project, task.wait, task.meta, task.depends_on"
+    static let columnsOfSchema17 = "task.project, task.wait, \(metaColumn) AS meta, task.depends_on"
+    /// `meta` goes to clients as the JSON text it is, so it is read through SQLite's JSON
+    /// functions: one another program stored that is not a JSON object reads as `{}`
+    /// (`taskline check` reports it), and one with white space between tokens comes minified,
+    /// on one line as NDJSON needs. Taskline's own text comes back byte for byte.
+    static let metaColumn = """
+        CASE WHEN json_valid(task.meta) THEN CASE WHEN json_type(task.meta) = 'object' THEN json(task.meta) ELSE '{}' END ELSE '{}' END
+        """
 
     /// A page query's sort keys are named `sort_key_0`, `sort_key_1`, … in its result.
     static let sortKeyPrefix = "sort_key_"

@@ -123,8 +123,8 @@ struct ParamsReader {
         return ParamsReader(object: object, path: field(key))
     }
 
-    /// Clients' own data (`meta`): an object, returned as its compact JSON text (its size is
-    /// the store's to check). `null` is absent, or `{}` where null clears (`nullClears`:
+    /// Clients' own data (`meta`): an object at most `TaskJSON.maxMetaDepth` levels deep,
+    /// returned as its compact JSON text (its size is the store's to check). `null` is absent, or `{}` where null clears (`nullClears`:
     /// update `changes`).
     mutating func metaObject(_ key: String, nullClears: Bool = false) throws(ResponseError) -> String? {
         consumed.append(key)
@@ -133,6 +133,9 @@ struct ParamsReader {
         case .null:
             return nullClears ? TaskItem.emptyMeta : nil
         case .object:
+            guard TaskJSON.depth(of: value) <= TaskJSON.maxMetaDepth else {
+                throw .invalidParams(field: field(key), reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep")
+            }
             return JSONWriter.string(value)
         default:
             throw wrongType(key, nullClears ? "an object or null" : "an object", value)

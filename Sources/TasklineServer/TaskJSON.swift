@@ -30,6 +30,20 @@ public enum TaskJSON {
         return .raw(out)
     }
 
+    /// How deep a task's `meta` may nest (the object itself is level 1). The server sends
+    /// meta as deep as level 8 of a message (a `1002` in a `tasks/apply` result), and every
+    /// message stays within the 64 levels a reader of the protocol takes.
+    public static let maxMetaDepth = 32
+
+    /// How many levels of arrays and objects `value` nests: 0 for a scalar.
+    public static func depth(of value: JSON) -> Int {
+        switch value {
+        case .array(let elements): 1 + (elements.map(depth(of:)).max() ?? 0)
+        case .object(let object): 1 + (object.map { depth(of: $0.1) }.max() ?? 0)
+        default: 0
+        }
+    }
+
     /// Room for a task's JSON: its long texts and the rest, which is rarely past 320 bytes.
     private static func estimatedSize(_ task: TaskItem) -> Int {
         320 + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count

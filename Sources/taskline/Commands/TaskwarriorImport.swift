@@ -1,5 +1,6 @@
 import JSONRPC
 import TaskStore
+import TasklineServer
 
 /// Turns the tasks of Taskwarrior's `task export` into Taskline tasks, so that its users
 /// can move over. The mapping (docs/operations.md documents it):
@@ -74,11 +75,15 @@ final class TaskwarriorImport {
             keptInMeta[key, default: 0] += 1
             others[key] = value
         }
+        let meta: JSON = ["taskwarrior": .object(others)]
+        guard TaskJSON.depth(of: meta) <= TaskJSON.maxMetaDepth else {
+            throw .invalid(field: "meta", reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep (its fields kept in meta.taskwarrior)")
+        }
         return TaskItem(
             id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
             priority: try priority(object), tags: try strings(object, "tags"), due: try date(object, "due")?.text,
             project: project, dependsOn: try strings(object, "depends").map { $0.lowercased() }, wait: try date(object, "wait")?.text,
-            meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(["taskwarrior": .object(others)]),
+            meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta),
             createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
     }
 
