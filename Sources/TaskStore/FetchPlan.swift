@@ -138,19 +138,13 @@ struct FetchPlan {
             }
             hasProjectFilter = true
         }
+        // task_blocked and task_by_wait hold the blocked and the waiting tasks in
+        // task_by_done's order: pages by creation time read them in order, as few as they are.
         if let blocked = filter.blocked {
-            if blocked {
-                try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
-            } else {
-                add("task.blocked_by = 0", [])
-            }
+            add(blocked ? "task.blocked_by > 0" : "task.blocked_by = 0", [])
         }
         if let waiting = filter.waiting {
-            if waiting {
-                try addSelective({ "\($0) > ?" }, column: "wait_at", values: [.integer(now)], database: database, hasSmallSet: &hasSmallSet)
-            } else {
-                add("(task.wait_at IS NULL OR task.wait_at <= ?)", [.integer(now)])
-            }
+            add(waiting ? "task.wait_at > ?" : "(task.wait_at IS NULL OR task.wait_at <= ?)", [.integer(now)])
         }
         if let ids = filter.ids {
             guard ids.count <= TaskFilter.maxIDs else {
@@ -181,10 +175,10 @@ struct FetchPlan {
         whereValues += values
     }
 
-    /// A condition on a column that a partial index holds (`project`, `blocked_by`,
-    /// `wait_at`), decided as for tags: when fewer than `rareTagCount` tasks meet it, they
-    /// are read from the index and sorted; otherwise each task along the sort order is
-    /// checked (`+` keeps SQLite from the index), where a page's worth come soon.
+    /// A condition on a column that a partial index holds (`project`), decided as for tags:
+    /// when fewer than `rareTagCount` tasks meet it, they are read from the index and sorted;
+    /// otherwise each task along the sort order is checked (`+` keeps SQLite from the index),
+    /// where a page's worth come soon.
     private mutating func addSelective(_ condition: (String) -> String, column: String, values: [SQLValue],
                                        database: Database, hasSmallSet: inout Bool) throws {
         let count = try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task WHERE \(condition(column)) LIMIT ?)")

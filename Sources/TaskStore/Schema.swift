@@ -337,7 +337,9 @@ enum Schema {
             // a subquery, kept in step by triggers whoever writes: its dependencies' ids
             // (code-point order, joined by U+001F) and how many of them are not done. The
             // partial indexes hold only the tasks that have a project, a wait time or an open
-            // dependency, so that a task with none of them writes no leaf of theirs.
+            // dependency, so that a task with none of them writes no leaf of theirs. The
+            // waiting and the blocked ones are held in task_by_done's order, so that a page of
+            // them by creation time is read in order (FetchPlan), however few they are.
             // The log's update trigger ignores the copies, as it does the tags.
             try db.execute("""
                 ALTER TABLE task ADD COLUMN project TEXT;
@@ -347,8 +349,8 @@ enum Schema {
                 ALTER TABLE task ADD COLUMN depends_on TEXT NOT NULL DEFAULT '';
                 ALTER TABLE task ADD COLUMN blocked_by INTEGER NOT NULL DEFAULT 0;  -- dependencies not done
                 CREATE INDEX task_by_project ON task (project, id) WHERE project IS NOT NULL;
-                CREATE INDEX task_by_wait ON task (wait_at) WHERE wait_at IS NOT NULL;
-                CREATE INDEX task_blocked ON task (blocked_by) WHERE blocked_by > 0;
+                CREATE INDEX task_by_wait ON task (done, created_at, id) WHERE wait_at IS NOT NULL;
+                CREATE INDEX task_blocked ON task (done, created_at, id) WHERE blocked_by > 0;
                 CREATE TABLE task_dependency (
                     task_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE,
                     depends_on_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE,
