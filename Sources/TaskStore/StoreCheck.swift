@@ -156,7 +156,7 @@ extension TaskStore {
                    \(hasSchema17 ? "wait_at" : "NULL") AS wait_at,
                    \(hasSchema17 ? "task.depends_on" : "NULL") AS kept_depends_on,
                    \(hasSchema17 ? "task.blocked_by = \(Schema.blockedByOf("task.pk"))" : "1") AS blocked_by_matches,
-                   \(hasSchema17 ? "json_valid(task.meta) AND json_type(task.meta) = 'object'" : "1") AS meta_is_object
+                   \(hasSchema17 ? "CASE WHEN json_valid(task.meta) THEN json_type(task.meta) = 'object' ELSE 0 END" : "1") AS meta_is_object
             FROM task ORDER BY pk
             """)
         let columns = statement.layout(CheckColumns.self)
