@@ -70,20 +70,21 @@ public enum TaskJSON {
         string(task.notes)
         key(task.done ? #","done":true,"priority":"# : #","done":false,"priority":"#)
         out.append(contentsOf: String(task.priority).utf8)
-        key(#","tags":["#)
-        for (index, tag) in task.tags.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            string(tag)
+        /// The elements of an array of strings, between brackets the caller writes.
+        func strings(_ values: [String]) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                string(value)
+            }
         }
+        key(#","tags":["#)
+        strings(task.tags)
         key(#"],"due":"#)
         string(task.due)
         key(#","project":"#)
         string(task.project)
         key(#","dependsOn":["#)
-        for (index, id) in task.dependsOn.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            string(id)
-        }
+        strings(task.dependsOn)
         key(#"],"wait":"#)
         string(task.wait)
         key(#","meta":"#)
