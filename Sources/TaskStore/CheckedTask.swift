@@ -6,11 +6,14 @@ struct CheckedTask {
     let task: TaskItem
     /// The due date in ms since the epoch: its sort and filter key.
     let dueAt: Int64?
+    /// The wait time in ms since the epoch: the `waiting` filter's key.
+    let waitAt: Int64?
 
     init(_ item: TaskItem) throws {
         let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
-                              priority: item.priority, tags: item.tags, due: item.due)
-        guard case .create(_, _, let tags, let dueAt) = try PreparedOperation(.create(draft)).action else {
+                              priority: item.priority, tags: item.tags, due: item.due, project: item.project,
+                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta)
+        guard case .create(_, _, let tags, let dueAt, let dependsOn, let waitAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }
         try TaskRules.validateVersion(item.version, field: "version")
@@ -24,8 +27,10 @@ struct CheckedTask {
         }
         var task = item
         task.tags = tags
+        task.dependsOn = dependsOn
         self.task = task
         self.dueAt = dueAt
+        self.waitAt = waitAt
     }
 }
 

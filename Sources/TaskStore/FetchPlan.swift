@@ -9,10 +9,19 @@ struct FetchPlan {
     typealias SortExpression = (expression: String, descending: Bool)
 
     /// The columns `TaskColumns` reads (a page query adds its sort keys): a task's fields,
-    /// its tags last, joined by U+001F, which no tag can contain.
-    static let taskColumns = taskColumnsBeforeTags + ", task.tags"
-    static let taskColumnsBeforeTags = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
+    /// its tags and dependencies each joined by U+001F, which no tag or id can contain.
+    static let taskColumns = columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17
+    /// Those every schema version has, but the tags.
+    static let columnsBeforeSchema17 = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
+    static let columnsOfSchema17 = "task.project, task.wait, \(metaColumn) AS meta, task.depends_on"
+    /// `meta` goes to clients as the JSON text it is, so it is read through SQLite's JSON
+    /// functions: one another program stored that is not a JSON object reads as `{}`
+    /// (`taskline check` reports it), and one with white space between tokens comes minified,
+    /// on one line as NDJSON needs. Taskline's own text comes back byte for byte.
+    static let metaColumn = """
+        CASE WHEN json_valid(task.meta) THEN CASE WHEN json_type(task.meta) = 'object' THEN json(task.meta) ELSE '{}' END ELSE '{}' END
+        """
 
     /// A page query's sort keys are named `sort_key_0`, `sort_key_1`, … in its result.
     static let sortKeyPrefix = "sort_key_"
@@ -37,11 +46,21 @@ struct FetchPlan {
     private var splitsUndated = false
     /// True when the filter has `dueAfter` or `dueBefore`, which no undated task matches.
     private var hasDueRange = false
+    /// True when a page is read in two runs, the tasks with a project and then those without:
+    /// a sort led by `project` (see `pageRuns`).
+    private var splitsProjectless = false
+    /// True when the filter has `project`, which no task without one matches.
+    private var hasProjectFilter = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
-        sort.map { (Self.expression(for: $0), $0.descending) } + [("id", sort.last?.descending ?? false)]
+        sort.flatMap(Self.expressions(for:)) + [("id", sort.last?.descending ?? false)]
     }
+
+    /// A project sorts as two keys, so that the tasks without one come last in either
+    /// direction and every key has a value (a row-value comparison with NULL holds for no row).
+    static let projectlessKey = "(task.project IS NULL)"
+    static let projectKey = "coalesce(task.project, '')"
 
     /// Identifies the sort a cursor was made for.
     var signature: String {
@@ -57,8 +76,8 @@ struct FetchPlan {
 
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
     /// `TextIndex`): call it inside the transaction that reads the page, so that the answer
-    /// holds for the page.
-    init(filter: TaskFilter, sort: [SortKey], database: Database) throws {
+    /// holds for the page. `now` (ms since the epoch) is what `waiting` is judged against.
+    init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database) throws {
         self.sort = sort
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
@@ -106,6 +125,27 @@ struct FetchPlan {
         if let dueBefore = filter.dueBefore {
             add("due_at < ?", [.integer(try TaskRules.dueMilliseconds(dueBefore, field: "filter.dueBefore"))])
         }
+        if let project = filter.project {
+            try TaskRules.validateProject(project, field: "filter.project")
+            // `Home` and what sorts after `Home.` and before `Home/` ('/' follows '.'): an
+            // index range over `Home` … `Home/`, less the projects such as `Home-x` in it.
+            let range = [SQLValue.text(project), .text(project + "/"), .text(project), .text(project + ".")]
+            let condition = { (column: String) in "\(column) >= ? AND \(column) < ? AND (\(column) = ? OR \(column) > ?)" }
+            if sort.first?.field == .project {
+                add(condition("task.project"), range)
+            } else {
+                try addSelective(condition, column: "project", values: range, database: database, hasSmallSet: &hasSmallSet)
+            }
+            hasProjectFilter = true
+        }
+        // task_blocked and task_by_wait hold the blocked and the waiting tasks in
+        // task_by_done's order: pages by creation time read them in order, as few as they are.
+        if let blocked = filter.blocked {
+            add(blocked ? "task.blocked_by > 0" : "task.blocked_by = 0", [])
+        }
+        if let waiting = filter.waiting {
+            add(waiting ? "task.wait_at > ?" : "(task.wait_at IS NULL OR task.wait_at <= ?)", [.integer(now)])
+        }
         if let ids = filter.ids {
             guard ids.count <= TaskFilter.maxIDs else {
                 throw TaskStoreError.invalid(field: "filter.ids", reason: "at most \(TaskFilter.maxIDs) ids")
@@ -125,6 +165,7 @@ struct FetchPlan {
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
         splitsUndated = sort.first?.field == .due && sort[0].descending && !hasSmallSet
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
+        splitsProjectless = sort.first?.field == .project
         // Counted from the clauses, so that a filter added later cannot be missed.
         countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
     }
@@ -132,6 +173,22 @@ struct FetchPlan {
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
         whereClauses.append(clause)
         whereValues += values
+    }
+
+    /// A condition on a column that a partial index holds (`project`), decided as for tags:
+    /// when fewer than `rareTagCount` tasks meet it, they are read from the index and sorted;
+    /// otherwise each task along the sort order is checked (`+` keeps SQLite from the index),
+    /// where a page's worth come soon.
+    private mutating func addSelective(_ condition: (String) -> String, column: String, values: [SQLValue],
+                                       database: Database, hasSmallSet: inout Bool) throws {
+        let count = try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task WHERE \(condition(column)) LIMIT ?)")
+            .firstRow(values + [.integer(Int64(Self.rareTagCount))]) { $0.int(0) } ?? 0
+        if count < Self.rareTagCount {
+            add("task.pk IN (SELECT pk FROM task WHERE \(condition(column)))", values)
+            hasSmallSet = true
+        } else {
+            add(condition("+task." + column), values)
+        }
     }
 
     /// Counts the tasks that match: `whereValues` are its parameters.
@@ -163,6 +220,7 @@ struct FetchPlan {
         let keys = drivenByTag
             ? self.keys.map { (expression: $0.expression == "id" ? "task_tag.task_id" : "task_tag.\($0.expression)", $0.descending) }
             : self.keys
+        if splitsProjectless { return projectRuns(keys: keys, after: cursor) }
         guard splitsUndated else {
             return [run(selecting: keys, orderedBy: keys, after: cursor?.values, merging: mergesDoneRuns)]
         }
@@ -182,6 +240,26 @@ struct FetchPlan {
             let rest = Array(keys.dropFirst())
             runs.append(run(selecting: keys, orderedBy: rest, after: undatedKey ? cursor.map { Array($0.values.dropFirst()) } : nil,
                             extra: [Schema.undatedClause]))
+        }
+        return runs
+    }
+
+    /// A sort led by `project`: the tasks with one, in project order from task_by_project
+    /// (which holds only them), then those without, in the order of the other keys. The
+    /// first key (`projectlessKey`) says which run a cursor is in.
+    private func projectRuns(keys: [SortExpression], after cursor: Cursor?) -> [Run] {
+        let projectless = cursor?.values.first == .integer(1)
+        var runs: [Run] = []
+        if !projectless {
+            let order = [(expression: "task.project", descending: keys[1].descending)] + keys.dropFirst(2)
+            var withProject = run(selecting: keys, orderedBy: order, after: cursor.map { Array($0.values.dropFirst()) },
+                                  extra: ["task.project IS NOT NULL"])
+            withProject.countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: ["task.project IS NOT NULL"])
+            runs.append(withProject)
+        }
+        if !hasProjectFilter {
+            runs.append(run(selecting: keys, orderedBy: Array(keys.dropFirst(2)),
+                            after: projectless ? cursor.map { Array($0.values.dropFirst(2)) } : nil, extra: ["task.project IS NULL"]))
         }
         return runs
     }
@@ -245,13 +323,14 @@ struct FetchPlan {
         return ("(" + terms.joined(separator: " OR ") + ")", bound)
     }
 
-    static func expression(for key: SortKey) -> String {
+    static func expressions(for key: SortKey) -> [SortExpression] {
         switch key.field {
-        case .createdAt: "created_at"
-        case .updatedAt: "updated_at"
-        case .due: key.descending ? Schema.dueDescendingKey : Schema.dueAscendingKey
-        case .priority: "priority"
-        case .title: "title_fold"
+        case .createdAt: [("created_at", key.descending)]
+        case .updatedAt: [("updated_at", key.descending)]
+        case .due: [(key.descending ? Schema.dueDescendingKey : Schema.dueAscendingKey, key.descending)]
+        case .priority: [("priority", key.descending)]
+        case .title: [("title_fold", key.descending)]
+        case .project: [(projectlessKey, false), (projectKey, key.descending)]
         }
     }
 
@@ -259,7 +338,7 @@ struct FetchPlan {
     func accepts(_ cursor: Cursor) -> Bool {
         guard cursor.signature == signature, cursor.values.count == keys.count else { return false }
         for (key, value) in zip(keys, cursor.values) {
-            let isText = key.expression == "title_fold" || key.expression == "id"
+            let isText = key.expression == "title_fold" || key.expression == "id" || key.expression == Self.projectKey
             switch value {
             case .text where isText, .integer where !isText: continue
             default: return false

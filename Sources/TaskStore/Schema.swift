@@ -331,12 +331,76 @@ enum Schema {
             // leaf in every task's write.
             try db.execute("DROP INDEX task_by_due_desc")
         },
+        .init(version: 17) { db in
+            // Projects, dependencies, waiting and clients' own data. Dependencies are rows of
+            // task_dependency; each task's row holds copies that reads and filters use without
+            // a subquery, kept in step by triggers whoever writes: its dependencies' ids
+            // (code-point order, joined by U+001F) and how many of them are not done. The
+            // partial indexes hold only the tasks that have a project, a wait time or an open
+            // dependency, so that a task with none of them writes no leaf of theirs. The
+            // waiting and the blocked ones are held in task_by_done's order, so that a page of
+            // them by creation time is read in order (FetchPlan), however few they are.
+            // The log's update trigger ignores the copies, as it does the tags.
+            try db.execute("""
+                ALTER TABLE task ADD COLUMN project TEXT;
+                ALTER TABLE task ADD COLUMN wait TEXT;                      -- as the client wrote it
+                ALTER TABLE task ADD COLUMN wait_at INTEGER;                -- the same instant in ms since the epoch
+                ALTER TABLE task ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';  -- a JSON object, as the client wrote it
+                ALTER TABLE task ADD COLUMN depends_on TEXT NOT NULL DEFAULT '';
+                ALTER TABLE task ADD COLUMN blocked_by INTEGER NOT NULL DEFAULT 0;  -- dependencies not done
+                CREATE INDEX task_by_project ON task (project, id) WHERE project IS NOT NULL;
+                CREATE INDEX task_by_wait ON task (done, created_at, id) WHERE wait_at IS NOT NULL;
+                CREATE INDEX task_blocked ON task (done, created_at, id) WHERE blocked_by > 0;
+                CREATE TABLE task_dependency (
+                    task_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE,
+                    depends_on_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE,
+                    PRIMARY KEY (task_pk, depends_on_pk)
+                ) WITHOUT ROWID;
+                CREATE INDEX task_dependency_by_target ON task_dependency (depends_on_pk, task_pk);
+                CREATE TRIGGER task_dependency_insert AFTER INSERT ON task_dependency BEGIN
+                    UPDATE task SET
+                        depends_on = coalesce((SELECT group_concat(id, char(31)) FROM (SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = NEW.task_pk ORDER BY t.id)), ''),
+                        blocked_by = (SELECT count(*) FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = NEW.task_pk AND t.done = 0)
+                    WHERE pk = NEW.task_pk;
+                END;
+                CREATE TRIGGER task_dependency_delete AFTER DELETE ON task_dependency BEGIN
+                    UPDATE task SET
+                        depends_on = coalesce((SELECT group_concat(id, char(31)) FROM (SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = OLD.task_pk ORDER BY t.id)), ''),
+                        blocked_by = (SELECT count(*) FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = OLD.task_pk AND t.done = 0)
+                    WHERE pk = OLD.task_pk;
+                END;
+                CREATE TRIGGER task_dependency_done AFTER UPDATE OF done ON task WHEN OLD.done IS NOT NEW.done BEGIN
+                    UPDATE task SET
+                        blocked_by = (SELECT count(*) FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = task.pk AND t.done = 0)
+                    WHERE pk IN (SELECT task_pk FROM task_dependency WHERE depends_on_pk = NEW.pk);
+                END;
+                DROP TRIGGER task_log_update;
+                CREATE TRIGGER task_log_update AFTER UPDATE OF
+                    id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version,
+                    project, wait, wait_at, meta
+                ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order
     /// (BINARY collation compares UTF-8 bytes, which order as code points), joined by U+001F.
     static func tagsOf(_ taskKey: String) -> String {
         "coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = \(taskKey) ORDER BY tag)), '')"
+    }
+
+    /// The `depends_on` column's value for the task with key `taskKey`, as schema 17's
+    /// triggers keep it: its dependencies' ids in code-point order, joined by U+001F.
+    static func dependsOnOf(_ taskKey: String) -> String {
+        "coalesce((SELECT group_concat(id, char(31)) FROM (SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = \(taskKey) ORDER BY t.id)), '')"
+    }
+
+    /// The `blocked_by` column's value for the task with key `taskKey`: how many of its
+    /// dependencies are not done.
+    static func blockedByOf(_ taskKey: String) -> String {
+        "(SELECT count(*) FROM task_dependency d JOIN task t ON t.pk = d.depends_on_pk WHERE d.task_pk = \(taskKey) AND t.done = 0)"
     }
 
     static let databaseIDKey = "database_id"

@@ -119,7 +119,7 @@ extension TaskStore {
             }
         }
         attempt("checking the tasks") {
-            try checkRules(database, keepsTags: report.schemaVersion >= 8, note: rule)
+            try checkRules(database, schemaVersion: report.schemaVersion, note: rule)
         }
         return report
     }
@@ -142,13 +142,21 @@ extension TaskStore {
     }
 
     /// Every task against the rules a write would hold it to, and its derived columns
-    /// (folded title and notes, due date in ms, the copy of its tags) against its fields.
-    /// Tags are read from task_tag, which every file has, one from before the copy too.
-    private static func checkRules(_ database: Database, keepsTags: Bool, note: (String) -> Void) throws {
-        let keptTags = keepsTags ? "task.tags" : "NULL"
+    /// (folded title and notes, due date and wait time in ms, the copies of its tags and
+    /// dependencies, how many of these are open) against its fields. Tags and dependencies
+    /// are read from their tables, which every file has, one from before the copies too.
+    private static func checkRules(_ database: Database, schemaVersion: Int, note: (String) -> Void) throws {
+        let keepsTags = schemaVersion >= 8
+        let hasSchema17 = schemaVersion >= 17
         let statement = try database.cachedStatement("""
-            SELECT \(FetchPlan.taskColumnsBeforeTags), \(Schema.tagsOf("task.pk")) AS tags, title_fold, notes_fold, due_at,
-                   \(keptTags) AS kept_tags
+            SELECT \(FetchPlan.columnsBeforeSchema17), \(Schema.tagsOf("task.pk")) AS tags,
+                   \(hasSchema17 ? "task.project, task.wait, task.meta, \(Schema.dependsOnOf("task.pk")) AS depends_on"
+                                 : "NULL AS project, NULL AS wait, '{}' AS meta, '' AS depends_on"),
+                   title_fold, notes_fold, due_at, \(keepsTags ? "task.tags" : "NULL") AS kept_tags,
+                   \(hasSchema17 ? "wait_at" : "NULL") AS wait_at,
+                   \(hasSchema17 ? "task.depends_on" : "NULL") AS kept_depends_on,
+                   \(hasSchema17 ? "task.blocked_by = \(Schema.blockedByOf("task.pk"))" : "1") AS blocked_by_matches,
+                   \(hasSchema17 ? "CASE WHEN json_valid(task.meta) THEN json_type(task.meta) = 'object' ELSE 0 END" : "1") AS meta_is_object
             FROM task ORDER BY pk
             """)
         let columns = statement.layout(CheckColumns.self)
@@ -156,6 +164,15 @@ extension TaskStore {
             let task = columns.task.task(in: row)
             if !row.isNull(columns.keptTags), row.text(columns.keptTags) != row.text(columns.task.tags) {
                 note("task \(task.id): its tags column does not match task_tag")
+            }
+            if !row.isNull(columns.keptDependsOn), row.text(columns.keptDependsOn) != row.text(columns.task.dependsOn) {
+                note("task \(task.id): its depends_on column does not match task_dependency")
+            }
+            if !row.bool(columns.blockedByMatches) {
+                note("task \(task.id): blocked_by does not count its dependencies that are not done")
+            }
+            if !row.bool(columns.metaIsObject) {
+                note("task \(task.id): meta is not a JSON object")
             }
             do {
                 let checked = try CheckedTask(task)
@@ -168,19 +185,32 @@ extension TaskStore {
                 if row.optionalInt64(columns.dueAt) != checked.dueAt {
                     note("task \(task.id): due_at does not match the due date")
                 }
+                if row.optionalInt64(columns.waitAt) != checked.waitAt {
+                    note("task \(task.id): wait_at does not match the wait time")
+                }
             } catch TaskStoreError.invalid(let field, let reason) {
                 note("task \(task.id): \(field) \(reason)")
             }
         }
+        guard hasSchema17 else { return }
+        // Tasks that depend on themselves, directly or through others.
+        try database.cachedStatement("""
+            WITH RECURSIVE reach (start, pk) AS (
+                SELECT task_pk, depends_on_pk FROM task_dependency
+                UNION SELECT reach.start, d.depends_on_pk FROM reach JOIN task_dependency d ON d.task_pk = reach.pk
+            )
+            SELECT task.id FROM reach JOIN task ON task.pk = reach.start WHERE reach.start = reach.pk ORDER BY task.id
+            """).forEachRow { row in
+            note("task \(row.text(0)): its dependencies lead back to it (a dependency cycle)")
+        }
     }
 }
 
-/// `checkRules`' columns: a task's, its tags as task_tag holds them (`tags`), the columns
-/// derived from its fields, and its own copy of its tags (`kept_tags`, NULL in a file from
-/// before the copy).
+/// `checkRules`' columns: a task's, its tags and dependencies as their tables hold them,
+/// the columns derived from its fields, and its own copies (NULL in a file from before them).
 private struct CheckColumns: RowLayout {
     let task: TaskColumns
-    let titleFold, notesFold, dueAt, keptTags: Int32
+    let titleFold, notesFold, dueAt, keptTags, waitAt, keptDependsOn, blockedByMatches, metaIsObject: Int32
 
     init(_ statement: Statement) {
         task = TaskColumns(statement)
@@ -188,5 +218,9 @@ private struct CheckColumns: RowLayout {
         notesFold = statement.columnIndex("notes_fold")
         dueAt = statement.columnIndex("due_at")
         keptTags = statement.columnIndex("kept_tags")
+        waitAt = statement.columnIndex("wait_at")
+        keptDependsOn = statement.columnIndex("kept_depends_on")
+        blockedByMatches = statement.columnIndex("blocked_by_matches")
+        metaIsObject = statement.columnIndex("meta_is_object")
     }
 }

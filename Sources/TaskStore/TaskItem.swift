@@ -11,6 +11,14 @@ public struct TaskItem: Sendable, Hashable {
     public var tags: [String]
     /// The due date exactly as the client gave it (RFC 3339), or nil.
     public var due: String?
+    /// A dot-separated path (`Home.Garage`), or nil.
+    public var project: String?
+    /// The ids of the tasks this one waits for: a set, kept sorted by code point.
+    public var dependsOn: [String]
+    /// Before this time (RFC 3339, as the client gave it) the task is not actionable; or nil.
+    public var wait: String?
+    /// Clients' own data: the compact JSON text of an object, stored and returned untouched.
+    public var meta: String
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -19,7 +27,8 @@ public struct TaskItem: Sendable, Hashable {
 
     public init(
         id: String, title: String, notes: String = "", done: Bool = false, priority: Int = 0,
-        tags: [String] = [], due: String? = nil, createdAt: Int64, updatedAt: Int64,
+        tags: [String] = [], due: String? = nil, project: String? = nil, dependsOn: [String] = [],
+        wait: String? = nil, meta: String = TaskItem.emptyMeta, createdAt: Int64, updatedAt: Int64,
         completedAt: Int64? = nil, version: Int64 = 1
     ) {
         self.id = id
@@ -29,6 +38,10 @@ public struct TaskItem: Sendable, Hashable {
         self.priority = priority
         self.tags = tags
         self.due = due
+        self.project = project
+        self.dependsOn = dependsOn
+        self.wait = wait
+        self.meta = meta
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.completedAt = completedAt
@@ -38,8 +51,15 @@ public struct TaskItem: Sendable, Hashable {
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
     /// (é, and e followed by U+0301) equal, but a client that writes one must get it back.
     func isIdentical(to other: TaskItem) -> Bool {
-        self == other && Self.identical([id, title, notes, due ?? ""] + tags, [other.id, other.title, other.notes, other.due ?? ""] + other.tags)
+        self == other && Self.identical(texts, other.texts)
     }
+
+    /// Every text; `==` has already compared which of the optional ones are set.
+    private var texts: [String] {
+        [id, title, notes, due ?? "", project ?? "", wait ?? "", meta] + tags + dependsOn
+    }
+
+    public static let emptyMeta = "{}"
 
     static func identical(_ a: [String], _ b: [String]) -> Bool {
         a.elementsEqual(b) { $0.utf8.elementsEqual($1.utf8) }
@@ -55,9 +75,14 @@ public struct TaskDraft: Sendable, Hashable {
     public var priority: Int = 0
     public var tags: [String] = []
     public var due: String?
+    public var project: String?
+    public var dependsOn: [String] = []
+    public var wait: String?
+    public var meta: String = TaskItem.emptyMeta
 
     public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
-                priority: Int = 0, tags: [String] = [], due: String? = nil) {
+                priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
+                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta) {
         self.id = id
         self.title = title
         self.notes = notes
@@ -65,10 +90,15 @@ public struct TaskDraft: Sendable, Hashable {
         self.priority = priority
         self.tags = tags
         self.due = due
+        self.project = project
+        self.dependsOn = dependsOn
+        self.wait = wait
+        self.meta = meta
     }
 }
 
-/// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it.
+/// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it,
+/// as for `project` and `wait`. `dependsOn` and `meta` are replaced whole.
 public struct TaskChanges: Sendable, Hashable {
     public var title: String?
     public var notes: String?
@@ -76,15 +106,24 @@ public struct TaskChanges: Sendable, Hashable {
     public var priority: Int?
     public var tags: [String]?
     public var due: String??
+    public var project: String??
+    public var dependsOn: [String]?
+    public var wait: String??
+    public var meta: String?
 
     public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
-                priority: Int? = nil, tags: [String]? = nil, due: String?? = nil) {
+                priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
+                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil) {
         self.title = title
         self.notes = notes
         self.done = done
         self.priority = priority
         self.tags = tags
         self.due = due
+        self.project = project
+        self.dependsOn = dependsOn
+        self.wait = wait
+        self.meta = meta
     }
 }
 

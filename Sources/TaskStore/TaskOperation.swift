@@ -12,6 +12,15 @@ public enum TaskOperation: Sendable, Hashable {
         case .delete: "delete"
         }
     }
+
+    /// Where operation `index` of an `apply` is, in a field path.
+    func path(index: Int) -> String {
+        Self.path(kind: kind, index: index)
+    }
+
+    static func path(kind: String, index: Int) -> String {
+        "operations[\(index)].\(kind)"
+    }
 }
 
 /// What a write gives back, and the change it committed (none for an update that changed nothing).
@@ -23,6 +32,14 @@ public struct OperationOutcome: Sendable, Hashable {
 
     public var result: Result
     public var change: TaskChange?
+    /// Changes the write made to other tasks, committed before `change`: a deletion takes
+    /// the task out of its dependents' `dependsOn`.
+    public var otherChanges: [TaskChange] = []
+
+    /// Every change the write committed, in seq order.
+    public var changes: [TaskChange] {
+        otherChanges + (change.map { [$0] } ?? [])
+    }
 
     /// The task after the write; nil for a deletion.
     public var task: TaskItem? {
@@ -35,8 +52,9 @@ public struct OperationOutcome: Sendable, Hashable {
 /// Checking happens before the write lock is taken, so a bad request never holds it.
 struct PreparedOperation {
     enum Action {
-        case create(TaskDraft, id: String, tags: [String], dueAt: Int64?)
-        case update(id: String, changes: TaskChanges, tags: [String]?, dueAt: Int64??, ifVersion: Int64?)
+        case create(TaskDraft, id: String, tags: [String], dueAt: Int64?, dependsOn: [String], waitAt: Int64?)
+        case update(id: String, changes: TaskChanges, tags: [String]?, dueAt: Int64??, dependsOn: [String]?, waitAt: Int64??,
+                    ifVersion: Int64?)
         case delete(id: String, ifVersion: Int64?)
     }
 
@@ -52,21 +70,41 @@ struct PreparedOperation {
             try TaskRules.validatePriority(draft.priority, field: "priority")
             let tags = try TaskRules.normalizeTags(draft.tags, field: "tags")
             let dueAt = try draft.due.map { try TaskRules.dueMilliseconds($0, field: "due") }
-            action = .create(draft, id: id, tags: tags, dueAt: dueAt)
+            if let project = draft.project { try TaskRules.validateProject(project, field: "project") }
+            let dependsOn = try TaskRules.normalizeDependencies(draft.dependsOn, field: "dependsOn")
+            let waitAt = try draft.wait.map { try TaskRules.dueMilliseconds($0, field: "wait") }
+            try TaskRules.validateMeta(draft.meta, field: "meta")
+            action = .create(draft, id: id, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt)
         case .update(let id, let changes, let ifVersion):
             if let title = changes.title { try TaskRules.validateTitle(title, field: "changes.title") }
             if let notes = changes.notes { try TaskRules.validateNotes(notes, field: "changes.notes") }
             if let priority = changes.priority { try TaskRules.validatePriority(priority, field: "changes.priority") }
             let tags = try changes.tags.map { try TaskRules.normalizeTags($0, field: "changes.tags") }
-            var dueAt: Int64?? = nil
-            if case .some(let due) = changes.due {
-                dueAt = .some(try due.map { try TaskRules.dueMilliseconds($0, field: "changes.due") })
-            }
+            let dueAt = try Self.milliseconds(changes.due, field: "changes.due")
+            if case .some(let project?) = changes.project { try TaskRules.validateProject(project, field: "changes.project") }
+            let dependsOn = try changes.dependsOn.map { try TaskRules.normalizeDependencies($0, field: "changes.dependsOn") }
+            let waitAt = try Self.milliseconds(changes.wait, field: "changes.wait")
+            if let meta = changes.meta { try TaskRules.validateMeta(meta, field: "changes.meta") }
             if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
-            action = .update(id: id, changes: changes, tags: tags, dueAt: dueAt, ifVersion: ifVersion)
+            action = .update(id: id, changes: changes, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt, ifVersion: ifVersion)
         case .delete(let id, let ifVersion):
             if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
             action = .delete(id: id, ifVersion: ifVersion)
         }
+        kind = operation.kind
+    }
+
+    /// The operation's name on the wire.
+    let kind: String
+
+    /// `error` as operation `index` of an `apply` reports it.
+    func locate(_ error: TaskStoreError, index: Int) -> TaskStoreError {
+        error.located(in: TaskOperation.path(kind: kind, index: index))
+    }
+
+    /// A time a change sets (`.some`), clears (`.some(nil)`) or leaves alone (nil), in ms.
+    private static func milliseconds(_ change: String??, field: String) throws -> Int64?? {
+        guard case .some(let time) = change else { return nil }
+        return .some(try time.map { try TaskRules.dueMilliseconds($0, field: field) })
     }
 }

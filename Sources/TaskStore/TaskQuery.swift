@@ -31,24 +31,34 @@ public struct TaskFilter: Sendable, Hashable {
     public var dueBefore: String?
     public var dueAfter: String?
     public var ids: [String]?
+    /// Matches the project and every project under it (`Home` matches `Home.Garage`).
+    public var project: String?
+    /// True: has a dependency that is not done; false: has none.
+    public var blocked: Bool?
+    /// True: its wait time is later than the server's clock; false: it has none, or it has passed.
+    public var waiting: Bool?
 
     public static let maxTextLength = 1024
     public static let maxIDs = 1000
 
     public init(done: Bool? = nil, tags: [String] = [], text: String? = nil,
-                dueBefore: String? = nil, dueAfter: String? = nil, ids: [String]? = nil) {
+                dueBefore: String? = nil, dueAfter: String? = nil, ids: [String]? = nil,
+                project: String? = nil, blocked: Bool? = nil, waiting: Bool? = nil) {
         self.done = done
         self.tags = tags
         self.text = text
         self.dueBefore = dueBefore
         self.dueAfter = dueAfter
         self.ids = ids
+        self.project = project
+        self.blocked = blocked
+        self.waiting = waiting
     }
 }
 
 public struct SortKey: Sendable, Hashable {
     public enum Field: String, Sendable, CaseIterable {
-        case createdAt, updatedAt, due, priority, title
+        case createdAt, updatedAt, due, priority, title, project
     }
 
     public var field: Field

@@ -4,6 +4,7 @@ import SQLite
 /// once per prepared statement.
 struct TaskColumns: RowLayout {
     let pk, id, title, notes, done, priority, due, createdAt, updatedAt, completedAt, version, tags: Int32
+    let project, dependsOn, wait, meta: Int32
 
     init(_ statement: Statement) {
         pk = statement.columnIndex("pk")
@@ -18,24 +19,35 @@ struct TaskColumns: RowLayout {
         completedAt = statement.columnIndex("completed_at")
         version = statement.columnIndex("version")
         tags = statement.columnIndex("tags")
+        project = statement.columnIndex("project")
+        dependsOn = statement.columnIndex("depends_on")
+        wait = statement.columnIndex("wait")
+        meta = statement.columnIndex("meta")
     }
 
-    /// The task in `row`. Its tags are stored in code-point order, joined by U+001F, and
-    /// split as SQLite's bytes: splitting a String walks it by grapheme cluster, which costs
-    /// more than the rest of the row.
     func task(in row: Row) -> TaskItem {
-        var tags: [String] = []
-        row.withUTF8(self.tags) { bytes in
+        TaskItem(
+            id: row.text(id), title: row.text(title), notes: row.text(notes), done: row.bool(done),
+            priority: row.int(priority), tags: Self.list(in: row, column: tags), due: row.optionalText(due),
+            project: row.optionalText(project), dependsOn: Self.list(in: row, column: dependsOn), wait: row.optionalText(wait),
+            meta: row.text(meta), createdAt: row.int64(createdAt), updatedAt: row.int64(updatedAt),
+            completedAt: row.optionalInt64(completedAt), version: row.int64(version))
+    }
+
+    /// A list stored in code-point order, joined by U+001F (tags, dependencies), split as
+    /// SQLite's bytes: splitting a String walks it by grapheme cluster, which costs more than
+    /// the rest of the row.
+    private static func list(in row: Row, column: Int32) -> [String] {
+        var items: [String] = []
+        row.withUTF8(column) { bytes in
+            guard !bytes.isEmpty else { return }
             var start = 0
             for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x1F {
-                if end > start { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
+                if end > start { items.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
                 start = end + 1
             }
         }
-        return TaskItem(
-            id: row.text(id), title: row.text(title), notes: row.text(notes), done: row.bool(done),
-            priority: row.int(priority), tags: tags, due: row.optionalText(due), createdAt: row.int64(createdAt),
-            updatedAt: row.int64(updatedAt), completedAt: row.optionalInt64(completedAt), version: row.int64(version))
+        return items
     }
 }
 

@@ -7,6 +7,12 @@ public enum TaskRules {
     public static let maxTags = 64
     public static let maxTagLength = 64
     public static let priorities = 0...3
+    public static let maxProjectLength = 256
+    public static let maxProjectSegments = 8
+    public static let maxProjectSegmentLength = 64
+    public static let maxDependencies = 64
+    /// In UTF-8 bytes of the object's compact JSON text.
+    public static let maxMetaSize = 65_536
     /// A task's `version` and the change log's `seq` stay at most 2^53 − 1, the largest
     /// integer every client reads exactly (JSON numbers are doubles in many languages).
     public static let maxCounter: Int64 = 9_007_199_254_740_991
@@ -76,6 +82,49 @@ public enum TaskRules {
         }
     }
 
+    /// A dot-separated path of 1 to `maxProjectSegments` segments, each 1 to
+    /// `maxProjectSegmentLength` characters without white space, control characters or dots.
+    static func validateProject(_ project: String, field: String) throws {
+        guard project.unicodeScalars.count <= maxProjectLength else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxProjectLength) characters")
+        }
+        let segments = project.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count <= maxProjectSegments else {
+            throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxProjectSegments) dot-separated segments")
+        }
+        for segment in segments {
+            guard (1...maxProjectSegmentLength).contains(segment.count) else {
+                throw TaskStoreError.invalid(field: field, reason: "each dot-separated segment must be 1 to \(maxProjectSegmentLength) characters")
+            }
+            guard !segment.contains(where: { isControl($0) || isWhiteSpace($0) }) else {
+                throw TaskStoreError.invalid(field: field, reason: "must not contain white space or control characters")
+            }
+        }
+    }
+
+    /// Checks each id and returns the set, sorted by code point.
+    static func normalizeDependencies(_ ids: [String], field: String) throws -> [String] {
+        guard ids.count <= maxDependencies else {
+            throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxDependencies) ids")
+        }
+        for (index, id) in ids.enumerated() {
+            try validateID(id, field: "\(field)[\(index)]")
+        }
+        // Ids are compared as SQLite compares them, by bytes: Swift's `==` would take two
+        // canonically equivalent ids for one.
+        var set: [String] = []
+        for id in ids.sorted(by: codePointOrder) where !(set.last.map { $0.utf8.elementsEqual(id.utf8) } ?? false) {
+            set.append(id)
+        }
+        return set
+    }
+
+    static func validateMeta(_ meta: String, field: String) throws {
+        guard meta.utf8.count <= maxMetaSize else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxMetaSize) bytes as compact JSON")
+        }
+    }
+
     static func validateVersion(_ version: Int64, field: String) throws {
         guard version >= versions.lowerBound else { throw TaskStoreError.invalid(field: field, reason: "must be 1 or more") }
         guard version <= versions.upperBound else {
@@ -88,7 +137,7 @@ public enum TaskRules {
         throw TaskStoreError.invalid(field: field, reason: "must be a time in the years 0000 to 9999")
     }
 
-    /// Returns the due date's sort key in milliseconds.
+    /// Returns a due date's or wait time's sort key in milliseconds.
     static func dueMilliseconds(_ due: String, field: String) throws -> Int64 {
         guard let milliseconds = Timestamp.parse(due) else {
             throw TaskStoreError.invalid(field: field, reason: "must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)")

@@ -12,7 +12,7 @@ extension TaskStore {
                 var count = 0
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
-                for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, database: database).pageRuns(after: nil) {
+                for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, now: clock(), database: database).pageRuns(after: nil) {
                     let statement = try database.cachedStatement(run.sql)
                     let columns = statement.layout(PageColumns.self).task
                     try statement.forEachRow(run.values + [.integer(-1), .integer(0)]) { row in

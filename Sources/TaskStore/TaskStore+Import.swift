@@ -89,18 +89,31 @@ extension TaskStore {
             failure.count += 1
             if failure.problems.count < maxProblems { failure.problems.append(problem) }
         }
+        // Dependencies are written once every task is in: a record may depend on a later one.
+        var dependencies: [(pk: Int64, ids: [String], line: Int)] = []
         for record in records {
             switch record {
             case .invalid(let problem):
                 note(problem)
             case .task(let task, let line):
                 do {
-                    try importTask(task, onConflict: onConflict, summary: &summary)
+                    if let pk = try importTask(task, onConflict: onConflict, summary: &summary) {
+                        dependencies.append((pk, task.dependsOn, line))
+                    }
                 } catch TaskStoreError.invalid(let field, let reason) {
                     note(ImportProblem(line: line, field: field, reason: reason))
                 } catch TaskStoreError.alreadyExists(let id) {
                     note(ImportProblem(line: line, field: "id", reason: "\(id) is the id of an existing task"))
                 }
+            }
+        }
+        for (pk, ids, line) in dependencies {
+            do {
+                try replaceDependencies(of: pk, with: ids, field: "dependsOn")
+            } catch TaskStoreError.invalid(let field, let reason) {
+                note(ImportProblem(line: line, field: field, reason: reason))
+            } catch TaskStoreError.dependencyCycle(let cycle) {
+                note(ImportProblem(line: line, field: "dependsOn", reason: "would close a dependency cycle: \(TaskStoreError.describeCycle(cycle))"))
             }
         }
         // Thrown inside the transaction, so that it is rolled back.
@@ -119,26 +132,29 @@ extension TaskStore {
         return try body()
     }
 
-    /// Writes one checked task, inside the import's transaction.
-    private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws {
+    /// Writes one checked task but its dependencies, inside the import's transaction;
+    /// returns the key of its row when its dependencies are to be written.
+    private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws -> Int64? {
         let checked = try CheckedTask(item)
-        if try insertRow(checked.task, dueAt: checked.dueAt) != nil {
+        if let pk = try insertRow(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) {
             summary.inserted += 1
-            return
+            return checked.task.dependsOn.isEmpty ? nil : pk
         }
         switch onConflict {
         case .fail:
             throw TaskStoreError.alreadyExists(id: item.id)
         case .skip:
             summary.skipped += 1
+            return nil
         case .replace:
             guard let (pk, current) = try loadWithKey(id: item.id) else { throw TaskStoreError.alreadyExists(id: item.id) }
-            if current == checked.task {
+            if current.isIdentical(to: checked.task) {
                 summary.unchanged += 1
-            } else {
-                try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, oldTags: current.tags)
-                summary.replaced += 1
+                return nil
             }
+            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, oldTags: current.tags)
+            summary.replaced += 1
+            return TaskItem.identical(current.dependsOn, checked.task.dependsOn) ? nil : pk
         }
     }
 }

@@ -21,7 +21,7 @@ extension TaskStore {
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
         return try translatingSQLiteErrors { try database.readTransaction {
-            let plan = try FetchPlan(filter: query.filter, sort: query.sort, database: database)
+            let plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database)
             var cursor: Cursor?
             if let encoded = query.cursor {
                 guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {

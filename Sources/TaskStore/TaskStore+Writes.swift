@@ -39,19 +39,19 @@ extension TaskStore {
     public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         let prepared = operations.enumerated().map { index, operation in
             operation.flatMap { operation in
-                Self.prepare(operation).mapError { $0.located(in: "operations[\(index)].\(operation.kind)") }
+                Self.prepare(operation).mapError { $0.located(in: operation.path(index: index)) }
             }
         }
         if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
             throw TaskStoreError.operationFailed(index: index, error: error)
         }
-        return try run(prepared, atomic: atomic)
+        return try run(prepared, atomic: atomic, locatingFields: true)
     }
 
     /// Independent writes committed together: one transaction, each in a savepoint, so each
     /// fails alone and one sync to disk serves them all (group commit).
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try run(operations.map(Self.prepare), atomic: false)
+        try run(operations.map(Self.prepare), atomic: false, locatingFields: false)
     }
 
     private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
@@ -64,9 +64,12 @@ extension TaskStore {
         }
     }
 
-    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+    /// `locatingFields`: a params error found while running (an unknown dependency) names
+    /// its operation, as `apply` reports them.
+    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+                     locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         do {
-            return try runInTransaction(prepared, atomic: atomic)
+            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields)
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // The conflict was seen inside the transaction just undone, perhaps after an earlier
             // operation changed the task: report the task as it is committed.
@@ -75,7 +78,8 @@ extension TaskStore {
         }
     }
 
-    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+                                  locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try translatingSQLiteErrors {
             try writeTransaction {
                 var results: [Result<OperationOutcome, TaskStoreError>] = []
@@ -88,13 +92,13 @@ extension TaskStore {
                         do {
                             results.append(.success(try run(operation)))
                         } catch let error as TaskStoreError {
-                            throw TaskStoreError.operationFailed(index: index, error: error)
+                            throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
                         }
                     case .success(let operation):
                         do {
                             results.append(.success(try database.savepoint { try run(operation) }))
                         } catch let error as TaskStoreError {
-                            results.append(.failure(error))
+                            results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
                         }
                     }
                 }
@@ -107,16 +111,21 @@ extension TaskStore {
     /// written by triggers (see `Schema`), so writers other than Taskline are recorded too.
     private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
         switch operation.action {
-        case .create(let draft, let id, let tags, let dueAt):
+        case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
+            if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
+                throw TaskStoreError.dependencyCycle(ids: [own])
+            }
+            let dependencies = try dependencyKeys(draft.dependsOn, field: "dependsOn")
             let now = clock()
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
-                tags: tags, due: draft.due, createdAt: now, updatedAt: now,
-                completedAt: draft.done ? now : nil, version: 1)
-            guard try insertRow(task, dueAt: dueAt) != nil else { throw TaskStoreError.alreadyExists(id: id) }
+                tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
+                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
+            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
+            try insertDependencies(dependencies, taskPK: pk)
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
 
-        case .update(let id, let changes, let tags, let dueAt, let ifVersion):
+        case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             var next = current
@@ -125,45 +134,129 @@ extension TaskStore {
             if let priority = changes.priority { next.priority = priority }
             if let tags { next.tags = tags }
             if case .some(let due) = changes.due { next.due = due }
+            if case .some(let project) = changes.project { next.project = project }
+            if let dependsOn { next.dependsOn = dependsOn }
+            if case .some(let wait) = changes.wait { next.wait = wait }
+            if let meta = changes.meta { next.meta = meta }
             if let done = changes.done { next.done = done }
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
-            guard current.version < TaskRules.versions.upperBound else {
-                throw TaskStoreError.outOfRange("""
-                    task \(id) is at version \(current.version), and a version goes no higher than \
-                    \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
-                    """)
-            }
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
-            next.updatedAt = now
-            next.version += 1
-            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedDueAt(of: current), oldTags: current.tags)
+            next = try nextVersion(of: next, at: now)
+            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
+                           waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
+            if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
+                try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
+            }
             return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            let dependents = try removeFromDependents(taskPK: pk, id: id)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
             let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
-            return OperationOutcome(result: .deleted(id: id), change: change)
+            return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
     }
 
+    /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
+    private func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
+        guard task.version < TaskRules.versions.upperBound else {
+            throw TaskStoreError.outOfRange("""
+                task \(task.id) is at version \(task.version), and a version goes no higher than \
+                \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
+                """)
+        }
+        var next = task
+        next.updatedAt = now
+        next.version += 1
+        return next
+    }
+
+    /// Takes the task being deleted out of every task that depends on it, each at its next
+    /// version; returns those updates' changes.
+    private func removeFromDependents(taskPK: Int64, id: String) throws -> [TaskChange] {
+        var dependents: [String] = []
+        try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
+            .forEachRow([.integer(taskPK)]) { dependents.append($0.text(0)) }
+        guard !dependents.isEmpty else { return [] }
+        try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
+        let now = clock()
+        var changes: [TaskChange] = []
+        for dependentID in dependents {
+            guard let (pk, current) = try loadWithKey(id: dependentID) else { continue }
+            let next = try nextVersion(of: current, at: now)
+            try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
+                           waitAt: try storedTime(current.wait, of: current), oldTags: current.tags)
+            changes.append(try lastChange(.updated, task: next))
+        }
+        return changes
+    }
+
+    /// The row keys of the tasks `ids` name, in order; an unknown one is refused, naming its
+    /// place in the request (`field[2]`).
+    private func dependencyKeys(_ ids: [String], field: String) throws -> [Int64] {
+        let statement = try database.cachedStatement("SELECT pk FROM task WHERE id = ?")
+        return try ids.enumerated().map { index, id in
+            guard let pk = try statement.firstRow([.text(id)], { $0.int64(0) }) else {
+                throw TaskStoreError.invalid(field: "\(field)[\(index)]", reason: "no task has the id \(id)")
+            }
+            return pk
+        }
+    }
+
+    /// A cycle that task `pk` depending on `dependencies` would close, as the ids around
+    /// it from the task itself (each depends on the next, the last on the first); nil when
+    /// there is none. A breadth-first walk along task_dependency from the dependencies.
+    private func cycle(through pk: Int64, dependingOn dependencies: [Int64]) throws -> [String]? {
+        var cameFrom: [Int64: Int64] = [:]
+        var queue: [Int64] = []
+        for dependency in dependencies where cameFrom[dependency] == nil {
+            cameFrom[dependency] = pk
+            queue.append(dependency)
+        }
+        let next = try database.cachedStatement("SELECT depends_on_pk FROM task_dependency WHERE task_pk = ?")
+        var head = 0
+        while head < queue.count, cameFrom[pk] == nil {
+            let current = queue[head]
+            head += 1
+            try next.forEachRow([.integer(current)]) { row in
+                let target = row.int64(0)
+                if cameFrom[target] == nil {
+                    cameFrom[target] = current
+                    queue.append(target)
+                }
+            }
+        }
+        guard var step = cameFrom[pk] else { return nil }
+        var path = [pk]
+        while step != pk {
+            path.append(step)
+            step = cameFrom[step]!
+        }
+        // `path` runs against the dependencies: the task, then the one that depends on it, …
+        let ordered = [pk] + path.dropFirst().reversed()
+        let idOf = try database.cachedStatement("SELECT id FROM task WHERE pk = ?")
+        return try ordered.map { key in try idOf.firstRow([.integer(key)]) { $0.text(0) } ?? "" }
+    }
+
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
-    /// the id exists. The caller has checked the task (`dueAt` is its due date in ms) and
-    /// holds a write transaction.
-    func insertRow(_ task: TaskItem, dueAt: Int64?) throws -> Int64? {
+    /// the id exists. The caller has checked the task (`dueAt` and `waitAt` are its due date
+    /// and wait time in ms) and holds a write transaction; it writes the dependencies.
+    func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                              created_at, updated_at, completed_at, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
                 .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
                 SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
+                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -171,23 +264,41 @@ extension TaskStore {
         return pk
     }
 
-    /// Overwrites every field of row `pk` with `task`'s, and its tags when they differ from
-    /// `oldTags`. Same preconditions as `insertRow`.
-    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, oldTags: [String]) throws {
+    /// Overwrites every field of row `pk` with `task`'s but its dependencies, and its tags
+    /// when they differ from `oldTags`. Same preconditions as `insertRow`.
+    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, oldTags: [String]) throws {
         try database.run("""
             UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
-                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?
+                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?,
+                            project = ?, wait = ?, wait_at = ?, meta = ?
             WHERE pk = ?
             """, [
                 .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
                 .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
                 SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
-                SQLValue(task.completedAt), .integer(task.version), .integer(pk),
+                SQLValue(task.completedAt), .integer(task.version),
+                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta), .integer(pk),
             ])
         if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
             try insertTags(of: task, taskPK: pk)
         }
+    }
+
+    /// Row `pk` depends on the tasks `ids` (as the request sent them, `field` naming them)
+    /// and no others; an unknown one, or one that would close a cycle, is refused.
+    func replaceDependencies(of pk: Int64, with ids: [String], field: String) throws {
+        let keys = try dependencyKeys(ids, field: field)
+        if let cycle = try cycle(through: pk, dependingOn: keys) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)])
+        try insertDependencies(keys, taskPK: pk)
+    }
+
+    /// Row `taskPK` depends on the rows `dependencies` (already checked); the schema's
+    /// triggers keep its copies of them.
+    private func insertDependencies(_ dependencies: [Int64], taskPK: Int64) throws {
+        let statement = try database.cachedStatement("INSERT OR IGNORE INTO task_dependency (task_pk, depends_on_pk) VALUES (?, ?)")
+        for dependency in dependencies { try statement.run([.integer(taskPK), .integer(dependency)]) }
     }
 
     /// With the task's sort key, which the schema's trigger would otherwise fill in a second write.
@@ -196,12 +307,13 @@ extension TaskStore {
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 
-    /// The due date in ms of a task as stored, which an update that keeps it writes back. One
-    /// that another program stored unreadable refuses the update: the client did not send it.
-    private func storedDueAt(of task: TaskItem) throws -> Int64? {
-        guard let due = task.due else { return nil }
-        guard let milliseconds = Timestamp.parse(due) else {
-            throw TaskStoreError.outOfRange("task \(task.id)'s stored due date \(due) is not a date: its stored data is out of range (see taskline check)")
+    /// The due date or wait time `text` of `task` as stored, in ms, which an update that keeps
+    /// it writes back. One that another program stored unreadable refuses the update: the
+    /// client did not send it.
+    private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
+        guard let text else { return nil }
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
         }
         return milliseconds
     }

@@ -9,6 +9,14 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case storage(code: Int32, extendedCode: Int32, message: String)
     /// Changes after this `seq` are no longer kept; `oldestSeq` is the oldest one that is.
     case historyExpired(since: Int64, oldestSeq: Int64)
+    /// The dependencies asked for would close a cycle: `ids` are the tasks around it, each
+    /// depending on the next and the last on the first.
+    case dependencyCycle(ids: [String])
+
+    /// A cycle's ids as a sentence part: `a → b → a`.
+    public static func describeCycle(_ ids: [String]) -> String {
+        (ids + ids.prefix(1)).joined(separator: " → ")
+    }
     /// Operation `index` of an atomic `apply` failed, so none was applied.
     case operationFailed(index: Int, error: TaskStoreError)
 

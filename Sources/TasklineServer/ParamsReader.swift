@@ -123,6 +123,25 @@ struct ParamsReader {
         return ParamsReader(object: object, path: field(key))
     }
 
+    /// Clients' own data (`meta`): an object at most `TaskJSON.maxMetaDepth` levels deep,
+    /// returned as its compact JSON text (its size is the store's to check). `null` is absent, or `{}` where null clears (`nullClears`:
+    /// update `changes`).
+    mutating func metaObject(_ key: String, nullClears: Bool = false) throws(ResponseError) -> String? {
+        consumed.append(key)
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null:
+            return nullClears ? TaskItem.emptyMeta : nil
+        case .object:
+            guard TaskJSON.depth(of: value) <= TaskJSON.maxMetaDepth else {
+                throw .invalidParams(field: field(key), reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep")
+            }
+            return JSONWriter.string(value)
+        default:
+            throw wrongType(key, nullClears ? "an object or null" : "an object", value)
+        }
+    }
+
     /// An array whose elements the caller reads one by one.
     mutating func array(_ key: String) throws(ResponseError) -> [JSON]? {
         guard let value = try take(key) else { return nil }

@@ -8,6 +8,7 @@ enum TasklineErrorCode {
     static let taskAlreadyExists = 1003
     static let storageFailure = 1004
     static let historyExpired = 1005
+    static let dependencyCycle = 1006
 }
 
 extension ResponseError {
@@ -31,6 +32,10 @@ extension ResponseError {
             self.init(code: TasklineErrorCode.historyExpired,
                       message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",
                       data: ["oldestSeq": .integer(oldestSeq)])
+        case .dependencyCycle(let ids):
+            self.init(code: TasklineErrorCode.dependencyCycle,
+                      message: "Dependency cycle: \(TaskStoreError.describeCycle(ids))",
+                      data: ["cycle": .array(ids.map(JSON.string))])
         case .operationFailed(let index, let error):
             // The failing operation's own error. A params error already names the operation
             // in its field path; the others say which operation it was in `data.operation`.

@@ -293,8 +293,8 @@ public actor Server {
         guard !writes.isEmpty else { return }
         defer { writes.removeAll() }
         func answer(_ outcome: OperationOutcome) -> Result<JSON, ResponseError> {
-            let (answer, change) = TaskJSON.encode(outcome)
-            if let change { changes.append(change) }
+            let (answer, written) = TaskJSON.encode(outcome)
+            changes += written
             return .success(answer)
         }
         do {

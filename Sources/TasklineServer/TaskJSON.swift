@@ -30,9 +30,23 @@ public enum TaskJSON {
         return .raw(out)
     }
 
-    /// Room for a task's JSON: its two long texts and the rest, which is rarely past 256 bytes.
+    /// How deep a task's `meta` may nest (the object itself is level 1). The server sends
+    /// meta as deep as level 8 of a message (a `1002` in a `tasks/apply` result), and every
+    /// message stays within the 64 levels a reader of the protocol takes.
+    public static let maxMetaDepth = 32
+
+    /// How many levels of arrays and objects `value` nests: 0 for a scalar.
+    public static func depth(of value: JSON) -> Int {
+        switch value {
+        case .array(let elements): 1 + (elements.map(depth(of:)).max() ?? 0)
+        case .object(let object): 1 + (object.map { depth(of: $0.1) }.max() ?? 0)
+        default: 0
+        }
+    }
+
+    /// Room for a task's JSON: its long texts and the rest, which is rarely past 320 bytes.
     private static func estimatedSize(_ task: TaskItem) -> Int {
-        256 + task.title.utf8.count + task.notes.utf8.count
+        320 + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count
     }
 
     private static func append(_ task: TaskItem, to out: inout [UInt8]) {
@@ -56,13 +70,25 @@ public enum TaskJSON {
         string(task.notes)
         key(task.done ? #","done":true,"priority":"# : #","done":false,"priority":"#)
         out.append(contentsOf: String(task.priority).utf8)
-        key(#","tags":["#)
-        for (index, tag) in task.tags.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            string(tag)
+        /// The elements of an array of strings, between brackets the caller writes.
+        func strings(_ values: [String]) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                string(value)
+            }
         }
+        key(#","tags":["#)
+        strings(task.tags)
         key(#"],"due":"#)
         string(task.due)
+        key(#","project":"#)
+        string(task.project)
+        key(#","dependsOn":["#)
+        strings(task.dependsOn)
+        key(#"],"wait":"#)
+        string(task.wait)
+        key(#","meta":"#)
+        out.append(contentsOf: task.meta.utf8)
         key(#","createdAt":"#)
         timestamp(task.createdAt)
         key(#","updatedAt":"#)
@@ -76,14 +102,16 @@ public enum TaskJSON {
 
     /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`; and
     /// the change it made as `tasks/didChange` lists it. The task is written once for both.
-    static func encode(_ outcome: OperationOutcome) -> (answer: JSON, change: ChangeText?) {
+    /// A deletion's changes include those to the tasks that depended on it, before its own.
+    static func encode(_ outcome: OperationOutcome) -> (answer: JSON, changes: [ChangeText]) {
+        let others = outcome.otherChanges.map { text(of: $0) }
         switch outcome.result {
         case .task(let task):
             let taskText = text(of: task)
             // The change's task is the task the write left (OperationOutcome).
-            return (.raw(taskText), outcome.change.map { text(of: $0, taskText: taskText) })
+            return (.raw(taskText), others + (outcome.change.map { [text(of: $0, taskText: taskText)] } ?? []))
         case .deleted(let id):
-            return (["id": .string(id), "deleted": true], outcome.change.map { text(of: $0) })
+            return (["id": .string(id), "deleted": true], others + (outcome.change.map { [text(of: $0)] } ?? []))
         }
     }
 

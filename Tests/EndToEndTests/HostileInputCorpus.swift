@@ -64,7 +64,7 @@ enum HostileInput {
     static func ndjsonCases() -> [HostileCase] {
         notJSON() + invalidUTF8() + nulBytes() + numbers() + ids() + envelopes() + batches() + duplicateKeys()
             + deepNesting() + hugeStrings() + sqlText() + unicodeTitles() + lifecycle() + applyAbuse() + fetchAbuse()
-            + changesAndUpdateAbuse()
+            + changesAndUpdateAbuse() + projectDependencyAbuse()
     }
 
     static func notJSON() -> [HostileCase] {
@@ -448,6 +448,54 @@ enum HostileInput {
         ]
     }
 
+    /// Projects, dependencies, wait times and meta. sql-0 is a task of the corpus.
+    static func projectDependencyAbuse() -> [HostileCase] {
+        // 32 levels of meta, the most a task may hold, and 33.
+        let deepMeta = (1..<32).reduce(JSON.object([:])) { inner, _ in .object(["x": inner]) }
+        // 8 segments of 31 characters past U+FFFF, and 7 dots: 255 characters, 999 UTF-8 bytes.
+        let longProject = JSON.string(Array(repeating: String(repeating: "\u{10FFFF}", count: 31), count: 8).joined(separator: "."))
+        return [
+            hostile("a project of a number", request("tasks/create", ["title": "t", "project": 7]), .error(-32602)),
+            hostile("a project with an empty segment", request("tasks/create", ["title": "t", "project": "Home..Garage"]), .error(-32602)),
+            hostile("a project starting with a dot", request("tasks/create", ["title": "t", "project": ".Home"]), .error(-32602)),
+            hostile("a project ending with a dot", request("tasks/create", ["title": "t", "project": "Home."]), .error(-32602)),
+            hostile("a project of only a dot", request("tasks/create", ["title": "t", "project": "."]), .error(-32602)),
+            hostile("a project with U+FEFF", request("tasks/create", ["title": "t", "project": "Home\u{FEFF}"]), .error(-32602)),
+            hostile("a project with a NUL", request("tasks/create", ["title": "t", "project": "Home\u{0}x"]), .error(-32602)),
+            hostile("a project of 10 MB", request("tasks/create", ["title": "t", "project": .string(String(repeating: "p", count: tenMegabytes))]),
+                    .error(-32602)),
+            hostile("a project of 1,000 segments",
+                    request("tasks/create", ["title": "t", "project": .string(Array(repeating: "a", count: 1000).joined(separator: "."))]), .error(-32602)),
+            hostile("a project filter of SQL", request("tasks/fetch", ["filter": ["project": "x'OR'1'='1"]]), .ok),
+            hostile("a project filter of LIKE wildcards", request("tasks/fetch", ["filter": ["project": "%"]]), .ok),
+            hostile("a project filter with an empty segment", request("tasks/fetch", ["filter": ["project": "a..b"]]), .error(-32602)),
+            hostile("dependsOn a string", request("tasks/create", ["title": "t", "dependsOn": "sql-0"]), .error(-32602)),
+            hostile("dependsOn with a number", request("tasks/create", ["title": "t", "dependsOn": [1]]), .error(-32602)),
+            hostile("dependsOn an unknown id", request("tasks/create", ["title": "t", "dependsOn": ["sql-0", "sql-0", "nope"]]), .error(-32602)),
+            hostile("dependsOn of SQL", request("tasks/create", ["title": "t", "dependsOn": ["' OR 1=1 --"]]), .error(-32602)),
+            hostile("dependsOn 65 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "sql-0", count: 65))]), .error(-32602)),
+            hostile("dependsOn 100,000 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "x", count: 100_000))]), .error(-32602)),
+            hostile("dependsOn itself", request("tasks/create", ["id": "self", "title": "t", "dependsOn": ["self"]]), .error(1006)),
+            hostile("an update depending on itself", request("tasks/update", ["id": "sql-0", "changes": ["dependsOn": ["sql-0"]]]), .error(1006)),
+            hostile("changes.dependsOn null", request("tasks/update", ["id": "sql-0", "changes": ["dependsOn": .null]]), .error(-32602)),
+            hostile("blocked a string", request("tasks/fetch", ["filter": ["blocked": "yes"]]), .error(-32602)),
+            hostile("a wait that is no time", request("tasks/create", ["title": "t", "wait": "later"]), .error(-32602)),
+            hostile("a wait of February 30th", request("tasks/create", ["title": "t", "wait": "2026-02-30"]), .error(-32602)),
+            hostile("a wait of a number", request("tasks/update", ["id": "sql-0", "changes": ["wait": 5]]), .error(-32602)),
+            hostile("waiting a number", request("tasks/fetch", ["filter": ["waiting": 1]]), .error(-32602)),
+            hostile("meta an array", request("tasks/create", ["title": "t", "meta": [1, 2]]), .error(-32602)),
+            hostile("meta a string", request("tasks/create", ["title": "t", "meta": "{}"]), .error(-32602)),
+            hostile("meta of 10 MB", request("tasks/create", ["title": "t", "meta": ["x": .string(String(repeating: "m", count: tenMegabytes))]]),
+                    .error(-32602)),
+            hostile("meta as a filter", request("tasks/fetch", ["filter": ["meta": [:]]]), .error(-32602)),
+            hostile("meta 33 levels deep", request("tasks/create", ["title": "t", "meta": ["y": deepMeta]]), .error(-32602)),
+            session("meta 32 levels deep", [request("tasks/create", ["id": "deep-meta", "title": "t", "meta": deepMeta])],
+                    [.ok], changes: 1, stored: created("deep-meta", ["meta": deepMeta])),
+            session("a project at every limit", [request("tasks/create", ["id": "long-project", "title": "t", "project": longProject])],
+                    [.ok], changes: 1, stored: created("long-project", ["project": longProject])),
+        ]
+    }
+
     // MARK: - LSP framing
 
     static func lspCases() -> [HostileCase] {
@@ -587,6 +635,32 @@ extension HostileInput {
             ],
             expect: [.ok, .error(1004), .ok],
             finding: "task a: due must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)"),
+        HostileFile(
+            name: "a wait that is no time", sql: "UPDATE task SET wait = 'someday', wait_at = NULL WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/fetch", ["filter": ["waiting": false]], id: 3),
+            ],
+            expect: [.ok, .error(1004), .ok],
+            finding: "task a: wait must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)"),
+        HostileFile(
+            name: "a meta that is not JSON, and one on several lines",
+            sql: "UPDATE task SET meta = '{\"a\": [1,' WHERE id = 'a'; UPDATE task SET meta = '{\n  \"b\" : 2\n}' WHERE id = 'b'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/get", ["id": "b"], id: 2),
+                request("tasks/fetch", [:], id: 3),
+            ],
+            expect: [.ok, .ok, .ok],
+            finding: "task a: meta is not a JSON object"),
+        HostileFile(
+            name: "a dependency cycle another program wrote",
+            sql: "INSERT INTO task_dependency (task_pk, depends_on_pk) SELECT a.pk, b.pk FROM task a, task b WHERE (a.id, b.id) IN (VALUES ('a', 'b'), ('b', 'a'))",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/fetch", ["filter": ["blocked": true]], id: 2),
+                request("tasks/update", ["id": "b", "changes": ["title": "B2"]], id: 3), request("tasks/get", ["id": "b"], id: 4),
+            ],
+            expect: [.ok, .ok, .ok, .ok],
+            finding: "task a: its dependencies lead back to it (a dependency cycle)"),
         HostileFile(
             name: "a priority of Int64.max, past the CHECK constraint",
             sql: "PRAGMA ignore_check_constraints = ON; UPDATE task SET priority = 9223372036854775807 WHERE id = 'a'",

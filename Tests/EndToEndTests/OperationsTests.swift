@@ -10,14 +10,15 @@ import Testing
     let directory = TemporaryDirectory()
 
     /// Tasks of every shape, made through a server: done and not, updated (version > 1),
-    /// a chosen id, tags, due dates with an offset and as a date, notes with new lines.
+    /// a chosen id, tags, due dates with an offset and as a date, notes with new lines, a
+    /// project, a wait time, meta, and dependencies (the first task's on a later one).
     func makeVariedDatabase(_ path: String) throws -> [JSON] {
         let server = try ServerProcess(["--db", path])
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
         let creates = [
             #"{"title":"Write the spec","notes":"line one\nline two — ünïcødé ✓\ttabbed","tags":["work","docs","work"],"due":"2026-12-01T17:00:00.5+01:00","priority":2}"#,
             #"{"id":"custom-id-1","title":"Buy milk","done":true,"tags":["errand"]}"#,
-            #"{"title":"Renew the \"passport\" \\ now","due":"2027-01-31","priority":3}"#,
+            #"{"title":"Renew the \"passport\" \\ now","due":"2027-01-31","priority":3,"project":"Home.Papers","wait":"2026-11-30","meta":{"b":1.50,"a":[null,{}]},"dependsOn":["custom-id-1"]}"#,
             #"{"title":"Plain"}"#,
         ]
         var ids: [String] = []
@@ -27,7 +28,7 @@ import Testing
         }
         _ = try server.call(10, "tasks/update", #"{"id":"\#(ids[3])","changes":{"done":true,"notes":"finished"}}"#)
         _ = try server.call(11, "tasks/update", #"{"id":"\#(ids[3])","changes":{"done":false,"tags":["again"]}}"#)
-        _ = try server.call(12, "tasks/update", #"{"id":"\#(ids[0])","changes":{"done":true}}"#)
+        _ = try server.call(12, "tasks/update", #"{"id":"\#(ids[0])","changes":{"done":true,"dependsOn":["\#(ids[3])"]}}"#)
         let tasks = try #require(try server.call(13, "tasks/fetch")["result"]?["tasks"]?.arrayValue)
         server.closeInput()
         _ = server.waitForExit()
@@ -160,8 +161,8 @@ import Testing
 
     @Test func conflictsFailSkipOrReplace() throws {
         let path = directory.file("tasks.sqlite")
-        let first = #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
-        let second = #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
+        let first = #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"project":null,"dependsOn":[],"wait":null,"meta":{},"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
+        let second = #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","project":"Work.Q1","dependsOn":[],"wait":"2026-01-20","meta":{"k":1.0},"createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(first.utf8)).status == 0)
 
         let failed = try runTaskline(["import", "-", "--db", path], stdin: Data(second.utf8))

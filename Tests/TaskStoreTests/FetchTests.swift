@@ -186,7 +186,7 @@ import Testing
         let (store, _) = try await seeded()
         let database = try Database(path: directory.file("tasks.sqlite"))
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
-        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], database: database)
+        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], now: 0, database: database)
         let cursor = withCursor ? Cursor(signature: plan.signature, values: [.integer(1_780_000_000_003), .text("t20")]) : nil
         let runs = plan.pageRuns(after: cursor)
         #expect(runs.count == 1)
@@ -216,7 +216,7 @@ import Testing
 }
 
 /// The steps of SQLite's plan for `run`.
-private func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
+func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
     var steps: [String] = []
     try database.cachedStatement("EXPLAIN QUERY PLAN " + run.sql).forEachRow(run.values + [.integer(51), .integer(0)]) {
         steps.append($0.text(3))
@@ -296,7 +296,7 @@ private func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [S
         let (store, _) = try await seeded()
         let database = try Database(path: directory.file("tasks.sqlite"))
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_due_desc'") == 0)
-        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .due, descending: true)], database: database)
+        let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .due, descending: true)], now: 0, database: database)
         let runs = plan.pageRuns(after: nil)
         #expect(runs.count == 2)
         for run in runs {

@@ -11,6 +11,14 @@ export interface Task {
   tags: string[];
   /** RFC 3339 date-time with an offset, or a full date; returned exactly as given. */
   due: string | null;
+  /** A dot-separated path (`Home.Garage`). */
+  project: string | null;
+  /** Ids of the tasks this one waits for, sorted by code point. */
+  dependsOn: string[];
+  /** RFC 3339 date-time or full date before which the task is not actionable. */
+  wait: string | null;
+  /** Clients' own data, returned as it was stored. */
+  meta: TaskMeta;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -24,10 +32,20 @@ export interface NewTask {
   priority?: Priority;
   tags?: string[];
   due?: string | null;
+  project?: string | null;
+  dependsOn?: string[];
+  wait?: string | null;
+  meta?: TaskMeta | null;
   id?: string;
 }
 
-export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due'>>;
+/** `project`, `wait`: null clears; `meta`: replaced whole, null makes it `{}`. */
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait'>> & {
+  meta?: TaskMeta | null;
+};
+
+/** A JSON object: a task's `meta`. */
+export type TaskMeta = Record<string, unknown>;
 
 export interface TaskFilter {
   done?: boolean;
@@ -40,10 +58,16 @@ export interface TaskFilter {
   /** Exclusive upper bound on `due`. */
   dueBefore?: string;
   ids?: string[];
+  /** The project and every project under it (`Home` matches `Home.Garage`, not `Homework`). */
+  project?: string;
+  /** Has a dependency that is not done (true), or none (false). */
+  blocked?: boolean;
+  /** Its `wait` is later than the server's clock (true), or it has none or it passed (false). */
+  waiting?: boolean;
 }
 
 export interface SortKey {
-  field: 'createdAt' | 'updatedAt' | 'due' | 'priority' | 'title';
+  field: 'createdAt' | 'updatedAt' | 'due' | 'priority' | 'title' | 'project';
   order?: 'asc' | 'desc';
 }
 

@@ -62,8 +62,8 @@ enum ApplyOperations: TaskMethod {
         let encoded: [JSON] = results.map { result in
             switch result {
             case .success(let outcome):
-                let (answer, change) = TaskJSON.encode(outcome)
-                if let change { changes.append(change) }
+                let (answer, written) = TaskJSON.encode(outcome)
+                changes += written
                 return ["result": answer]
             case .failure(let error):
                 return ["error": ResponseError(error).json]

@@ -12,7 +12,11 @@ enum CreateTask: SingleWriteMethod {
             done: try reader.bool("done") ?? false,
             priority: try reader.int("priority") ?? 0,
             tags: try reader.stringArray("tags") ?? [],
-            due: try reader.string("due"))
+            due: try reader.string("due"),
+            project: try reader.string("project"),
+            dependsOn: try reader.stringArray("dependsOn") ?? [],
+            wait: try reader.string("wait"),
+            meta: try reader.metaObject("meta") ?? TaskItem.emptyMeta)
     }
 
     static func operation(from draft: TaskDraft) -> TaskOperation {

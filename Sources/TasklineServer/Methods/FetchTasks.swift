@@ -13,7 +13,10 @@ enum FetchTasks: TaskMethod {
                 text: try filter.string("text"),
                 dueBefore: try filter.string("dueBefore"),
                 dueAfter: try filter.string("dueAfter"),
-                ids: try filter.stringArray("ids"))
+                ids: try filter.stringArray("ids"),
+                project: try filter.string("project"),
+                blocked: try filter.bool("blocked"),
+                waiting: try filter.bool("waiting"))
             try filter.finish()
         }
         if let keys = try reader.objectArray("sort") {

@@ -17,8 +17,8 @@ struct MethodOutcome: Sendable {
 
     /// The answer to a single write.
     init(_ write: OperationOutcome) {
-        let (answer, change) = TaskJSON.encode(write)
-        self.init(result: answer, changes: change.map { [$0] } ?? [])
+        let (answer, changes) = TaskJSON.encode(write)
+        self.init(result: answer, changes: changes)
     }
 
     init(result: JSON, changes: [TaskJSON.ChangeText] = []) {

@@ -15,14 +15,18 @@ enum UpdateTask: SingleWriteMethod {
         guard var changes = try reader.object("changes") else {
             throw .invalidParams(field: "changes", reason: "is required")
         }
-        changes.nullMeansAbsent = false  // only `due` may be null: it clears the due date
+        changes.nullMeansAbsent = false  // only `due`, `project`, `wait` and `meta` may be null: it clears them
         let taskChanges = TaskChanges(
             title: try changes.string("title"),
             notes: try changes.string("notes"),
             done: try changes.bool("done"),
             priority: try changes.int("priority"),
             tags: try changes.stringArray("tags"),
-            due: try changes.nullableString("due"))
+            due: try changes.nullableString("due"),
+            project: try changes.nullableString("project"),
+            dependsOn: try changes.stringArray("dependsOn"),
+            wait: try changes.nullableString("wait"),
+            meta: try changes.metaObject("meta", nullClears: true))
         try changes.finish()
         return Params(id: id, changes: taskChanges, ifVersion: try reader.integer("ifVersion"))
     }

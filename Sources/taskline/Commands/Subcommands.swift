@@ -108,6 +108,7 @@ struct CommandFailure: Error {
         case .invalid(let field, let reason): "\(field) \(reason)"
         case .storage(_, _, let message): "storage failure: \(message)"
         case .historyExpired(let since, _): "changes after \(since) are no longer kept"
+        case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
         }
     }

@@ -1,5 +1,6 @@
 import JSONRPC
 import TaskStore
+import TasklineServer
 
 /// Turns the tasks of Taskwarrior's `task export` into Taskline tasks, so that its users
 /// can move over. The mapping (docs/operations.md documents it):
@@ -16,22 +17,25 @@ import TaskStore
 /// | `due` | `due`, as an RFC 3339 date-time in UTC |
 /// | `priority` `H`, `M`, `L` | `priority` 3, 2, 1 (absent: 0) |
 /// | `tags` | `tags` |
-/// | `project` | a tag `project:NAME` (white space in NAME becomes `_`) |
+/// | `project` | `project` (white space in it becomes `_`) |
+/// | `depends` | `dependsOn` (lowercased; a comma-separated string or an array) |
+/// | `wait` | `wait`, as an RFC 3339 date-time in UTC |
 /// | `annotations` | `notes`, one line per annotation: its time, a space, its text |
+/// | any other field | a member of `meta.taskwarrior`, its value as Taskwarrior wrote it |
 ///
 /// `id`, `urgency`, `mask`, `imask` and `parent` are Taskwarrior's own bookkeeping and are
-/// dropped silently; any other field (`wait`, `scheduled`, `until`, `start`, `depends`,
-/// `recur`, user-defined attributes) has no place in Taskline, and the summary says which
-/// were left out, on how many tasks.
+/// dropped silently. The others (`scheduled`, `until`, `start`, `recur`, user-defined
+/// attributes) have no field of their own in Taskline yet; the summary says which were kept
+/// in `meta.taskwarrior`, on how many tasks.
 final class TaskwarriorImport {
     private let now: Int64
     /// Tasks not imported, by status.
     private var notImported: [String: Int] = [:]
-    /// Fields left out, with how many tasks had them.
-    private var leftOut: [String: Int] = [:]
+    /// Fields kept in `meta.taskwarrior`, with how many tasks had them.
+    private var keptInMeta: [String: Int] = [:]
 
     static let mappedFields: Set = ["uuid", "description", "status", "entry", "modified", "end", "due", "priority",
-                                    "tags", "project", "annotations"]
+                                    "tags", "project", "depends", "wait", "annotations"]
     static let bookkeepingFields: Set = ["id", "urgency", "mask", "imask", "parent"]
 
     init(now: Int64) {
@@ -62,18 +66,24 @@ final class TaskwarriorImport {
         let modified = try date(object, "modified")?.milliseconds ?? entry
         let end = try date(object, "end")?.milliseconds
 
-        var tags = try strings(object, "tags")
-        if let project = try string(object, "project") {
-            // White space as the protocol counts it, which a tag may not hold.
-            let scalars = project.unicodeScalars.map { TaskRules.isWhiteSpace($0) ? "_" : $0 }
-            tags.append("project:" + String(String.UnicodeScalarView(scalars)))
+        let project = try string(object, "project").map { project in
+            // White space as the protocol counts it, which a project may not hold.
+            String(String.UnicodeScalarView(project.unicodeScalars.map { TaskRules.isWhiteSpace($0) ? "_" : $0 }))
         }
-        for key in object.keys where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) {
-            leftOut[key, default: 0] += 1
+        var others = JSONObject()
+        for (key, value) in object where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) {
+            keptInMeta[key, default: 0] += 1
+            others[key] = value
+        }
+        let meta: JSON = ["taskwarrior": .object(others)]
+        guard TaskJSON.depth(of: meta) <= TaskJSON.maxMetaDepth else {
+            throw .invalid(field: "meta", reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep (its fields kept in meta.taskwarrior)")
         }
         return TaskItem(
             id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
-            priority: try priority(object), tags: tags, due: try date(object, "due")?.text,
+            priority: try priority(object), tags: try strings(object, "tags"), due: try date(object, "due")?.text,
+            project: project, dependsOn: try strings(object, "depends").map { $0.lowercased() }, wait: try date(object, "wait")?.text,
+            meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta),
             createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
     }
 
@@ -83,9 +93,9 @@ final class TaskwarriorImport {
             let counts = notImported.sorted { $0.key < $1.key }.map { "\(grouped($0.value)) \($0.key)" }
             note("not imported from Taskwarrior: \(counts.joined(separator: ", ")) (deleted tasks, recurrence templates)")
         }
-        if !leftOut.isEmpty {
-            let counts = leftOut.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
-            note("Taskwarrior fields with no place in Taskline, left out (tasks): \(counts.joined(separator: ", "))")
+        if !keptInMeta.isEmpty {
+            let counts = keptInMeta.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
+            note("Taskwarrior fields with no field of their own, kept in meta.taskwarrior (tasks): \(counts.joined(separator: ", "))")
         }
     }
 
@@ -101,7 +111,7 @@ final class TaskwarriorImport {
         }
     }
 
-    /// Tags come as an array; very old versions wrote one comma-separated string.
+    /// Tags and dependencies come as an array; older versions wrote one comma-separated string.
     private func strings(_ object: JSONObject, _ key: String) throws(TaskStoreError) -> [String] {
         switch object[key] {
         case nil, .null?: return []

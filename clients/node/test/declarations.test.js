@@ -8,7 +8,8 @@
 // of the subset it uses for these types: `export interface Name { member?: Type; }`
 // blocks and `export type Name = Type;` aliases, where a Type is a union (`|`) of
 // `string`, `number`, `boolean`, `null`, string and number literals, `T[]`,
-// `(T & {})`, a declared name, or an inline `{ member: Type; … }` object.
+// `(T & {})`, `Record<string, unknown>` (free-form data), a declared name, or an
+// inline `{ member: Type; … }` object.
 // Comments are removed first. A construct outside this subset fails the test.
 
 import { test } from 'node:test';
@@ -99,6 +100,7 @@ function declaredKinds(type) {
   if (/^'.*'$/.test(only)) return new Set(['string']);
   if (/^-?\d+$/.test(only)) return new Set(['number']);
   if (['string', 'number', 'boolean', 'null'].includes(only)) return new Set([only]);
+  if (only === 'Record<string, unknown>') return new Set(['object']);
   if (aliases[only]) return declaredKinds(aliases[only]);
   if (interfaces[only]) return new Set([`object ${only}`]);
   throw new Error(`a type this reader does not know: ${only}`);
@@ -120,6 +122,8 @@ const jsonType = (value) => (value === null ? 'null' : typeof value === 'boolean
 
 /** The JSON types a schema node allows (integer as number, as TypeScript has it). */
 function schemaKinds(node) {
+  // An object with no listed members is free-form data (a task's `meta`).
+  if (resolve(node).type === 'object' && !resolve(node).properties) return new Set(['object']);
   if (isAlias(node) && resolve(node).type === 'object') return new Set([`object ${target(node)}`]);
   const resolved = resolve(node);
   if (resolved.anyOf) return new Set(resolved.anyOf.flatMap((option) => [...schemaKinds(option)]));

@@ -72,6 +72,8 @@ def _json_type(value: Any) -> str:
 def schema_kinds(node: dict[str, Any]) -> frozenset[str]:
     """The JSON types a schema node allows; an array as `array of …`, an object
     defined in `$defs` as `object <name>`."""
+    if _resolve(node).get("type") == "object" and "properties" not in _resolve(node):
+        return frozenset({"object"})  # free-form data: a task's `meta`
     if _is_alias(node) and _resolve(node).get("type") == "object":
         return frozenset({f"object {_target(node)}"})
     node = _resolve(node)
@@ -102,7 +104,7 @@ def python_kinds(annotation: str) -> frozenset[str]:
         return frozenset({"null"})
     if text.startswith("tuple[") and text.endswith(", ...]"):
         return frozenset({"array of " + "|".join(sorted(python_kinds(text[len("tuple[") : -len(", ...]")])))})
-    builtin = {"str": "string", "bool": "boolean", "int": "integer", "datetime": "string"}
+    builtin = {"str": "string", "bool": "boolean", "int": "integer", "datetime": "string", "dict[str, Any]": "object"}
     if text in builtin:
         return frozenset({builtin[text]})
     named = vars(models)[text]

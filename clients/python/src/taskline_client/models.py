@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Callable, TypeVar
 
@@ -32,6 +32,14 @@ class Task:
     tags: tuple[str, ...]
     #: Exactly as given on create or update: an RFC 3339 date-time or a full date.
     due: str | None
+    #: A dot-separated path (`Home.Garage`).
+    project: str | None
+    #: Ids of the tasks this one waits for, sorted by code point.
+    depends_on: tuple[str, ...]
+    #: Exactly as given: the time before which the task is not actionable.
+    wait: str | None
+    #: Clients' own data, as stored (a JSON object). Not part of the hash.
+    meta: dict[str, Any] = field(hash=False)
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -47,6 +55,10 @@ class Task:
             priority=Priority(data["priority"]),
             tags=tuple(data["tags"]),
             due=data.get("due"),
+            project=data.get("project"),
+            depends_on=tuple(data.get("dependsOn", ())),
+            wait=data.get("wait"),
+            meta=dict(data.get("meta") or {}),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),
