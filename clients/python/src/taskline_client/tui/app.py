@@ -80,6 +80,7 @@ class TaskListApp:
         self._screen.keypad(True)
         self._screen.nodelay(True)
         self._start_colours()
+        self._fit_terminal()  # curses believes LINES and COLUMNS in the environment over the terminal
         self._sync()
         while self._running:
             self._draw()
@@ -144,12 +145,14 @@ class TaskListApp:
 
     def _on_wakeup(self, reasons: set[bytes]) -> None:
         if RESIZED in reasons:
-            lines, columns = _terminal_size()
-            curses.resizeterm(lines, columns)
-            self._screen.clear()
-            self._select(self._selected)  # the new height may leave it off screen
+            self._fit_terminal()
         if CHANGED in reasons:
             self._take_events()
+
+    def _fit_terminal(self) -> None:
+        curses.resizeterm(*_terminal_size())
+        self._screen.clear()
+        self._select(self._selected)  # the new height may leave it off screen
 
     def _take_events(self) -> None:
         while True:
