@@ -285,7 +285,7 @@ class TaskListApp:
             form.message = "Not saved: no server (reconnecting…). Enter tries again."
             return
         try:
-            client.update(form.original.id, if_version=form.version, **changes)  # type: ignore[arg-type]
+            client.update(form.original.id, if_version=form.version, **changes)
         except VersionConflict as error:
             current = error.current
             if current is None:
@@ -452,10 +452,8 @@ class TaskListApp:
         _set_cursor_visible(False)
         if isinstance(self._question, _Confirmation):
             view.draw_line(self._screen, y, self._question.question, curses.A_BOLD)
-        elif self._connection:
-            view.draw_line(self._screen, y, self._connection, curses.A_BOLD)
-        elif self._status:
-            view.draw_line(self._screen, y, self._status, curses.A_BOLD)
+        elif self._status or self._connection:
+            view.draw_line(self._screen, y, self._status or self._connection, curses.A_BOLD)
         else:
             shown = "done tasks shown (h hides)" if self._show_hidden else f"{self._hidden} done hidden (h shows)"
             view.draw_line(self._screen, y, f"{shown}  {view.STATUS_KEYS}", curses.A_DIM)

@@ -27,17 +27,13 @@ KEYS = [
     ("t", "filter by tag"),
     ("Esc  c", "clear the filters"),
     ("h", "show or hide done tasks"),
-    ("?", "this help"),
+    ("?", "this help (any key closes it)"),
     ("q", "quit"),
-    ("", ""),
-    ("In the edit form", ""),
-    ("Tab ↓  S-Tab ↑", "next / previous field"),
-    ("Enter", "save (only if nobody changed the task meanwhile)"),
-    ("Esc", "cancel"),
-    ("Ctrl-O", "a new line in the notes"),
-    ("Ctrl-U", "clear the field up to the cursor"),
-    ("", ""),
     ("Not available", "undo and redo, reminders: the Taskline protocol has none yet"),
+    ("In the edit form:", ""),
+    ("Tab ↓  Shift-Tab ↑", "next / previous field"),
+    ("Enter  Esc", "save (only if nobody changed the task meanwhile) / cancel"),
+    ("Ctrl-O  Ctrl-U", "a new line in the notes / clear up to the cursor"),
 ]
 STATUS_KEYS = "? help  a add  e edit  x done  / text  t tag  h done tasks  q quit"
 
