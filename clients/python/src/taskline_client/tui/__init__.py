@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import curses
-import signal
 import sys
 from collections.abc import Sequence
 from typing import Callable
@@ -22,13 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
 
     def connect() -> Client:
-        # The client's threads inherit this thread's signal mask: with SIGWINCH
-        # blocked in them, a resize interrupts the curses loop's select().
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGWINCH})
-        try:
-            return Client(arguments.db, server=arguments.server)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGWINCH})
+        return Client(arguments.db, server=arguments.server)
 
     try:
         with Wakeup() as wakeup:

@@ -69,7 +69,8 @@ class TaskListApp:
         self._filter_tag = ""
         self._show_hidden = False
         self._status = ""
-        self._connection = ""  # why there is no server, while there is none
+        self._outage = ""  # why there is no server, while there is none
+        self._outage_detail = ""
         self._next_connect = 0.0
         self._question: _Prompt | _Confirmation | EditForm | _Help | None = None
         self._overdue_attribute = curses.A_NORMAL
@@ -126,18 +127,19 @@ class TaskListApp:
         if self._client is not None:
             self._client.close()
         self._client = None
-        self._connection = f"The server stopped ({_exit_in_words(error)}); reconnecting…"
+        self._outage = f"The server stopped ({_exit_in_words(error)})"
+        self._outage_detail = "reconnecting…"
         self._next_connect = time.monotonic()
 
     def _reconnect(self) -> None:
         try:
             client = self._connect()
         except TasklineError as error:
-            self._connection = f"{self._connection.split(';')[0]}; cannot restart it ({_in_words(error)}), retrying…"
+            self._outage_detail = f"cannot restart it ({_in_words(error)}), retrying…"
             self._next_connect = time.monotonic() + _RECONNECT_INTERVAL
             return
-        self._status = f"{self._connection.split(';')[0]}; reconnected, and caught up."
-        self._connection = ""
+        self._status = f"{self._outage}; reconnected, and caught up."
+        self._outage = ""
         self._attach(client)
         self._sync()
 
@@ -452,8 +454,8 @@ class TaskListApp:
         _set_cursor_visible(False)
         if isinstance(self._question, _Confirmation):
             view.draw_line(self._screen, y, self._question.question, curses.A_BOLD)
-        elif self._status or self._connection:
-            view.draw_line(self._screen, y, self._status or self._connection, curses.A_BOLD)
+        elif self._status or self._outage:
+            view.draw_line(self._screen, y, self._status or f"{self._outage}; {self._outage_detail}", curses.A_BOLD)
         else:
             shown = "done tasks shown (h hides)" if self._show_hidden else f"{self._hidden} done hidden (h shows)"
             view.draw_line(self._screen, y, f"{shown}  {view.STATUS_KEYS}", curses.A_DIM)
