@@ -26,6 +26,11 @@ _ENTER_KEYS = {"\n", "\r", curses.KEY_ENTER}
 _RECONNECT_INTERVAL = 1.0
 _NOTES_LINES = 2  # below a separator line, when the terminal has room
 _OVERDUE_PAIR = 1
+_FORM_HINTS = (
+    "Priority, Done: Space or ←/→ changes them.",
+    "Due: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Notes: Ctrl-O starts a new line (shown as ↵).",
+)
 
 _Event = Union[DidChange, DidMissChanges, ServerExited]
 
@@ -416,7 +421,8 @@ class TaskListApp:
 
     def _draw_help(self, last_line: int) -> None:
         for y, (keys, does) in enumerate(view.KEYS, start=1):
-            if y > last_line:
+            if y == last_line and y < len(view.KEYS):
+                view.draw_line(self._screen, y, "  … (a taller terminal shows the rest)", curses.A_DIM)
                 break
             view.draw_line(self._screen, y, f"  {keys:<26} {does}", curses.A_BOLD if not does else curses.A_NORMAL)
 
@@ -435,8 +441,7 @@ class TaskListApp:
             if label == form.focused:
                 cursor = (y, len(prefix) + cursor_x)
         y = 2 + len(EditForm.LABELS)
-        hint = "Priority and Done: Space or ←/→ changes. Due: YYYY-MM-DD, today, tomorrow, +3d, empty for none."
-        for text in [hint, "Notes: Ctrl-O starts a new line (shown as ↵).", *_wrap(form.message, columns - 1)]:
+        for text in [*_FORM_HINTS, *_wrap(form.message, columns - 1)]:
             if y > last_line:
                 break
             view.draw_line(self._screen, y, text, curses.A_BOLD if text in form.message else curses.A_DIM)
