@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import date, timedelta
 from importlib.metadata import distribution
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from support import store_a_task_from_the_year_0, wait_until
+from support import store_a_task_from_the_year_0, wait_until, write_script
 from tmux_screen import TmuxScreen
 
-from taskline_client import Client, Create, Update
+from taskline_client import Client, Create, Filter, Task, Update
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -35,16 +40,32 @@ class Tui:
         """The screen line that shows `title`."""
         matches = [line for line in self.screen.lines() if title in line]
         assert len(matches) == 1, f"{title!r} shown {len(matches)} times"
-        return matches[0]
+        return matches[0][2:]  # without the selection mark
+
+    def list_rows(self) -> list[str]:
+        """The task rows, from below the header down to the notes pane."""
+        lines = self.screen.lines()[1:]
+        return [line for line in itertools.takewhile(lambda line: not line.startswith("──"), lines) if line]
 
 
 @pytest.fixture
-def start_tui(server: str, db: Path, tmp_path: Path) -> Iterator[Callable[[], Tui]]:
+def start_tui(server: str, db: Path, tmp_path: Path) -> Iterator[Callable[..., Tui]]:
     screens: list[TmuxScreen] = []
 
-    def start() -> Tui:
+    def start(server_path: str | Path = server, environment: dict[str, str] | None = None) -> Tui:
         exit_status_file = tmp_path / f"tui-exit-status-{len(screens)}"
-        tui = [sys.executable, "-m", "taskline_client.tui", "--db", str(db), "--server", server]
+        settings = [f"{name}={value}" for name, value in (environment or {}).items()]
+        tui = [
+            "env",
+            *settings,
+            sys.executable,
+            "-m",
+            "taskline_client.tui",
+            "--db",
+            str(db),
+            "--server",
+            str(server_path),
+        ]
         command = ["sh", "-c", '"$@"; echo $? > "$0"', str(exit_status_file), *tui]
         screen = TmuxScreen(command, columns=100, lines=20)
         screens.append(screen)
@@ -77,7 +98,7 @@ def test_a_missing_server_is_reported_without_a_traceback(tmp_path: Path) -> Non
 
 
 def test_a_task_python_cannot_hold_is_reported_in_the_status_line(
-    start_tui: Callable[[], Tui], server: str, db: Path, tmp_path: Path
+    start_tui: Callable[..., Tui], server: str, db: Path, tmp_path: Path
 ) -> None:
     store_a_task_from_the_year_0(server, db, tmp_path)
     tui = start_tui()
@@ -87,30 +108,35 @@ def test_a_task_python_cannot_hold_is_reported_in_the_status_line(
 
 
 def test_existing_tasks_are_listed_oldest_first_with_their_details(
-    start_tui: Callable[[], Tui], open_client: Callable[..., Client]
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
 ) -> None:
     with open_client() as client:
         # Ids in creation order: tasks made in the same millisecond are listed by id.
-        client.create("Older", priority=3, due="2026-12-01", tags=["home", "urgent"], id="task-1")
+        far_off = (date.today() + timedelta(days=30)).isoformat()
+        client.create("Older", priority=3, due=far_off, tags=["home", "urgent"], id="task-1")
         client.create("Newer", done=True, id="task-2")
     tui = start_tui()
+    tui.screen.wait_for_text("1 task")
+    tui.screen.press("h")
     screen = tui.screen.wait_for_text("2 tasks")
     assert screen.index("Older") < screen.index("Newer")
     older = tui.row("Older")
     assert older.startswith("[ ] Older")
-    assert "high" in older and "2026-12-01" in older and "#home #urgent" in older
+    assert "high" in older and far_off in older and "#home #urgent" in older
     assert tui.row("Newer").startswith("[x] Newer")
 
 
-def test_adding_toggling_and_deleting_show_on_screen(start_tui: Callable[[], Tui]) -> None:
+def test_adding_toggling_and_deleting_show_on_screen(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Buy milk")
     _add(tui, "Água e café ☕")
     assert tui.screen.wait_for_text("2 tasks")
 
-    tui.screen.press("Space")  # the selection stays on the first task
+    tui.screen.press("Space")  # done, so hidden
+    tui.screen.wait_for(lambda screen: "Buy milk" not in screen and "1 done hidden" in screen)
+    tui.screen.press("h")
     tui.screen.wait_for_text("[x] Buy milk")
-    tui.screen.press("x")
+    tui.screen.press("g", "x")
     tui.screen.wait_for_text("[ ] Buy milk")
 
     tui.screen.press("d")
@@ -125,7 +151,7 @@ def test_adding_toggling_and_deleting_show_on_screen(start_tui: Callable[[], Tui
     assert tui.row("Água").startswith("[ ] Água e café ☕")
 
 
-def test_renaming(start_tui: Callable[[], Tui]) -> None:
+def test_renaming(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Draft title")
     tui.screen.press("r")
@@ -137,7 +163,7 @@ def test_renaming(start_tui: Callable[[], Tui]) -> None:
     assert "Draft" not in tui.screen.text()
 
 
-def test_filtering_by_text_and_clearing_with_escape(start_tui: Callable[[], Tui]) -> None:
+def test_filtering_by_text_and_clearing_with_escape(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Buy milk")
     _add(tui, "Call mum")
@@ -152,7 +178,7 @@ def test_filtering_by_text_and_clearing_with_escape(start_tui: Callable[[], Tui]
     assert "filter:" not in screen
 
 
-def test_errors_show_in_the_status_line(start_tui: Callable[[], Tui]) -> None:
+def test_errors_show_in_the_status_line(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Keep me")
     tui.screen.press("r")
@@ -162,19 +188,20 @@ def test_errors_show_in_the_status_line(start_tui: Callable[[], Tui]) -> None:
     tui.screen.press("Enter")
     status = tui.screen.wait_for_text("Error:").splitlines()[-1]
     assert status.startswith("Error: ")  # the server's message text may change
+    assert "code" not in status and "32602" not in status
     assert tui.row("Keep me").startswith("[ ] Keep me")
 
 
-def test_the_screen_follows_a_resize(start_tui: Callable[[], Tui]) -> None:
+def test_the_screen_follows_a_resize(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "A title that gets cut when narrow")
     tui.screen.resize(40, 8)
-    screen = tui.screen.wait_for(lambda screen: "[ ] A title th…" in screen)
+    screen = tui.screen.wait_for(lambda screen: "[ ] A titl…" in screen)
     assert max(len(line) for line in screen.splitlines()) <= 40
-    assert screen.splitlines()[-1].startswith("a add")
+    assert screen.splitlines()[-1].startswith("0 done hidden")
 
 
-def test_quitting_shuts_down_cleanly(start_tui: Callable[[], Tui], open_client: Callable[..., Client]) -> None:
+def test_quitting_shuts_down_cleanly(start_tui: Callable[..., Tui], open_client: Callable[..., Client]) -> None:
     tui = start_tui()
     _add(tui, "Saved")
     tui.screen.press("q")
@@ -183,7 +210,7 @@ def test_quitting_shuts_down_cleanly(start_tui: Callable[[], Tui], open_client: 
 
 
 def test_a_task_created_by_a_second_client_appears_without_a_key_press(
-    start_tui: Callable[[], Tui], open_client: Callable[..., Client]
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
 ) -> None:
     tui = start_tui()
     open_client().create("From another process")
@@ -191,7 +218,7 @@ def test_a_task_created_by_a_second_client_appears_without_a_key_press(
 
 
 def test_several_changes_in_one_notification_from_a_second_client_all_show(
-    start_tui: Callable[[], Tui], open_client: Callable[..., Client]
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
 ) -> None:
     tui = start_tui()
     _add(tui, "Old news")
@@ -199,4 +226,255 @@ def test_several_changes_in_one_notification_from_a_second_client_all_show(
     (old,) = other.iter_tasks()
     other.apply([Create("Batch one"), Create("Batch two"), Update(old.id, done=True)])
     tui.screen.wait_for(lambda screen: "[ ] Batch one" in screen and "[ ] Batch two" in screen)
-    tui.screen.wait_for_text("[x] Old news")
+    tui.screen.wait_for(lambda screen: "Old news" not in screen and "1 done hidden" in screen)
+
+
+def _edit_a_new_task(start_tui: Callable[..., Tui], client: Client, title: str) -> tuple[Tui, Task]:
+    """A task made by `client`, open in the TUI's edit form."""
+    task = client.create(title)
+    tui = start_tui()
+    tui.screen.wait_for_text(f"[ ] {title}")
+    tui.screen.press("e")
+    tui.screen.wait_for_text("Edit task")
+    return tui, task
+
+
+def test_done_tasks_are_hidden_until_h_and_the_status_line_counts_them(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    with open_client() as client:
+        client.apply([Create(f"Finished {number:03}", done=True) for number in range(300)])
+        client.create("The one open task")
+    tui = start_tui()
+    screen = tui.screen.wait_for_text("1 task")
+    assert tui.list_rows() == ["> [ ] The one open task"]
+    assert screen.splitlines()[-1].startswith("300 done hidden (h shows)")
+    tui.screen.press("h")
+    screen = tui.screen.wait_for_text("301 tasks")
+    rows = tui.list_rows()
+    assert rows[-1] == "> [ ] The one open task"  # still selected, so still on screen
+    assert all(row.startswith("  [x] Finished") for row in rows[:-1])
+    assert screen.splitlines()[-1].startswith("done tasks shown (h hides)")
+    tui.screen.press("h")
+    tui.screen.wait_for(lambda screen: tui.list_rows() == ["> [ ] The one open task"])
+
+
+def test_the_form_edits_every_field_in_one_update(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    tui, task = _edit_a_new_task(start_tui, open_client(), "Draft")
+    tui.screen.press("C-u")
+    tui.screen.type("Final")
+    tui.screen.press("Tab")
+    tui.screen.type("first line")
+    tui.screen.press("C-o")
+    tui.screen.type("second line")
+    tui.screen.press("Tab")
+    tui.screen.type("tomorrow")
+    tui.screen.press("Tab")
+    tui.screen.type("#home work")
+    tui.screen.press("Tab", "Space", "Space")  # none → low → medium
+    tui.screen.press("Tab", "Space")  # no → yes
+    tui.screen.wait_for_text("> Done     yes")
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen and "1 done hidden" in screen)
+    saved = open_client().get(task.id)
+    assert (saved.title, saved.notes, saved.tags, saved.priority, saved.done) == (
+        "Final",
+        "first line\nsecond line",
+        ("home", "work"),
+        2,
+        True,
+    )
+    assert saved.due == (date.today() + timedelta(days=1)).isoformat()
+    assert saved.version == 2  # one update, made against version 1
+
+
+def test_escape_leaves_the_form_without_saving(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    tui, task = _edit_a_new_task(start_tui, open_client(), "Keep")
+    tui.screen.type(" changed")
+    tui.screen.wait_for_text("Keep changed")
+    tui.screen.press("Escape")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    assert open_client().get(task.id).version == 1
+    assert tui.row("Keep") == "[ ] Keep"
+
+
+def test_a_conflict_in_the_form_names_the_current_values_and_enter_then_saves_over_them(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    other = open_client()
+    tui, task = _edit_a_new_task(start_tui, other, "Mine")
+    other.update(task.id, title="Theirs", tags=["office"])
+    tui.screen.press("Tab", "Tab", "Tab", "Tab", "Space")  # priority none → low
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("another program changed this task first")
+    assert "title “Theirs”" in " ".join(screen.split()) and "#office" in screen
+    assert "1002" not in screen and "Edit task" in screen
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    saved = other.get(task.id)
+    assert (saved.title, saved.tags, saved.priority, saved.version) == ("Theirs", ("office",), 1, 3)
+
+
+def test_errors_are_told_in_words_not_codes(start_tui: Callable[..., Tui], open_client: Callable[..., Client]) -> None:
+    other = open_client()
+    tui, task = _edit_a_new_task(start_tui, other, "Doomed")
+    tui.screen.type("!")
+    other.delete(task.id)
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("Not saved: task not found")
+    assert "1001" not in screen and "code" not in screen
+
+
+def test_filtering_by_tag_and_clearing_both_filters(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    with open_client() as client:
+        client.create("Mow the lawn", tags=["home"])
+        client.create("Home office tax form", tags=["work"])
+        client.create("Fix the home sink", tags=["home", "urgent"])
+    tui = start_tui()
+    tui.screen.wait_for_text("3 tasks")
+    tui.screen.press("t")
+    tui.screen.wait_for_text("Tag:")
+    tui.screen.type("#home")
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("(tag: #home)")
+    assert "2 tasks" in screen and "Home office" not in screen  # a tag, not text
+    tui.screen.press("/")
+    tui.screen.type("sink")
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Mow" not in screen and "1 task" in screen)
+    tui.screen.press("c")
+    screen = tui.screen.wait_for_text("3 tasks")
+    assert "(tag:" not in screen and "(filter:" not in screen
+
+
+def test_question_mark_shows_every_key_and_what_is_not_available(start_tui: Callable[..., Tui]) -> None:
+    tui = start_tui()
+    _add(tui, "Anything")
+    tui.screen.press("?")
+    screen = tui.screen.wait_for_text("this help")
+    for does in (
+        "add a task",
+        "edit the selected task",
+        "mark done",
+        "delete",
+        "filter by text",
+        "filter by tag",
+        "clear the filters",
+        "show or hide done tasks",
+        "quit",
+        "save (only if",
+    ):
+        assert does in screen, does
+    assert "undo and redo, reminders: the Taskline protocol has none yet" in screen
+    assert "Anything" not in screen
+    tui.screen.press("j")  # any key closes it, and does nothing else
+    tui.screen.wait_for_text("> [ ] Anything")
+
+
+@pytest.mark.parametrize("colour", [True, False], ids=["colour", "NO_COLOR"])
+def test_overdue_tasks_are_marked_and_due_dates_read_in_words(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client], colour: bool
+) -> None:
+    today = date.today()
+    with open_client() as client:
+        client.create("Late", due=(today - timedelta(days=2)).isoformat())
+        client.create("Soon", due=(today + timedelta(days=1)).isoformat())
+        client.create("Later", due=(today + timedelta(days=3)).isoformat())
+        client.create("Late but done", due=(today - timedelta(days=2)).isoformat(), done=True)
+    tui = start_tui(environment={} if colour else {"NO_COLOR": "1"})
+    tui.screen.wait_for_text("3 tasks")
+    assert "!2 days overdue" in tui.row("Late ")
+    assert "tomorrow" in tui.row("Soon") and "!" not in tui.row("Soon")
+    assert "in 3 days" in tui.row("Later")
+    tui.screen.press("h")
+    tui.screen.wait_for_text("4 tasks")
+    assert "2 days overdue" in tui.row("Late but done") and "!" not in tui.row("Late but done")
+    red = "\x1b[31m"
+    styled = {
+        line.split("] ", 1)[1].split("  ")[0]: line for line in tui.screen.styled_text().splitlines() if "] " in line
+    }
+    assert (red in styled["Late"]) == colour
+    assert all(red not in styled[title] for title in ("Soon", "Later", "Late but done"))
+
+
+def test_the_notes_of_the_selected_task_are_shown_below_the_list(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    with open_client() as client:
+        client.create("With notes", notes="Call before noon\nAsk for Ana")
+        client.create("Without notes")
+    tui = start_tui()
+    tui.screen.wait_for_text("2 tasks")
+    lines = tui.screen.lines()
+    notes_at = next(index for index, line in enumerate(lines) if line.startswith("── Notes"))
+    assert lines[notes_at + 1 : notes_at + 3] == ["Call before noon", "Ask for Ana"]
+    tui.screen.press("j")
+    screen = tui.screen.wait_for_text("── No notes")
+    assert "Call before noon" not in screen
+
+
+def test_the_selection_stays_on_screen_after_a_resize_and_keys_act_on_it(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    client.apply([Create(f"Task {number:02}") for number in range(1, 31)])
+    tui = start_tui()
+    tui.screen.wait_for_text("30 tasks")
+    tui.screen.press("G")
+    tui.screen.wait_for_text("> [ ] Task 30")
+    tui.screen.press("k", "k", "k", "k", "k")  # Task 25, near the bottom of the 20-line screen
+    tui.screen.wait_for_text("> [ ] Task 25")
+    tui.screen.resize(100, 8)
+    screen = tui.screen.wait_for(lambda screen: len(screen.splitlines()) <= 8 and "> [ ] Task 25" in screen, 10)
+    selected = next(line for line in screen.splitlines() if line.startswith("> "))
+    tui.screen.press("x")
+    tui.screen.wait_for_text("1 done hidden")
+    (done,) = client.iter_tasks(filter=Filter(done=True))
+    assert done.title in selected
+
+
+def _pids_of(server: str, db: Path) -> list[int]:
+    """The server processes running on `db`."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and arguments[:1] == [server.encode()] and str(db).encode() in arguments:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_after_the_server_dies_the_list_stays_the_tui_reconnects_and_catches_up(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client], server: str, db: Path, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "blocked"
+    wrapper = write_script(
+        tmp_path / "taskline-wrapper",
+        f'if [ -e {shlex.quote(str(blocked))} ]; then echo "kept down by the test" >&2; exit 3; fi\n'
+        f'exec {shlex.quote(server)} "$@"',
+    )
+    tui = start_tui(server_path=wrapper)
+    _add(tui, "Made before")
+    (pid,) = _pids_of(server, db)
+    blocked.touch()
+    os.kill(pid, signal.SIGKILL)
+    status = tui.screen.wait_for_text("cannot restart it").splitlines()[-1]
+    assert status.startswith("The server stopped (killed by signal 9); cannot restart it (")
+    assert tui.row("Made before") == "[ ] Made before"
+    tui.screen.press("x")
+    tui.screen.wait_for_text("Not done: no server (reconnecting…)")
+
+    with open_client() as other:
+        other.create("Made while it was down")
+    blocked.unlink()
+    screen = tui.screen.wait_for_text("[ ] Made while it was down")
+    assert "reconnected, and caught up" in screen and "2 tasks" in screen
+    _add(tui, "Made after")

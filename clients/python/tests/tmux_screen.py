@@ -33,6 +33,10 @@ class TmuxScreen:
     def text(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "main")
 
+    def styled_text(self) -> str:
+        """The screen with its colours and attributes as escape sequences."""
+        return self._tmux("capture-pane", "-p", "-e", "-t", "main")
+
     def lines(self) -> list[str]:
         return [line.rstrip() for line in self.text().splitlines()]
 

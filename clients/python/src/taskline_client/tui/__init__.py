@@ -6,11 +6,12 @@ import argparse
 import curses
 import sys
 from collections.abc import Sequence
+from typing import Callable
 
 from ..client import Client
 from ..errors import TasklineError
 from .app import TaskListApp
-from .wakeup import CHANGED, Wakeup
+from .wakeup import Wakeup
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,10 +19,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--db", help="the database file (default: the server's default)")
     parser.add_argument("--server", help="the taskline executable (default: $TASKLINE_SERVER, then PATH)")
     arguments = parser.parse_args(argv)
+
+    def connect() -> Client:
+        return Client(arguments.db, server=arguments.server)
+
     try:
-        with Client(arguments.db, server=arguments.server) as client, Wakeup() as wakeup:
-            client.on_change(lambda change: wakeup.notify(CHANGED))
-            curses.wrapper(_run, client, wakeup)
+        with Wakeup() as wakeup:
+            client = connect()
+            try:
+                curses.wrapper(_run, client, connect, wakeup)
+            finally:
+                client.close()  # the app closes the one it has when it ends; this one may have been replaced
     except TasklineError as error:
         print(f"taskline-tui: {error}", file=sys.stderr)
         return 1
@@ -30,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _run(screen: curses.window, client: Client, wakeup: Wakeup) -> None:
+def _run(screen: curses.window, client: Client, connect: Callable[[], Client], wakeup: Wakeup) -> None:
     curses.set_escdelay(25)
-    TaskListApp(screen, client, wakeup).run()
+    app = TaskListApp(screen, client, connect, wakeup)
+    try:
+        app.run()
+    finally:
+        app.close()

@@ -4,22 +4,35 @@ from __future__ import annotations
 
 import curses
 import os
+import queue
 import select
 import sys
+import time
 from dataclasses import dataclass
-from typing import Callable
+from datetime import datetime
+from typing import Callable, Union
 
-from ..calls import PageOptions
 from ..client import Client
-from ..errors import TasklineError
-from ..models import Task
-from ..query import Filter, SortKey
+from ..errors import ServerExited, TasklineError, TaskNotFound, Timeout, VersionConflict
+from ..models import DidChange, DidMissChanges, Task
 from . import view
+from .form import EditForm, FormError, describe
 from .line_editor import LineEditor
+from .tasks import TaskCopy
 from .wakeup import CHANGED, RESIZED, Wakeup
 
 _ESCAPE = "\x1b"
 _ENTER_KEYS = {"\n", "\r", curses.KEY_ENTER}
+_RECONNECT_INTERVAL = 1.0
+_NOTES_LINES = 2  # below a separator line, when the terminal has room
+_OVERDUE_PAIR = 1
+_FORM_HINTS = (
+    "Priority, Done: Space or ←/→ changes them.",
+    "Due: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Notes: Ctrl-O starts a new line (shown as ↵).",
+)
+
+_Event = Union[DidChange, DidMissChanges, ServerExited]
 
 
 @dataclass
@@ -40,39 +53,128 @@ class _Confirmation:
     on_yes: Callable[[], None]
 
 
+class _Help:
+    """The `?` overlay; any key closes it."""
+
+
 class TaskListApp:
-    def __init__(self, screen: curses.window, client: Client, wakeup: Wakeup) -> None:
+    def __init__(self, screen: curses.window, client: Client, connect: Callable[[], Client], wakeup: Wakeup) -> None:
         self._screen = screen
-        self._client = client
+        self._connect = connect
         self._wakeup = wakeup
+        self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
+        self._client: Client | None = None
+        self._copy = TaskCopy()
         self._tasks: list[Task] = []
+        self._hidden = 0
         self._selected = 0
+        self._selected_id: str | None = None
         self._top = 0
         self._filter_text = ""
+        self._filter_tag = ""
+        self._show_hidden = False
         self._status = ""
-        self._question: _Prompt | _Confirmation | None = None
+        self._outage = ""  # why there is no server, while there is none
+        self._outage_detail = ""
+        self._next_connect = 0.0
+        self._question: _Prompt | _Confirmation | EditForm | _Help | None = None
+        self._overdue_attribute = curses.A_NORMAL
         self._running = True
+        self._attach(client)
 
     def run(self) -> None:
         self._screen.keypad(True)
         self._screen.nodelay(True)
-        self._reload()
+        self._start_colours()
+        self._fit_terminal()  # curses believes LINES and COLUMNS in the environment over the terminal
+        self._sync()
         while self._running:
             self._draw()
-            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [])
+            timeout = max(0.0, self._next_connect - time.monotonic()) if self._client is None else None
+            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [], timeout)
             if self._wakeup in ready:
                 self._on_wakeup(self._wakeup.drain())
+            if self._client is None and time.monotonic() >= self._next_connect:
+                self._reconnect()
             self._handle_typed_keys()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    # The server
+
+    def _attach(self, client: Client) -> None:
+        self._client = client
+
+        def on_change(notification: DidChange | DidMissChanges) -> None:
+            self._events.put(notification)
+            self._wakeup.notify(CHANGED)
+
+        def on_exit(error: ServerExited) -> None:
+            self._events.put(error)
+            self._wakeup.notify(CHANGED)
+
+        # Before the catch-up, so that no change slips between the two.
+        client.on_change(on_change)
+        client.on_exit(on_exit)
+
+    def _sync(self) -> None:
+        if self._client is None:
+            return
+        try:
+            self._copy.sync(self._client)
+        except TasklineError as error:
+            self._status = f"Error: {_in_words(error)}"
+        self._refresh_view()
+
+    def _on_server_exit(self, error: ServerExited) -> None:
+        if self._client is not None:
+            self._client.close()
+        self._client = None
+        self._outage = f"The server stopped ({_exit_in_words(error)})"
+        self._outage_detail = "reconnecting…"
+        self._next_connect = time.monotonic()
+
+    def _reconnect(self) -> None:
+        try:
+            client = self._connect()
+        except TasklineError as error:
+            self._outage_detail = f"cannot restart it ({_in_words(error)}), retrying…"
+            self._next_connect = time.monotonic() + _RECONNECT_INTERVAL
+            return
+        self._status = f"{self._outage}; reconnected, and caught up."
+        self._outage = ""
+        self._attach(client)
+        self._sync()
 
     # Events
 
     def _on_wakeup(self, reasons: set[bytes]) -> None:
         if RESIZED in reasons:
-            lines, columns = _terminal_size()
-            curses.resizeterm(lines, columns)
-            self._screen.clear()
+            self._fit_terminal()
         if CHANGED in reasons:
-            self._reload()
+            self._take_events()
+
+    def _fit_terminal(self) -> None:
+        curses.resizeterm(*_terminal_size())
+        self._screen.clear()
+        self._select(self._selected)  # the new height may leave it off screen
+
+    def _take_events(self) -> None:
+        while True:
+            try:
+                event = self._events.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(event, ServerExited):
+                self._on_server_exit(event)
+            elif isinstance(event, DidMissChanges):
+                self._sync()
+            else:
+                for change in event.changes:
+                    self._copy.apply(change)
+        self._refresh_view()
 
     def _handle_typed_keys(self) -> None:
         # Read until curses has nothing buffered, so select() never sleeps on a typed key.
@@ -88,6 +190,10 @@ class TaskListApp:
                 self._answer_prompt(self._question, key)
             elif isinstance(self._question, _Confirmation):
                 self._answer_confirmation(self._question, key)
+            elif isinstance(self._question, EditForm):
+                self._answer_form(self._question, key)
+            elif isinstance(self._question, _Help):
+                self._question = None
             else:
                 self._on_key(key)
 
@@ -95,12 +201,19 @@ class TaskListApp:
         selected = self._selected_task()
         if key == "q":
             self._running = False
+        elif key == "?":
+            self._question = _Help()
         elif key == "a":
             self._ask("New task: ", "", self._add)
         elif key == "/":
-            self._ask("Filter: ", self._filter_text, self._set_filter, on_escape=lambda: self._set_filter(""))
-        elif key == _ESCAPE:
-            self._set_filter("")
+            self._ask("Filter: ", self._filter_text, self._set_filter_text, on_escape=self._clear_filters)
+        elif key == "t":
+            self._ask("Tag: ", self._filter_tag, self._set_filter_tag, on_escape=self._clear_filters)
+        elif key in (_ESCAPE, "c"):
+            self._clear_filters()
+        elif key == "h":
+            self._show_hidden = not self._show_hidden
+            self._refresh_view()
         elif key in ("k", curses.KEY_UP):
             self._select(self._selected - 1)
         elif key in ("j", curses.KEY_DOWN):
@@ -115,14 +228,16 @@ class TaskListApp:
             self._select(self._selected + self._list_height())
         elif selected is None:
             return
+        elif key in ("e", *_ENTER_KEYS):
+            self._question = EditForm(selected)
         elif key == "r":
             self._ask("Rename: ", selected.title, lambda title: self._rename(selected, title))
         elif key in (" ", "x"):
-            self._act(lambda: self._client.update(selected.id, done=not selected.done, if_version=selected.version))
+            self._act(lambda client: client.update(selected.id, done=not selected.done, if_version=selected.version))
         elif key == "d":
             self._question = _Confirmation(
                 f"Delete “{selected.title}”? (y/n)",
-                lambda: self._client.delete(selected.id, if_version=selected.version),
+                lambda: self._act(lambda client: client.delete(selected.id, if_version=selected.version)),
             )
 
     def _answer_prompt(self, prompt: _Prompt, key: str | int) -> None:
@@ -138,9 +253,17 @@ class TaskListApp:
     def _answer_confirmation(self, confirmation: _Confirmation, key: str | int) -> None:
         self._question = None
         if key in ("y", "Y"):
-            self._act(confirmation.on_yes)
+            confirmation.on_yes()
 
-    # Actions. Changes made here come back as tasks/didChange, which reloads the list.
+    def _answer_form(self, form: EditForm, key: str | int) -> None:
+        if key == _ESCAPE:
+            self._question = None
+        elif key in _ENTER_KEYS:
+            self._save(form)
+        else:
+            form.handle(key)
+
+    # Actions. Changes made here come back as tasks/didChange, which updates the list.
 
     def _ask(
         self, label: str, text: str, on_submit: Callable[[str], None], on_escape: Callable[[], None] = lambda: None
@@ -149,35 +272,69 @@ class TaskListApp:
 
     def _add(self, title: str) -> None:
         if title.strip():
-            self._act(lambda: self._client.create(title))
+            self._act(lambda client: client.create(title))
 
     def _rename(self, task: Task, title: str) -> None:
         if title != task.title:
-            self._act(lambda: self._client.update(task.id, title=title, if_version=task.version))
+            self._act(lambda client: client.update(task.id, title=title, if_version=task.version))
 
-    def _set_filter(self, text: str) -> None:
-        if text != self._filter_text:
-            self._filter_text = text
-            self._reload()
-
-    def _act(self, action: Callable[[], object]) -> None:
+    def _save(self, form: EditForm) -> None:
         try:
-            action()
-        except TasklineError as error:
-            self._status = f"Error: {error}"
-
-    def _reload(self) -> None:
-        selected = self._selected_task()
-        options: PageOptions = {"sort": [SortKey("created_at")]}
-        if self._filter_text:
-            options["filter"] = Filter(text=self._filter_text)
-        try:
-            self._tasks = list(self._client.iter_tasks(**options))
-        except TasklineError as error:
-            self._status = f"Error: {error}"
+            changes = form.changes(datetime.now().date())
+        except FormError as error:
+            form.message = str(error)
             return
+        if not changes:
+            self._question = None
+            return
+        client = self._client
+        if client is None:
+            form.message = "Not saved: no server (reconnecting…). Enter tries again."
+            return
+        try:
+            client.update(form.original.id, if_version=form.version, **changes)
+        except VersionConflict as error:
+            current = error.current
+            if current is None:
+                form.message = f"Not saved: {_in_words(error)}"
+                return
+            form.version = current.version
+            form.message = (
+                f"Not saved: another program changed this task first. It now has {describe(current)}. "
+                "Enter saves your values over it; Esc keeps theirs."
+            )
+            return
+        except TasklineError as error:
+            form.message = f"Not saved: {_in_words(error)}"
+            return
+        self._question = None
+
+    def _set_filter_text(self, text: str) -> None:
+        self._filter_text = text
+        self._refresh_view()
+
+    def _set_filter_tag(self, tag: str) -> None:
+        self._filter_tag = tag.strip().lstrip("#")
+        self._refresh_view()
+
+    def _clear_filters(self) -> None:
+        self._filter_text = self._filter_tag = ""
+        self._refresh_view()
+
+    def _act(self, action: Callable[[Client], object]) -> None:
+        if self._client is None:
+            self._status = "Not done: no server (reconnecting…)"
+            return
+        try:
+            action(self._client)
+        except TasklineError as error:
+            self._status = f"Error: {_in_words(error)}"
+
+    def _refresh_view(self) -> None:
+        shown = self._copy.view(self._filter_text, self._filter_tag, self._show_hidden)
+        self._tasks, self._hidden = shown.tasks, shown.hidden
         ids = [task.id for task in self._tasks]
-        self._select(ids.index(selected.id) if selected is not None and selected.id in ids else self._selected)
+        self._select(ids.index(self._selected_id) if self._selected_id in ids else self._selected)
 
     # Selection and drawing
 
@@ -186,15 +343,33 @@ class TaskListApp:
 
     def _select(self, index: int) -> None:
         self._selected = max(0, min(index, len(self._tasks) - 1))
+        selected = self._selected_task()
+        self._selected_id = selected.id if selected is not None else None
         height = self._list_height()
+        self._top = max(0, min(self._top, len(self._tasks) - height))
         if self._selected < self._top:
             self._top = self._selected
         elif self._selected >= self._top + height:
             self._top = self._selected - height + 1
 
+    def _notes_height(self) -> int:
+        lines, _ = self._screen.getmaxyx()
+        return 1 + _NOTES_LINES if lines >= 10 else 0
+
     def _list_height(self) -> int:
         lines, _ = self._screen.getmaxyx()
-        return max(1, lines - 2)  # a header line above, the status line below
+        return max(1, lines - 2 - self._notes_height())  # a header line above, the status line below
+
+    def _start_colours(self) -> None:
+        if os.environ.get("NO_COLOR") or not curses.has_colors():
+            return
+        try:
+            curses.start_color()
+            curses.use_default_colors()
+            curses.init_pair(_OVERDUE_PAIR, curses.COLOR_RED, -1)
+        except curses.error:
+            return
+        self._overdue_attribute = curses.color_pair(_OVERDUE_PAIR)
 
     def _draw(self) -> None:
         lines, columns = self._screen.getmaxyx()
@@ -205,29 +380,130 @@ class TaskListApp:
         header = f"Taskline — {len(self._tasks)} task{'' if len(self._tasks) == 1 else 's'}"
         if self._filter_text:
             header += f"  (filter: {self._filter_text})"
+        if self._filter_tag:
+            header += f"  (tag: #{self._filter_tag})"
         view.draw_line(self._screen, 0, header, curses.A_BOLD)
+        form_cursor = None
+        if isinstance(self._question, EditForm):
+            form_cursor = self._draw_form(self._question, lines - 2)
+        elif isinstance(self._question, _Help):
+            self._draw_help(lines - 2)
+        else:
+            self._draw_list(columns)
+        self._draw_status_line(lines - 1)
+        if form_cursor is not None:
+            _set_cursor_visible(True)
+            self._screen.move(*form_cursor)
+        self._screen.refresh()
+
+    def _draw_list(self, columns: int) -> None:
+        now = datetime.now().astimezone()
         visible = self._tasks[self._top : self._top + self._list_height()]
         for row, task in enumerate(visible, start=1):
-            attributes = curses.A_REVERSE if self._top + row - 1 == self._selected else curses.A_NORMAL
-            view.draw_line(self._screen, row, view.format_row(task, columns - 1), attributes)
-        self._draw_status_line(lines - 1)
-        self._screen.refresh()
+            selected = self._top + row - 1 == self._selected
+            attributes = curses.A_REVERSE if selected else curses.A_NORMAL
+            if view.is_overdue(task, now):
+                attributes |= self._overdue_attribute
+            view.draw_line(self._screen, row, view.format_row(task, columns - 1, now, selected), attributes)
+        if self._notes_height():
+            self._draw_notes(1 + self._list_height(), columns)
+
+    def _draw_notes(self, y: int, columns: int) -> None:
+        task = self._selected_task()
+        notes = task.notes.splitlines() if task is not None else []
+        title = "Notes" if notes else "No notes" if task is not None else ""
+        view.draw_line(self._screen, y, f"── {title} ".ljust(columns - 1, "─") if title else "", curses.A_DIM)
+        for offset in range(_NOTES_LINES):
+            line = notes[offset] if offset < len(notes) else ""
+            if offset == _NOTES_LINES - 1 and len(notes) > _NOTES_LINES:
+                line += " …"
+            view.draw_line(self._screen, y + 1 + offset, line)
+
+    def _draw_help(self, last_line: int) -> None:
+        for y, (keys, does) in enumerate(view.KEYS, start=1):
+            if y == last_line and y < len(view.KEYS):
+                view.draw_line(self._screen, y, "  … (a taller terminal shows the rest)", curses.A_DIM)
+                break
+            view.draw_line(self._screen, y, f"  {keys:<26} {does}", curses.A_BOLD if not does else curses.A_NORMAL)
+
+    def _draw_form(self, form: EditForm, last_line: int) -> tuple[int, int]:
+        """Draws the form; returns where its cursor goes."""
+        _, columns = self._screen.getmaxyx()
+        view.draw_line(self._screen, 1, "Edit task — Enter saves, Esc cancels, Tab moves", curses.A_BOLD)
+        cursor = (1, 0)
+        for y, label in enumerate(EditForm.LABELS, start=2):
+            if y > last_line:
+                break
+            editor = form.editors[label]
+            prefix = f"{'>' if label == form.focused else ' '} {label:<9}"
+            shown, cursor_x = _scrolled(editor, columns - 2 - len(prefix))
+            view.draw_line(self._screen, y, prefix + shown, curses.A_BOLD if label == form.focused else 0)
+            if label == form.focused:
+                cursor = (y, len(prefix) + cursor_x)
+        y = 2 + len(EditForm.LABELS)
+        for text in [*_FORM_HINTS, *_wrap(form.message, columns - 1)]:
+            if y > last_line:
+                break
+            view.draw_line(self._screen, y, text, curses.A_BOLD if text in form.message else curses.A_DIM)
+            y += 1
+        return cursor
 
     def _draw_status_line(self, y: int) -> None:
         if isinstance(self._question, _Prompt):
             editor = self._question.editor
             view.draw_line(self._screen, y, self._question.label + editor.text)
-            cursor_x = sum(view.char_width(char) for char in self._question.label + editor.text[: editor.cursor])
+            cursor_x = view.text_width(self._question.label + editor.text[: editor.cursor])
             _set_cursor_visible(True)
             self._screen.move(y, min(cursor_x, self._screen.getmaxyx()[1] - 2))
             return
         _set_cursor_visible(False)
         if isinstance(self._question, _Confirmation):
             view.draw_line(self._screen, y, self._question.question, curses.A_BOLD)
-        elif self._status:
-            view.draw_line(self._screen, y, self._status, curses.A_BOLD)
+        elif self._status or self._outage:
+            view.draw_line(self._screen, y, self._status or f"{self._outage}; {self._outage_detail}", curses.A_BOLD)
         else:
-            view.draw_line(self._screen, y, view.HELP, curses.A_DIM)
+            shown = "done tasks shown (h hides)" if self._show_hidden else f"{self._hidden} done hidden (h shows)"
+            view.draw_line(self._screen, y, f"{shown}  {view.STATUS_KEYS}", curses.A_DIM)
+
+
+def _scrolled(editor: LineEditor, width: int) -> tuple[str, int]:
+    """The editor's text as one line (new lines as ↵) that fits `width` cells and shows
+    the cursor, and the cursor's cell in it."""
+    text = editor.text.replace("\n", "↵")
+    start = 0
+    while view.text_width(text[start : editor.cursor]) > width - 1:
+        start += 1
+    return text[start:], view.text_width(text[start : editor.cursor])
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and view.text_width(line) + 1 + view.text_width(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line else lines
+
+
+def _in_words(error: TasklineError) -> str:
+    if isinstance(error, TaskNotFound):
+        return "task not found (another program deleted it)"
+    if isinstance(error, ServerExited):
+        return f"the server stopped ({_exit_in_words(error)})"
+    if isinstance(error, Timeout):
+        return f"the server did not answer within {error.seconds:g} s"
+    return view.error_in_words(error)
+
+
+def _exit_in_words(error: ServerExited) -> str:
+    if error.returncode is None:
+        return "it closed its output"
+    if error.returncode < 0:
+        return f"killed by signal {-error.returncode}"
+    return f"exit code {error.returncode}"
 
 
 def _terminal_size() -> tuple[int, int]:

@@ -32,5 +32,8 @@ class LineEditor:
             self.text = self.text[self.cursor :]
             self.cursor = 0
         elif isinstance(key, str) and key.isprintable():
-            self.text = self.text[: self.cursor] + key + self.text[self.cursor :]
-            self.cursor += len(key)
+            self.insert(key)
+
+    def insert(self, text: str) -> None:
+        self.text = self.text[: self.cursor] + text + self.text[self.cursor :]
+        self.cursor += len(text)

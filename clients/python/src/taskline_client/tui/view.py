@@ -1,22 +1,51 @@
-"""How the task list looks: row text and the drawing of the screen."""
+"""How the task list looks: row text, due dates in words, and the drawing of lines."""
 
 from __future__ import annotations
 
 import curses
 import unicodedata
+from datetime import date, datetime
 
+from ..errors import TasklineError
 from ..models import Priority, Task
 
-_PRIORITY_LABELS = {Priority.NONE: "", Priority.LOW: "low", Priority.MEDIUM: "medium", Priority.HIGH: "high"}
+PRIORITY_LABELS = {Priority.NONE: "", Priority.LOW: "low", Priority.MEDIUM: "medium", Priority.HIGH: "high"}
 _PRIORITY_WIDTH = 6
-_DUE_WIDTH = 16
-HELP = "a add  r rename  space/x done  d delete  / filter  Esc clear filter  q quit"
+_DUE_WIDTH = 18
+OVERDUE_MARK = "!"
+SELECTED_MARK = ">"
+
+#: Every key, as the `?` overlay lists them.
+KEYS = [
+    ("↑ k  ↓ j  PgUp PgDn  g G", "move the selection"),
+    ("a", "add a task"),
+    ("e  Enter", "edit the selected task: title, notes, due, tags, priority, done"),
+    ("r", "rename the selected task"),
+    ("space  x", "mark done / not done"),
+    ("d", "delete (asks y/n)"),
+    ("/", "filter by text in the title or notes"),
+    ("t", "filter by tag"),
+    ("Esc  c", "clear the filters"),
+    ("h", "show or hide done tasks"),
+    ("?", "this help (any key closes it)"),
+    ("q", "quit"),
+    ("Not available", "undo and redo, reminders: the Taskline protocol has none yet"),
+    ("In the edit form:", ""),
+    ("Tab ↓  Shift-Tab ↑", "next / previous field"),
+    ("Enter  Esc", "save (only if nobody changed the task meanwhile) / cancel"),
+    ("Ctrl-O  Ctrl-U", "a new line in the notes / clear up to the cursor"),
+]
+STATUS_KEYS = "? help  a add  e edit  x done  / text  t tag  h done tasks  q quit"
 
 
 def char_width(char: str) -> int:
     if unicodedata.combining(char):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def text_width(text: str) -> int:
+    return sum(char_width(char) for char in text)
 
 
 def fit(text: str, width: int) -> str:
@@ -35,25 +64,72 @@ def fit(text: str, width: int) -> str:
     return "".join(kept) + " " * (width - used)
 
 
-def format_due(due: str | None) -> str:
-    """A full date as it is; a date-time as its date, hours and minutes (in its own offset)."""
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def due_in_words(task: Task, now: datetime) -> str:
+    """`today`, `tomorrow`, `in 3 days`, `2 days overdue`, a date further off;
+    a time of day when the due has one. `now` is aware, in the local zone."""
+    try:
+        due = task.parsed_due
+    except ValueError:
+        return task.due or ""
     if due is None:
         return ""
-    return due if len(due) == len("2026-12-01") else f"{due[:10]} {due[11:16]}"
+    if isinstance(due, datetime):
+        local = due.astimezone(now.tzinfo)
+        day, time = local.date(), f" {local:%H:%M}"
+    else:
+        day, time = due, ""
+    days = (day - now.date()).days
+    if days < 0:
+        return _plural(-days, "day") + " overdue"
+    if days == 0:
+        return "today" + time
+    if days == 1:
+        return "tomorrow" + time
+    if days < 7:
+        return f"in {days} days{time}"
+    return day.isoformat() + time
 
 
-def format_row(task: Task, width: int) -> str:
-    """One task as a line of exactly `width` cells: done mark, title, priority, due, tags."""
-    mark = "[x]" if task.done else "[ ]"
+def is_overdue(task: Task, now: datetime) -> bool:
+    if task.done:
+        return False
+    try:
+        due = task.parsed_due
+    except ValueError:
+        return False
+    if isinstance(due, datetime):
+        return due < now
+    if isinstance(due, date):
+        return due < now.date()
+    return False
+
+
+def format_row(task: Task, width: int, now: datetime, selected: bool) -> str:
+    """One task as a line of exactly `width` cells: selection mark, done mark,
+    title, priority, due (with `!` when overdue), tags."""
+    mark = f"{SELECTED_MARK if selected else ' '} {'[x]' if task.done else '[ ]'}"
     tags = " ".join(f"#{tag}" for tag in task.tags)
     tags_width = min(len(tags), max(0, width // 4))
     fixed = len(mark) + 1 + 1 + _PRIORITY_WIDTH + 1 + _DUE_WIDTH + (1 + tags_width if tags_width else 0)
     title_width = max(1, width - fixed)
-    row = f"{mark} {fit(task.title, title_width)} {fit(_PRIORITY_LABELS[task.priority], _PRIORITY_WIDTH)} "
-    row += fit(format_due(task.due), _DUE_WIDTH)
+    due = due_in_words(task, now)
+    if is_overdue(task, now):
+        due = OVERDUE_MARK + due
+    row = f"{mark} {fit(task.title, title_width)} {fit(PRIORITY_LABELS[task.priority], _PRIORITY_WIDTH)} "
+    row += fit(due, _DUE_WIDTH)
     if tags_width:
         row += " " + fit(tags, tags_width)
     return fit(row, width)
+
+
+def error_in_words(error: TasklineError) -> str:
+    """What went wrong, for people: the server's message without its code."""
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) and message else str(error)
 
 
 def draw_line(screen: curses.window, y: int, text: str, attributes: int = 0) -> None:

@@ -1,0 +1,125 @@
+"""The edit form: every field of a task on one screen, saved in one update."""
+
+from __future__ import annotations
+
+import curses
+import re
+from datetime import date, timedelta
+from typing import Any
+
+from ..models import Priority, Task
+from .line_editor import LineEditor
+from .view import PRIORITY_LABELS
+
+_PRIORITY_NAMES = ["none", "low", "medium", "high"]
+_DONE_NAMES = ["no", "yes"]
+_CHOICES = {"Priority": _PRIORITY_NAMES, "Done": _DONE_NAMES}
+_RELATIVE_DAYS = re.compile(r"\+(\d{1,4})d?\Z")
+NEW_LINE = "\x0f"  # Ctrl-O, as in Emacs: open a line
+_NEXT_KEYS = {"\t", curses.KEY_DOWN}
+_PREVIOUS_KEYS = {curses.KEY_BTAB, curses.KEY_UP}
+
+
+class FormError(ValueError):
+    """A field holds something that is no value for it; the message says what to write."""
+
+
+def describe(task: Task) -> str:
+    """The task's fields in words, for a conflict message."""
+    tags = " ".join(f"#{tag}" for tag in task.tags) or "none"
+    notes = task.notes.replace("\n", " ↵ ")
+    return (
+        f"title “{task.title}”, notes “{notes}”, due {task.due or 'none'}, tags {tags}, "
+        f"priority {PRIORITY_LABELS[task.priority] or 'none'}, done {'yes' if task.done else 'no'}"
+    )
+
+
+class EditForm:
+    LABELS = ("Title", "Notes", "Due", "Tags", "Priority", "Done")
+
+    def __init__(self, task: Task) -> None:
+        self.original = task
+        #: The version the save is made against: the task's, or the current one after a conflict.
+        self.version = task.version
+        self.focus = 0
+        self.message = ""
+        self.editors = {
+            "Title": LineEditor(task.title),
+            "Notes": LineEditor(task.notes),
+            "Due": LineEditor(task.due or ""),
+            "Tags": LineEditor(" ".join(task.tags)),
+            "Priority": LineEditor(_PRIORITY_NAMES[task.priority]),
+            "Done": LineEditor(_DONE_NAMES[task.done]),
+        }
+
+    @property
+    def focused(self) -> str:
+        return self.LABELS[self.focus]
+
+    def handle(self, key: str | int) -> None:
+        """An editing or moving key (Enter and Esc are the app's)."""
+        if key in _NEXT_KEYS:
+            self.focus = (self.focus + 1) % len(self.LABELS)
+        elif key in _PREVIOUS_KEYS:
+            self.focus = (self.focus - 1) % len(self.LABELS)
+        elif self.focused in _CHOICES and key in (" ", curses.KEY_LEFT, curses.KEY_RIGHT):
+            choices = _CHOICES[self.focused]
+            editor = self.editors[self.focused]
+            current = choices.index(editor.text) if editor.text in choices else 0
+            step = -1 if key == curses.KEY_LEFT else 1
+            self.editors[self.focused] = LineEditor(choices[(current + step) % len(choices)])
+        elif key == NEW_LINE and self.focused == "Notes":
+            self.editors["Notes"].insert("\n")
+        else:
+            self.editors[self.focused].handle(key)
+
+    def changes(self, today: date) -> dict[str, Any]:
+        """The fields the user changed, as `update` takes them; `FormError` for a field
+        that holds no value for it."""
+        values: dict[str, Any] = {
+            "title": self.editors["Title"].text,
+            "notes": self.editors["Notes"].text,
+            "due": _due(self.editors["Due"].text.strip(), self.original.due, today),
+            "tags": tuple(tag.lstrip("#") for tag in self.editors["Tags"].text.split() if tag.lstrip("#")),
+            "priority": _choice(self.editors["Priority"].text, _PRIORITY_NAMES, "Priority"),
+            "done": bool(_choice(self.editors["Done"].text, _DONE_NAMES, "Done")),
+        }
+        original = self.original
+        before = {
+            "title": original.title,
+            "notes": original.notes,
+            "due": original.due,
+            "tags": tuple(sorted(set(original.tags))),
+            "priority": int(original.priority),
+            "done": original.done,
+        }
+        changed = {name: value for name, value in values.items() if value != before[name]}
+        if "tags" in changed and tuple(sorted(set(changed["tags"]))) == before["tags"]:
+            del changed["tags"]
+        if "priority" in changed:
+            changed["priority"] = Priority(changed["priority"])
+        return changed
+
+
+def _due(text: str, original: str | None, today: date) -> str | None:
+    if text == (original or ""):
+        return original
+    if not text:
+        return None
+    lowered = text.lower()
+    if lowered == "today":
+        return today.isoformat()
+    if lowered == "tomorrow":
+        return (today + timedelta(days=1)).isoformat()
+    relative = _RELATIVE_DAYS.match(lowered)
+    if relative:
+        return (today + timedelta(days=int(relative.group(1)))).isoformat()
+    return text  # a date or date-time; the server says what is wrong with anything else
+
+
+def _choice(text: str, names: list[str], label: str) -> int:
+    lowered = text.strip().lower()
+    for index, name in enumerate(names):
+        if lowered and (name.startswith(lowered) or lowered == str(index)):
+            return index
+    raise FormError(f"{label}: write one of {', '.join(names)}")
