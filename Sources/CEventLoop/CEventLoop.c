@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CEventLoop.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -19,4 +20,8 @@ int taskline_pidfd_open(int pid) {
 int taskline_poll_nanoseconds(struct pollfd *fds, nfds_t count, long long timeout) {
     struct timespec spec = { .tv_sec = timeout / 1000000000, .tv_nsec = timeout % 1000000000 };
     return ppoll(fds, count, &spec, NULL);
+}
+
+int taskline_pipe_cloexec(int fds[2], int flags) {
+    return pipe2(fds, O_CLOEXEC | flags);
 }

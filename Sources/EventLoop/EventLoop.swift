@@ -1,3 +1,4 @@
+import CEventLoop
 import Logging
 import Synchronization
 import Glibc
@@ -55,11 +56,9 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     public init(idleSpinNanoseconds: UInt64 = 0) {
         self.idleSpinNanoseconds = idleSpinNanoseconds
         var fds: [Int32] = [-1, -1]
-        precondition(pipe(&fds) == 0, "cannot create the wake-up pipe")
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
+        // Close-on-exec from the start: a process another thread spawns in between must not
+        // inherit the pipe.
+        precondition(makePipe(&fds, flags: O_NONBLOCK), "cannot create the wake-up pipe")
         wakeFDs = (fds[0], fds[1])
     }
 
@@ -413,4 +412,9 @@ func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// A pipe whose ends are close-on-exec from the start (see `taskline_pipe_cloexec`).
+public func makePipe(_ fds: inout [Int32], flags: Int32 = 0) -> Bool {
+    fds.withUnsafeMutableBufferPointer { taskline_pipe_cloexec($0.baseAddress!, flags) } == 0
 }

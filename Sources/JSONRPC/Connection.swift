@@ -144,8 +144,9 @@ public final class InMemoryConnection: Sendable {
 
     public init(options: Connection.Options, loop: EventLoop) {
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
-        precondition(pipe(&input) == 0 && pipe(&output) == 0, "cannot create pipes")
-        for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from the start: a process another thread spawns in between would
+        // otherwise inherit a write end and keep the reader from ever seeing the end.
+        precondition(makePipe(&input) && makePipe(&output), "cannot create pipes")
         _ = fcntl(input[0], F_SETFL, fcntl(input[0], F_GETFL) | O_NONBLOCK)
         clientInputFD = input[1]
         clientOutputFD = output[0]

@@ -12,4 +12,8 @@ int taskline_pidfd_open(int pid);
 /// a loop timer a fraction of a millisecond away is waited for, not rounded up or spun on.
 int taskline_poll_nanoseconds(struct pollfd *fds, nfds_t count, long long timeout);
 
+/// pipe2(2) with O_CLOEXEC and `flags`: close-on-exec from the start, so that a process
+/// another thread spawns meanwhile cannot inherit an end (Swift's Glibc module leaves it out).
+int taskline_pipe_cloexec(int fds[2], int flags);
+
 #endif
