@@ -56,15 +56,16 @@ let package = Package(
         // Power loss: a VFS that simulates it under the WAL shim, and a driver that checks a
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
-        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS"],
+        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
                           path: "Tests/PowerLoss/taskline-powerloss"),
 
-        // Temporary folders and a driver for the real binary, shared by the test targets.
+        // Temporary folders, a driver for the real binary and a seeded generator, shared by the
+        // test targets and the power-loss driver.
         .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"], exclude: ["Fixtures"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),

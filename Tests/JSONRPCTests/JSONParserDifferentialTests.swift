@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import TestSupport
 import Testing
 
 /// Taskline's hand-written JSON parser against another one: Python's `json`, made as strict as
@@ -10,7 +11,7 @@ import Testing
         .appendingPathComponent("Fixtures/json_reference.py").path
 
     @Test func agreesWithPythonsJSON() throws {
-        var generator = SeededGenerator(seed: 0x7A5C_11E5)
+        var generator = SplitMix64(seed: 0x7A5C_11E5)
         var inputs = Self.cornerCases.map { Array($0.utf8) } + Self.byteCases
         for _ in 0..<3000 {
             let document = Self.randomDocument(using: &generator)
@@ -26,7 +27,7 @@ import Testing
     /// each on its own, then in arrays and JSON Lines of several, and in files of more than
     /// one read's worth, so that elements straddle the reader's reads.
     @Test func recordReaderAgreesWithPythonsJSON() throws {
-        var generator = SeededGenerator(seed: 0x5EC0_4D5)
+        var generator = SplitMix64(seed: 0x5EC0_4D5)
         var documents: [[UInt8]] = []
         var valid: [[UInt8]] = []
         for _ in 0..<1000 {
@@ -149,19 +150,19 @@ import Testing
         return cases
     }()
 
-    static func randomDocument(using generator: inout SeededGenerator) -> [UInt8] {
+    static func randomDocument(using generator: inout SplitMix64) -> [UInt8] {
         var out: [UInt8] = []
         appendValue(depth: 0, to: &out, using: &generator)
         return out
     }
 
-    private static func appendSpace(to out: inout [UInt8], using generator: inout SeededGenerator) {
+    private static func appendSpace(to out: inout [UInt8], using generator: inout SplitMix64) {
         if Int.random(in: 0..<4, using: &generator) == 0 {
             out += (0..<Int.random(in: 1...3, using: &generator)).map { _ in [0x20, 0x09, 0x0A, 0x0D].randomElement(using: &generator)! }
         }
     }
 
-    private static func appendValue(depth: Int, to out: inout [UInt8], using generator: inout SeededGenerator) {
+    private static func appendValue(depth: Int, to out: inout [UInt8], using generator: inout SplitMix64) {
         appendSpace(to: &out, using: &generator)
         switch Int.random(in: 0..<(depth > 4 ? 5 : 7), using: &generator) {
         case 0: out += Array(["null", "true", "false"].randomElement(using: &generator)!.utf8)
@@ -190,7 +191,7 @@ import Testing
         appendSpace(to: &out, using: &generator)
     }
 
-    private static func randomNumber(using generator: inout SeededGenerator) -> String {
+    private static func randomNumber(using generator: inout SplitMix64) -> String {
         var text = Bool.random(using: &generator) ? "-" : ""
         let digits = Int.random(in: 1...(Int.random(in: 0..<8, using: &generator) == 0 ? 25 : 6), using: &generator)
         text += String(Int.random(in: 1...9, using: &generator)) + String((1..<digits).map { _ in "0123456789".randomElement(using: &generator)! })
@@ -205,7 +206,7 @@ import Testing
     private static let escapes = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\n"#, #"\r"#, #"\t"#, #"\u0041"#, #"\u00e9"#,
                                   #"\uD83D\uDE00"#, #"\uDBFF\uDFFD"#, #"\u0000"#, #"\u001f"#, #"\uFEFF"#, #"\u2028"#]
 
-    private static func appendString(to out: inout [UInt8], using generator: inout SeededGenerator) {
+    private static func appendString(to out: inout [UInt8], using generator: inout SplitMix64) {
         out.append(0x22)
         for _ in 0..<Int.random(in: 0...8, using: &generator) {
             switch Int.random(in: 0..<10, using: &generator) {
@@ -221,7 +222,7 @@ import Testing
     }
 
     /// A byte deleted, inserted or replaced, with bytes JSON gives meaning to most of the time.
-    static func mutated(_ document: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
+    static func mutated(_ document: [UInt8], using generator: inout SplitMix64) -> [UInt8] {
         var bytes = document
         let meaningful = Array(#"{}[],:"\-+.eE0123456789 tfn"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xFF]
         let position = Int.random(in: 0...bytes.count, using: &generator)
@@ -232,22 +233,5 @@ import Testing
         default: bytes.insert(byte, at: position)
         }
         return bytes
-    }
-}
-
-/// SplitMix64: the same inputs on every run, so a disagreement can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -5,6 +5,7 @@ import CCrashVFS
 import EventLoop
 import SQLite
 import TaskStore
+import TestSupport
 
 /// The crash points of one run of the workload, and what the store must hold at each.
 ///
@@ -152,20 +153,5 @@ final class CrashPoints: @unchecked Sendable {  // @unchecked: used by one threa
     private func fail(_ point: Int, _ processCrash: Bool, _ message: String) {
         let image = processCrash ? "process crash" : "power loss"
         failures.append("point \(point) (\(image), during or after \(operation)): \(message)")
-    }
-}
-
-/// SplitMix64: small, seedable, and the same on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

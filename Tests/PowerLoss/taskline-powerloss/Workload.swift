@@ -2,6 +2,7 @@ import CCrashVFS
 import SQLite
 import Synchronization
 import TaskStore
+import TestSupport
 
 /// A seeded run of the store through every path that writes: one-task creates, updates and
 /// deletes; an atomic apply large enough to spill the page cache to the WAL, whose updates

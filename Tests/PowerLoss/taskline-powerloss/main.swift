@@ -13,6 +13,7 @@ import CCrashVFS
 import CSQLite
 import Foundation
 import TaskStore
+import TestSupport
 
 let options: Options
 do {
