@@ -6,10 +6,10 @@ import Glibc
 ///
 /// A client in a tight loop (send a request, read its answer, send the next) sends its
 /// next message a few microseconds after reading the last answer. A loop asleep in
-/// `poll` by then must be woken, and waking a sleeping CPU costs 10–20 µs on a virtual
-/// machine, as much as the server's own work for a `tasks/get`. So when the time the loop
-/// last waited was within the spin budget, it polls without sleeping for up to that
-/// budget before it sleeps, as low-latency messaging does (Aeron's idle strategies,
+/// `poll` by then must be woken, and waking a sleeping CPU on a virtual machine costs as
+/// much as the server's own work for a `tasks/get` (docs/performance.md). So when the
+/// time the loop last waited was within the spin budget, it polls without sleeping for up
+/// to that budget before it sleeps, as low-latency messaging does (Aeron's idle strategies,
 /// Linux's busy polling). A client with gaps longer than the budget, such as an editor
 /// that asks when its user types, never makes it spin: it costs nothing while idle.
 ///

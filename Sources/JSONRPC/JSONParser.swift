@@ -220,7 +220,7 @@ public struct JSONParser {
         }
 
         /// The bytes as a String, or an error if they are not UTF-8. `String(validating:as:)`
-        /// is generic over the encoding and cost ~7,000 instructions for a short string; the
+        /// is generic over the encoding and many times slower for a short string; the
         /// decoding initializer is specialized for UTF-8, and it changes exactly the bytes
         /// that are not valid UTF-8 (into U+FFFD), so an unchanged result proves them valid.
         func utf8(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int) throws(Error) -> String {

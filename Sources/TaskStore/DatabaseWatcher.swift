@@ -35,7 +35,8 @@ public final class DatabaseWatcher: Sendable {
 
     /// What the folder is watched for: a file made or moved into place. Never changed: a
     /// change to a folder's mask makes the kernel visit every cached entry of the folder
-    /// (`fsnotify_set_children_dentry_flags`), 10 µs a change with 260 files there.
+    /// (`fsnotify_set_children_dentry_flags`), a cost that grows with the folder
+    /// (docs/performance.md).
     private static let folderMask = UInt32(IN_CREATE | IN_MOVED_TO)
 
     /// Milliseconds after the last event at which to look again.
@@ -89,8 +90,8 @@ public final class DatabaseWatcher: Sendable {
     /// until the loop pauses.
     ///
     /// SQLite writes a commit page by page, each write an inotify event, and waking the
-    /// loop for the owner's own commits took a quarter of a lock-step create's time
-    /// (50–80 µs of 200–270 at 100,000 tasks). Changing a watch's mask makes no event, but
+    /// loop for the owner's own commits took a large share of a lock-step create's time
+    /// (docs/performance.md). Changing a watch's mask makes no event, but
     /// is a system call: made deaf for each write and listening after it, the watch cost
     /// two a write, so it listens again only when the loop pauses. While `body` holds the
     /// write lock no other process can commit; one that committed while the watch was deaf
