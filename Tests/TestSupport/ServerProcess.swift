@@ -205,11 +205,33 @@ public final class ServerProcess: @unchecked Sendable {
     // MARK: - Exit
 
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.
+    ///
+    /// Asks the kernel (`waitid` with `WNOWAIT`, which leaves the child for Foundation to
+    /// reap) rather than `Process.isRunning`, which Foundation sets from its own monitoring
+    /// thread once SIGCHLD has reached it: one step more for a loaded machine to delay.
     public func waitForExit(timeout: Double = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        guard !process.isRunning else { return nil }
-        _ = stderrClosed.wait(timeout: .now() + 2)  // so that `stderr` holds everything it wrote
+        while true {
+            if let status = exitStatus() {
+                _ = stderrClosed.wait(timeout: .now() + 2)  // so that `stderr` holds everything it wrote
+                return status
+            }
+            guard Date() < deadline else { return nil }
+            usleep(5_000)
+        }
+    }
+
+    /// The exit code (128 + the signal for a killed process), or nil while it runs.
+    private func exitStatus() -> Int32? {
+        var info = siginfo_t()
+        if waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT | WNOHANG) == 0 {
+            guard info._sifields._sigchld.si_pid != 0 else { return nil }
+            let status = info._sifields._sigchld.si_status
+            return info.si_code == CLD_EXITED ? status : 128 + status
+        }
+        // Already reaped by Foundation, which then knows how it ended.
+        guard errno == ECHILD else { return nil }
+        while process.isRunning { usleep(1_000) }
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }
