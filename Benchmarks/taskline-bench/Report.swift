@@ -28,6 +28,8 @@ struct Report {
 
     var machine: String
     var rows: [Row] = []
+    /// Each size's query matrix.
+    var queryMatrices: [(size: String, cells: [QueryMatrix.Cell])] = []
 
     mutating func add(_ group: String, _ name: String, _ value: Double, _ unit: String, baseline: Double? = nil, target: Target? = nil) {
         rows.append(Row(group: group, name: name, value: value, unit: unit, baseline: baseline, target: target))
@@ -67,7 +69,9 @@ struct Report {
             if let met = Self.met(row) { object["met"] = met }
             return object
         }
-        let data = try! JSONSerialization.data(withJSONObject: ["machine": machine, "rows": rows], options: [.prettyPrinted, .sortedKeys])
+        let matrices = queryMatrices.map { ["size": $0.size, "cells": QueryMatrix.json($0.cells)] as [String: Any] }
+        let data = try! JSONSerialization.data(withJSONObject: ["machine": machine, "rows": rows, "queryMatrices": matrices],
+                                               options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 }

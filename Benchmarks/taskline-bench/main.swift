@@ -3,7 +3,7 @@ import JSONRPC
 
 // taskline-bench: Taskline beside raw SQLite, in one run. See docs/performance.md.
 //
-//   taskline-bench [--sizes 1000,100000,1000000] [--quick] [--json PATH]
+//   taskline-bench [--sizes 1000,100000,1000000] [--quick] [--only reads|writes|queries|live] [--json PATH]
 //
 // Needs the release build of `taskline` and `sqlite-baseline` beside it (swift build -c release).
 
@@ -11,6 +11,10 @@ struct Options {
     var sizes = [1000, 100_000, 1_000_000]
     var quick = false
     var jsonPath: String?
+    /// The one part to run, or nil for all of them.
+    var only: String?
+
+    func runs(_ part: String) -> Bool { only == nil || only == part }
 }
 
 var options = Options()
@@ -22,8 +26,9 @@ while let argument = arguments.popFirst() {
         options.quick = true
         options.sizes = [1000]
     case "--json": options.jsonPath = arguments.popFirst()
+    case "--only" where ["reads", "writes", "queries", "live"].contains(arguments.first ?? ""): options.only = arguments.popFirst()
     default:
-        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--json PATH]\n".utf8))
+        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--only reads|writes|queries|live] [--json PATH]\n".utf8))
         exit(2)
     }
 }
@@ -61,8 +66,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
 }
 
 /// Fills a new database with `count` tasks through `tasks/apply`, 1,000 at a time:
-/// time-ordered ids (`benchTaskID`) and a mix of priorities, done flags, tags and due
-/// dates, so that every index and filter has the work it has in a real database.
+/// time-ordered ids (`benchTaskID`) and a mix of priorities, done flags, tags, due dates,
+/// projects, dependencies and wait times, so that every index and filter has the work it
+/// has in a real database.
 @MainActor func populate(_ db: String, count: Int) -> Double {
     let server = spawn(db, ["--durability", "normal"])
     server.initialize(notifications: false)
@@ -71,7 +77,11 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         for first in stride(from: 0, to: count, by: 1000) {
             let operations = (first..<min(count, first + 1000)).map { index in
                 let due = index % 2 == 0 ? #","due":"2027-\#(String(format: "%02d", index % 12 + 1))-\#(String(format: "%02d", index % 28 + 1))""# : ""
-                return #"{"create":{"id":"\#(benchTaskID(index))","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)}}"#
+                let project = ["", #","project":"Home""#, #","project":"Home.Garage""#, #","project":"Work.Alpha""#, #","project":"Work.P\#(index % 97)""#][index % 5]
+                // The task before it is in the same request: one in fifty depends on it.
+                let dependsOn = index % 50 == 1 ? #","dependsOn":["\#(benchTaskID(index - 1))"]"# : ""
+                let wait = index % 100 == 7 ? #","wait":"2099-01-01""# : index % 100 == 8 ? #","wait":"2020-01-01""# : ""
+                return #"{"create":{"id":"\#(benchTaskID(index))","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)\#(project)\#(dependsOn)\#(wait)}}"#
             }
             lines.append(server.requestLine("tasks/apply", #"{"operations":[\#(operations.joined(separator: ","))]}"#))
             if lines.count == 20 {
@@ -169,6 +179,20 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     report.add(group, "spawn to initialize response, median", median(startups) * 1000, "ms", target: .atMost(10))
 }
 
+@MainActor func measureQueries(size: Int, db: String) {
+    let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
+    let server = spawn(db)
+    server.initialize(notifications: false)
+    let cells = QueryMatrix.measure(server, samples: options.quick ? 3 : 21)
+    report.queryMatrices.append((group, cells))
+    report.add(group, "query matrix: cells of \(cells.count) missing the median or p99 target", Double(cells.filter { !$0.met }.count), "cells",
+               target: .atMost(0))
+    for (filter, milliseconds) in QueryMatrix.measureTotals(server, samples: options.quick ? 3 : 21) {
+        report.add(group, "fetch with includeTotal, \(filter) filter, median", milliseconds, "ms", target: .atMost(20))
+    }
+    server.shutdown()
+}
+
 @MainActor func measureWrites(size: Int, db: String) {
     let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
     for durability in ["full", "normal"] {
@@ -252,15 +276,22 @@ for size in options.sizes {
     let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
     report.add(group, "populate with tasks/apply, 1,000 per request", rate, "tasks/s")
     let before = CPUTimes.now()
-    measureReads(size: size, db: db)
-    measureWrites(size: size, db: db)
+    if options.runs("reads") { measureReads(size: size, db: db) }
+    if options.runs("queries") { measureQueries(size: size, db: db) }
+    if options.runs("writes") { measureWrites(size: size, db: db) }
     report.add(group, "CPU time stolen by the hypervisor while measuring", CPUTimes.now().stolenPercent(since: before), "%")
 }
-measureLiveNotifications()
-measureTaskwarrior()
+if options.runs("live") {
+    measureLiveNotifications()
+    measureTaskwarrior()
+}
 
 print("Machine: \(report.machine)")  // stdout-ok: the benchmark's report
 print(report.table)  // stdout-ok
+for (size, cells) in report.queryMatrices {
+    print("\nQuery matrix, \(size): first page · middle page, median/p99 ms; a miss of ≤ \(format(QueryMatrix.medianTarget))/\(format(QueryMatrix.p99Target)) in bold")  // stdout-ok
+    print(QueryMatrix.table(cells))  // stdout-ok
+}
 if let path = options.jsonPath {
     try report.json.write(toFile: path, atomically: true, encoding: .utf8)
 }
