@@ -7,17 +7,26 @@ import Foundation
 /// of the tasks the benchmark creates are the server's own, made now, so they sort after
 /// these, as new tasks' ids do in a database that has been in use.
 func benchTaskID(_ number: Int) -> String {
-    // SplitMix64's finalizer.
-    func mix(_ value: UInt64) -> UInt64 {
-        var z = value &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
     let milliseconds = 1_735_689_600_000 + UInt64(number)
     let high = mix(2 * UInt64(number)), low = mix(2 * UInt64(number) + 1)
     return String(format: "%08llx-%04llx-7%03llx-%04llx-%012llx", milliseconds >> 16, milliseconds & 0xFFFF, high & 0xFFF,
                   ((low >> 48) & 0x3FFF) | 0x8000, low & 0xFFFF_FFFF_FFFF)
+}
+
+/// One of `choices` values (0 to `choices` - 1) for task `number`'s attribute `attribute`:
+/// each attribute drawn independently of the others and of the task's place in the order,
+/// so that no filter's tasks all share one sort key, as they would if each attribute were
+/// the task number modulo something (every odd task undated, and every task with tag `t3`).
+func benchChoice(_ number: Int, _ attribute: UInt64, of choices: Int) -> Int {
+    Int(mix(UInt64(number) &* 64 &+ attribute) % UInt64(choices))
+}
+
+/// SplitMix64's finalizer.
+private func mix(_ value: UInt64) -> UInt64 {
+    var z = value &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
 }
 
 /// The task number of a benchmark's `sample`th lookup among `size` tasks: spread over the

@@ -76,12 +76,16 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         var lines: [String] = []
         for first in stride(from: 0, to: count, by: 1000) {
             let operations = (first..<min(count, first + 1000)).map { index in
-                let due = index % 2 == 0 ? #","due":"2027-\#(String(format: "%02d", index % 12 + 1))-\#(String(format: "%02d", index % 28 + 1))""# : ""
-                let project = ["", #","project":"Home""#, #","project":"Home.Garage""#, #","project":"Work.Alpha""#, #","project":"Work.P\#(index % 97)""#][index % 5]
+                let choice = { (attribute: UInt64, choices: Int) in benchChoice(index, attribute, of: choices) }
+                let due = choice(1, 2) == 0
+                    ? #","due":"2027-\#(String(format: "%02d", choice(2, 12) + 1))-\#(String(format: "%02d", choice(3, 28) + 1))""# : ""
+                let project = ["", #","project":"Home""#, #","project":"Home.Garage""#, #","project":"Work.Alpha""#,
+                               #","project":"Work.P\#(choice(4, 97))""#][choice(5, 5)]
                 // The task before it is in the same request: one in fifty depends on it.
                 let dependsOn = index % 50 == 1 ? #","dependsOn":["\#(benchTaskID(index - 1))"]"# : ""
-                let wait = index % 100 == 7 ? #","wait":"2099-01-01""# : index % 100 == 8 ? #","wait":"2020-01-01""# : ""
-                return #"{"create":{"id":"\#(benchTaskID(index))","title":"Task \#(index) word\#(index % 1000)","priority":\#(index % 4),"done":\#(index % 3 == 0),"tags":["t\#(index % 10)","g\#(index % 7)"]\#(due)\#(project)\#(dependsOn)\#(wait)}}"#
+                let wait = [#","wait":"2099-01-01""#, #","wait":"2020-01-01""#, ""][min(2, choice(6, 100))]
+                return #"{"create":{"id":"\#(benchTaskID(index))","title":"Task \#(index) word\#(index % 1000)","priority":\#(choice(7, 4)),"#
+                    + #""done":\#(choice(8, 3) == 0),"tags":["t\#(choice(9, 10))","g\#(choice(10, 7))"]\#(due)\#(project)\#(dependsOn)\#(wait)}}"#
             }
             lines.append(server.requestLine("tasks/apply", #"{"operations":[\#(operations.joined(separator: ","))]}"#))
             if lines.count == 20 {
