@@ -337,6 +337,9 @@ test('e opens a form of every field; :write saves what changed in one update', f
   assert_equal({ 'Plan the trip', 3, date_in(1), date_in(2), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line', 2 },
     { stored.title, stored.priority, stored.due, stored.wait, stored.project, stored.tags, stored.notes,
       stored.version }, 'the stored task')
+  assert_equal({ 'Title: Plan the trip', 'Priority: high', 'Due: ' .. date_in(1), 'Wait: ' .. date_in(2),
+    'Project: Home.Travel', 'Tags: a b', 'Notes:', 'new notes', 'second line' },
+    vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form after saving')
   -- Cleared fields are sent as null; an unchanged form sends nothing.
   vim.api.nvim_buf_set_lines(bufnr, 2, 5, false, { 'Due:', 'Wait:', 'Project:' })
   vim.cmd('write')

@@ -162,11 +162,17 @@ local function save(form, get_client)
   if not client then
     return report('not saved: ' .. reason)
   end
+  local tick = vim.api.nvim_buf_get_changedtick(form.bufnr)
   client:request('tasks/update', { id = form.task.id, changes = changes, ifVersion = form.task.version },
     function(err, task)
       if not err then
         form.task = task
-        if vim.api.nvim_buf_is_valid(form.bufnr) then
+        if not vim.api.nvim_buf_is_valid(form.bufnr) then
+          return
+        end
+        -- The form shows what was stored (`tomorrow` as a date), unless it was edited meanwhile.
+        if vim.api.nvim_buf_get_changedtick(form.bufnr) == tick then
+          vim.api.nvim_buf_set_lines(form.bufnr, 0, -1, false, form_lines(task))
           vim.bo[form.bufnr].modified = false
         end
       elseif err.code == VERSION_CONFLICT then
