@@ -221,7 +221,8 @@ local function undo_or_redo(get_client, method, word, force)
   end
   client:request(method, { scope = 'connection', force = force or nil }, function(err, result)
     if not err then
-      if type(result) ~= 'table' or type(result.tasks) ~= 'table' or #result.tasks == 0 then
+      -- {undone|redone: group, tasks, deleted}, or {} when there was nothing to revert.
+      if type(result) ~= 'table' or (result.undone == nil and result.redone == nil) then
         inform('nothing to ' .. word)
       end
       return
