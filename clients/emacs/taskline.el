@@ -704,16 +704,20 @@ FIELD is title, notes, due, wait, priority, project or tags."
   (setq taskline--filter-text (if (string-empty-p text) nil text))
   (taskline--render))
 
+(defun taskline--known (values-of)
+  "The distinct values among the tasks' VALUES-OF (a function giving a sequence)."
+  (let (known)
+    (maphash (lambda (_id task)
+               (seq-doseq (value (funcall values-of task))
+                 (cl-pushnew value known :test #'equal)))
+             taskline--tasks)
+    known))
+
 (defun taskline-filter-tag (tag)
   "Show only the tasks tagged TAG; empty TAG shows all."
   (interactive
    (list (completing-read "Filter by tag (empty: none): "
-                          (let (tags)
-                            (maphash (lambda (_id task)
-                                       (seq-doseq (tag (plist-get task :tags))
-                                         (cl-pushnew tag tags :test #'equal)))
-                                     taskline--tasks)
-                            tags))))
+                          (taskline--known (lambda (task) (plist-get task :tags))))))
   (setq taskline--filter-tag (if (string-empty-p tag) nil tag))
   (taskline--render))
 
@@ -721,12 +725,7 @@ FIELD is title, notes, due, wait, priority, project or tags."
   "Show only the tasks in PROJECT or below it; empty PROJECT shows all."
   (interactive
    (list (completing-read "Filter by project (empty: none): "
-                          (let (projects)
-                            (maphash (lambda (_id task)
-                                       (when-let ((project (plist-get task :project)))
-                                         (cl-pushnew project projects :test #'equal)))
-                                     taskline--tasks)
-                            projects))))
+                          (taskline--known (lambda (task) (ensure-list (plist-get task :project)))))))
   (setq taskline--filter-project (if (string-empty-p project) nil project))
   (taskline--render))
 
