@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
-from support import Recorder
+from support import Recorder, run, write_script
 
-from taskline_client import ChangeKind, Client, DidChange, DidMissChanges
+from taskline_client import AsyncClient, ChangeKind, Client, DidChange, DidMissChanges
 
 
 def test_changes_reach_callbacks_in_order(client: Client) -> None:
@@ -127,3 +130,29 @@ def test_a_server_behind_pruned_history_says_what_was_missed_then_goes_on(
     after = recorder.wait_for(3)[2]
     assert isinstance(after, DidChange) and [change.seq for change in after.changes] == [heard + 4]
 
+
+def _initialization_options(stdin_log: Path) -> Any:
+    """The `initializationOptions` of the first message in a log of the server's stdin."""
+    header, _, rest = stdin_log.read_bytes().partition(b"\r\n\r\n")
+    length = int(header.split(b":")[1])
+    return json.loads(rest[:length])["params"]["initializationOptions"]
+
+
+def test_reminders_true_asks_the_server_for_reminders(server: str, db: Path, tmp_path: Path) -> None:
+    stdin_log = tmp_path / "stdin"
+    wrapper = write_script(
+        tmp_path / "taskline", f'tee {shlex.quote(str(stdin_log))} | exec {shlex.quote(server)} "$@"'
+    )
+    with Client(db, server=wrapper):
+        pass
+    assert _initialization_options(stdin_log) == {"notifications": True}
+    with Client(db, server=wrapper, reminders=True):
+        pass
+    assert _initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    run(_open_async_client(wrapper, db))
+    assert _initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+
+
+async def _open_async_client(server: Path, db: Path) -> None:
+    async with AsyncClient(db, server=server, reminders=True):
+        pass
