@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import shlex
 import signal
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from support import Recorder, run, write_script
+from support import Recorder, initialization_options, run, stdin_logging_server
 
 from taskline_client import AsyncClient, ChangeKind, Client, DidChange, DidMissChanges
 
@@ -131,26 +129,16 @@ def test_a_server_behind_pruned_history_says_what_was_missed_then_goes_on(
     assert isinstance(after, DidChange) and [change.seq for change in after.changes] == [heard + 4]
 
 
-def _initialization_options(stdin_log: Path) -> Any:
-    """The `initializationOptions` of the first message in a log of the server's stdin."""
-    header, _, rest = stdin_log.read_bytes().partition(b"\r\n\r\n")
-    length = int(header.split(b":")[1])
-    return json.loads(rest[:length])["params"]["initializationOptions"]
-
-
 def test_reminders_true_asks_the_server_for_reminders(server: str, db: Path, tmp_path: Path) -> None:
-    stdin_log = tmp_path / "stdin"
-    wrapper = write_script(
-        tmp_path / "taskline", f'tee {shlex.quote(str(stdin_log))} | exec {shlex.quote(server)} "$@"'
-    )
+    wrapper, stdin_log = stdin_logging_server(server, tmp_path)
     with Client(db, server=wrapper):
         pass
-    assert _initialization_options(stdin_log) == {"notifications": True}
+    assert initialization_options(stdin_log) == {"notifications": True}
     with Client(db, server=wrapper, reminders=True):
         pass
-    assert _initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
     run(_open_async_client(wrapper, db))
-    assert _initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
 
 
 async def _open_async_client(server: Path, db: Path) -> None:

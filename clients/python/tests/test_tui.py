@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shlex
 import shutil
@@ -16,10 +17,10 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from support import store_a_task_from_the_year_0, wait_until, write_script
+from support import initialization_options, stdin_logging_server, store_a_task_from_the_year_0, wait_until, write_script
 from tmux_screen import TmuxScreen
 
-from taskline_client import Client, Create, Filter, MethodNotFound, Task, Update
+from taskline_client import Client, Create, Filter, InvalidParams, MethodNotFound, Task, Update
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -323,6 +324,46 @@ def test_u_and_ctrl_r_undo_and_redo_this_windows_changes(
     tui.screen.wait_for(lambda screen: "Undo me" not in screen)
     tui.screen.press("u")
     tui.screen.wait_for_text("Nothing to undo.")
+
+
+def test_the_tui_asks_for_reminders_and_shows_them_on_the_status_line(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client], server: str, tmp_path: Path
+) -> None:
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    with open_client() as client:
+        try:
+            client.request(
+                "tasks/create", {"title": "Call the plumber", "due": tomorrow, "remindAt": "2020-01-01T09:00:00Z"}
+            )
+            reminds = True
+        except InvalidParams:
+            reminds = False  # a server without reminders
+    wrapper, stdin_log = stdin_logging_server(server, tmp_path)
+    tui = start_tui(server_path=wrapper)
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    if reminds:
+        status = tui.screen.wait_for_text("Reminder:").splitlines()[-1]
+        assert status.startswith("Reminder: Call the plumber (due tomorrow)")
+
+
+def test_a_reminder_shows_on_the_status_line_with_its_due_in_words(
+    start_tui: Callable[..., Tui], server: str, tmp_path: Path
+) -> None:
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    task = {
+        "id": "r-1", "title": "Call the plumber", "notes": "", "done": False, "priority": 0, "tags": [],
+        "due": tomorrow, "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+        "completedAt": None, "version": 1,
+    }  # fmt: skip
+    body = json.dumps({"jsonrpc": "2.0", "method": "tasks/remind", "params": {"tasks": [task, {"title": 1}]}})
+    # A stand-in that sends a reminder first, then is the server.
+    wrapper = write_script(
+        tmp_path / "taskline-reminding",
+        f"printf 'Content-Length: {len(body)}\\r\\n\\r\\n%s' {shlex.quote(body)}\nexec {shlex.quote(server)} \"$@\"",
+    )
+    tui = start_tui(server_path=wrapper)
+    status = tui.screen.wait_for_text("Reminder:").splitlines()[-1]
+    assert status.rstrip() == "Reminder: Call the plumber (due tomorrow)"  # the unreadable task left out
 
 
 def test_the_form_edits_every_field_in_one_update(

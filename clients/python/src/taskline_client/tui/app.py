@@ -10,7 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 from ..client import Client
 from ..errors import ServerError, ServerExited, TasklineError, TaskNotFound, Timeout, VersionConflict
@@ -36,6 +36,8 @@ _FORM_HINTS = (
 )
 
 _Event = Union[DidChange, DidMissChanges, ServerExited]
+#: The tasks of each `tasks/remind`, as the server sent them (JSON objects).
+Reminders = queue.SimpleQueue[list[Any]]
 
 
 @dataclass
@@ -61,8 +63,16 @@ class _Help:
 
 
 class TaskListApp:
-    def __init__(self, screen: curses.window, client: Client, connect: Callable[[], Client], wakeup: Wakeup) -> None:
+    def __init__(
+        self,
+        screen: curses.window,
+        client: Client,
+        connect: Callable[[], Client],
+        wakeup: Wakeup,
+        reminders: Reminders,
+    ) -> None:
         self._screen = screen
+        self._reminders = reminders
         self._connect = connect
         self._wakeup = wakeup
         self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
@@ -166,6 +176,7 @@ class TaskListApp:
         self._select(self._selected)  # the new height may leave it off screen
 
     def _take_events(self) -> None:
+        self._take_reminders()
         while True:
             try:
                 event = self._events.get_nowait()
@@ -179,6 +190,25 @@ class TaskListApp:
                 for change in event.changes:
                     self._copy.apply(change)
         self._refresh_view()
+
+    def _take_reminders(self) -> None:
+        now = datetime.now().astimezone()
+        shown = []
+        while True:
+            try:
+                tasks = self._reminders.get_nowait()
+            except queue.Empty:
+                break
+            for data in tasks:
+                try:
+                    task = Task.from_wire(data)
+                except (KeyError, TypeError, ValueError):
+                    continue  # nothing to remind of that can be read
+                due = view.due_in_words(task, now)
+                when = due if due.endswith("overdue") else f"due {due}"
+                shown.append(f"{task.title} ({when})" if due else task.title)
+        if shown:
+            self._status = "Reminder: " + "; ".join(shown)
 
     def _handle_typed_keys(self) -> None:
         # Read until curses has nothing buffered, so select() never sleeps on a typed key.
