@@ -108,7 +108,7 @@ local function request(method, params)
       tasks.correct({ { kind = 'deleted', id = err.data.id } })
       report('the task was deleted elsewhere')
     else
-      report(err.message)
+      report(format.error_in_words(err))
     end
   end)
 end
@@ -239,7 +239,7 @@ local function undo_or_redo(get_client, method, word, force)
         undo_or_redo(get_client, method, word, true)
       end
     else
-      report(err.message)
+      report(format.error_in_words(err))
     end
   end)
 end

@@ -181,7 +181,7 @@ local function save(form, get_client)
       elseif err.code == TASK_NOT_FOUND then
         report('not saved: the task was deleted elsewhere')
       else
-        report('not saved: ' .. err.message)
+        report('not saved: ' .. format.error_in_words(err))
       end
     end)
 end

@@ -143,4 +143,15 @@ function M.line(task, now)
   return line, due_range
 end
 
+--- A JSON-RPC error for people: a refused value by its field and the reason
+--- (`due: must be an RFC 3339 …`), else the server's message.
+function M.error_in_words(err)
+  local data = err.data
+  if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
+    and type(data.reason) == 'string' then
+    return data.field:match('[^.]+$') .. ': ' .. data.reason
+  end
+  return err.message
+end
+
 return M
