@@ -454,7 +454,24 @@ and the messages read with the answer (its `tasks/didChange') would be lost."
       (taskline-test--wait-for-lines '())
       (taskline-test--press "u")
       (taskline-test--wait-for "a message" (lambda () taskline-test--messages))
-      (should (equal '("taskline: nothing to undo") (taskline-test--take-messages))))))
+      (should (equal '("taskline: nothing to undo") (taskline-test--take-messages)))
+      ;; A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+      (taskline-test--press "a" "Mine")
+      (taskline-test--wait-for-lines '("[ ] Mine"))
+      (taskline-test--cli "done" (car (hash-table-keys taskline--tasks)))
+      (taskline-test--wait-for-lines '())
+      (let ((questions nil)
+            (answer nil))
+        (cl-letf (((symbol-function 'yes-or-no-p)
+                   (lambda (question) (push question questions) answer)))
+          (taskline-test--press "u")
+          (taskline-test--wait-for "the question" (lambda () questions))
+          (should (equal '("Changed by another program since: \"Mine\".  Undo anyway? ") questions))
+          (should (= 1 (hash-table-count taskline--tasks)))
+          (setq answer t)
+          (taskline-test--press "u")
+          (taskline-test--wait-for "the task to be gone"
+                                   (lambda () (zerop (hash-table-count taskline--tasks)))))))))
 
 (ert-deftest taskline-test-reminders ()
   "initialize asks for reminders; each task of a tasks/remind is shown as a message."

@@ -860,6 +860,29 @@ test('u and <C-r> undo and redo this session\'s changes with tasks/undo and task
   wait_for_lines({ EMPTY_HINT })
   press('u')
   wait_for_message('^taskline: nothing to undo$')
+  -- A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+  answer_prompts('Mine')
+  press('a')
+  wait_for_lines({ '[ ] Mine' })
+  local mine = call(client, 'tasks/fetch', {}).tasks[1]
+  call(second_client(), 'tasks/update', { id = mine.id, changes = { title = 'Theirs' } })
+  wait_for_lines({ '[ ] Theirs' })
+  local questions, answer = {}, 2
+  stub(vim.fn, 'confirm', function(question)
+    table.insert(questions, question)
+    return answer
+  end)
+  press('u')
+  wait_for(function()
+    return 'the question'
+  end, function()
+    return #questions == 1
+  end)
+  assert_equal('Changed elsewhere since: "Theirs". Undo anyway?', questions[1], 'the question')
+  assert_equal('Theirs', call(client, 'tasks/get', { id = mine.id }).title, 'the title after No')
+  answer = 1
+  press('u')
+  wait_for_lines({ EMPTY_HINT })
 end)
 
 local function run(entry)

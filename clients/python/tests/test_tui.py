@@ -324,6 +324,20 @@ def test_u_and_ctrl_r_undo_and_redo_this_windows_changes(
     tui.screen.wait_for(lambda screen: "Undo me" not in screen)
     tui.screen.press("u")
     tui.screen.wait_for_text("Nothing to undo.")
+    # A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+    _add(tui, "Mine")
+    other = open_client()
+    (mine,) = other.iter_tasks()
+    other.update(mine.id, title="Theirs")
+    tui.screen.wait_for_text("[ ] Theirs")
+    tui.screen.press("u")
+    tui.screen.wait_for_text("Changed by another program since: “Theirs”. Undo anyway? (y/n)")
+    tui.screen.press("n")
+    assert other.get(mine.id).title == "Theirs"
+    tui.screen.press("u")
+    tui.screen.wait_for_text("Undo anyway?")
+    tui.screen.press("y")
+    tui.screen.wait_for(lambda screen: "Theirs" not in screen)
 
 
 def test_the_tui_asks_for_reminders_and_shows_them_on_the_status_line(
