@@ -21,7 +21,10 @@
 ;; is another file (its `database.id' differs), or the server no longer
 ;; keeps changes that old: then it fetches everything again.
 ;;
-;; Undo is not offered: the protocol has no way to undo a change yet.
+;; `u' and `U' undo and redo this Emacs's changes (`tasks/undo' and
+;; `tasks/redo', scope "connection"); a server without them is reported
+;; as such.  Reminders (`tasks/remind') are shown as messages, when
+;; `taskline-reminders' asks the server for them.
 
 ;;; Code:
 
@@ -56,6 +59,11 @@ The default is $TASKLINE_SERVER when it is set, else \"taskline\"."
 A server that does not answer in time is reported, stopped and started again."
   :type 'number)
 
+(defcustom taskline-reminders t
+  "Whether to ask the server for reminders, shown as messages.
+A server without reminders ignores the request."
+  :type 'boolean)
+
 (defface taskline-overdue '((t :inherit error))
   "Face of the due date of an open task whose due date has passed.")
 
@@ -67,7 +75,7 @@ A server that does not answer in time is reported, stopped and started again."
 (defconst taskline--buffer-name "*taskline*")
 (defconst taskline--stop-wait 2 "Seconds a stopped server gets to exit by itself.")
 (defconst taskline--stderr-tail 4096 "Characters of the server's stderr kept for reports.")
-(defconst taskline--sorts '(createdAt due priority title)
+(defconst taskline--sorts '(createdAt due priority project title)
   "The orders `taskline-cycle-sort' goes through.")
 (defconst taskline--priorities '("none" "low" "medium" "high"))
 
@@ -149,7 +157,8 @@ A server that does not answer in time is reported, stopped and started again."
           (taskline--request
            session 'initialize
            (list :processId (emacs-pid)
-                 :clientInfo (list :name "taskline.el" :version "0.1.0"))
+                 :clientInfo (list :name "taskline.el" :version "0.1.0")
+                 :initializationOptions (list :reminders (if taskline-reminders t :json-false)))
            (lambda (result) (taskline--on-initialized session result)))
           (jsonrpc-notify (taskline--session-connection session) 'initialized nil)
           session)))))
@@ -312,7 +321,12 @@ Notifications that arrive while it runs are held, and applied when it ends.")
                (and taskline--sync-run (eq (car taskline--sync-run) session)))
        ;; A backlog is read with tasks/changes; any other reason means the log
        ;; no longer holds the changes.
-       (taskline--sync session (not (equal (plist-get params :reason) "backlog")))))))
+       (taskline--sync session (not (equal (plist-get params :reason) "backlog")))))
+    ('tasks/remind
+     (seq-doseq (task (plist-get params :tasks))
+       (taskline--report "reminder: %s%s" (plist-get task :title)
+                         (let ((due (taskline--due-cell task (float-time))))
+                           (if (string-empty-p due) "" (concat ", due " (substring-no-properties due)))))))))
 
 (defun taskline--sync (session refetch-all)
   "Bring the tasks up to date through SESSION.
@@ -397,6 +411,8 @@ leaves the tasks as they are."
 (defvar-local taskline--show-done nil "Whether done tasks are shown.")
 (defvar-local taskline--filter-text nil "Text the title or notes must hold, or nil.")
 (defvar-local taskline--filter-tag nil "A tag the tasks must have, or nil.")
+(defvar-local taskline--filter-project nil
+  "A project the tasks must be in (it, or one below it), or nil.")
 
 (defun taskline--due-time (due)
   "The instant DUE (RFC 3339 date-time, or a date: midnight UTC) names, or nil."
@@ -445,11 +461,25 @@ leaves the tasks as they are."
                    (propertize text 'face 'taskline-overdue)
                  text))))))
 
-(defun taskline--shown-p (task)
-  "Whether TASK passes the list's filters."
-  (and (or taskline--show-done (not (eq (plist-get task :done) t)))
+(defun taskline--waiting-p (task now)
+  "Whether TASK is not actionable yet at the time NOW: its `wait' is to come."
+  (let* ((wait (plist-get task :wait))
+         (time (and wait (taskline--due-time wait))))
+    (and time (< now (float-time time)))))
+
+(defun taskline--in-project-p (task project)
+  "Whether TASK is in PROJECT or below it (Home: Home and Home.…, not Homework)."
+  (let ((own (plist-get task :project)))
+    (and own (or (equal own project) (string-prefix-p (concat project ".") own)))))
+
+(defun taskline--shown-p (task now)
+  "Whether TASK passes the list's filters at the time NOW."
+  (and (or taskline--show-done
+           (not (or (eq (plist-get task :done) t) (taskline--waiting-p task now))))
        (or (null taskline--filter-tag)
            (seq-contains-p (plist-get task :tags) taskline--filter-tag))
+       (or (null taskline--filter-project)
+           (taskline--in-project-p task taskline--filter-project))
        (or (null taskline--filter-text)
            (let ((text (downcase taskline--filter-text)))
              (or (string-search text (downcase (plist-get task :title)))
@@ -464,6 +494,7 @@ leaves the tasks as they are."
               ;; Tasks without a due date come last.
               (cons (if time (float-time time) 1.0e+INF) created)))
       ('priority (cons (- (plist-get task :priority)) created))
+      ('project (cons (or (plist-get task :project) "\uffff") created))
       ('title (cons (downcase (plist-get task :title)) created)))))
 
 (defun taskline--key-less-p (a b)
@@ -476,7 +507,7 @@ leaves the tasks as they are."
   (let ((now (float-time))
         shown)
     (maphash (lambda (_id task)
-               (when (taskline--shown-p task)
+               (when (taskline--shown-p task now)
                  (push (cons (taskline--sort-key task) task) shown)))
              taskline--tasks)
     (mapcar (lambda (keyed)
@@ -490,6 +521,7 @@ leaves the tasks as they are."
                               (if (zerop (plist-get task :priority)) ""
                                 (nth (plist-get task :priority) taskline--priorities))
                               (taskline--due-cell task now)
+                              (or (plist-get task :project) "")
                               (mapconcat (lambda (tag) (concat "#" tag))
                                          (plist-get task :tags) " ")))))
             (sort shown (lambda (a b) (taskline--key-less-p (car a) (car b)))))))
@@ -503,6 +535,7 @@ leaves the tasks as they are."
             (concat " " (symbol-name taskline--sort)
                     (and taskline--filter-text (format " /%s" taskline--filter-text))
                     (and taskline--filter-tag (format " #%s" taskline--filter-tag))
+                    (and taskline--filter-project (format " +%s" taskline--filter-project))
                     (if taskline--show-done " +done" "")))
       (tabulated-list-print t)
       (force-mode-line-update))))
@@ -518,6 +551,11 @@ leaves the tasks as they are."
     (define-key map "D" #'taskline-delete)
     (define-key map "/" #'taskline-filter-text)
     (define-key map "t" #'taskline-filter-tag)
+    (define-key map "p" #'taskline-filter-project)
+    (define-key map "u" #'taskline-undo)
+    (define-key map "U" #'taskline-redo)
+    (define-key map [remap undo] #'taskline-undo)
+    (define-key map [remap undo-redo] #'taskline-redo)
     (define-key map "c" #'taskline-clear-filters)
     (define-key map "H" #'taskline-toggle-show-done)
     (define-key map "s" #'taskline-cycle-sort)
@@ -528,10 +566,10 @@ leaves the tasks as they are."
   "The Taskline task list, kept current as tasks change.
 
 \\{taskline-mode-map}
-`g' fetches every task again.  Undo is not offered: the Taskline
-protocol has no way to undo a change yet."
+`g' fetches every task again.  Done tasks, and tasks that wait (their
+`wait' is still to come), are hidden until \[taskline-toggle-show-done]."
   (setq tabulated-list-format [("" 3 nil) ("Title" 40 nil) ("Priority" 8 nil)
-                               ("Due" 12 nil) ("Tags" 0 nil)]
+                               ("Due" 12 nil) ("Project" 14 nil) ("Tags" 0 nil)]
         tabulated-list-padding 1)
   (setq-local revert-buffer-function #'taskline--revert)
   (add-hook 'kill-buffer-hook #'taskline--on-list-killed nil t)
@@ -588,7 +626,16 @@ protocol has no way to undo a change yet."
            (1001 (remhash (plist-get data :id) taskline--tasks)
                  (taskline--render)
                  (taskline--report "the task was deleted elsewhere"))
-           (_ (taskline--report "%s" (plist-get error :message)))))))))
+           (_ (taskline--report "%s" (taskline--error-in-words error)))))))))
+
+(defun taskline--error-in-words (error)
+  "The JSON-RPC ERROR for people: a refused value by its field and reason."
+  (let* ((data (plist-get error :data))
+         (field (and (listp data) (plist-get data :field)))
+         (reason (and (listp data) (plist-get data :reason))))
+    (if (and (eql (plist-get error :code) -32602) (stringp field) (stringp reason))
+        (format "%s: %s" (car (last (split-string field "\\."))) reason)
+      (plist-get error :message))))
 
 (defun taskline--update (task changes)
   "Send CHANGES (a plist) to TASK, unless it changed since the list saw it."
@@ -613,19 +660,29 @@ protocol has no way to undo a change yet."
   (vconcat (split-string (read-string prompt (string-join (append initial nil) " "))
                          nil t)))
 
+(defun taskline--read-time (prompt initial)
+  "Read a time with PROMPT and INITIAL shown; nil for an empty answer."
+  (let ((time (string-trim (read-string prompt initial))))
+    (if (string-empty-p time) nil time)))
+
 (defun taskline-edit (field)
   "Change FIELD of the task on the current line.
-FIELD is title, notes, due, priority or tags."
-  (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "priority" "tags")
+FIELD is title, notes, due, wait, priority, project or tags."
+  (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "wait" "priority"
+                                                         "project" "tags")
                                               nil t))))
   (let* ((task (taskline--task-at-point))
          (value
           (pcase field
             ('title (read-string "Title: " (plist-get task :title)))
             ('notes (read-string "Notes: " (plist-get task :notes)))
-            ('due (let ((due (string-trim (read-string "Due (2026-12-01 or RFC 3339; empty: none): "
-                                                       (plist-get task :due)))))
-                    (if (string-empty-p due) nil due)))
+            ('due (taskline--read-time "Due (2026-12-01 or RFC 3339; empty: none): "
+                                       (plist-get task :due)))
+            ('wait (taskline--read-time "Wait until (2026-12-01 or RFC 3339; empty: none): "
+                                        (plist-get task :wait)))
+            ('project (let ((project (string-trim (read-string "Project (Home.Garage; empty: none): "
+                                                               (plist-get task :project)))))
+                        (if (string-empty-p project) nil project)))
             ('priority (cl-position (completing-read "Priority: " taskline--priorities nil t nil nil
                                                      (nth (plist-get task :priority) taskline--priorities))
                                     taskline--priorities :test #'equal))
@@ -647,27 +704,71 @@ FIELD is title, notes, due, priority or tags."
   (setq taskline--filter-text (if (string-empty-p text) nil text))
   (taskline--render))
 
+(defun taskline--known (values-of)
+  "The distinct values among the tasks' VALUES-OF (a function giving a sequence)."
+  (let (known)
+    (maphash (lambda (_id task)
+               (seq-doseq (value (funcall values-of task))
+                 (cl-pushnew value known :test #'equal)))
+             taskline--tasks)
+    known))
+
 (defun taskline-filter-tag (tag)
   "Show only the tasks tagged TAG; empty TAG shows all."
   (interactive
    (list (completing-read "Filter by tag (empty: none): "
-                          (let (tags)
-                            (maphash (lambda (_id task)
-                                       (seq-doseq (tag (plist-get task :tags))
-                                         (cl-pushnew tag tags :test #'equal)))
-                                     taskline--tasks)
-                            tags))))
+                          (taskline--known (lambda (task) (plist-get task :tags))))))
   (setq taskline--filter-tag (if (string-empty-p tag) nil tag))
   (taskline--render))
 
-(defun taskline-clear-filters ()
-  "Show the tasks whatever their text and tags."
-  (interactive)
-  (setq taskline--filter-text nil taskline--filter-tag nil)
+(defun taskline-filter-project (project)
+  "Show only the tasks in PROJECT or below it; empty PROJECT shows all."
+  (interactive
+   (list (completing-read "Filter by project (empty: none): "
+                          (taskline--known (lambda (task) (ensure-list (plist-get task :project)))))))
+  (setq taskline--filter-project (if (string-empty-p project) nil project))
   (taskline--render))
 
+(defun taskline-clear-filters ()
+  "Show the tasks whatever their text, tags and project."
+  (interactive)
+  (setq taskline--filter-text nil taskline--filter-tag nil taskline--filter-project nil)
+  (taskline--render))
+
+(defun taskline--undo-or-redo (method word &optional force)
+  "Send METHOD (tasks/undo or tasks/redo, this session's changes); WORD names it.
+After an undo conflict (another program changed a task since) ask whether
+to go ahead anyway, then send it again with FORCE."
+  (when-let ((session (taskline--session)))
+    (taskline--request
+     session method (append (list :scope "connection") (and force (list :force t)))
+     (lambda (result)
+       ;; {undone|redone: group, tasks, deleted}, or {} when there was nothing to revert.
+       (unless (or (plist-get result :undone) (plist-get result :redone))
+         (taskline--report "nothing to %s" word)))
+     (lambda (error)
+       (pcase (plist-get error :code)
+         (-32601 (taskline--report "this taskline server cannot %s (it does not know %s)" word method))
+         (1007 (when (yes-or-no-p
+                      (format "Changed by another program since: %s.  %s anyway? "
+                              (mapconcat (lambda (task) (format "%S" (plist-get task :title)))
+                                         (plist-get (plist-get error :data) :tasks) ", ")
+                              (capitalize word)))
+                 (taskline--undo-or-redo method word t)))
+         (_ (taskline--report "%s" (taskline--error-in-words error))))))))
+
+(defun taskline-undo ()
+  "Undo the newest change made from this Emacs (`tasks/undo')."
+  (interactive)
+  (taskline--undo-or-redo 'tasks/undo "undo"))
+
+(defun taskline-redo ()
+  "Redo the newest change undone from this Emacs (`tasks/redo')."
+  (interactive)
+  (taskline--undo-or-redo 'tasks/redo "redo"))
+
 (defun taskline-toggle-show-done ()
-  "Show or hide the done tasks (hidden at first)."
+  "Show or hide the done and waiting tasks (hidden at first)."
   (interactive)
   (setq taskline--show-done (not taskline--show-done))
   (taskline--render))

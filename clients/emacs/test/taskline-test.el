@@ -223,6 +223,10 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--wait-for-lines
      '("[ ] Accounts high #work"
        "[ ] Buy milk low in 5 days #home" "[ ] Clean up in 2 days #home"))
+    (taskline-test--press "s")            ; by project: none, so by creation
+    (taskline-test--wait-for-lines
+     '("[ ] Buy milk low in 5 days #home"
+       "[ ] Accounts high #work" "[ ] Clean up in 2 days #home"))
     (taskline-test--press "s")            ; by title
     (taskline-test--wait-for-lines
      '("[ ] Accounts high #work"
@@ -354,6 +358,138 @@ Any taskline message BODY leaves untaken fails the test."
                               (car messages))))
     (accept-process-output nil 0.3)
     (should-not taskline--current)))
+
+(defun taskline-test--call (method params)
+  "Send METHOD with PARAMS through the list's server; return the result.
+An error answer is signalled as (taskline-test-error CODE).  Asynchronous:
+a `jsonrpc-request' throws out of the process filter when its answer comes,
+and the messages read with the answer (its `tasks/didChange') would be lost."
+  (let (answer)
+    (jsonrpc-async-request (taskline--session-connection taskline--current) method params
+                           :success-fn (lambda (result) (setq answer (list :result result)))
+                           :error-fn (lambda (error) (setq answer (list :error error))))
+    (taskline-test--wait-for (format "the answer to %s" method) (lambda () answer))
+    (when (plist-get answer :error)
+      (signal 'taskline-test-error (list (plist-get (plist-get answer :error) :code))))
+    (plist-get answer :result)))
+
+(define-error 'taskline-test-error "The server answered with an error")
+
+(ert-deftest taskline-test-project-column-filter-and-sort ()
+  "The project shows in its column; p filters by a project and those below it; s sorts by it."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (taskline-test--call 'tasks/create '(:title "Sweep" :project "Home"))
+    (taskline-test--call 'tasks/create '(:title "Fix the door" :project "Home.Garage"))
+    (taskline-test--call 'tasks/create '(:title "Essay" :project "Homework"))
+    (taskline-test--call 'tasks/create '(:title "No project"))
+    (taskline-test--wait-for-lines
+     '("[ ] Sweep Home" "[ ] Fix the door Home.Garage" "[ ] Essay Homework" "[ ] No project"))
+    (taskline-test--press "p" "Home")
+    (taskline-test--wait-for-lines '("[ ] Sweep Home" "[ ] Fix the door Home.Garage"))
+    (should (string-match-p " \\+Home\\'" (with-current-buffer taskline--buffer-name mode-line-process)))
+    (taskline-test--press "c")
+    (taskline-test--press "s")            ; by due date: none, so by creation
+    (taskline-test--press "s")            ; by priority: none, so by creation
+    (taskline-test--press "s")            ; by project, none last
+    (taskline-test--wait-for-lines
+     '("[ ] Sweep Home" "[ ] Fix the door Home.Garage" "[ ] Essay Homework" "[ ] No project"))
+    (taskline-test--call 'tasks/create '(:title "Alpha" :project "Alpha"))
+    (taskline-test--wait-for-lines
+     '("[ ] Alpha Alpha" "[ ] Sweep Home" "[ ] Fix the door Home.Garage" "[ ] Essay Homework"
+       "[ ] No project"))))
+
+(ert-deftest taskline-test-edit-project-and-wait ()
+  "e sets and clears the project and the wait; a waiting task is hidden with the done ones."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Plan")
+    (taskline-test--open)
+    (taskline-test--goto "Plan")
+    (taskline-test--press "e" "project" "Home.Travel")
+    (taskline-test--wait-for-lines '("[ ] Plan Home.Travel"))
+    (taskline-test--goto "Plan")
+    (taskline-test--press "e" "project" "Home..Travel")
+    (taskline-test--wait-for "the refusal" (lambda () taskline-test--messages))
+    (should (equal '("taskline: project: each dot-separated segment must be 1 to 64 characters")
+                   (taskline-test--take-messages)))
+    (taskline-test--goto "Plan")
+    (taskline-test--press "e" "wait" (taskline-test--date 2))
+    (taskline-test--wait-for-lines '())
+    (taskline-test--press "H")
+    (taskline-test--wait-for-lines '("[ ] Plan Home.Travel"))
+    (taskline-test--goto "Plan")
+    (let ((version (plist-get (taskline--task-at-point) :version)))
+      (taskline-test--press "e" "project" "")
+      (taskline-test--wait-for "the project cleared"
+                               (lambda () (< version (plist-get (taskline--task-at-point) :version)))))
+    (taskline-test--press "e" "wait" "")
+    (taskline-test--press "H")
+    (taskline-test--wait-for-lines '("[ ] Plan"))
+    (let ((task (aref (plist-get (taskline-test--call 'tasks/fetch nil) :tasks) 0)))
+      (should (equal '(nil nil) (list (plist-get task :project) (plist-get task :wait)))))))
+
+(ert-deftest taskline-test-undo-and-redo ()
+  "u and U send tasks/undo and tasks/redo for this Emacs's changes."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (if (condition-case failure
+            (progn (taskline-test--call 'tasks/undo '(:scope "connection")) nil)
+          (taskline-test-error (eql -32601 (cadr failure))))
+        ;; A server without undo: the keys say so in words.
+        (progn
+          (taskline-test--press "u")
+          (taskline-test--wait-for "a message" (lambda () taskline-test--messages))
+          (taskline-test--press "U")
+          (taskline-test--wait-for "a second message" (lambda () (cdr taskline-test--messages)))
+          (should (equal '("taskline: this taskline server cannot undo (it does not know tasks/undo)"
+                           "taskline: this taskline server cannot redo (it does not know tasks/redo)")
+                         (taskline-test--take-messages))))
+      (taskline-test--press "a" "Undo me")
+      (taskline-test--wait-for-lines '("[ ] Undo me"))
+      (taskline-test--press "u")
+      (taskline-test--wait-for-lines '())
+      (taskline-test--press "U")
+      (taskline-test--wait-for-lines '("[ ] Undo me"))
+      (taskline-test--press "u")
+      (taskline-test--wait-for-lines '())
+      (taskline-test--press "u")
+      (taskline-test--wait-for "a message" (lambda () taskline-test--messages))
+      (should (equal '("taskline: nothing to undo") (taskline-test--take-messages)))
+      ;; A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+      (taskline-test--press "a" "Mine")
+      (taskline-test--wait-for-lines '("[ ] Mine"))
+      (taskline-test--cli "done" (car (hash-table-keys taskline--tasks)))
+      (taskline-test--wait-for-lines '())
+      (let ((questions nil)
+            (answer nil))
+        (cl-letf (((symbol-function 'yes-or-no-p)
+                   (lambda (question) (push question questions) answer)))
+          (taskline-test--press "u")
+          (taskline-test--wait-for "the question" (lambda () questions))
+          (should (equal '("Changed by another program since: \"Mine\".  Undo anyway? ") questions))
+          (should (= 1 (hash-table-count taskline--tasks)))
+          (setq answer t)
+          (taskline-test--press "u")
+          (taskline-test--wait-for "the task to be gone"
+                                   (lambda () (zerop (hash-table-count taskline--tasks)))))))))
+
+(ert-deftest taskline-test-reminders ()
+  "initialize asks for reminders; each task of a tasks/remind is shown as a message."
+  (taskline-test--with-database
+    (let ((initialize nil))
+      (let ((record (lambda (_session method params &rest _)
+                      (when (eq method 'initialize) (setq initialize params)))))
+        (advice-add 'taskline--request :before record)
+        (unwind-protect (taskline-test--open)
+          (advice-remove 'taskline--request record)))
+      (should (equal '(:reminders t) (plist-get initialize :initializationOptions))))
+    (taskline--on-notification taskline--current 'tasks/remind
+                               (list :tasks (vector (list :title "Call the plumber"
+                                                          :due (taskline-test--date 1))
+                                                    (list :title "Water the plants"))))
+    (should (equal '("taskline: reminder: Call the plumber, due tomorrow"
+                     "taskline: reminder: Water the plants")
+                   (taskline-test--take-messages)))))
 
 (ert-deftest taskline-test-missing-server ()
   "A server program that cannot be found is named."

@@ -138,13 +138,19 @@ end
 local function set_up()
   db = vim.fn.tempname() .. '.sqlite'
   stubs, messages, second_clients = {}, {}, {}
-  taskline.setup({ db = db })
+  -- Most tests follow done tasks; those about hiding them set show_hidden = false.
+  taskline.setup({ db = db, show_hidden = true })
   stub(vim, 'notify', function(message)
     table.insert(messages, message)
   end)
 end
 
 local function tear_down()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(bufnr):match('^taskline://task/') then
+      vim.api.nvim_buf_delete(bufnr, { force = true })
+    end
+  end
   if buffer.bufnr() then
     vim.api.nvim_buf_delete(buffer.bufnr(), { force = true })
   end
@@ -157,6 +163,20 @@ local function tear_down()
     stubs[i].tbl[stubs[i].key] = stubs[i].value
   end
   assert_equal({}, messages, 'unexpected messages')
+end
+
+local function wait_for_message(pattern)
+  wait_for(function()
+    return 'a message matching ' .. pattern .. ', have ' .. vim.inspect(messages)
+  end, function()
+    for _, message in ipairs(messages) do
+      if message:match(pattern) then
+        return true
+      end
+    end
+    return false
+  end)
+  take_messages()
 end
 
 local tests = {}
@@ -199,18 +219,173 @@ test(':Taskline opens an empty, read-only scratch list', function()
   assert_equal('taskline', vim.bo[bufnr].filetype, 'filetype')
 end)
 
-test('the list shows tasks oldest first with done mark, due and tags', function()
+-- The local date `days` from today, as the protocol writes a date.
+local function date_in(days)
+  local today = os.date('*t')
+  return os.date('%Y-%m-%d', os.time({ year = today.year, month = today.month, day = today.day + days, hour = 12 }))
+end
+
+test('the list shows tasks oldest first with done mark, priority, due in words, project, tags and notes', function()
   local client = taskline.client()
+  local in_two_days = os.time() + 2 * 86400
   -- Ids in creation order: tasks made in the same millisecond are listed by id.
-  call(client, 'tasks/create', { id = 'task-1', title = 'First', due = '2026-12-01' })
+  call(client, 'tasks/create', { id = 'task-1', title = 'First', due = date_in(1), priority = 3 })
   call(client, 'tasks/create', { id = 'task-2', title = 'Second', done = true, tags = { 'work', 'docs' } })
-  call(client, 'tasks/create', { id = 'task-3', title = 'Third', due = '2026-12-01T17:00:00+01:00', tags = { 'x' } })
+  call(client, 'tasks/create', { id = 'task-3', title = 'Third', due = os.date('!%Y-%m-%dT%H:%M:%SZ', in_two_days),
+    tags = { 'x' }, project = 'Home.Garage', notes = 'Some notes' })
+  call(client, 'tasks/create', { id = 'task-4', title = 'Fourth', due = date_in(-2), priority = 1 })
+  call(client, 'tasks/create', { id = 'task-5', title = 'Fifth', due = date_in(3) })
+  call(client, 'tasks/create', { id = 'task-6', title = 'Sixth', due = '2099-01-31', priority = 2 })
+  call(client, 'tasks/create', { id = 'task-7', title = 'Seventh', due = date_in(-1), done = true })
   vim.cmd('Taskline')
   wait_for_lines({
-    '[ ] First  due 2026-12-01',
+    '[ ] !!! First  due tomorrow',
     '[x] Second  #docs #work',
-    '[ ] Third  due 2026-12-01T17:00:00+01:00  #x',
+    '[ ] Third  due in 2 days ' .. os.date('%H:%M', in_two_days) .. '  +Home.Garage  #x  (notes)',
+    '[ ] ! Fourth  2 days overdue',
+    '[ ] Fifth  due in 3 days',
+    '[ ] !! Sixth  due 2099-01-31',
+    '[x] Seventh  due 1 day ago',
   })
+  local marks = vim.api.nvim_buf_get_extmarks(buffer.bufnr(), vim.api.nvim_create_namespace('taskline'), 0, -1,
+    { details = true })
+  local highlighted = vim.tbl_map(function(mark)
+    local line = list_lines()[mark[2] + 1]
+    local last = mark[4].end_row > mark[2] and #line or mark[4].end_col
+    return { mark[4].hl_group, line:sub(mark[3] + 1, last) }
+  end, marks)
+  assert_equal({
+    { 'TasklineDone', '[x] Second  #docs #work' },
+    { 'TasklineOverdue', '2 days overdue' },
+    { 'TasklineDone', '[x] Seventh  due 1 day ago' },
+  }, highlighted, 'highlights')
+end)
+
+test('done and waiting tasks are hidden by default; H and :TasklineToggleDone show and hide them', function()
+  taskline.setup({ db = db })
+  local client = taskline.client()
+  call(client, 'tasks/create', { id = 'task-1', title = 'Done', done = true })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Open' })
+  call(client, 'tasks/create', { id = 'task-3', title = 'Waits', wait = date_in(2) })
+  call(client, 'tasks/create', { id = 'task-4', title = 'Waited', wait = date_in(-1) })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Open', '[ ] Waited' })
+  press('H')
+  wait_for_lines({ '[x] Done', '[ ] Open', '[ ] Waits  waits till in 2 days', '[ ] Waited' })
+  vim.cmd('TasklineToggleDone')
+  wait_for_lines({ '[ ] Open', '[ ] Waited' })
+  -- The keys act on the task on the line, not on the one at that place in the whole list.
+  move_to_line(2)
+  press('x')
+  wait_for_lines({ '[ ] Open' })
+  assert_equal(true, call(client, 'tasks/get', { id = 'task-4' }).done, 'the task x marked done')
+  press('x')
+  wait_for_lines({ 'No tasks to show; 4 done or waiting: press H to show them.' })
+end)
+
+test('K shows the notes and fields of the task under the cursor in a float', function()
+  call(taskline.client(), 'tasks/create', { title = 'With notes', notes = 'line one\nline two', project = 'Work',
+    priority = 2 })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] !! With notes  +Work  (notes)' })
+  local list_window = vim.api.nvim_get_current_win()
+  press('K')
+  local float
+  for _, window in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(window).relative ~= '' then
+      float = window
+    end
+  end
+  assert(float, 'a floating window')
+  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false)
+  assert_equal({ 'With notes', '', 'Priority: medium', 'Project: Work', '', 'line one', 'line two' }, lines,
+    'the float')
+  assert_equal(list_window, vim.api.nvim_get_current_win(), 'the focused window')
+  vim.api.nvim_win_close(float, true)
+end)
+
+local function form_buffer()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(bufnr):match('^taskline://task/') then
+      return bufnr
+    end
+  end
+end
+
+test('e opens a form of every field; :write saves what changed in one update', function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { title = 'Plan', tags = { 'a' }, notes = 'old notes' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Plan  #a  (notes)' })
+  press('e')
+  local bufnr = form_buffer()
+  assert_equal(bufnr, vim.api.nvim_get_current_buf(), 'the current buffer')
+  assert_equal({ 'Title: Plan', 'Priority: none', 'Due: ', 'Wait: ', 'Project: ', 'Tags: a', 'Notes:', 'old notes' },
+    vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form')
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, {
+    'Title: Plan the trip', 'Priority: h', 'Due: tomorrow', 'Wait: +2d', 'Project: Home.Travel',
+    'Tags: #a b', 'Notes:', 'new notes', 'second line' })
+  local sent = record_requests(client)
+  vim.cmd('write')
+  wait_for(function()
+    return 'the form to be saved'
+  end, function()
+    return not vim.bo[bufnr].modified
+  end)
+  assert_equal({ 'tasks/update' }, methods_sent_by(client, sent), 'requests')
+  local stored = call(client, 'tasks/get', { id = task.id })
+  assert_equal({ 'Plan the trip', 3, date_in(1), date_in(2), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line', 2 },
+    { stored.title, stored.priority, stored.due, stored.wait, stored.project, stored.tags, stored.notes,
+      stored.version }, 'the stored task')
+  assert_equal({ 'Title: Plan the trip', 'Priority: high', 'Due: ' .. date_in(1), 'Wait: ' .. date_in(2),
+    'Project: Home.Travel', 'Tags: a b', 'Notes:', 'new notes', 'second line' },
+    vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form after saving')
+  -- Cleared fields are sent as null; an unchanged form sends nothing.
+  vim.api.nvim_buf_set_lines(bufnr, 2, 5, false, { 'Due:', 'Wait:', 'Project:' })
+  vim.cmd('write')
+  wait_for(function()
+    return 'the second save'
+  end, function()
+    return not vim.bo[bufnr].modified
+  end)
+  stored = call(client, 'tasks/get', { id = task.id })
+  assert_equal({ vim.NIL, vim.NIL, vim.NIL, 3 }, { stored.due, stored.wait, stored.project, stored.version },
+    'due, wait, project and version after clearing')
+  local sent_before = #sent
+  vim.cmd('write')
+  assert_equal(sent_before, #sent, 'requests sent by saving an unchanged form')
+  vim.api.nvim_buf_delete(form_buffer(), { force = true })
+  wait_for_lines({ '[ ] !!! Plan the trip  #a #b  (notes)' })
+end)
+
+test('the form says in words what is wrong, and keeps the edits', function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { title = 'Plan' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Plan' })
+  press('e')
+  local bufnr = form_buffer()
+  vim.api.nvim_buf_set_lines(bufnr, 1, 2, false, { 'Priority: urgent' })
+  vim.cmd('write')
+  assert_equal({ 'taskline: not saved: Priority: write one of none, low, medium, high' }, take_messages(), 'messages')
+  vim.api.nvim_buf_set_lines(bufnr, 1, 3, false, { 'Priority: low', 'Due: next tuesday' })
+  vim.cmd('write')
+  wait_for_message('^taskline: not saved: due: must be an RFC 3339 date%-time with an offset, or a date')
+  vim.api.nvim_buf_set_lines(bufnr, 2, 5, false, { 'Due:', 'Wait:', 'Project: Home..Garage' })
+  vim.cmd('write')
+  wait_for_message('^taskline: not saved: project: each dot%-separated segment must be 1 to 64 characters$')
+  vim.api.nvim_buf_set_lines(bufnr, 4, 5, false, { 'Project: Home' })
+  -- A change made elsewhere after the form was opened is not overwritten.
+  call(second_client(), 'tasks/update', { id = task.id, changes = { title = 'Renamed elsewhere' } })
+  vim.cmd('write')
+  wait_for_message('^taskline: not saved: the task was changed elsewhere since the form was opened')
+  assert_equal(true, vim.bo[bufnr].modified, 'the form keeps its edits')
+  local stored = call(client, 'tasks/get', { id = task.id })
+  assert_equal({ 'Renamed elsewhere', 0, vim.NIL }, { stored.title, stored.priority, stored.project }, 'stored')
+  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, {})
+  vim.cmd('write')
+  assert_equal({ 'taskline: not saved: the form has no "Notes:" line' }, take_messages(), 'messages')
+  vim.api.nvim_buf_delete(form_buffer(), { force = true })
 end)
 
 test('the list holds every task when there are more than fit on one page', function()
@@ -512,20 +687,6 @@ test('tasks/didMissChanges makes the list catch up (backlog) or refetch (any oth
   wait_for_lines({ '[ ] Here' })
 end)
 
-local function wait_for_message(pattern)
-  wait_for(function()
-    return 'a message matching ' .. pattern .. ', have ' .. vim.inspect(messages)
-  end, function()
-    for _, message in ipairs(messages) do
-      if message:match(pattern) then
-        return true
-      end
-    end
-    return false
-  end)
-  take_messages()
-end
-
 test('a server killed by a signal while idle is reported, and the open list goes on following', function()
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })
@@ -598,6 +759,130 @@ test(':checkhealth taskline reports an error for a missing server', function()
   local report = checkhealth_lines()
   assert(report:match('ERROR[^\n]*server not found'), report)
   assert(not report:match('OK'), report)
+end)
+
+test(':checkhealth taskline fails when the configured database is not SQLite, or cannot be opened', function()
+  local file = io.open(db, 'w')
+  file:write('not a database, but notes kept in the wrong file\n')
+  file:close()
+  local report = checkhealth_lines()
+  assert(report:match('ERROR[^\n]*the server does not start on the database ' .. vim.pesc(db)
+    .. ':[^\n]*not a usable SQLite database'), report)
+  assert(not report:match('answers initialize'), report)
+  -- A path below a file is no place for a database.
+  taskline.setup({ db = db .. '/tasks.sqlite' })
+  report = checkhealth_lines()
+  assert(report:match('ERROR[^\n]*the server does not start on the database[^\n]*Not a directory'), report)
+end)
+
+test(':checkhealth taskline opens the configured database', function()
+  call(second_client(), 'tasks/create', { title = 'There' })
+  local report = checkhealth_lines()
+  assert(report:match('OK[^\n]*the database ' .. vim.pesc(db) .. ' opens %(id %x+, seq 1%)'), report)
+end)
+
+test(':helptags builds the tags of doc/taskline.txt, and :help taskline opens it', function()
+  -- A copy, so that the tags file is not written into the plugin's folder.
+  local plugin_dir = vim.fn.fnamemodify(vim.api.nvim_get_runtime_file('doc/taskline.txt', false)[1], ':h:h')
+  local copy = vim.fn.tempname()
+  vim.fn.mkdir(copy .. '/doc', 'p')
+  vim.fn.writefile(vim.fn.readfile(plugin_dir .. '/doc/taskline.txt'), copy .. '/doc/taskline.txt')
+  vim.cmd('helptags ' .. vim.fn.fnameescape(copy .. '/doc')) -- raises on a duplicate tag
+  local tags = vim.fn.readfile(copy .. '/doc/tags')
+  assert(#tags > 30, 'tags: ' .. #tags)
+  local runtimepath = vim.o.runtimepath
+  vim.o.runtimepath = copy .. ',' .. runtimepath
+  local opened, err = pcall(function()
+    for _, tag in ipairs({ 'taskline', 'taskline-keys', 'taskline-form', 'taskline-undo', ':TasklineToggleDone',
+      'taskline-health' }) do
+      vim.cmd('help ' .. tag)
+      assert_equal('help', vim.bo.buftype, 'buftype after :help ' .. tag)
+      assert_equal(copy .. '/doc/taskline.txt', vim.api.nvim_buf_get_name(0), 'the help file of ' .. tag)
+      assert(vim.api.nvim_get_current_line():find('*' .. tag .. '*', 1, true), 'the line of ' .. tag)
+      vim.cmd('helpclose')
+    end
+  end)
+  vim.o.runtimepath = runtimepath
+  assert(opened, err)
+end)
+
+test('initialize asks for reminders, and each tasks/remind task is shown through vim.notify', function()
+  local client = taskline.client()
+  local sent = {}
+  stub(getmetatable(client), 'request', function(self, method, params, callback)
+    table.insert(sent, { method = method, params = params })
+    callback({ message = 'not sent' })
+  end)
+  taskline.stop()
+  taskline.client()
+  local initialize = vim.tbl_filter(function(request)
+    return request.method == 'initialize'
+  end, sent)
+  assert_equal({ reminders = true }, initialize[1].params.initializationOptions, 'the initialization options')
+  take_messages()
+  require('taskline').on_remind({ tasks = {
+    { title = 'Call the plumber', due = date_in(1) },
+    { title = 'Water the plants', due = vim.NIL },
+  } })
+  assert_equal({ 'taskline: reminder: Call the plumber, due tomorrow', 'taskline: reminder: Water the plants' },
+    take_messages(), 'messages')
+end)
+
+test('u and <C-r> undo and redo this session\'s changes with tasks/undo and tasks/redo', function()
+  local client = taskline.client()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  local probe
+  client:request('tasks/undo', { scope = 'connection' }, function(err)
+    probe = err or {}
+  end)
+  wait_for(function()
+    return 'the answer to tasks/undo'
+  end, function()
+    return probe ~= nil
+  end)
+  if probe.code == -32601 then
+    -- A server without undo: the keys say so in words.
+    press('u')
+    wait_for_message('^taskline: this taskline server cannot undo %(it does not know tasks/undo%)$')
+    press('<C-r>')
+    wait_for_message('^taskline: this taskline server cannot redo %(it does not know tasks/redo%)$')
+    return
+  end
+  answer_prompts('Undo me')
+  press('a')
+  wait_for_lines({ '[ ] Undo me' })
+  press('u')
+  wait_for_lines({ EMPTY_HINT })
+  press('<C-r>')
+  wait_for_lines({ '[ ] Undo me' })
+  press('u')
+  wait_for_lines({ EMPTY_HINT })
+  press('u')
+  wait_for_message('^taskline: nothing to undo$')
+  -- A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+  answer_prompts('Mine')
+  press('a')
+  wait_for_lines({ '[ ] Mine' })
+  local mine = call(client, 'tasks/fetch', {}).tasks[1]
+  call(second_client(), 'tasks/update', { id = mine.id, changes = { title = 'Theirs' } })
+  wait_for_lines({ '[ ] Theirs' })
+  local questions, answer = {}, 2
+  stub(vim.fn, 'confirm', function(question)
+    table.insert(questions, question)
+    return answer
+  end)
+  press('u')
+  wait_for(function()
+    return 'the question'
+  end, function()
+    return #questions == 1
+  end)
+  assert_equal('Changed elsewhere since: "Theirs". Undo anyway?', questions[1], 'the question')
+  assert_equal('Theirs', call(client, 'tasks/get', { id = mine.id }).title, 'the title after No')
+  answer = 1
+  press('u')
+  wait_for_lines({ EMPTY_HINT })
 end)
 
 local function run(entry)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import select
+import shlex
 import stat
 import subprocess
 import threading
@@ -34,6 +36,22 @@ def write_script(path: Path, body: str) -> Path:
     path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
+
+
+def stdin_logging_server(server: str, tmp_path: Path) -> tuple[Path, Path]:
+    """A wrapper of the server that logs what it reads; returns it and the log."""
+    stdin_log = tmp_path / "server-stdin"
+    wrapper = write_script(
+        tmp_path / "taskline-logging-stdin", f'tee {shlex.quote(str(stdin_log))} | exec {shlex.quote(server)} "$@"'
+    )
+    return wrapper, stdin_log
+
+
+def initialization_options(stdin_log: Path) -> Any:
+    """The `initializationOptions` of the first message in a log of the server's stdin."""
+    header, _, rest = stdin_log.read_bytes().partition(b"\r\n\r\n")
+    length = int(header.split(b":")[1])
+    return json.loads(rest[:length])["params"]["initializationOptions"]
 
 
 def process_is_gone(pid: int) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
-from support import Recorder
+from support import Recorder, initialization_options, run, stdin_logging_server
 
-from taskline_client import ChangeKind, Client, DidChange, DidMissChanges
+from taskline_client import AsyncClient, ChangeKind, Client, DidChange, DidMissChanges
 
 
 def test_changes_reach_callbacks_in_order(client: Client) -> None:
@@ -127,3 +128,19 @@ def test_a_server_behind_pruned_history_says_what_was_missed_then_goes_on(
     after = recorder.wait_for(3)[2]
     assert isinstance(after, DidChange) and [change.seq for change in after.changes] == [heard + 4]
 
+
+def test_reminders_true_asks_the_server_for_reminders(server: str, db: Path, tmp_path: Path) -> None:
+    wrapper, stdin_log = stdin_logging_server(server, tmp_path)
+    with Client(db, server=wrapper):
+        pass
+    assert initialization_options(stdin_log) == {"notifications": True}
+    with Client(db, server=wrapper, reminders=True):
+        pass
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    run(_open_async_client(wrapper, db))
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+
+
+async def _open_async_client(server: Path, db: Path) -> None:
+    async with AsyncClient(db, server=server, reminders=True):
+        pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shlex
 import shutil
@@ -16,10 +17,10 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from support import store_a_task_from_the_year_0, wait_until, write_script
+from support import initialization_options, stdin_logging_server, store_a_task_from_the_year_0, wait_until, write_script
 from tmux_screen import TmuxScreen
 
-from taskline_client import Client, Create, Filter, Task, Update
+from taskline_client import Client, Create, Filter, InvalidParams, MethodNotFound, Task, Update
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -133,7 +134,7 @@ def test_adding_toggling_and_deleting_show_on_screen(start_tui: Callable[..., Tu
     assert tui.screen.wait_for_text("2 tasks")
 
     tui.screen.press("Space")  # done, so hidden
-    tui.screen.wait_for(lambda screen: "Buy milk" not in screen and "1 done hidden" in screen)
+    tui.screen.wait_for(lambda screen: "Buy milk" not in screen and "1 hidden" in screen)
     tui.screen.press("h")
     tui.screen.wait_for_text("[x] Buy milk")
     tui.screen.press("g", "x")
@@ -198,7 +199,7 @@ def test_the_screen_follows_a_resize(start_tui: Callable[..., Tui]) -> None:
     tui.screen.resize(40, 8)
     screen = tui.screen.wait_for(lambda screen: "[ ] A titl…" in screen)
     assert max(len(line) for line in screen.splitlines()) <= 40
-    assert screen.splitlines()[-1].startswith("0 done hidden")
+    assert screen.splitlines()[-1].startswith("0 hidden")
 
 
 def test_quitting_shuts_down_cleanly(start_tui: Callable[..., Tui], open_client: Callable[..., Client]) -> None:
@@ -226,7 +227,7 @@ def test_several_changes_in_one_notification_from_a_second_client_all_show(
     (old,) = other.iter_tasks()
     other.apply([Create("Batch one"), Create("Batch two"), Update(old.id, done=True)])
     tui.screen.wait_for(lambda screen: "[ ] Batch one" in screen and "[ ] Batch two" in screen)
-    tui.screen.wait_for(lambda screen: "Old news" not in screen and "1 done hidden" in screen)
+    tui.screen.wait_for(lambda screen: "Old news" not in screen and "1 hidden" in screen)
 
 
 def _edit_a_new_task(start_tui: Callable[..., Tui], client: Client, title: str) -> tuple[Tui, Task]:
@@ -248,15 +249,135 @@ def test_done_tasks_are_hidden_until_h_and_the_status_line_counts_them(
     tui = start_tui()
     screen = tui.screen.wait_for_text("1 task")
     assert tui.list_rows() == ["> [ ] The one open task"]
-    assert screen.splitlines()[-1].startswith("300 done hidden (h shows)")
+    assert screen.splitlines()[-1].startswith("300 hidden (h shows)")
     tui.screen.press("h")
     screen = tui.screen.wait_for_text("301 tasks")
     rows = tui.list_rows()
     assert rows[-1] == "> [ ] The one open task"  # still selected, so still on screen
     assert all(row.startswith("  [x] Finished") for row in rows[:-1])
-    assert screen.splitlines()[-1].startswith("done tasks shown (h hides)")
+    assert screen.splitlines()[-1].startswith("all shown (h hides)")
     tui.screen.press("h")
     tui.screen.wait_for(lambda screen: tui.list_rows() == ["> [ ] The one open task"])
+
+
+def test_waiting_tasks_are_hidden_with_the_done_ones_and_h_shows_them_marked(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    today = date.today()
+    with open_client() as client:
+        # Ids in creation order: tasks made in the same millisecond are listed by id.
+        client.create("Waits", wait=(today + timedelta(days=2)).isoformat(), project="Home", id="task-1")
+        client.create("Waited", wait=(today - timedelta(days=1)).isoformat(), id="task-2")
+        client.create("Finished", done=True, id="task-3")
+    tui = start_tui()
+    screen = tui.screen.wait_for_text("1 task")
+    assert tui.list_rows() == ["> [ ] Waited"]
+    assert screen.splitlines()[-1].startswith("2 hidden (h shows)")
+    tui.screen.press("h")
+    tui.screen.wait_for_text("3 tasks")
+    assert tui.row("Waits").startswith("[w] Waits") and tui.row("Waits").endswith("+Home")
+    assert tui.row("Finished").startswith("[x] Finished")
+
+
+def test_filtering_by_project_takes_its_subprojects_and_not_a_longer_name(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    with open_client() as client:
+        client.create("Sweep", project="Home")
+        client.create("Fix the door", project="Home.Garage")
+        client.create("Essay", project="Homework")
+        client.create("No project")
+    tui = start_tui()
+    tui.screen.wait_for_text("4 tasks")
+    tui.screen.press("p")
+    tui.screen.wait_for_text("Project:")
+    tui.screen.type("Home")
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("(project: Home)")
+    assert "2 tasks" in screen and "Sweep" in screen and "Fix the door" in screen
+    assert "Essay" not in screen and "No project" not in screen
+    tui.screen.press("c")
+    screen = tui.screen.wait_for_text("4 tasks")
+    assert "(project:" not in screen
+
+
+def test_u_and_ctrl_r_undo_and_redo_this_windows_changes(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    tui = start_tui()
+    try:
+        open_client().request("tasks/undo", {"scope": "connection"})
+    except MethodNotFound:
+        # A server without undo: the keys say so in words.
+        tui.screen.press("u")
+        status = tui.screen.wait_for_text("Cannot undo").splitlines()[-1]
+        assert status.startswith("Cannot undo: this taskline server does not know tasks/undo")
+        tui.screen.press("C-r")
+        tui.screen.wait_for_text("Cannot redo: this taskline server does not know tasks/redo")
+        return
+    _add(tui, "Undo me")
+    tui.screen.press("u")
+    tui.screen.wait_for(lambda screen: "Undo me" not in screen)
+    tui.screen.press("C-r")
+    tui.screen.wait_for_text("[ ] Undo me")
+    tui.screen.press("u")
+    tui.screen.wait_for(lambda screen: "Undo me" not in screen)
+    tui.screen.press("u")
+    tui.screen.wait_for_text("Nothing to undo.")
+    # A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
+    _add(tui, "Mine")
+    other = open_client()
+    (mine,) = other.iter_tasks()
+    other.update(mine.id, title="Theirs")
+    tui.screen.wait_for_text("[ ] Theirs")
+    tui.screen.press("u")
+    tui.screen.wait_for_text("Changed by another program since: “Theirs”. Undo anyway? (y/n)")
+    tui.screen.press("n")
+    assert other.get(mine.id).title == "Theirs"
+    tui.screen.press("u")
+    tui.screen.wait_for_text("Undo anyway?")
+    tui.screen.press("y")
+    tui.screen.wait_for(lambda screen: "Theirs" not in screen)
+
+
+def test_the_tui_asks_for_reminders_and_shows_them_on_the_status_line(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client], server: str, tmp_path: Path
+) -> None:
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    with open_client() as client:
+        try:
+            client.request(
+                "tasks/create", {"title": "Call the plumber", "due": tomorrow, "remindAt": "2020-01-01T09:00:00Z"}
+            )
+            reminds = True
+        except InvalidParams:
+            reminds = False  # a server without reminders
+    wrapper, stdin_log = stdin_logging_server(server, tmp_path)
+    tui = start_tui(server_path=wrapper)
+    assert initialization_options(stdin_log) == {"notifications": True, "reminders": True}
+    if reminds:
+        status = tui.screen.wait_for_text("Reminder:").splitlines()[-1]
+        assert status.startswith("Reminder: Call the plumber (due tomorrow)")
+
+
+def test_a_reminder_shows_on_the_status_line_with_its_due_in_words(
+    start_tui: Callable[..., Tui], server: str, tmp_path: Path
+) -> None:
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    task = {
+        "id": "r-1", "title": "Call the plumber", "notes": "", "done": False, "priority": 0, "tags": [],
+        "due": tomorrow, "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+        "completedAt": None, "version": 1,
+    }  # fmt: skip
+    body = json.dumps({"jsonrpc": "2.0", "method": "tasks/remind", "params": {"tasks": [task, {"title": 1}]}})
+    # A stand-in that sends a reminder first, then is the server.
+    wrapper = write_script(
+        tmp_path / "taskline-reminding",
+        f"printf 'Content-Length: {len(body)}\\r\\n\\r\\n%s' {shlex.quote(body)}\nexec {shlex.quote(server)} \"$@\"",
+    )
+    tui = start_tui(server_path=wrapper)
+    status = tui.screen.wait_for_text("Reminder:").splitlines()[-1]
+    assert status.rstrip() == "Reminder: Call the plumber (due tomorrow)"  # the unreadable task left out
 
 
 def test_the_form_edits_every_field_in_one_update(
@@ -272,22 +393,51 @@ def test_the_form_edits_every_field_in_one_update(
     tui.screen.press("Tab")
     tui.screen.type("tomorrow")
     tui.screen.press("Tab")
+    tui.screen.type("+3d")
+    tui.screen.press("Tab")
+    tui.screen.type("Home.Garage")
+    tui.screen.press("Tab")
     tui.screen.type("#home work")
     tui.screen.press("Tab", "Space", "Space")  # none → low → medium
     tui.screen.press("Tab", "Space")  # no → yes
     tui.screen.wait_for_text("> Done     yes")
     tui.screen.press("Enter")
-    tui.screen.wait_for(lambda screen: "Edit task" not in screen and "1 done hidden" in screen)
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen and "1 hidden" in screen)
     saved = open_client().get(task.id)
-    assert (saved.title, saved.notes, saved.tags, saved.priority, saved.done) == (
+    assert (saved.title, saved.notes, saved.tags, saved.priority, saved.done, saved.project) == (
         "Final",
         "first line\nsecond line",
         ("home", "work"),
         2,
         True,
+        "Home.Garage",
     )
     assert saved.due == (date.today() + timedelta(days=1)).isoformat()
+    assert saved.wait == (date.today() + timedelta(days=3)).isoformat()
     assert saved.version == 2  # one update, made against version 1
+
+
+def test_the_form_clears_wait_and_project_and_names_a_refused_field_in_words(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    task = client.create("Plan", project="Home", wait="2020-01-01")
+    tui = start_tui()
+    tui.screen.wait_for_text("[ ] Plan")
+    tui.screen.press("e")
+    tui.screen.wait_for_text("> Title    Plan")
+    tui.screen.press("Tab", "Tab", "Tab", "Tab")
+    tui.screen.wait_for_text("> Project  Home")
+    tui.screen.type(".")
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("Not saved: Project: ")
+    assert "-32602" not in screen and "changes.project" not in screen and "Invalid params" not in screen
+    tui.screen.press("C-u", "BTab")
+    tui.screen.wait_for_text("> Wait     2020-01-01")
+    tui.screen.press("C-u", "Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    saved = client.get(task.id)
+    assert (saved.project, saved.wait, saved.version) == (None, None, 2)
 
 
 def test_escape_leaves_the_form_without_saving(
@@ -308,7 +458,7 @@ def test_a_conflict_in_the_form_names_the_current_values_and_enter_then_saves_ov
     other = open_client()
     tui, task = _edit_a_new_task(start_tui, other, "Mine")
     other.update(task.id, title="Theirs", tags=["office"])
-    tui.screen.press("Tab", "Tab", "Tab", "Tab", "Space")  # priority none → low
+    tui.screen.press("Tab", "Tab", "Tab", "Tab", "Tab", "Tab", "Space")  # priority none → low
     tui.screen.press("Enter")
     screen = tui.screen.wait_for_text("another program changed this task first")
     assert "title “Theirs”" in " ".join(screen.split()) and "#office" in screen
@@ -353,7 +503,7 @@ def test_filtering_by_tag_and_clearing_both_filters(
     assert "(tag:" not in screen and "(filter:" not in screen
 
 
-def test_question_mark_shows_every_key_and_what_is_not_available(start_tui: Callable[..., Tui]) -> None:
+def test_question_mark_shows_every_key(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Anything")
     tui.screen.press("?")
@@ -363,15 +513,17 @@ def test_question_mark_shows_every_key_and_what_is_not_available(start_tui: Call
         "edit the selected task",
         "mark done",
         "delete",
+        "undo / redo",
         "filter by text",
         "filter by tag",
+        "filter by project",
         "clear the filters",
-        "show or hide done tasks",
+        "show or hide done and waiting",
         "quit",
         "save (only if",
     ):
         assert does in screen, does
-    assert "undo and redo, reminders: the Taskline protocol has none yet" in screen
+    assert "a taller terminal shows the rest" not in screen
     assert "Anything" not in screen
     tui.screen.press("j")  # any key closes it, and does nothing else
     tui.screen.wait_for_text("> [ ] Anything")
@@ -434,7 +586,7 @@ def test_the_selection_stays_on_screen_after_a_resize_and_keys_act_on_it(
     screen = tui.screen.wait_for(lambda screen: len(screen.splitlines()) <= 8 and "> [ ] Task 25" in screen, 10)
     selected = next(line for line in screen.splitlines() if line.startswith("> "))
     tui.screen.press("x")
-    tui.screen.wait_for_text("1 done hidden")
+    tui.screen.wait_for_text("1 hidden")
     (done,) = client.iter_tasks(filter=Filter(done=True))
     assert done.title in selected
 

@@ -1,5 +1,8 @@
 -- The task list: a scratch buffer showing the tasks that `taskline.tasks` keeps.
 
+local config = require('taskline.config')
+local form = require('taskline.form')
+local format = require('taskline.format')
 local tasks = require('taskline.tasks')
 
 local M = {}
@@ -8,33 +11,59 @@ local BUFFER_NAME = 'taskline://tasks'
 local EMPTY_HINT = 'No tasks. Press a to add one.'
 local TASK_NOT_FOUND = 1001
 local VERSION_CONFLICT = 1002
+local UNDO_CONFLICT = 1007
+local METHOD_NOT_FOUND = -32601
 
--- The open list, or nil: { bufnr, get_client, key }.
+local namespace = vim.api.nvim_create_namespace('taskline')
+vim.cmd('highlight default link TasklineOverdue ErrorMsg')
+vim.cmd('highlight default link TasklineDone Comment')
+
+-- The open list, or nil: { bufnr, get_client, key, show_hidden, shown = the tasks on its lines }.
 local view
 
 local function report(message)
   vim.notify('taskline: ' .. message, vim.log.levels.ERROR)
 end
 
-local function format_line(task)
-  local parts = { (task.done and '[x] ' or '[ ] ') .. task.title }
-  if task.due ~= vim.NIL then
-    table.insert(parts, 'due ' .. task.due)
-  end
-  if #task.tags > 0 then
-    table.insert(parts, '#' .. table.concat(task.tags, ' #'))
-  end
-  return table.concat(parts, '  ')
+local function inform(message)
+  vim.notify('taskline: ' .. message, vim.log.levels.INFO)
+end
+
+--- Whether `H` reveals the task: it is done, or waits (its `wait` is still to come).
+function M.hidden_by_default(task, now)
+  return task.done or format.is_waiting(task, now)
 end
 
 local function render()
-  local lines = vim.tbl_map(format_line, tasks.list())
+  local now = os.time()
+  local lines, highlights = {}, {}
+  view.shown = {}
+  local hidden = 0
+  for _, task in ipairs(tasks.list()) do
+    if view.show_hidden or not M.hidden_by_default(task, now) then
+      local line, due_range = format.line(task, now)
+      table.insert(view.shown, task)
+      table.insert(lines, line)
+      if task.done then
+        table.insert(highlights, { 'TasklineDone', #lines - 1, 0, -1 })
+      elseif due_range and format.is_overdue(task, now) then
+        table.insert(highlights, { 'TasklineOverdue', #lines - 1, due_range[1], due_range[2] })
+      end
+    else
+      hidden = hidden + 1
+    end
+  end
   if #lines == 0 then
-    lines = { EMPTY_HINT }
+    lines = { hidden > 0 and string.format('No tasks to show; %d done or waiting: press H to show them.', hidden)
+      or EMPTY_HINT }
   end
   vim.bo[view.bufnr].modifiable = true
   vim.api.nvim_buf_set_lines(view.bufnr, 0, -1, false, lines)
   vim.bo[view.bufnr].modifiable = false
+  vim.api.nvim_buf_clear_namespace(view.bufnr, namespace, 0, -1)
+  for _, highlight in ipairs(highlights) do
+    vim.api.nvim_buf_add_highlight(view.bufnr, namespace, unpack(highlight))
+  end
 end
 
 tasks.on_update = function()
@@ -79,13 +108,13 @@ local function request(method, params)
       tasks.correct({ { kind = 'deleted', id = err.data.id } })
       report('the task was deleted elsewhere')
     else
-      report(err.message)
+      report(format.error_in_words(err))
     end
   end)
 end
 
 local function task_under_cursor()
-  return tasks.list()[vim.api.nvim_win_get_cursor(0)[1]]
+  return view.shown[vim.api.nvim_win_get_cursor(0)[1]]
 end
 
 -- Brings the list up to date (see taskline.tasks); `refetch_all` fetches every task.
@@ -139,17 +168,116 @@ function M.delete()
   end
 end
 
+--- Opens the edit form of the task under the cursor (see taskline.form).
+function M.edit()
+  local task = task_under_cursor()
+  if task then
+    form.open(task, view.get_client)
+  end
+end
+
+--- Shows the notes and fields of the task under the cursor in a float.
+function M.show_notes()
+  local task = task_under_cursor()
+  if not task then
+    return
+  end
+  local now = os.time()
+  local lines = { task.title, '' }
+  local function field(label, value)
+    if value ~= nil and value ~= vim.NIL and value ~= '' then
+      table.insert(lines, label .. ': ' .. value)
+    end
+  end
+  field('Priority', task.priority > 0 and format.PRIORITY_NAMES[task.priority] or nil)
+  if task.due ~= vim.NIL then
+    field('Due', task.due .. ' (' .. format.due_words(task, now) .. ')')
+  end
+  if task.wait ~= nil and task.wait ~= vim.NIL then
+    field('Wait', task.wait .. ' (' .. format.when(task.wait, now) .. ')')
+  end
+  field('Project', task.project)
+  field('Tags', table.concat(task.tags, ' '))
+  field('Done', task.completedAt ~= vim.NIL and task.completedAt or nil)
+  table.insert(lines, '')
+  vim.list_extend(lines, task.notes == '' and { '(no notes)' } or vim.split(task.notes, '\n', { plain = true }))
+  vim.lsp.util.open_floating_preview(lines, 'markdown', { focus_id = 'taskline_notes', border = 'single' })
+end
+
+--- Shows or hides the done and waiting tasks.
+function M.toggle_hidden()
+  if view then
+    view.show_hidden = not view.show_hidden
+    render()
+  end
+end
+
+-- tasks/undo or tasks/redo on this session's changes; after a conflict (1007),
+-- asks whether to go ahead anyway.
+local function undo_or_redo(get_client, method, word, force)
+  local client, reason = get_client()
+  if not client then
+    return report(reason)
+  end
+  client:request(method, { scope = 'connection', force = force or nil }, function(err, result)
+    if not err then
+      -- {undone|redone: group, tasks, deleted}, or {} when there was nothing to revert.
+      if type(result) ~= 'table' or (result.undone == nil and result.redone == nil) then
+        inform('nothing to ' .. word)
+      end
+      return
+    end
+    if err.code == METHOD_NOT_FOUND then
+      report(string.format('this taskline server cannot %s (it does not know %s)', word, method))
+    elseif err.code == UNDO_CONFLICT and type(err.data) == 'table' then
+      local titles = vim.tbl_map(function(task)
+        return '"' .. task.title .. '"'
+      end, err.data.tasks or {})
+      local question = string.format('Changed elsewhere since: %s. %s anyway?', table.concat(titles, ', '),
+        word:sub(1, 1):upper() .. word:sub(2))
+      if vim.fn.confirm(question, '&Yes\n&No', 2) == 1 then
+        undo_or_redo(get_client, method, word, true)
+      end
+    else
+      report(format.error_in_words(err))
+    end
+  end)
+end
+
+--- Undoes the newest change made through the session `get_client()` gives (tasks/undo).
+function M.undo(get_client)
+  undo_or_redo(get_client or view.get_client, 'tasks/undo', 'undo')
+end
+
+--- Redoes the newest change undone through the session `get_client()` gives (tasks/redo).
+function M.redo(get_client)
+  undo_or_redo(get_client or view.get_client, 'tasks/redo', 'redo')
+end
+
 function M.close()
   vim.api.nvim_buf_delete(view.bufnr, { force = true })
 end
 
 local keys = {
   { 'a', M.add, 'Add a task' },
+  { 'e', M.edit, 'Edit the task in a form' },
+  { '<CR>', M.edit, 'Edit the task in a form' },
   { 'r', M.rename, 'Rename the task' },
   { 'x', M.toggle, 'Toggle done' },
   { '<Space>', M.toggle, 'Toggle done' },
   { 'dd', M.delete, 'Delete the task' },
+  { 'K', M.show_notes, 'Show the notes of the task' },
+  { 'H', M.toggle_hidden, 'Show or hide done and waiting tasks' },
+  { 'u', function()
+    M.undo()
+  end, 'Undo' },
+  { '<C-r>', function()
+    M.redo()
+  end, 'Redo' },
   { 'R', M.refresh, 'Refresh the list' },
+  { 'g?', function()
+    vim.cmd('help taskline-keys')
+  end, 'Help' },
   { 'q', M.close, 'Close the list' },
 }
 
@@ -178,7 +306,8 @@ end
 --- kept from the last time at once, then catches up.
 function M.open(get_client, key)
   if not view then
-    view = { bufnr = create_buffer(), get_client = get_client, key = key }
+    view = { bufnr = create_buffer(), get_client = get_client, key = key, shown = {},
+      show_hidden = config.options.show_hidden }
   end
   vim.api.nvim_win_set_buf(0, view.bufnr)
   local client = get_client()

@@ -7,6 +7,8 @@ local defaults = {
   db = nil, -- database path passed as --db; nil lets the server pick its default
   args = {}, -- further command-line arguments for the server
   request_timeout = 10000, -- ms a request may wait for its answer; then the server is restarted
+  show_hidden = false, -- whether the list shows done and waiting tasks when it opens (H toggles)
+  reminders = true, -- ask the server for tasks/remind notifications, shown through vim.notify
 }
 
 M.options = vim.deepcopy(defaults)

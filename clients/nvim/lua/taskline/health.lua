@@ -1,4 +1,4 @@
--- :checkhealth taskline — is the server there, and does it answer initialize?
+-- :checkhealth taskline — is the server there, and does it open the configured database?
 
 local config = require('taskline.config')
 local session = require('taskline.session')
@@ -18,10 +18,11 @@ local report = {
   error = health.error or health.report_error,
 }
 
--- Starts a throwaway server on an in-memory database and waits for its answer to initialize.
+-- Starts a server as the plugin does, on the configured database, and waits for
+-- its answer to initialize; a server that cannot use the database ends instead.
 local function ask_initialize(path)
   local answer
-  local client, reason = session.start(path, { '--db', ':memory:' }, {}, function(failure, result)
+  local client, reason = session.start(path, config.server_args(), {}, function(failure, result)
     answer = { failure = failure, result = result }
   end)
   if not client then
@@ -45,14 +46,16 @@ function M.check()
     return report.error('server not found: ' .. reason)
   end
   report.ok('server found: ' .. path)
-  report.info('database: ' .. (config.options.db or "the server's default"))
+  local database = config.options.db or "the server's default"
 
   local result, failure = ask_initialize(path)
   if not result then
-    return report.error('the server does not answer initialize: ' .. failure)
+    return report.error(string.format('the server does not start on the database %s: %s', database, failure))
   end
   report.ok(string.format('the server answers initialize: %s %s, protocol %s',
     result.serverInfo.name, result.serverInfo.version, result.protocolVersion))
+  report.ok(string.format('the database %s opens (id %s, seq %d)', database, result.database.id,
+    result.database.seq))
 end
 
 return M

@@ -3,6 +3,7 @@
 local config = require('taskline.config')
 local session = require('taskline.session')
 local buffer = require('taskline.buffer')
+local format = require('taskline.format')
 local rpc = require('taskline.rpc')
 
 local M = {}
@@ -45,6 +46,8 @@ start = function()
         buffer.on_did_change(client, params)
       elseif method == 'tasks/didMissChanges' then
         buffer.on_did_miss_changes(client, params)
+      elseif method == 'tasks/remind' then
+        M.on_remind(params)
       end
     end,
     on_timeout = function(method)
@@ -75,7 +78,7 @@ start = function()
       client.database = result.database -- { id, seq }: which file, and its newest seq then
       buffer.on_session_start(client)
     end
-  end, config.options.request_timeout)
+  end, config.options.request_timeout, { reminders = config.options.reminders })
   if client then
     vim.api.nvim_create_autocmd('VimLeavePre', {
       group = vim.api.nvim_create_augroup('taskline_session', { clear = true }),
@@ -83,6 +86,15 @@ start = function()
     })
   end
   return client, reason
+end
+
+--- A tasks/remind notification: one message per task.
+function M.on_remind(params)
+  local now = os.time()
+  for _, task in ipairs(type(params) == 'table' and params.tasks or {}) do
+    local due = task.due ~= nil and task.due ~= vim.NIL and (', ' .. format.due_words(task, now)) or ''
+    vim.notify(string.format('taskline: reminder: %s%s', task.title, due), vim.log.levels.WARN)
+  end
 end
 
 --- The running server session, started if needed; nil and a reason if it cannot start.
@@ -103,6 +115,20 @@ function M.stop()
     client:stop()
     client:wait_for_exit(STOP_WAIT_MS)
   end
+end
+
+--- :TasklineUndo, :TasklineRedo.
+function M.undo()
+  buffer.undo(M.client)
+end
+
+function M.redo()
+  buffer.redo(M.client)
+end
+
+--- :TasklineToggleDone: shows or hides the done and waiting tasks of the open list.
+function M.toggle_hidden()
+  buffer.toggle_hidden()
 end
 
 --- :Taskline — shows the task list in the current window.

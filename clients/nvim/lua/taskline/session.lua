@@ -10,9 +10,10 @@ M.PROTOCOL_VERSION = '1'
 --- at once: the server handles them in order, after initialize. `on_ready(failure,
 --- result)` gets the initialize result, or a message saying why it failed; a server
 --- speaking another protocol version is stopped.
---- `request_timeout` (ms, or nil for none) is how long each request may wait.
+--- `request_timeout` (ms, or nil for none) is how long each request may wait;
+--- `initialization_options` (a table, or nil) goes with initialize.
 --- Returns the rpc client, or nil and the reason it could not start.
-function M.start(path, args, handlers, on_ready, request_timeout)
+function M.start(path, args, handlers, on_ready, request_timeout, initialization_options)
   local client, reason = rpc.start(path, args, handlers, request_timeout)
   if not client then
     return nil, reason
@@ -20,6 +21,7 @@ function M.start(path, args, handlers, on_ready, request_timeout)
   client:request('initialize', {
     processId = vim.fn.getpid(),
     clientInfo = { name = 'taskline.nvim' },
+    initializationOptions = initialization_options,
   }, function(err, result)
     if err then
       return on_ready('initialize failed: ' .. err.message)

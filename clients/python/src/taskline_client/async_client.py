@@ -53,7 +53,9 @@ class AsyncClient:
 
     `tasks/didChange` notifications are read from `change_stream()`.
     `message_observer`, if given, sees every message the server sends, as
-    decoded JSON (meant for debugging and tests).
+    decoded JSON (meant for debugging and tests, and for notifications this
+    client does not read itself). `reminders=True` asks the server for
+    `tasks/remind` notifications, which reach `message_observer`.
     """
 
     def __init__(
@@ -64,11 +66,13 @@ class AsyncClient:
         args: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         notifications: bool = True,
+        reminders: bool = False,
         message_observer: MessageObserver | None = None,
     ) -> None:
         self.timeout = timeout
         self._command = server_command(server, db, args)
         self._notifications = notifications
+        self._reminders = reminders
         self._observer = message_observer
         self._connection: _Connection | None = None
         self._finalizer: weakref.finalize[[], AsyncClient] | None = None
@@ -81,7 +85,9 @@ class AsyncClient:
         connection = await _Connection.spawn(self._command, self._observer)
         self._connection = connection
         try:
-            result = await connection.request("initialize", initialize_params(self._notifications), self.timeout)
+            result = await connection.request(
+                "initialize", initialize_params(self._notifications, self._reminders), self.timeout
+            )
             connection.notify("initialized", {})
         except BaseException:
             await connection.abort()

@@ -55,7 +55,12 @@ class Client:
     not call this client from inside one (hand the work to another thread).
 
     `message_observer`, if given, sees every message the server sends, as
-    decoded JSON, on the reader thread (meant for debugging and tests).
+    decoded JSON, on the reader thread (meant for debugging and tests, and for
+    notifications this client does not read itself).
+
+    `reminders=True` asks the server for `tasks/remind` notifications
+    (`initializationOptions.reminders`); they reach `message_observer`. A server
+    without reminders ignores the request.
     """
 
     def __init__(
@@ -66,13 +71,14 @@ class Client:
         args: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         notifications: bool = True,
+        reminders: bool = False,
         message_observer: MessageObserver | None = None,
     ) -> None:
         self.timeout = timeout
         self._connection = _Connection(server_command(server, db, args), message_observer)
         self._finalizer = weakref.finalize(self, self._connection.close)
         try:
-            result = self._connection.request("initialize", initialize_params(notifications), timeout)
+            result = self._connection.request("initialize", initialize_params(notifications, reminders), timeout)
             self._connection.notify("initialized", {})
         except BaseException:
             self._finalizer.detach()

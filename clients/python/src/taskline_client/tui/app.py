@@ -10,10 +10,10 @@ import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 from ..client import Client
-from ..errors import ServerExited, TasklineError, TaskNotFound, Timeout, VersionConflict
+from ..errors import ServerError, ServerExited, TasklineError, TaskNotFound, Timeout, VersionConflict
 from ..models import DidChange, DidMissChanges, Task
 from . import view
 from .form import EditForm, FormError, describe
@@ -22,17 +22,22 @@ from .tasks import TaskCopy
 from .wakeup import CHANGED, RESIZED, Wakeup
 
 _ESCAPE = "\x1b"
+_CTRL_R = "\x12"
+_UNDO_CONFLICT = 1007
 _ENTER_KEYS = {"\n", "\r", curses.KEY_ENTER}
 _RECONNECT_INTERVAL = 1.0
 _NOTES_LINES = 2  # below a separator line, when the terminal has room
 _OVERDUE_PAIR = 1
 _FORM_HINTS = (
     "Priority, Done: Space or ←/→ changes them.",
-    "Due: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Due, Wait: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Project: a dot-separated path (Home.Garage); empty for none.",
     "Notes: Ctrl-O starts a new line (shown as ↵).",
 )
 
 _Event = Union[DidChange, DidMissChanges, ServerExited]
+#: The tasks of each `tasks/remind`, as the server sent them (JSON objects).
+Reminders = queue.SimpleQueue[list[Any]]
 
 
 @dataclass
@@ -58,8 +63,16 @@ class _Help:
 
 
 class TaskListApp:
-    def __init__(self, screen: curses.window, client: Client, connect: Callable[[], Client], wakeup: Wakeup) -> None:
+    def __init__(
+        self,
+        screen: curses.window,
+        client: Client,
+        connect: Callable[[], Client],
+        wakeup: Wakeup,
+        reminders: Reminders,
+    ) -> None:
         self._screen = screen
+        self._reminders = reminders
         self._connect = connect
         self._wakeup = wakeup
         self._events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
@@ -72,6 +85,7 @@ class TaskListApp:
         self._top = 0
         self._filter_text = ""
         self._filter_tag = ""
+        self._filter_project = ""
         self._show_hidden = False
         self._status = ""
         self._outage = ""  # why there is no server, while there is none
@@ -162,6 +176,7 @@ class TaskListApp:
         self._select(self._selected)  # the new height may leave it off screen
 
     def _take_events(self) -> None:
+        self._take_reminders()
         while True:
             try:
                 event = self._events.get_nowait()
@@ -175,6 +190,25 @@ class TaskListApp:
                 for change in event.changes:
                     self._copy.apply(change)
         self._refresh_view()
+
+    def _take_reminders(self) -> None:
+        now = datetime.now().astimezone()
+        shown = []
+        while True:
+            try:
+                tasks = self._reminders.get_nowait()
+            except queue.Empty:
+                break
+            for data in tasks:
+                try:
+                    task = Task.from_wire(data)
+                except (KeyError, TypeError, ValueError):
+                    continue  # nothing to remind of that can be read
+                due = view.due_in_words(task, now)
+                when = due if due.endswith("overdue") else f"due {due}"
+                shown.append(f"{task.title} ({when})" if due else task.title)
+        if shown:
+            self._status = "Reminder: " + "; ".join(shown)
 
     def _handle_typed_keys(self) -> None:
         # Read until curses has nothing buffered, so select() never sleeps on a typed key.
@@ -209,6 +243,12 @@ class TaskListApp:
             self._ask("Filter: ", self._filter_text, self._set_filter_text, on_escape=self._clear_filters)
         elif key == "t":
             self._ask("Tag: ", self._filter_tag, self._set_filter_tag, on_escape=self._clear_filters)
+        elif key == "p":
+            self._ask("Project: ", self._filter_project, self._set_filter_project, on_escape=self._clear_filters)
+        elif key == "u":
+            self._undo_or_redo("tasks/undo", "undo")
+        elif key == _CTRL_R:
+            self._undo_or_redo("tasks/redo", "redo")
         elif key in (_ESCAPE, "c"):
             self._clear_filters()
         elif key == "h":
@@ -317,9 +357,40 @@ class TaskListApp:
         self._filter_tag = tag.strip().lstrip("#")
         self._refresh_view()
 
-    def _clear_filters(self) -> None:
-        self._filter_text = self._filter_tag = ""
+    def _set_filter_project(self, project: str) -> None:
+        self._filter_project = project.strip().lstrip("+")
         self._refresh_view()
+
+    def _clear_filters(self) -> None:
+        self._filter_text = self._filter_tag = self._filter_project = ""
+        self._refresh_view()
+
+    def _undo_or_redo(self, method: str, word: str, force: bool = False) -> None:
+        """Reverts this window's newest change (or undone change); after a conflict
+        (another program changed a task since) asks whether to go ahead anyway."""
+        if self._client is None:
+            self._status = "Not done: no server (reconnecting…)"
+            return
+        params = {"scope": "connection", **({"force": True} if force else {})}
+        try:
+            result = self._client.request(method, params)
+        except ServerError as error:
+            if error.code != _UNDO_CONFLICT:
+                self._status = f"Cannot {word}: {_in_words(error)}"
+                return
+            changed = error.data.get("tasks", []) if isinstance(error.data, dict) else []
+            titles = ", ".join(f"“{task.get('title')}”" for task in changed if isinstance(task, dict))
+            self._question = _Confirmation(
+                f"Changed by another program since: {titles}. {word.capitalize()} anyway? (y/n)",
+                lambda: self._undo_or_redo(method, word, force=True),
+            )
+            return
+        except TasklineError as error:
+            self._status = f"Cannot {word}: {_in_words(error)}"
+            return
+        # {undone|redone: group, tasks, deleted}, or {} when there was nothing to revert.
+        if not result:
+            self._status = f"Nothing to {word}."
 
     def _act(self, action: Callable[[Client], object]) -> None:
         if self._client is None:
@@ -331,7 +402,8 @@ class TaskListApp:
             self._status = f"Error: {_in_words(error)}"
 
     def _refresh_view(self) -> None:
-        shown = self._copy.view(self._filter_text, self._filter_tag, self._show_hidden)
+        now = datetime.now().astimezone()
+        shown = self._copy.view(self._filter_text, self._filter_tag, self._filter_project, self._show_hidden, now)
         self._tasks, self._hidden = shown.tasks, shown.hidden
         ids = [task.id for task in self._tasks]
         self._select(ids.index(self._selected_id) if self._selected_id in ids else self._selected)
@@ -382,6 +454,8 @@ class TaskListApp:
             header += f"  (filter: {self._filter_text})"
         if self._filter_tag:
             header += f"  (tag: #{self._filter_tag})"
+        if self._filter_project:
+            header += f"  (project: {self._filter_project})"
         view.draw_line(self._screen, 0, header, curses.A_BOLD)
         form_cursor = None
         if isinstance(self._question, EditForm):
@@ -462,7 +536,7 @@ class TaskListApp:
         elif self._status or self._outage:
             view.draw_line(self._screen, y, self._status or f"{self._outage}; {self._outage_detail}", curses.A_BOLD)
         else:
-            shown = "done tasks shown (h hides)" if self._show_hidden else f"{self._hidden} done hidden (h shows)"
+            shown = "all shown (h hides)" if self._show_hidden else f"{self._hidden} hidden (h shows)"
             view.draw_line(self._screen, y, f"{shown}  {view.STATUS_KEYS}", curses.A_DIM)
 
 

@@ -29,13 +29,14 @@ def describe(task: Task) -> str:
     tags = " ".join(f"#{tag}" for tag in task.tags) or "none"
     notes = task.notes.replace("\n", " ↵ ")
     return (
-        f"title “{task.title}”, notes “{notes}”, due {task.due or 'none'}, tags {tags}, "
+        f"title “{task.title}”, notes “{notes}”, due {task.due or 'none'}, wait {task.wait or 'none'}, "
+        f"project {task.project or 'none'}, tags {tags}, "
         f"priority {PRIORITY_LABELS[task.priority] or 'none'}, done {'yes' if task.done else 'no'}"
     )
 
 
 class EditForm:
-    LABELS = ("Title", "Notes", "Due", "Tags", "Priority", "Done")
+    LABELS = ("Title", "Notes", "Due", "Wait", "Project", "Tags", "Priority", "Done")
 
     def __init__(self, task: Task) -> None:
         self.original = task
@@ -47,6 +48,8 @@ class EditForm:
             "Title": LineEditor(task.title),
             "Notes": LineEditor(task.notes),
             "Due": LineEditor(task.due or ""),
+            "Wait": LineEditor(task.wait or ""),
+            "Project": LineEditor(task.project or ""),
             "Tags": LineEditor(" ".join(task.tags)),
             "Priority": LineEditor(_PRIORITY_NAMES[task.priority]),
             "Done": LineEditor(_DONE_NAMES[task.done]),
@@ -79,7 +82,9 @@ class EditForm:
         values: dict[str, Any] = {
             "title": self.editors["Title"].text,
             "notes": self.editors["Notes"].text,
-            "due": _due(self.editors["Due"].text.strip(), self.original.due, today),
+            "due": _time(self.editors["Due"].text.strip(), self.original.due, today),
+            "wait": _time(self.editors["Wait"].text.strip(), self.original.wait, today),
+            "project": self.editors["Project"].text.strip() or None,
             "tags": tuple(tag.lstrip("#") for tag in self.editors["Tags"].text.split() if tag.lstrip("#")),
             "priority": _choice(self.editors["Priority"].text, _PRIORITY_NAMES, "Priority"),
             "done": bool(_choice(self.editors["Done"].text, _DONE_NAMES, "Done")),
@@ -89,6 +94,8 @@ class EditForm:
             "title": original.title,
             "notes": original.notes,
             "due": original.due,
+            "wait": original.wait,
+            "project": original.project,
             "tags": tuple(sorted(set(original.tags))),
             "priority": int(original.priority),
             "done": original.done,
@@ -101,7 +108,7 @@ class EditForm:
         return changed
 
 
-def _due(text: str, original: str | None, today: date) -> str | None:
+def _time(text: str, original: str | None, today: date) -> str | None:
     if text == (original or ""):
         return original
     if not text:

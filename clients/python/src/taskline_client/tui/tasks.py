@@ -4,18 +4,24 @@ and caught up from its `seq` after a reconnect."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..client import Client
 from ..errors import HistoryExpired
 from ..models import Change, Task
+from .view import is_waiting
 
 _PAGE_SIZE = 1000
 
 
-def hidden_by_default(task: Task) -> bool:
-    """The tasks `h` reveals: the done ones. Tasks that are not actionable yet
-    (waiting) belong here as well, once the task model has them."""
-    return task.done
+def hidden_by_default(task: Task, now: datetime) -> bool:
+    """The tasks `h` reveals: the done ones, and those not actionable yet (their `wait` is to come)."""
+    return task.done or is_waiting(task, now)
+
+
+def in_project(task: Task, project: str) -> bool:
+    """`Home` holds `Home` and every `Home.…`, not `Homework`."""
+    return task.project is not None and (task.project == project or task.project.startswith(project + "."))
 
 
 @dataclass(frozen=True)
@@ -53,16 +59,17 @@ class TaskCopy:
                 pass
         self._reload(client)
 
-    def view(self, text: str, tag: str, show_hidden: bool) -> View:
+    def view(self, text: str, tag: str, project: str, show_hidden: bool, now: datetime) -> View:
         folded = text.lower()
         matching = [
             task
             for task in self.tasks.values()
             if (not tag or tag in task.tags)
+            and (not project or in_project(task, project))
             and (not folded or folded in task.title.lower() or folded in task.notes.lower())
         ]
         matching.sort(key=lambda task: (task.created_at, task.id.encode()))
-        shown = matching if show_hidden else [task for task in matching if not hidden_by_default(task)]
+        shown = matching if show_hidden else [task for task in matching if not hidden_by_default(task, now)]
         return View(shown, len(matching) - len(shown))
 
     def _reload(self, client: Client) -> None:

@@ -6,36 +6,39 @@ import curses
 import unicodedata
 from datetime import date, datetime
 
-from ..errors import TasklineError
+from ..errors import InvalidParams, MethodNotFound, TasklineError
 from ..models import Priority, Task
+from ..timestamps import parse_due
 
 PRIORITY_LABELS = {Priority.NONE: "", Priority.LOW: "low", Priority.MEDIUM: "medium", Priority.HIGH: "high"}
 _PRIORITY_WIDTH = 6
 _DUE_WIDTH = 18
 OVERDUE_MARK = "!"
 SELECTED_MARK = ">"
+WAITING_MARK = "[w]"
 
 #: Every key, as the `?` overlay lists them.
 KEYS = [
     ("↑ k  ↓ j  PgUp PgDn  g G", "move the selection"),
     ("a", "add a task"),
-    ("e  Enter", "edit the selected task: title, notes, due, tags, priority, done"),
+    ("e  Enter", "edit the selected task: every field in a form"),
     ("r", "rename the selected task"),
     ("space  x", "mark done / not done"),
     ("d", "delete (asks y/n)"),
+    ("u  Ctrl-R", "undo / redo this window's changes (a server with tasks/undo)"),
     ("/", "filter by text in the title or notes"),
     ("t", "filter by tag"),
+    ("p", "filter by project (Home: Home and Home.…)"),
     ("Esc  c", "clear the filters"),
-    ("h", "show or hide done tasks"),
+    ("h", "show or hide done and waiting [w] tasks"),
     ("?", "this help (any key closes it)"),
     ("q", "quit"),
-    ("Not available", "undo and redo, reminders: the Taskline protocol has none yet"),
     ("In the edit form:", ""),
     ("Tab ↓  Shift-Tab ↑", "next / previous field"),
     ("Enter  Esc", "save (only if nobody changed the task meanwhile) / cancel"),
     ("Ctrl-O  Ctrl-U", "a new line in the notes / clear up to the cursor"),
 ]
-STATUS_KEYS = "? help  a add  e edit  x done  / text  t tag  h done tasks  q quit"
+STATUS_KEYS = "? help  a add  e edit  x done  u undo  / t p filter  h hidden  q quit"
 
 
 def char_width(char: str) -> int:
@@ -108,11 +111,26 @@ def is_overdue(task: Task, now: datetime) -> bool:
     return False
 
 
+def is_waiting(task: Task, now: datetime) -> bool:
+    """Whether the task is not actionable yet: its `wait` is still to come."""
+    try:
+        wait = parse_due(task.wait) if task.wait is not None else None
+    except ValueError:
+        return False
+    if isinstance(wait, datetime):
+        return wait > now
+    if isinstance(wait, date):
+        return wait > now.date()
+    return False
+
+
 def format_row(task: Task, width: int, now: datetime, selected: bool) -> str:
-    """One task as a line of exactly `width` cells: selection mark, done mark,
-    title, priority, due (with `!` when overdue), tags."""
-    mark = f"{SELECTED_MARK if selected else ' '} {'[x]' if task.done else '[ ]'}"
-    tags = " ".join(f"#{tag}" for tag in task.tags)
+    """One task as a line of exactly `width` cells: selection mark, done mark
+    (`[w]` for a waiting task), title, priority, due (with `!` when overdue),
+    project and tags."""
+    done_mark = "[x]" if task.done else WAITING_MARK if is_waiting(task, now) else "[ ]"
+    mark = f"{SELECTED_MARK if selected else ' '} {done_mark}"
+    tags = " ".join([*([f"+{task.project}"] if task.project else []), *(f"#{tag}" for tag in task.tags)])
     tags_width = min(len(tags), max(0, width // 4))
     fixed = len(mark) + 1 + 1 + _PRIORITY_WIDTH + 1 + _DUE_WIDTH + (1 + tags_width if tags_width else 0)
     title_width = max(1, width - fixed)
@@ -127,7 +145,14 @@ def format_row(task: Task, width: int, now: datetime, selected: bool) -> str:
 
 
 def error_in_words(error: TasklineError) -> str:
-    """What went wrong, for people: the server's message without its code."""
+    """What went wrong, for people: the server's message without its code; for a
+    value the server refused, the field by its name in the form and the reason."""
+    if isinstance(error, InvalidParams) and isinstance(error.data, dict):
+        field, reason = error.data.get("field"), error.data.get("reason")
+        if isinstance(field, str) and isinstance(reason, str):
+            return f"{field.rpartition('.')[2].capitalize()}: {reason}"
+    if isinstance(error, MethodNotFound) and isinstance(error.data, dict):
+        return f"this taskline server does not know {error.data.get('method')} (it is older than this program)"
     message = getattr(error, "message", None)
     return message if isinstance(message, str) and message else str(error)
 

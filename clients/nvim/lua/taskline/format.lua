@@ -1,0 +1,157 @@
+-- How a task reads in the list: due dates in words, overdue, the fields on one line.
+
+local M = {}
+
+M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
+local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
+
+-- Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+local function days_from_civil(year, month, day)
+  year = month <= 2 and year - 1 or year
+  local era = math.floor(year / 400)
+  local year_of_era = year - era * 400
+  local day_of_year = math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1
+  local day_of_era = year_of_era * 365 + math.floor(year_of_era / 4) - math.floor(year_of_era / 100) + day_of_year
+  return era * 146097 + day_of_era - 719468
+end
+
+local function local_day(epoch)
+  local t = os.date('*t', epoch)
+  return days_from_civil(t.year, t.month, t.day), t
+end
+
+--- A time as the protocol writes it (a date, or a date-time with an offset), read as
+--- { day = local days since the epoch, date = the local 'YYYY-MM-DD', epoch = seconds or nil
+--- for a date, clock = the local 'HH:MM' or nil };
+--- nil if it is neither.
+function M.parse_time(text)
+  local y, m, d = text:match('^(%d%d%d%d)-(%d%d)-(%d%d)$')
+  if y then
+    return { day = days_from_civil(tonumber(y), tonumber(m), tonumber(d)), date = text }
+  end
+  local hh, mm, ss, zone
+  y, m, d, hh, mm, ss, zone = text:match('^(%d%d%d%d)-(%d%d)-(%d%d)[Tt](%d%d):(%d%d):(%d%d)%.?%d*(.*)$')
+  if not y then
+    return nil
+  end
+  local offset = 0
+  if zone ~= 'Z' and zone ~= 'z' then
+    local sign, oh, om = zone:match('^([+-])(%d%d):(%d%d)$')
+    if not sign then
+      return nil
+    end
+    offset = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == '-' and -1 or 1)
+  end
+  local epoch = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400
+    + tonumber(hh) * 3600 + tonumber(mm) * 60 + tonumber(ss) - offset
+  local day, t = local_day(epoch)
+  return {
+    day = day,
+    epoch = epoch,
+    date = string.format('%04d-%02d-%02d', t.year, t.month, t.day),
+    clock = string.format('%02d:%02d', t.hour, t.min),
+  }
+end
+
+local function plural(count, word)
+  return string.format('%d %s%s', count, word, count == 1 and '' or 's')
+end
+
+--- `text` (a protocol time) in words, from the local today: `today`, `tomorrow`,
+--- `in 3 days`, `2 days ago`, or the date further off; with the time of day when it has one.
+--- Returns the words and the number of days from today (nil for a text that is no time).
+function M.when(text, now)
+  local time = M.parse_time(text)
+  if not time then
+    return text, nil
+  end
+  local days = time.day - local_day(now)
+  local clock = time.clock and (' ' .. time.clock) or ''
+  local words
+  if days < 0 then
+    words = plural(-days, 'day') .. ' ago'
+  elseif days == 0 then
+    words = 'today' .. clock
+  elseif days == 1 then
+    words = 'tomorrow' .. clock
+  elseif days < 7 then
+    words = string.format('in %d days%s', days, clock)
+  else
+    words = time.date .. clock
+  end
+  return words, days
+end
+
+-- Whether the time `text` is before (-1), at (0) or after (1) `now`; a date by
+-- local days, so that a due date is not past before its day is. nil for no time.
+local function compared_with_now(text, now)
+  local time = text ~= nil and text ~= vim.NIL and M.parse_time(text)
+  if not time then
+    return nil
+  end
+  local at, current = time.epoch or time.day, time.epoch and now or local_day(now)
+  return at < current and -1 or (at > current and 1 or 0)
+end
+
+--- Whether the task is not done and its due has passed (a date: before today).
+function M.is_overdue(task, now)
+  return not task.done and compared_with_now(task.due, now) == -1
+end
+
+--- Whether the task waits: its `wait` is still to come.
+function M.is_waiting(task, now)
+  return compared_with_now(task.wait, now) == 1
+end
+
+--- The due in words: `due tomorrow`, `due in 3 days`, `2 days overdue`.
+function M.due_words(task, now)
+  local words, days = M.when(task.due, now)
+  if days and days < 0 and not task.done then
+    return plural(-days, 'day') .. ' overdue'
+  end
+  return 'due ' .. words
+end
+
+--- One task as a line, and where its due stands in it ({ first, last } byte
+--- columns, 0-based, end exclusive) or nil:
+---   [ ] !!! Title  due tomorrow  waits till in 3 days  +Home.Garage  #docs #work  (notes)
+function M.line(task, now)
+  local head = (task.done and '[x] ' or '[ ] ')
+  local mark = PRIORITY_MARKS[task.priority] or ''
+  if mark ~= '' then
+    head = head .. mark .. ' '
+  end
+  local line = head .. task.title
+  local due_range
+  if task.due ~= vim.NIL then
+    local due = M.due_words(task, now)
+    due_range = { #line + 2, #line + 2 + #due }
+    line = line .. '  ' .. due
+  end
+  if M.is_waiting(task, now) then
+    line = line .. '  waits till ' .. M.when(task.wait, now)
+  end
+  if task.project ~= nil and task.project ~= vim.NIL then
+    line = line .. '  +' .. task.project
+  end
+  if #task.tags > 0 then
+    line = line .. '  #' .. table.concat(task.tags, ' #')
+  end
+  if task.notes ~= '' then
+    line = line .. '  (notes)'
+  end
+  return line, due_range
+end
+
+--- A JSON-RPC error for people: a refused value by its field and the reason
+--- (`due: must be an RFC 3339 …`), else the server's message.
+function M.error_in_words(err)
+  local data = err.data
+  if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
+    and type(data.reason) == 'string' then
+    return data.field:match('[^.]+$') .. ': ' .. data.reason
+  end
+  return err.message
+end
+
+return M
