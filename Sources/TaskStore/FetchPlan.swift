@@ -42,7 +42,8 @@ struct FetchPlan {
     /// same order split in two.
     private var mergesDoneRuns = false
     /// True when a page is read in two runs, the dated tasks' and then the undated ones':
-    /// a sort led by `due` descending, with no small set to start from (see `pageRuns`).
+    /// a sort led by `due` descending, or by `due` and another key, with no small set to
+    /// start from (see `pageRuns`).
     private var splitsUndated = false
     /// True when the filter has `dueAfter` or `dueBefore`, which no undated task matches.
     private var hasDueRange = false
@@ -119,11 +120,17 @@ struct FetchPlan {
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])
         }
-        if let dueAfter = filter.dueAfter {
-            add("due_at >= ?", [.integer(try TaskRules.dueMilliseconds(dueAfter, field: "filter.dueAfter"))])
-        }
-        if let dueBefore = filter.dueBefore {
-            add("due_at < ?", [.integer(try TaskRules.dueMilliseconds(dueBefore, field: "filter.dueBefore"))])
+        if filter.dueAfter != nil || filter.dueBefore != nil {
+            // On the key task_by_due_asc holds, whose undated tasks all have its largest value.
+            let after = try filter.dueAfter.map { try TaskRules.dueMilliseconds($0, field: "filter.dueAfter") } ?? Int64.min
+            let before = try filter.dueBefore.map { try TaskRules.dueMilliseconds($0, field: "filter.dueBefore") } ?? Int64.max
+            let condition = { (column: String) in "\(column) >= ? AND \(column) < ?" }
+            if sort.first?.field == .due {
+                add(condition(Schema.dueAscendingKey), [.integer(after), .integer(before)])
+            } else {
+                try addSelective(condition, column: Schema.dueAscendingKey, values: [.integer(after), .integer(before)],
+                                 database: database, hasSmallSet: &hasSmallSet)
+            }
         }
         if let project = filter.project {
             try TaskRules.validateProject(project, field: "filter.project")
@@ -139,12 +146,27 @@ struct FetchPlan {
             hasProjectFilter = true
         }
         // task_blocked and task_by_wait hold the blocked and the waiting tasks in
-        // task_by_done's order: pages by creation time read them in order, as few as they are.
+        // task_by_done's order: pages by creation time read them in order, as few as they
+        // are. For another order, a few are read from those indexes and sorted, and many
+        // are checked along the order. Their opposites are most of the tasks: checked.
+        let inCreationOrder = sort.first?.field == .createdAt
         if let blocked = filter.blocked {
-            add(blocked ? "task.blocked_by > 0" : "task.blocked_by = 0", [])
+            if blocked && inCreationOrder {
+                add("task.blocked_by > 0", [])
+            } else if blocked {
+                try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
+            } else {
+                add("+task.blocked_by = 0", [])
+            }
         }
         if let waiting = filter.waiting {
-            add(waiting ? "task.wait_at > ?" : "(task.wait_at IS NULL OR task.wait_at <= ?)", [.integer(now)])
+            if waiting && inCreationOrder {
+                add("task.wait_at > ?", [.integer(now)])
+            } else if waiting {
+                try addSelective({ "\($0) > ?" }, column: "wait_at", values: [.integer(now)], database: database, hasSmallSet: &hasSmallSet)
+            } else {
+                add("(+task.wait_at IS NULL OR +task.wait_at <= ?)", [.integer(now)])
+            }
         }
         if let ids = filter.ids {
             guard ids.count <= TaskFilter.maxIDs else {
@@ -158,12 +180,15 @@ struct FetchPlan {
             hasSmallSet = true
         }
         if let done = filter.done {
-            // With a small set to start from, the index on done (a large share of the
-            // tasks, which SQLite would otherwise prefer) must not be used: `+` keeps it out.
-            add(hasSmallSet ? "+done = ?" : "done = ?", [SQLValue(done)])
+            // task_by_done is read when it holds the page's order (a sort led by createdAt)
+            // or when few tasks are in that state (`task_total` counts them); otherwise each
+            // task along the sort's own index is checked, where a page's worth come soon.
+            // SQLite, which has no statistics here, would prefer task_by_done: `+` keeps it out.
+            let readsIndex = try !hasSmallSet && (inCreationOrder || Self.total(done: done, in: database) < Self.rareTagCount)
+            add(readsIndex ? "done = ?" : "+done = ?", [SQLValue(done)])
         }
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
-        splitsUndated = sort.first?.field == .due && sort[0].descending && !hasSmallSet
+        splitsUndated = sort.first?.field == .due && (sort[0].descending || sort.count > 1) && !hasSmallSet
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
         splitsProjectless = sort.first?.field == .project
         // Counted from the clauses, so that a filter added later cannot be missed.
@@ -189,6 +214,11 @@ struct FetchPlan {
         } else {
             add(condition("+task." + column), values)
         }
+    }
+
+    /// How many tasks are done (or not), as `task_total` keeps them.
+    private static func total(done: Bool, in database: Database) throws -> Int {
+        try database.cachedStatement("SELECT count FROM task_total WHERE done = ?").firstRow([SQLValue(done)]) { $0.int(0) } ?? 0
     }
 
     /// Counts the tasks that match: `whereValues` are its parameters.
@@ -224,12 +254,16 @@ struct FetchPlan {
         guard splitsUndated else {
             return [run(selecting: keys, orderedBy: keys, after: cursor?.values, merging: mergesDoneRuns)]
         }
-        // Dated tasks first, read backwards along task_by_due_asc, where their key is the due
-        // date itself; then the undated ones, which share that index's largest key and come
-        // from it in id order. Schema 16 dropped the index that held this order in one piece
-        // (task_by_due_desc).
-        let dated = [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst()
-        let undatedKey = cursor?.values.first == .integer(Schema.undatedDescendingKey)
+        // Dated tasks first, along task_by_due_asc (backwards for descending, where their key
+        // is the due date itself: schema 16 dropped the index that held this order in one
+        // piece, task_by_due_desc); then the undated ones, which share that index's largest
+        // key. Alone, they come from it in id order; with another sort key their order is
+        // that key's, read along its own index (`+` keeps SQLite from the due index, whose
+        // hundreds of thousands of equal keys it would otherwise sort).
+        let descending = keys[0].descending
+        let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
+        let undatedKey = cursor?.values.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
+        let undatedClause = keys.count > 2 ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
             var datedRun = run(selecting: dated, orderedBy: dated, after: cursor?.values, extra: [Schema.datedClause])
@@ -239,7 +273,7 @@ struct FetchPlan {
         if !hasDueRange {
             let rest = Array(keys.dropFirst())
             runs.append(run(selecting: keys, orderedBy: rest, after: undatedKey ? cursor.map { Array($0.values.dropFirst()) } : nil,
-                            extra: [Schema.undatedClause]))
+                            extra: [undatedClause]))
         }
         return runs
     }

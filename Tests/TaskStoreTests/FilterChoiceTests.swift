@@ -1,0 +1,117 @@
+import TestSupport
+import Testing
+@testable import TaskStore
+
+/// The planner reads a filter's few tasks from its index and sorts them, or checks many
+/// along the sort's own index (FetchPlan), as `task_total` and the partial indexes count
+/// them. Either way the pages must be the protocol's order: here every filter is on both
+/// sides of `rareTagCount` (one database where its tasks are many, one where they are few),
+/// under sorts of one key and of two, paged by cursor, against the order computed apart.
+@Suite struct FilterChoiceTests {
+    let directory = TemporaryDirectory()
+
+    static let sorts: [[SortKey]] = [
+        [SortKey(field: .createdAt)], [SortKey(field: .updatedAt, descending: true)],
+        [SortKey(field: .due)], [SortKey(field: .due, descending: true)],
+        [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project, descending: true)],
+        [SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)],
+        [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)],
+    ]
+
+    static let filters: [TaskFilter] = [
+        TaskFilter(done: true), TaskFilter(done: false), TaskFilter(blocked: true), TaskFilter(blocked: false),
+        TaskFilter(waiting: true), TaskFilter(waiting: false), TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-11"),
+        TaskFilter(dueAfter: "2026-12-12"), TaskFilter(done: false, blocked: true), TaskFilter(done: false, waiting: true),
+        TaskFilter(done: false, blocked: false, waiting: false),
+    ]
+
+    /// `many`: most tasks are blocked, waiting and due in the window, and most are done;
+    /// otherwise each of those is a small share, well under `rareTagCount`.
+    @Test(arguments: [true, false])
+    func pagesAreTheOrderWhicheverWayTheyAreRead(many: Bool) async throws {
+        let store = try makeStore(directory)
+        let count = FetchPlan.rareTagCount + 300
+        let share = many ? 2 : 40
+        var operations: [TaskOperation] = []
+        for index in 0..<count {
+            let id = "t\(String(index, radix: 16))"
+            // Dependencies on the task before, which is open unless its number is a multiple of 3.
+            let dependsOn = index % share == 1 ? ["t\(String(index - 1, radix: 16))"] : []
+            let wait = index % share == 2 ? "2999-01-01" : index % share == 3 ? "2000-01-01" : nil
+            let due = index % share == 4 || (many && index % 3 == 0) ? "2026-12-1\(index % 5)" : index % 7 == 0 ? "2026-12-0\(index % 9 + 1)" : nil
+            let done = many ? index % 3 != 1 : index % 3 == 0
+            operations.append(.create(TaskDraft(id: id, title: "Task \((index * 37) % 101)", done: done, priority: (index * 7) % 4, due: due,
+                                                project: [nil, "Home", "Home.Garage", "Work"][index % 4], dependsOn: dependsOn, wait: wait)))
+        }
+        _ = try await store.apply(operations, atomic: true)
+        let tasks = try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks
+        #expect(tasks.count == count)
+
+        for filter in Self.filters {
+            let matching = try await matches(filter, among: tasks, store: store)
+            for sort in Self.sorts {
+                let expected = Self.ordered(matching, by: sort)
+                var seen: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 97, cursor: cursor, includeTotal: true))
+                    #expect(page.total == expected.count, "\(filter) \(sort)")
+                    seen += page.tasks.map(\.id)
+                    cursor = page.nextCursor
+                } while cursor != nil && seen.count <= count
+                #expect(seen == expected, "\(filter) by \(sort)")
+            }
+        }
+    }
+
+    /// The tasks `filter` matches, decided apart from SQL.
+    func matches(_ filter: TaskFilter, among tasks: [TaskItem], store: TaskStore) async throws -> [TaskItem] {
+        let byID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0) })
+        return tasks.filter { task in
+            if let done = filter.done, task.done != done { return false }
+            if let blocked = filter.blocked, task.dependsOn.contains(where: { byID[$0]?.done == false }) != blocked { return false }
+            if let waiting = filter.waiting, (task.wait.map { $0 > "2026" } ?? false) != waiting { return false }
+            if filter.dueAfter != nil || filter.dueBefore != nil {
+                guard let due = task.due else { return false }
+                if let after = filter.dueAfter, due < after { return false }
+                if let before = filter.dueBefore, due >= before { return false }
+            }
+            return true
+        }
+    }
+
+    /// `tasks` in the protocol's order for `sort`: undated and projectless tasks last in
+    /// either direction, ties broken by id in the last key's direction. Every due date here
+    /// is a date of the same month, so the texts order as the instants do.
+    static func ordered(_ tasks: [TaskItem], by sort: [SortKey]) -> [String] {
+        func compare<T: Comparable>(_ a: T?, _ b: T?, descending: Bool) -> Bool? {
+            switch (a, b) {
+            case (nil, nil): return nil
+            case (nil, _): return false
+            case (_, nil): return true
+            case let (x?, y?): return x == y ? nil : (x < y) != descending
+            }
+        }
+        return tasks.sorted { a, b in
+            for key in sort {
+                let before: Bool? = switch key.field {
+                case .createdAt: compare(a.createdAt, b.createdAt, descending: key.descending)
+                case .updatedAt: compare(a.updatedAt, b.updatedAt, descending: key.descending)
+                case .due: compare(a.due, b.due, descending: key.descending)
+                case .priority: compare(a.priority, b.priority, descending: key.descending)
+                case .title: compare(a.title.lowercased(), b.title.lowercased(), descending: key.descending)
+                case .project: compare(a.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init),
+                                       b.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init), descending: key.descending)
+                }
+                if let before { return before }
+            }
+            return (a.id < b.id) != sort.last!.descending
+        }.map(\.id)
+    }
+
+    struct CodePoints: Comparable {
+        var values: [UInt32]
+        init(_ values: [UInt32]) { self.values = values }
+        static func < (a: Self, b: Self) -> Bool { a.values.lexicographicallyPrecedes(b.values) }
+    }
+}
