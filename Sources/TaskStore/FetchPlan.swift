@@ -41,15 +41,11 @@ struct FetchPlan {
     /// alone: every task written would pay for a leaf of it, and `task_by_done` holds the
     /// same order split in two.
     private var mergesDoneRuns = false
-    /// True when a page is read in two runs, the dated tasks' and then the undated ones':
-    /// a sort led by `due` descending, or by `due` and another key, with no small set to
-    /// start from (see `pageRuns`).
-    private var splitsUndated = false
+    /// True when a clause yields a small set of tasks for SQLite to start from, which it
+    /// sorts: no run needs to be split to be read in order from an index.
+    private var startsFromSmallSet = false
     /// True when the filter has `dueAfter` or `dueBefore`, which no undated task matches.
     private var hasDueRange = false
-    /// True when a page is read in two runs, the tasks with a project and then those without:
-    /// a sort led by `project` (see `pageRuns`).
-    private var splitsProjectless = false
     /// True when the filter has `project`, which no task without one matches.
     private var hasProjectFilter = false
 
@@ -188,9 +184,8 @@ struct FetchPlan {
             add(readsIndex ? "done = ?" : "+done = ?", [SQLValue(done)])
         }
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
-        splitsUndated = sort.first?.field == .due && (sort[0].descending || sort.count > 1) && !hasSmallSet
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
-        splitsProjectless = sort.first?.field == .project
+        startsFromSmallSet = hasSmallSet
         // Counted from the clauses, so that a filter added later cannot be missed.
         countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
     }
@@ -239,9 +234,9 @@ struct FetchPlan {
         /// `LIMIT ? OFFSET ?` are its last two parameters.
         var sql: String
         var values: [SQLValue]
-        /// Counts the run's tasks, with `values`: how much of an offset a run used up when
-        /// it returned none. Nil for the last run.
-        var countSQL: String?
+        /// Counts the run's tasks, with `values` (an offset comes without a cursor): how much
+        /// of an offset a run used up when it returned none. Not for a merge, the last run.
+        var countSQL: String
     }
 
     /// The queries for the page after `cursor` (none: the first page), in order.
@@ -250,30 +245,65 @@ struct FetchPlan {
         let keys = drivenByTag
             ? self.keys.map { (expression: $0.expression == "id" ? "task_tag.task_id" : "task_tag.\($0.expression)", $0.descending) }
             : self.keys
-        if splitsProjectless { return projectRuns(keys: keys, after: cursor) }
-        guard splitsUndated else {
-            return [run(selecting: keys, orderedBy: keys, after: cursor?.values, merging: mergesDoneRuns)]
+        return runs(fixed: [], keys: keys, after: cursor?.values, extra: [])
+    }
+
+    /// The runs that read the tasks meeting the filter and `extra` in the order of `keys`,
+    /// after `cursorValues` (values of `keys`; nil: from the start). `fixed` are the sort
+    /// keys before `keys`, which an outer split holds to one value: selected first, so that
+    /// a cursor holds every key.
+    private func runs(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
+        let leading = keys[0].expression
+        if leading == "priority" && keys.count > 2 && !startsFromSmallSet {
+            return priorityRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
         }
-        // Dated tasks first, along task_by_due_asc (backwards for descending, where their key
-        // is the due date itself: schema 16 dropped the index that held this order in one
-        // piece, task_by_due_desc); then the undated ones, which share that index's largest
-        // key. Alone, they come from it in id order; with another sort key their order is
-        // that key's, read along its own index (`+` keeps SQLite from the due index, whose
-        // hundreds of thousands of equal keys it would otherwise sort).
+        if leading == Self.projectlessKey {
+            return projectRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
+        }
+        if (leading == Schema.dueAscendingKey || leading == Schema.dueDescendingKey) && (keys[0].descending || keys.count > 2) && !startsFromSmallSet {
+            return dueRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
+        }
+        return [run(selecting: fixed + keys, orderedBy: keys, after: cursorValues, extra: extra, merging: mergesDoneRuns && fixed.isEmpty)]
+    }
+
+    /// A sort led by `priority` and another key: a run for each priority, in the sort's
+    /// order, each reading the other keys' order along their own index with the priority
+    /// checked (`+`). Read from task_by_priority instead, every task of a priority (a
+    /// quarter of them, say) would be sorted by the next key.
+    private func priorityRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
+        let descending = keys[0].descending
+        var cursorPriority: Int64?
+        if case .integer(let priority)? = cursorValues?.first { cursorPriority = priority }
+        var runs: [Run] = []
+        for priority in descending ? TaskRules.priorities.reversed() : Array(TaskRules.priorities) {
+            let priority = Int64(priority)
+            if let cursorPriority, descending ? priority > cursorPriority : priority < cursorPriority { continue }
+            let after = priority == cursorPriority ? cursorValues.map { Array($0.dropFirst()) } : nil
+            runs += self.runs(fixed: fixed + [keys[0]], keys: Array(keys.dropFirst()), after: after,
+                              extra: extra + ["+task.priority = \(priority)"])
+        }
+        return runs
+    }
+
+    /// A sort led by `due` descending, or by `due` and another key: the dated tasks first,
+    /// along task_by_due_asc (backwards for descending, where their key is the due date
+    /// itself: schema 16 dropped the index that held this order in one piece,
+    /// task_by_due_desc); then the undated ones, which share that index's largest key.
+    /// Alone, they come from it in id order; with another sort key their order is that
+    /// key's, read along its own index (`+` keeps SQLite from the due index, whose
+    /// hundreds of thousands of equal keys it would otherwise sort).
+    private func dueRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
         let descending = keys[0].descending
         let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
-        let undatedKey = cursor?.values.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
+        let undatedKey = cursorValues?.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
         let undatedClause = keys.count > 2 ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
-            var datedRun = run(selecting: dated, orderedBy: dated, after: cursor?.values, extra: [Schema.datedClause])
-            datedRun.countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: [Schema.datedClause])
-            runs.append(datedRun)
+            runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + [Schema.datedClause]))
         }
         if !hasDueRange {
-            let rest = Array(keys.dropFirst())
-            runs.append(run(selecting: keys, orderedBy: rest, after: undatedKey ? cursor.map { Array($0.values.dropFirst()) } : nil,
-                            extra: [undatedClause]))
+            runs.append(run(selecting: fixed + keys, orderedBy: Array(keys.dropFirst()),
+                            after: undatedKey ? cursorValues.map { Array($0.dropFirst()) } : nil, extra: extra + [undatedClause]))
         }
         return runs
     }
@@ -281,19 +311,17 @@ struct FetchPlan {
     /// A sort led by `project`: the tasks with one, in project order from task_by_project
     /// (which holds only them), then those without, in the order of the other keys. The
     /// first key (`projectlessKey`) says which run a cursor is in.
-    private func projectRuns(keys: [SortExpression], after cursor: Cursor?) -> [Run] {
-        let projectless = cursor?.values.first == .integer(1)
+    private func projectRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
+        let projectless = cursorValues?.first == .integer(1)
         var runs: [Run] = []
         if !projectless {
             let order = [(expression: "task.project", descending: keys[1].descending)] + keys.dropFirst(2)
-            var withProject = run(selecting: keys, orderedBy: order, after: cursor.map { Array($0.values.dropFirst()) },
-                                  extra: ["task.project IS NOT NULL"])
-            withProject.countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: ["task.project IS NOT NULL"])
-            runs.append(withProject)
+            runs.append(run(selecting: fixed + keys, orderedBy: order, after: cursorValues.map { Array($0.dropFirst()) },
+                            extra: extra + ["task.project IS NOT NULL"]))
         }
         if !hasProjectFilter {
-            runs.append(run(selecting: keys, orderedBy: Array(keys.dropFirst(2)),
-                            after: projectless ? cursor.map { Array($0.values.dropFirst(2)) } : nil, extra: ["task.project IS NULL"]))
+            runs += self.runs(fixed: fixed + keys.prefix(2), keys: Array(keys.dropFirst(2)),
+                              after: projectless ? cursorValues.map { Array($0.dropFirst(2)) } : nil, extra: extra + ["task.project IS NULL"])
         }
         return runs
     }
@@ -303,6 +331,7 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
+        let countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: extra)
         var extra = extra
         var values = whereValues
         if let cursorValues {
@@ -313,7 +342,7 @@ struct FetchPlan {
         let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
         let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
         guard merging else {
-            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values)
+            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values, countSQL: countSQL)
         }
         // A compound's ORDER BY names result columns, here the sort keys by their names.
         // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
@@ -321,7 +350,7 @@ struct FetchPlan {
         let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
         let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
             + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
-        return Run(sql: sql, values: values + values)
+        return Run(sql: sql, values: values + values, countSQL: countSQL)
     }
 
     private static func order(_ keys: [SortExpression]) -> String {

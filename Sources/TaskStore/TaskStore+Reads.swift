@@ -33,7 +33,8 @@ extension TaskStore {
             var lastKeys: [SQLValue] = []
             var hasMore = false
             var offset = Int64(query.offset ?? 0)
-            for run in plan.pageRuns(after: cursor) where !hasMore {
+            let runs = plan.pageRuns(after: cursor)
+            for (index, run) in runs.enumerated() where !hasMore {
                 var returned = 0
                 // One row more than the limit is asked for: it tells whether a next page exists.
                 let wanted = Int64(query.limit + 1 - tasks.count)
@@ -52,8 +53,8 @@ extension TaskStore {
                     }
                 }
                 // A run that returned nothing held no more tasks than the offset skips.
-                if offset > 0, let countSQL = run.countSQL {
-                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(countSQL).firstRow(run.values) { $0.int64(0) } ?? 0)
+                if offset > 0 && index < runs.count - 1 {
+                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(run.countSQL).firstRow(run.values) { $0.int64(0) } ?? 0)
                 }
             }
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))

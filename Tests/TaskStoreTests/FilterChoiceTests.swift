@@ -6,7 +6,8 @@ import Testing
 /// along the sort's own index (FetchPlan), as `task_total` and the partial indexes count
 /// them. Either way the pages must be the protocol's order: here every filter is on both
 /// sides of `rareTagCount` (one database where its tasks are many, one where they are few),
-/// under sorts of one key and of two, paged by cursor, against the order computed apart.
+/// under sorts of one key and of two, paged by cursor and by offset, against the order
+/// computed apart.
 @Suite struct FilterChoiceTests {
     let directory = TemporaryDirectory()
 
@@ -15,7 +16,9 @@ import Testing
         [SortKey(field: .due)], [SortKey(field: .due, descending: true)],
         [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project, descending: true)],
         [SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)],
-        [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)],
+        [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
+        [SortKey(field: .priority), SortKey(field: .project, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .title)],
+        [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], [SortKey(field: .project), SortKey(field: .priority)],
     ]
 
     static let filters: [TaskFilter] = [
@@ -60,6 +63,11 @@ import Testing
                     cursor = page.nextCursor
                 } while cursor != nil && seen.count <= count
                 #expect(seen == expected, "\(filter) by \(sort)")
+                // An offset skips across the runs a page is read from.
+                for offset in [1, expected.count / 3, expected.count / 2, max(0, expected.count - 1), expected.count + 5] {
+                    let window = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 13, offset: offset))
+                    #expect(window.tasks.map(\.id) == Array(expected.dropFirst(offset).prefix(13)), "\(filter) by \(sort) from \(offset)")
+                }
             }
         }
     }
