@@ -280,8 +280,9 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
     }
 
     /// Reads every pending event; true if any may be another process's commit: a write to
-    /// the WAL (its watch's events carry no name), or the database or its WAL made anew or
-    /// moved into place (the folder's, named). A new WAL is watched from now on.
+    /// the WAL (its watch's events carry no name), the database or its WAL made anew or
+    /// moved into place (the folder's, named), or events the kernel dropped when its queue
+    /// was full (`fs.inotify.max_queued_events`). A new WAL is watched from now on.
     private func drainEvents() -> Bool {
         var relevant = false
         let headerSize = MemoryLayout<inotify_event>.size
@@ -297,7 +298,7 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
                 let name = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)].prefix { $0 != 0 }
                 if mask & UInt32(IN_MODIFY) != 0 {
                     relevant = true
-                } else if walName.elementsEqual(name) {
+                } else if mask & UInt32(IN_Q_OVERFLOW) != 0 || walName.elementsEqual(name) {
                     wal.watch()
                     relevant = true
                 } else if databaseName.elementsEqual(name) {

@@ -38,6 +38,21 @@ import Testing
         return try condition()
     }
 
+    /// Waits until the looks that follow the watch's start have all been made, and answers
+    /// each report with a look, as the server does, until none is owed; returns the reports
+    /// so far. A report after that comes from what the watch hears.
+    func settle(_ watcher: DatabaseWatcher, _ reports: borrowing Mutex<Int>) throws -> Int {
+        #expect(try waitUntil { reports.withLock { $0 } >= 1 }, "a look when the watch starts")
+        usleep(UInt32(DatabaseWatcher.settleDelays.last! + 200) * 1000)
+        var seen = -1
+        while seen != reports.withLock({ $0 }) {
+            seen = reports.withLock { $0 }
+            watcher.rearm()
+            usleep(100_000)
+        }
+        return seen
+    }
+
     /// Writes `titles` in one job of the store's: its loop cannot pause before `then` has
     /// run, which sees the store as its last write left it.
     func write(_ titles: [String], in store: isolated TaskStore, then: () throws -> Void = {}) throws {
@@ -62,6 +77,36 @@ import Testing
         #expect(reports.withLock { $0 } == 1)
         watcher.rearm()
         #expect(reports.withLock { $0 } == 2)
+    }
+
+    /// Events past the kernel's queue limit are dropped, another connection's commit among
+    /// them: the overflow is reported in its place.
+    @Test(.enabled(if: (Self.maxQueuedEvents ?? .max) <= 1 << 17, "fs.inotify.max_queued_events is small enough to fill"))
+    func aCommitLostToAFullEventQueueIsReported() throws {
+        let limit = try #require(Self.maxQueuedEvents)
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        let reports = Mutex(0)
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        let quiet = try settle(watcher, reports)
+
+        // The loop reads nothing while the folder's watch queues more events than the kernel keeps.
+        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute { blocked.signal(); release.wait() }
+        blocked.wait()
+        for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
+        try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
+        release.signal()
+        #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
+    }
+
+    static var maxQueuedEvents: Int? {
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// The store's own commits are written with the watch deaf: they wake nobody. It stays
