@@ -1,4 +1,5 @@
 import EventLoop
+import Logging
 import Synchronization
 import Glibc
 
@@ -45,8 +46,8 @@ public final class DatabaseWatcher: Sendable {
     static let pauseNanoseconds: UInt64 = 500_000
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
-    /// notifies only its own changes). `onChange` is called on `loop`'s thread, or on the
-    /// thread that calls `rearm` or writes (`ignoringWrites`).
+    /// notifies only its own changes, and the log says why). `onChange` is called on
+    /// `loop`'s thread, or on the thread that calls `rearm` or writes (`ignoringWrites`).
     public init?(databasePath: String, loop: EventLoop, onChange: @escaping @Sendable () -> Void) {
         guard databasePath != StoreFile.memoryPath else { return nil }
         let databasePath = Self.resolved(databasePath)
@@ -54,9 +55,18 @@ public final class DatabaseWatcher: Sendable {
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
 
+        // Each fails on a limit of the user's (fs.inotify.max_user_instances, max_user_watches)
+        // or the process's (open files), which other programs' watches count against too.
+        func warn(_ call: String) {
+            Log.warning("other processes' changes to \(databasePath) will not be notified: \(call) failed: \(String(cString: strerror(errno)))")
+        }
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            warn("inotify_init1")
+            return nil
+        }
         guard inotify_add_watch(fd, directory, Self.folderMask) >= 0 else {
+            warn("inotify_add_watch on \(directory)")
             close(fd)
             return nil
         }

@@ -216,6 +216,22 @@ import Testing
         #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
     }
 
+    /// A watch that cannot be made (here, no descriptor left for inotify) says so on stderr:
+    /// the server then notifies only its own changes.
+    @Test func aWatchThatCannotBeMadeIsLogged() async throws {
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path = path as String] in
+            let loop = EventLoop.startThread()
+            var limit = rlimit(rlim_cur: 64, rlim_max: 64)
+            guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { exit(2) }
+            while open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0 {}
+            guard DatabaseWatcher(databasePath: path, loop: loop, onChange: {}) == nil else { exit(3) }
+        }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("will not be notified: inotify_init1 failed: Too many open files"), "stderr: \(errors)")
+    }
+
     /// The loop closes the inotify descriptor when the watcher goes away: once the watchers
     /// are gone, nothing in this process watches their folder.
     @Test func itsDescriptorIsClosedWithIt() throws {
