@@ -19,7 +19,6 @@ public final class ProcessWatcher {
     public init(pid: Int32, loop: EventLoop, onExit: @escaping () -> Void) {
         pidFD = taskline_pidfd_open(pid)
         if pidFD >= 0 {
-            _ = fcntl(pidFD, F_SETFD, FD_CLOEXEC)
             source = loop.addSource(fd: pidFD, events: Int16(POLLIN)) { [unowned self] _ in
                 self.end()
                 onExit()

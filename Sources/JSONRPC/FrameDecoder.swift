@@ -179,7 +179,7 @@ public struct FrameDecoder {
             } else if let length {
                 if length > maxMessageBytes {
                     events.append(.oversized(reason: "Content-Length \(length) is over the limit of \(maxMessageBytes) bytes"))
-                    state = length == 0 ? .header : .bodyDiscarding(remaining: length)
+                    state = .bodyDiscarding(remaining: length)
                 } else if length == 0 {
                     events.append(.message([]))
                 } else {

@@ -146,9 +146,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         a.count == b.count && a.keys.allSatisfy { a[$0] == b[$0] }
     }
 
+    /// Members in the order of their names' code points, as `==` tells names apart: `String`'s
+    /// order leaves "é" and "e\u{301}" as they came, and equal objects would hash apart.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
-        for key in keys.sorted() {
+        for key in keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             hasher.combine(key)
             hasher.combine(self[key])
         }

@@ -28,6 +28,34 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { JSONWriter.string(json) }
+
+    /// Strings are compared code point by code point, as JSON compares them: Swift's `String`
+    /// equality would take "é" and "e\u{301}" for one id, and cancel the other request.
+    public static func == (a: RequestID, b: RequestID) -> Bool {
+        switch (a, b) {
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.integer(let a), .integer(let b)): a == b
+        case (.number(let a), .number(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.null, .null): true
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let text):
+            hasher.combine(0)
+            for byte in text.utf8 { hasher.combine(byte) }
+        case .integer(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .number(let text):
+            hasher.combine(2)
+            for byte in text.utf8 { hasher.combine(byte) }
+        case .null:
+            hasher.combine(3)
+        }
+    }
 }
 
 public struct Request: Sendable {

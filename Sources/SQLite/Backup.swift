@@ -9,6 +9,8 @@ extension Database {
 
     /// Copies this whole database into `destination` with SQLite's online backup API,
     /// `pagesPerStep` pages at a time (-1: all in one step), calling `progress` after each step.
+    /// A lock another connection holds is waited for as the connection that needs it says
+    /// (`setBusyTimeout`), and is then an error (`SQLITE_BUSY`), not waited for again.
     ///
     /// Each step reads under a shared lock. When another connection commits between two steps,
     /// SQLite starts the copy over, so under a steady write load a copy in small steps might
@@ -23,16 +25,11 @@ extension Database {
         var result: Int32
         repeat {
             result = sqlite3_backup_step(backup, pagesPerStep)
-            switch result {
-            case SQLITE_OK, SQLITE_DONE:
+            if result == SQLITE_OK || result == SQLITE_DONE {
                 let total = Int(sqlite3_backup_pagecount(backup))
                 progress?(BackupProgress(copiedPages: total - Int(sqlite3_backup_remaining(backup)), totalPages: total))
-            case SQLITE_BUSY, SQLITE_LOCKED:
-                sqlite3_sleep(10)
-            default:
-                break
             }
-        } while result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED
+        } while result == SQLITE_OK
         let finish = sqlite3_backup_finish(backup)
         if result != SQLITE_DONE { throw SQLiteError(resultCode: result, connection: destination.handle) }
         if finish != SQLITE_OK { throw SQLiteError(resultCode: finish, connection: destination.handle) }

@@ -1,4 +1,5 @@
 import EventLoop
+import Logging
 import Synchronization
 import Glibc
 
@@ -45,8 +46,8 @@ public final class DatabaseWatcher: Sendable {
     static let pauseNanoseconds: UInt64 = 500_000
 
     /// Nil when the database is not a file or inotify is unavailable (the server then
-    /// notifies only its own changes). `onChange` is called on `loop`'s thread, or on the
-    /// thread that calls `rearm` or writes (`ignoringWrites`).
+    /// notifies only its own changes, and the log says why). `onChange` is called on
+    /// `loop`'s thread, or on the thread that calls `rearm` or writes (`ignoringWrites`).
     public init?(databasePath: String, loop: EventLoop, onChange: @escaping @Sendable () -> Void) {
         guard databasePath != StoreFile.memoryPath else { return nil }
         let databasePath = Self.resolved(databasePath)
@@ -54,9 +55,18 @@ public final class DatabaseWatcher: Sendable {
         let directory = slash.map { String(databasePath[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
 
+        // Each fails on a limit of the user's (fs.inotify.max_user_instances, max_user_watches)
+        // or the process's (open files), which other programs' watches count against too.
+        func warn(_ call: String) {
+            Log.warning("other processes' changes to \(databasePath) will not be notified: \(call) failed: \(String(cString: strerror(errno)))")
+        }
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            warn("inotify_init1")
+            return nil
+        }
         guard inotify_add_watch(fd, directory, Self.folderMask) >= 0 else {
+            warn("inotify_add_watch on \(directory)")
             close(fd)
             return nil
         }
@@ -280,8 +290,9 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
     }
 
     /// Reads every pending event; true if any may be another process's commit: a write to
-    /// the WAL (its watch's events carry no name), or the database or its WAL made anew or
-    /// moved into place (the folder's, named). A new WAL is watched from now on.
+    /// the WAL (its watch's events carry no name), the database or its WAL made anew or
+    /// moved into place (the folder's, named), or events the kernel dropped when its queue
+    /// was full (`fs.inotify.max_queued_events`). A new WAL is watched from now on.
     private func drainEvents() -> Bool {
         var relevant = false
         let headerSize = MemoryLayout<inotify_event>.size
@@ -297,7 +308,7 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
                 let name = buffer[(offset + headerSize)..<min(count, offset + headerSize + nameLength)].prefix { $0 != 0 }
                 if mask & UInt32(IN_MODIFY) != 0 {
                     relevant = true
-                } else if walName.elementsEqual(name) {
+                } else if mask & UInt32(IN_Q_OVERFLOW) != 0 || walName.elementsEqual(name) {
                     wal.watch()
                     relevant = true
                 } else if databaseName.elementsEqual(name) {

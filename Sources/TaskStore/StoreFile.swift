@@ -214,22 +214,30 @@ enum StoreFile {
     }
 
     /// Copies the template next to `path` under a temporary name, checks it, and only then
-    /// moves it into place, so a bad template never leaves a half-made database behind.
-    private static func materialize(template: String, at path: String, options: StoreOptions) throws {
+    /// puts it in place, so a bad template never leaves a half-made database behind.
+    ///
+    /// It is linked into place, not renamed: another process starting from the template at
+    /// the same moment may have put its copy there first, and written to it already; a
+    /// rename would replace that file, and those writes with it. When the name is taken,
+    /// that file is the database. Only a file system without hard links gets a rename.
+    static func materialize(template: String, at path: String, options: StoreOptions) throws {
         let temporary = path + ".template-\(getpid())"
         try createEmptyFile(at: temporary)
+        defer { unlink(temporary) }
         do {
             let database = try wrap(temporary) { try Database(path: temporary, mode: .readWrite) }
             try copy(template: template, into: database, options: options)
-        } catch {
-            unlink(temporary)
-            throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let detail = String(cString: strerror(errno))
-            unlink(temporary)
-            throw StoreOpenError.cannotOpen(path: path, detail: detail)
+        guard link(temporary, path) != 0 else { return }
+        switch errno {
+        case EEXIST:
+            return
+        case EPERM, EOPNOTSUPP, EMLINK:
+            if rename(temporary, path) == 0 { return }
+        default:
+            break
         }
+        throw StoreOpenError.cannotOpen(path: path, detail: String(cString: strerror(errno)))
     }
 
     /// A template on read-only media is read as `openReadable` reads any file there.

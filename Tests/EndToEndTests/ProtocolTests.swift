@@ -206,4 +206,22 @@ import Testing
         }
         #expect(try server.call(1, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 0)
     }
+
+    /// Ids "é" (precomposed) and "e\u{301}" are two requests: cancelling one leaves the other.
+    @Test func cancellationNamesItsRequestCodePointByCodePoint() throws {
+        let server = try ServerProcess(["--db", ":memory:"])
+        server.sendLine(Self.initialize)
+        _ = try server.next()
+        server.write(#"{"jsonrpc":"2.0","id":"\u00e9","method":"tasks/fetch"}"# + "\n"
+                     + #"{"jsonrpc":"2.0","id":"e\u0301","method":"tasks/fetch"}"# + "\n"
+                     + #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"e\u0301"}}"# + "\n")
+        var cancelled: [String: Bool] = [:]
+        for _ in 0..<2 {
+            let response = try server.next()
+            let id = try #require(response["id"]?.stringValue)
+            let codePoints = id.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " ")
+            cancelled[codePoints] = response["error"]?["code"] == -32800
+        }
+        #expect(cancelled == ["e9": false, "65 301": true])
+    }
 }

@@ -43,6 +43,15 @@ import Testing
         }
     }
 
+    /// Objects equal but for their members' order hash alike, names that `String` takes for
+    /// one ("é" precomposed and with a combining accent) included.
+    @Test func equalObjectsHashAlike() throws {
+        let a = try parse(#"{"\u00e9":1,"e\u0301":2}"#), b = try parse(#"{"e\u0301":2,"\u00e9":1}"#)
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != (try parse(#"{"\u00e9":2,"e\u0301":1}"#)))
+    }
+
     @Test func keepsMemberOrder() throws {
         let object = try #require(try parse(#"{"z":1,"a":2,"m":3}"#).objectValue)
         #expect(object.keys == ["z", "a", "m"])

@@ -21,6 +21,18 @@ import Testing
         return nil
     }
 
+    /// The id of a request whose id is `text`.
+    func id(_ text: String) throws -> RequestID {
+        guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(text),"method":"m"}"#) else {
+            throw Failure(text: text)
+        }
+        return request.id
+    }
+
+    struct Failure: Error {
+        let text: String
+    }
+
     @Test func requestKeepsItsIDType() {
         for (idText, id) in [("1", RequestID.integer(1)), ("\"1\"", .string("1")), ("null", .null), ("1.5", .number("1.5"))] {
             guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(idText),"method":"m","params":{"a":1}}"#) else {
@@ -34,12 +46,6 @@ import Testing
     }
 
     @Test func numberIDsKeepTheirTextAndAreTheSameOnlyWithTheSameText() throws {
-        func id(_ text: String) throws -> RequestID {
-            guard case .request(let request)? = single(#"{"jsonrpc":"2.0","id":\#(text),"method":"m"}"#) else {
-                throw Failure(text: text)
-            }
-            return request.id
-        }
         let texts = ["18446744073709551616", "18446744073709551617", "-9223372036854775809", "12345678901234567890123",
                      "1", "1.0", "1.5", "1.50", "1e-400", "-0", "0"]
         for text in texts {
@@ -52,8 +58,13 @@ import Testing
         #expect(try id("1") != id("\"1\""))
     }
 
-    struct Failure: Error {
-        let text: String
+    /// "é" written precomposed and as "e" with a combining accent are two ids: JSON compares
+    /// strings code point by code point, and a cancellation of one must not reach the other.
+    @Test func stringIDsAreTheSameOnlyWithTheSameCodePoints() throws {
+        let precomposed = try id(#""\u00e9""#), combining = try id(#""e\u0301""#)
+        #expect(precomposed != combining)
+        #expect(Set([precomposed, combining]).count == 2)
+        #expect(try precomposed == id(#""\u00e9""#))
     }
 
     @Test func missingIDMakesANotification() {

@@ -1,4 +1,6 @@
+import Foundation
 import SQLite
+import Synchronization
 import TestSupport
 import Testing
 
@@ -167,6 +169,32 @@ import Testing
         try source.backup(into: destination)
         #expect(try destination.integer("SELECT sum(x) FROM t") == 6)
         #expect(try destination.userVersion() == 7)
+    }
+
+    /// A lock another connection keeps is waited for as long as the source's busy timeout
+    /// says, and is then an error, not waited for again and again.
+    @Test func aBackupGivesUpOnALockHeldPastTheBusyTimeout() throws {
+        final class Holder: @unchecked Sendable {  // @unchecked: its connection is used under `released`'s lock
+            let database: Database
+            let released = Mutex(false)
+            init(_ database: Database) { self.database = database }
+            func release() {
+                released.withLock { released in
+                    if !released { try? database.execute("COMMIT") }
+                    released = true
+                }
+            }
+        }
+        let source = try open()
+        try source.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        let holder = Holder(try open())
+        try holder.database.execute("BEGIN EXCLUSIVE")  // rollback journal: no reader gets in
+        // Ends a backup that would otherwise wait for ever, so that the test fails, not hangs.
+        Thread { sleep(5); holder.release() }.start()
+        source.setBusyTimeout(milliseconds: 50)
+        let error = #expect(throws: SQLiteError.self) { try source.backup(into: try Database(path: ":memory:")) }
+        holder.release()
+        #expect(error?.resultCode.primary == .busy)
     }
 
     @Test func openingAMissingFileWithoutCreateFails() throws {

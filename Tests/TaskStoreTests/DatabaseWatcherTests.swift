@@ -38,6 +38,21 @@ import Testing
         return try condition()
     }
 
+    /// Waits until the looks that follow the watch's start have all been made, and answers
+    /// each report with a look, as the server does, until none is owed; returns the reports
+    /// so far. A report after that comes from what the watch hears.
+    func settle(_ watcher: DatabaseWatcher, _ reports: borrowing Mutex<Int>) throws -> Int {
+        #expect(try waitUntil { reports.withLock { $0 } >= 1 }, "a look when the watch starts")
+        usleep(UInt32(DatabaseWatcher.settleDelays.last! + 200) * 1000)
+        var seen = -1
+        while seen != reports.withLock({ $0 }) {
+            seen = reports.withLock { $0 }
+            watcher.rearm()
+            usleep(100_000)
+        }
+        return seen
+    }
+
     /// Writes `titles` in one job of the store's: its loop cannot pause before `then` has
     /// run, which sees the store as its last write left it.
     func write(_ titles: [String], in store: isolated TaskStore, then: () throws -> Void = {}) throws {
@@ -51,17 +66,49 @@ import Testing
         let loop = EventLoop.startThread()
         defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
-        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
         let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")  // the WAL exists: only writes to it are heard
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        let quiet = try settle(watcher, reports)
         for index in 0..<20 {
             try other.run("INSERT INTO meta (key, value) VALUES (?, 1)", [.text("key \(index)")])
         }
-        #expect(try waitUntil { reports.withLock { $0 } >= 1 })
+        #expect(try waitUntil { reports.withLock { $0 } >= quiet + 1 })
         // Until the owner looks (rearm), a burst is one report; the look gets the one owed.
         usleep(100_000)
-        #expect(reports.withLock { $0 } == 1)
+        #expect(reports.withLock { $0 } == quiet + 1)
         watcher.rearm()
-        #expect(reports.withLock { $0 } == 2)
+        #expect(reports.withLock { $0 } == quiet + 2)
+    }
+
+    /// Events past the kernel's queue limit are dropped, another connection's commit among
+    /// them: the overflow is reported in its place.
+    @Test(.enabled(if: (Self.maxQueuedEvents ?? .max) <= 1 << 17, "fs.inotify.max_queued_events is small enough to fill"))
+    func aCommitLostToAFullEventQueueIsReported() throws {
+        let limit = try #require(Self.maxQueuedEvents)
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        let reports = Mutex(0)
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        let quiet = try settle(watcher, reports)
+
+        // The loop reads nothing while the folder's watch queues more events than the kernel keeps.
+        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute { blocked.signal(); release.wait() }
+        blocked.wait()
+        for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
+        try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
+        release.signal()
+        #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
+    }
+
+    static var maxQueuedEvents: Int? {
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// The store's own commits are written with the watch deaf: they wake nobody. It stays
@@ -164,9 +211,25 @@ import Testing
         try other.run("INSERT INTO meta (key, value) VALUES ('first', 1)")
         #expect(try waitUntil { reports.withLock { $0 } == 1 })
         #expect(try waitUntil { try watchMasks(on: path + "-wal") == [UInt32(IN_MODIFY)] })
-        watcher.rearm()
+        let quiet = try settle(watcher, reports)
         try other.run("INSERT INTO meta (key, value) VALUES ('second', 1)")
-        #expect(try waitUntil { reports.withLock { $0 } == 2 })
+        #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
+    }
+
+    /// A watch that cannot be made (here, no descriptor left for inotify) says so on stderr:
+    /// the server then notifies only its own changes.
+    @Test func aWatchThatCannotBeMadeIsLogged() async throws {
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path = path as String] in
+            let loop = EventLoop.startThread()
+            var limit = rlimit(rlim_cur: 64, rlim_max: 64)
+            guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { exit(2) }
+            while open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0 {}
+            guard DatabaseWatcher(databasePath: path, loop: loop, onChange: {}) == nil else { exit(3) }
+        }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("will not be notified: inotify_init1 failed: Too many open files"), "stderr: \(errors)")
     }
 
     /// The loop closes the inotify descriptor when the watcher goes away: once the watchers

@@ -1,6 +1,6 @@
 import Foundation
 import SQLite
-import TaskStore
+@testable import TaskStore
 import TestSupport
 import Testing
 
@@ -80,6 +80,22 @@ import Testing
         let reopened = try TaskStore(path: path, options: StoreOptions(templatePath: template))
         await #expect(throws: TaskStoreError.notFound(id: "welcome")) { try await reopened.get(id: "welcome") }
         #expect(try await reopened.currentSeq() == 2)
+    }
+
+    /// Two processes starting from a template at once each make a copy; the one put in place
+    /// second must not replace the first, which its process may have written to already.
+    @Test func aTemplateCopyNeverReplacesADatabaseMadeMeanwhile() async throws {
+        let template = directory.file("template.sqlite")
+        do { _ = try await TaskStore(path: template).create(TaskDraft(id: "welcome", title: "Welcome")) }
+        let path = directory.file("tasks.sqlite")
+        do {
+            let first = try TaskStore(path: path, options: StoreOptions(templatePath: template))
+            _ = try await first.create(TaskDraft(id: "acknowledged", title: "written by the first process"))
+        }
+        try StoreFile.materialize(template: template, at: path, options: StoreOptions())
+        let store = try TaskStore(path: path)
+        #expect(try await store.get(id: "acknowledged").title == "written by the first process")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains(".template-") })
     }
 
     @Test func aBadTemplateLeavesNothingBehind() throws {

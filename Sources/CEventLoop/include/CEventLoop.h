@@ -3,8 +3,9 @@
 
 #include <poll.h>
 
-/// pidfd_open(2): a descriptor that becomes readable when process `pid` exits. -1 with
-/// errno set on failure (ENOSYS where the kernel, or the headers it was built with, lack it).
+/// pidfd_open(2): a descriptor that becomes readable when process `pid` exits, close-on-exec
+/// as every pidfd is. -1 with errno set on failure (ENOSYS where the kernel, or the headers
+/// it was built with, lack it).
 /// A system call Swift cannot make itself: `syscall` is variadic.
 int taskline_pidfd_open(int pid);
 
