@@ -299,7 +299,11 @@ struct FetchPlan {
         let undatedClause = keys.count > 2 ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
-            runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + [Schema.datedClause]))
+            // Backwards, a cursor among the dated tasks is itself the bound that keeps the
+            // undated ones out: given the dated clause too, SQLite starts from that one, at
+            // the newest due date, and reads down to the cursor.
+            let bound = descending && cursorValues != nil ? [] : [Schema.datedClause]
+            runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound))
         }
         if !hasDueRange {
             runs.append(run(selecting: fixed + keys, orderedBy: Array(keys.dropFirst()),
@@ -331,7 +335,9 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
-        let countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: extra)
+        // A run's own clauses keep SQLite from their indexes (`+`) so that it reads the
+        // sort order; a count has no order to keep, and counts fastest from those indexes.
+        let countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: extra.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 })
         var extra = extra
         var values = whereValues
         if let cursorValues {
