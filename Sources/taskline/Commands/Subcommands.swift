@@ -33,6 +33,7 @@ enum Subcommands {
         OverdueCommand.self,
         SearchCommand.self,
         ShowCommand.self,
+        EditCommand.self,
         ProjectsCommand.self,
         TagsCommand.self,
         ExportCommand.self,

@@ -56,7 +56,7 @@ enum ShowCommand: Command {
         for (name, value) in [("Due", task.due), ("Wait", task.wait)] {
             guard let value else { continue }
             let shown = PeopleDates.show(value, now: dates.now, calendar: dates.calendar, open: !task.done && name == "Due")
-            var text = shown.map { "\($0.absolute) (\($0.relative))" } ?? value
+            var text = shown.map { $0.relative == $0.absolute ? $0.absolute : "\($0.absolute) (\($0.relative))" } ?? value
             if shown?.urgency == .overdue { text = terminal.paint(text, .red) }
             rows.append((name, text))
         }
