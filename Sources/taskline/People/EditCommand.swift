@@ -6,11 +6,6 @@ import Glibc
 
 /// `taskline edit ID`
 enum EditCommand: Command {
-    struct Options: Sendable {
-        var database = Subcommands.defaultDatabasePath
-        var id = ""
-    }
-
     static let name = "edit"
     static let summary = "edit a task as text in $EDITOR"
     static let usage = """
@@ -31,20 +26,11 @@ enum EditCommand: Command {
         Exit codes: 0 applied (or nothing changed); 1 not applied; 2 usage error.
         """
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Options {
-        var options = Options()
-        while let item = try reader.next() {
-            switch item {
-            case .option("--db"): options.database = try reader.value()
-            case .operand(let id) where options.id.isEmpty: options.id = id
-            default: throw item.unexpected
-            }
-        }
-        guard !options.id.isEmpty else { throw UsageError("which task? Give its id or short id") }
-        return options
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> OneTaskOptions {
+        try OneTaskOptions.parse(&reader)
     }
 
-    static func run(_ options: Options) async throws -> Int32 {
+    static func run(_ options: OneTaskOptions) async throws -> Int32 {
         try await StoreAccess.using(options.database, create: false) { try await edit(options.id, in: $0) }
         return 0
     }

@@ -3,11 +3,6 @@ import TaskStore
 
 /// `taskline show ID`
 enum ShowCommand: Command {
-    struct Options: Sendable {
-        var database = Subcommands.defaultDatabasePath
-        var id = ""
-    }
-
     static let name = "show"
     static let summary = "every field of a task, its notes and dependencies"
     static let usage = """
@@ -22,20 +17,11 @@ enum ShowCommand: Command {
           --db PATH    the database (default: the server's)
         """
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Options {
-        var options = Options()
-        while let item = try reader.next() {
-            switch item {
-            case .option("--db"): options.database = try reader.value()
-            case .operand(let id) where options.id.isEmpty: options.id = id
-            default: throw item.unexpected
-            }
-        }
-        guard !options.id.isEmpty else { throw UsageError("which task? Give its id or short id") }
-        return options
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> OneTaskOptions {
+        try OneTaskOptions.parse(&reader)
     }
 
-    static func run(_ options: Options) async throws -> Int32 {
+    static func run(_ options: OneTaskOptions) async throws -> Int32 {
         try await StoreAccess.using(options.database, create: false) { try await show(options.id, from: $0) }
         return 0
     }
@@ -103,5 +89,24 @@ enum ShowCommand: Command {
         let seconds = floorDiv(milliseconds, 1000)
         let local = seconds + dates.calendar.offsetAt(seconds)
         return "\(PeopleDates.dateText(floorDiv(local, 86_400))) \(PeopleDates.clock(local))"
+    }
+}
+
+/// What `show` and `edit` take: one task's id.
+struct OneTaskOptions: Sendable {
+    var database = Subcommands.defaultDatabasePath
+    var id = ""
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> OneTaskOptions {
+        var options = OneTaskOptions()
+        while let item = try reader.next() {
+            switch item {
+            case .option("--db"): options.database = try reader.value()
+            case .operand(let id) where options.id.isEmpty: options.id = id
+            default: throw item.unexpected
+            }
+        }
+        guard !options.id.isEmpty else { throw UsageError("which task? Give its id or short id") }
+        return options
     }
 }
