@@ -87,7 +87,7 @@ enum InlineAttributes {
         if literal {
             edit.titleWords.append(word)
         } else if word.count > 1, word.hasPrefix("+") {
-            edit.addTags.append(String(word.dropFirst()))
+            edit.addTags.append(try TagWord.checked(String(word.dropFirst())))
         } else if word.count > 1, word.hasPrefix("-"), !word.hasPrefix("--") {
             guard removing else {
                 throw UsageError("\(word) removes a tag, which only modify does (to put \(word) in the title, write it after --)")
@@ -117,6 +117,20 @@ enum InlineAttributes {
     static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
         UsageError("\(word): \(name) is not one of \(table.map(\.form).joined(separator: ", ")); "
             + "to keep \(word) as a word, put it after --")
+    }
+}
+
+/// Tags as people write them: one word each.
+enum TagWord {
+    /// `tag`, or a usage error that says how to write it when it holds white space (the
+    /// store's rule, said in the command line's words).
+    static func checked(_ tag: String) throws(UsageError) -> String {
+        guard tag.contains(where: \.isWhitespace) else { return tag }
+        let words = tag.split(whereSeparator: \.isWhitespace)
+        let joined = words.joined(separator: "-")
+        let apart = words.map { "+" + $0 }.joined(separator: " ")
+        throw UsageError("the tag \"\(tag)\" has white space in it: a tag is one word, so write \(joined.isEmpty ? "a word" : joined)"
+            + (words.count > 1 ? ", or make each word a tag: \(apart)" : ""))
     }
 }
 

@@ -99,13 +99,13 @@ struct Listing: Sendable {
             case .option("--sort"): sort = try ListSort.parse(try reader.value())
             case .option("--done"): filter.done = true
             case .option("--all"): filter.done = nil
-            case .option("--tag"): filter.tags.append(try reader.value())
+            case .option("--tag"): filter.tags.append(try TagWord.checked(try reader.value()))
             case .option(let word) where !word.hasPrefix("--") && word.count > 1:
                 withoutTags.append(String(word.dropFirst()))
             case .operand(let word) where reader.optionsEnded:
                 words.append(word)
             case .operand(let word) where word.count > 1 && word.hasPrefix("+"):
-                filter.tags.append(String(word.dropFirst()))
+                filter.tags.append(try TagWord.checked(String(word.dropFirst())))
             case .operand(let word):
                 if let (name, value) = InlineAttributes.split(word) {
                     guard let attribute = InlineAttribute.named(name, in: Self.attributes) else {

@@ -41,7 +41,7 @@ struct EditOptions: Sendable {
         while let item = try reader.next() {
             switch item {
             case .option("--db"): options.database = try reader.value()
-            case .option("--tag"): options.edit.addTags.append(try reader.value())
+            case .option("--tag"): options.edit.addTags.append(try TagWord.checked(try reader.value()))
             case .option("--notes"): options.edit.notes = try reader.value()
             case .option("--due"): options.edit.due = .some(try dates.date(try reader.value(), for: "--due"))
             case .option("--wait"): options.edit.wait = .some(try dates.date(try reader.value(), for: "--wait"))
