@@ -40,6 +40,8 @@ enum Subcommands {
         ImportCommand.self,
         BackupCommand.self,
         CheckCommand.self,
+        CompletionCommand.self,
+        ManualCommand.self,
     ]
 
     static func named(_ name: String) -> (any Command.Type)? {
@@ -48,7 +50,8 @@ enum Subcommands {
 
     /// The commands, one per line, for `taskline --help`.
     static var summaries: String {
-        all.map { "  \(padded($0.name, to: 10))\($0.summary)" }.joined(separator: "\n")
+        let width = all.map { $0.name.count }.max()! + 2
+        return all.map { "  \(padded($0.name, to: width))\($0.summary)" }.joined(separator: "\n")
     }
 
     /// The database a command uses without `--db`: the server's default.

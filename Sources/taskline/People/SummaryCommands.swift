@@ -31,6 +31,18 @@ struct SummaryOptions: Sendable {
     }
 
     private func count(in store: isolated TaskStore, nothing: String, names: (TaskItem) -> [String]) throws {
+        let counts = try Self.counts(in: store, all: all, names: names)
+        guard !counts.isEmpty else { return note(nothing) }
+        let width = counts.keys.map(\.count).max() ?? 0
+        let output = OutputWriter()
+        for name in counts.keys.sorted() {
+            try output.line(padded(name, to: width) + "  " + String(counts[name]!))
+        }
+        try output.flush()
+    }
+
+    /// How many open (`all`: all) tasks have each name `names` gives them.
+    static func counts(in store: isolated TaskStore, all: Bool, names: (TaskItem) -> [String]) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         var query = TaskQuery(filter: TaskFilter(done: all ? nil : false), limit: TaskQuery.maxLimit)
         repeat {
@@ -40,13 +52,7 @@ struct SummaryOptions: Sendable {
             }
             query.cursor = page.nextCursor
         } while query.cursor != nil
-        guard !counts.isEmpty else { return note(nothing) }
-        let width = counts.keys.map(\.count).max() ?? 0
-        let output = OutputWriter()
-        for name in counts.keys.sorted() {
-            try output.line(padded(name, to: width) + "  " + String(counts[name]!))
-        }
-        try output.flush()
+        return counts
     }
 }
 
@@ -68,11 +74,14 @@ enum ProjectsCommand: Command {
     }
 
     static func run(_ options: SummaryOptions) async throws -> Int32 {
-        try await options.run(nothing: "no task has a project") { task in
-            guard let project = task.project else { return [] }
-            let segments = project.split(separator: ".", omittingEmptySubsequences: false)
-            return (1...segments.count).map { segments.prefix($0).joined(separator: ".") }
-        }
+        try await options.run(nothing: "no task has a project", names: projects)
+    }
+
+    /// The task's project and every project above it.
+    static func projects(of task: TaskItem) -> [String] {
+        guard let project = task.project else { return [] }
+        let segments = project.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...segments.count).map { segments.prefix($0).joined(separator: ".") }
     }
 }
 
