@@ -66,6 +66,7 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         if FileManager.default.fileExists(atPath: path) { #expect(try tasks(path).isEmpty) }
+        #expect(!result.stderr.contains("is not one of") || !result.stderr.contains("recur:"), "what is refused is not offered")
     }
 
     @Test func wordsAfterDoubleDashAndPlainColonsAreTitleWords() throws {

@@ -50,6 +50,9 @@ import Testing
         // Rows stay aligned: the title column starts at the same place on every row.
         let starts = narrow.lines.map { line in line.range(of: ["Pay", "Buy", "Write"].first { line.contains($0) }!)!.lowerBound.utf16Offset(in: line) }
         #expect(Set(starts).count == 1)
+        // A short title is not padded out to the narrowest a shortened one may be.
+        let short = try runTaskline(["add", "--db", path, "Go", "+x"], environment: ["COLUMNS": "60"])
+        #expect(short.output.hasSuffix("  [ ]  Go  +x\n"), "\(short.output)")
     }
 
     /// On a real terminal (script(1) gives the command one): a header, colour, the width.

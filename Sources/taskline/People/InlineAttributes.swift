@@ -44,6 +44,9 @@ struct InlineAttribute<Target>: Sendable {
     let name: String
     /// For the error that lists what is taken: `due:DATE`.
     let form: String
+    /// False for a row that refuses every value until the store keeps its field: it is
+    /// then left out of the list an unknown name's error gives.
+    var available = true
     let apply: @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
 
     /// The row `text` names: its whole name, or a start of it of at least 3 characters that
@@ -73,10 +76,10 @@ enum InlineAttributes {
         InlineAttribute(name: "depends", form: "depends:ID,ID") { value, edit, _ in
             edit.dependsOn = value.split(separator: ",").map(String.init)
         },
-        InlineAttribute(name: "recur", form: "recur:RULE") { _, _, _ throws(UsageError) in
+        InlineAttribute(name: "recur", form: "recur:RULE", available: false) { _, _, _ throws(UsageError) in
             throw UsageError("recur: is not available: this taskline's task store keeps no recurrence")
         },
-        InlineAttribute(name: "remind", form: "remind:DATE") { _, _, _ throws(UsageError) in
+        InlineAttribute(name: "remind", form: "remind:DATE", available: false) { _, _, _ throws(UsageError) in
             throw UsageError("remind: is not available: this taskline's task store keeps no reminders")
         },
     ]
@@ -115,7 +118,7 @@ enum InlineAttributes {
     }
 
     static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
-        UsageError("\(word): \(name) is not one of \(table.map(\.form).joined(separator: ", ")); "
+        UsageError("\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
             + "to keep \(word) as a word, put it after --")
     }
 }

@@ -69,7 +69,7 @@ struct TaskTable {
             let fixed = columns.filter { $0 != .title && $0 != .tags }.map { widths[$0.rawValue] }.reduce(0, +)
             let available = width - fixed - 2 * (columns.count - 1)
             let tags = widths[Column.tags.rawValue]
-            widths[Column.title.rawValue] = max(10, min(widths[Column.title.rawValue], available - tags))
+            widths[Column.title.rawValue] = min(widths[Column.title.rawValue], max(10, available - tags))
             widths[Column.tags.rawValue] = max(1, min(tags, available - widths[Column.title.rawValue]))
         }
         var output: [String] = []
