@@ -49,7 +49,9 @@ struct Listing: Sendable {
         },
     ]
 
-    static let help = """
+    /// The filter words and options every listing command takes; `options`: its own.
+    static func help(options: String = "") -> String {
+        """
         Filter words (all must hold):
           +TAG, -TAG            with, without the tag
           project:NAME          in the project or under it (project:Home takes Home.Garage)
@@ -60,7 +62,7 @@ struct Listing: Sendable {
           waiting:yes|no        its wait: date has not come
           WORD                  in the title or the notes (any case); -- makes every word
                                 after it such a word
-        DATE is as for add: \(PeopleDates.accepted).
+        \(wrapped("DATE is as for add: " + PeopleDates.accepted + "."))
 
         Options:
           --db PATH          the database (default: the server's)
@@ -68,18 +70,20 @@ struct Listing: Sendable {
                              project, urgency; a - before one reverses it (-priority: high first)
           --limit N          at most N tasks
           --json             a JSON array of the tasks in the wire format instead
-
+        \(options)
         Rows: short id, [ ] or [x], priority (H, M, L), due date (relative when near: tomorrow,
         in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
         no row fills are left out. On a terminal, with a header, in colour (overdue red, due
         today bold; NO_COLOR turns it off, CLICOLOR_FORCE on) and cut to its width (COLUMNS
         overrides it). An empty result is said on stderr; stdout stays empty.
+
         A short id is the shortest start of the task's id that no other task's id shares, at
         least 7 characters (for the time-ordered ids the server makes, a start of their last,
         random group). Every command that takes an ID takes it, or a unique start of it of 4
         characters or more. Short ids stay the same as long as no new id shares their start,
         unlike row numbers, which would change whenever another client adds or completes a task.
         """
+    }
 
     static func yesNo(_ value: String, for name: String) throws(UsageError) -> Bool {
         switch value.lowercased() {
@@ -288,9 +292,11 @@ enum ListCommand: ListingCommand {
 
         Lists the open tasks, oldest first, one per row.
 
-        \(Listing.help)
-          --done, --all      as status:done, status:all
-          --tag TAG          as +TAG
+        \(Listing.help(options: """
+              --done, --all      as status:done, status:all
+              --tag TAG          as +TAG
+
+            """))
         """
 
     static func preset(_ listing: inout Listing) {}
@@ -308,7 +314,7 @@ enum SearchCommand: ListingCommand {
         Lists the tasks, open and done, whose title or notes contain every word (any case).
         Takes list's filter words too (status:open for the open ones).
 
-        \(Listing.help)
+        \(Listing.help())
         """
 
     static func preset(_ listing: inout Listing) {
@@ -338,7 +344,7 @@ enum NextCommand: ListingCommand {
 
         \(Urgency.help)
 
-        \(Listing.help)
+        \(Listing.help())
         """
 
     static func preset(_ listing: inout Listing) {
@@ -361,7 +367,7 @@ enum OverdueCommand: ListingCommand {
         Lists the open tasks whose due date has passed, the longest overdue first. A task
         due on a date (no time) is overdue from the day after, in local time.
 
-        \(Listing.help)
+        \(Listing.help())
         """
 
     static func preset(_ listing: inout Listing) {

@@ -23,7 +23,7 @@ enum AttributeHelp {
         words after -- are title words whatever they look like: taskline add -- re:meeting.
         Words with a colon that are not NAME:VALUE (10:30, https://…) are title words.
 
-        DATES: \(PeopleDates.accepted).
+        \(wrapped("DATES: " + PeopleDates.accepted + "."))
         A day (today, fri, +3d, 2026-12-05) is stored as a date; a time (now, 4h,
         2026-12-05T17:00) as a time with the local offset (TZ is honoured).
         """
