@@ -89,7 +89,10 @@ import Testing
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
             let manual = try run(["man", "-l", "\(prefix)/share/man/man1/taskline.1"], environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat"])
             #expect(manual.status == 0, "\(manual.errors)")
-            for command in ["", "add", "list", "completion"] {
+            let commands = try run(["\(prefix)/bin/taskline", "completion", "--words", "commands"]).output
+                .split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+            #expect(commands.count >= 15)
+            for command in [""] + commands {
                 let help = try run(["\(prefix)/bin/taskline"] + (command.isEmpty ? [] : [command]) + ["--help"]).output
                 for line in help.split(separator: "\n") {
                     #expect(manual.output.contains(line.trimmingCharacters(in: .whitespaces)), "\(line)")

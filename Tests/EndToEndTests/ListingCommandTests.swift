@@ -44,6 +44,9 @@ import Testing
         #expect(try listed(path, ["list", "--sort", "-priority"]) == [door, plants, report])
         #expect(try listed(path, ["list", "--sort", "title"]) == [door, plants, report])
         #expect(try listed(path, ["list", "--sort", "due"]) == [door, report, plants])
+        #expect(try listed(path, ["list", "--sort", "-created"]) == [plants, report, door])
+        #expect(try listed(path, ["list", "--sort", "project,-due", "--limit", "2"]) == [door, report])
+        #expect(try runTaskline(["list", "--db", path, "--sort", "due,-due"]).stderr.contains("--sort names due twice"))
 
         let badSort = try runTaskline(["list", "--db", path, "--sort", "size"])
         #expect(badSort.status == 2)

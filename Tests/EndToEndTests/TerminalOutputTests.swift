@@ -41,7 +41,7 @@ import Testing
 
     @Test func columnsFitTheWidth() throws {
         let path = try sample()
-        let wide = try runTaskline(["list", "--db", path])
+        let wide = try runTaskline(["list", "--db", path], environment: ["COLUMNS": ""])
         #expect(wide.lines[2].hasSuffix("Write a very long title that cannot fit in a narrow terminal  +work"))
         let narrow = try runTaskline(["list", "--db", path], environment: ["COLUMNS": "60"])
         #expect(narrow.lines.allSatisfy { $0.count <= 60 }, "\(narrow.output)")

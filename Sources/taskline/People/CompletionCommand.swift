@@ -156,7 +156,7 @@ enum CompletionCommand: Command {
                     esac ;;
             esac
         }
-        complete -o default -F _taskline taskline
+        complete -F _taskline taskline
 
         """
 

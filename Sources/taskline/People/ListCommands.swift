@@ -126,12 +126,17 @@ struct Listing: Sendable {
         filter.text = words.max { $0.count < $1.count }
     }
 
-    /// Every matching task, in order.
-    func tasks(from store: isolated TaskStore, dates: DateContext) throws -> [TaskItem] {
+    /// Calls `body` with every matching task, in order, as the pages come: only an order
+    /// the store cannot give (urgency) makes it hold them all first.
+    func forEachTask(from store: isolated TaskStore, dates: DateContext, _ body: (TaskItem) throws -> Void) throws {
         let keys = sort.compactMap(\.storeKey)
-        var query = TaskQuery(filter: filter, sort: keys.isEmpty ? [SortKey(field: .createdAt)] : keys + [SortKey(field: .createdAt)],
-                              limit: TaskQuery.maxLimit)
-        var found: [TaskItem] = []
+        let ordersHere = keys.count < sort.count
+        let limit = limit ?? Int.max
+        // Oldest first among equals.
+        let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
+        var query = TaskQuery(filter: filter, sort: keys + tieBreak, limit: TaskQuery.maxLimit)
+        var held: [TaskItem] = []
+        var count = 0
         repeat {
             let page: TaskPage
             do {
@@ -139,14 +144,17 @@ struct Listing: Sendable {
             } catch TaskStoreError.invalid(let field, let reason) {
                 throw UsageError("\(field == "filter.tags" ? "+TAG" : field) \(reason)")
             }
-            found += page.tasks.filter { matches($0, dates: dates) }
+            for task in page.tasks where matches(task, dates: dates) {
+                if ordersHere {
+                    held.append(task)
+                } else if count < limit {
+                    try body(task)
+                    count += 1
+                }
+            }
             query.cursor = page.nextCursor
-        } while query.cursor != nil
-        if sort.contains(where: { $0.storeKey == nil }) {
-            found = ListSort.ordered(found, by: sort, dates: dates)
-        }
-        if let limit, found.count > limit { found.removeLast(found.count - limit) }
-        return found
+        } while query.cursor != nil && count < limit
+        for task in ListSort.ordered(held, by: sort, dates: dates).prefix(limit) { try body(task) }
     }
 
     private func matches(_ task: TaskItem, dates: DateContext) -> Bool {
@@ -167,22 +175,27 @@ struct Listing: Sendable {
 
     private func print(from store: isolated TaskStore, nothing: String) throws {
         let dates = DateContext.current()
-        let tasks = try tasks(from: store, dates: dates)
         let output = OutputWriter()
         if json {
+            var count = 0
             try output.write("[")
-            for (index, task) in tasks.enumerated() {
-                try output.write(index == 0 ? "\n" : ",\n")
+            try forEachTask(from: store, dates: dates) { task in
+                try output.write(count == 0 ? "\n" : ",\n")
                 try output.write(JSONWriter.bytes(TaskJSON.encode(task)))
+                count += 1
             }
-            try output.write(tasks.isEmpty ? "]\n" : "\n]\n")
-        } else if tasks.isEmpty {
-            note(nothing)
+            try output.write(count == 0 ? "]\n" : "\n]\n")
         } else {
-            let ids = try store.shortIDs()
-            let terminal = Terminal.stdout()
-            let table = TaskTable(terminal: terminal, dates: dates, header: isatty(STDOUT_FILENO) == 1)
-            for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
+            // Aligned columns need every row's widths before the first row.
+            var tasks: [TaskItem] = []
+            try forEachTask(from: store, dates: dates) { tasks.append($0) }
+            if tasks.isEmpty {
+                note(nothing)
+            } else {
+                let ids = try store.shortIDs()
+                let table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
+                for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
+            }
         }
         try output.flush()
     }
@@ -205,6 +218,7 @@ struct ListSort: Sendable, Equatable {
             guard let field = Field(rawValue: String(name)) else {
                 throw UsageError("--sort takes \(Field.allCases.map(\.rawValue).joined(separator: ", ")), not \(name)")
             }
+            guard !keys.contains(where: { $0.field == field }) else { throw UsageError("--sort names \(name) twice") }
             keys.append(ListSort(field: field, descending: descending))
         }
         guard !keys.isEmpty, keys.count <= TaskQuery.maxSortKeys - 1 else {
