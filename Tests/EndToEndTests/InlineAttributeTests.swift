@@ -21,7 +21,8 @@ import Testing
         let path = directory.file("add.sqlite")
         let parts = try runTaskline(["add", "--db", path, "Buy", "parts"])
         let bike = try runTaskline(["add", "--db", path, "Fix", "bike", "+home", "pri:H", "project:Home.Garage",
-                                    "due:2099-12-05", "wait:2099-12-01", "depends:\(shortID(parts))", "+bike"])
+                                    "due:2099-12-05", "wait:2099-12-01", "depends:\(shortID(parts))", "+bike"],
+                                   environment: ["TZ": "America/New_York"])
         #expect(bike.status == 0, "\(bike.stderr)")
         let all = try tasks(path)
         let task = try #require(all.last)
@@ -30,7 +31,8 @@ import Testing
         #expect(task["priority"] == 3)
         #expect(task["project"] == "Home.Garage")
         #expect(task["due"] == "2099-12-05")
-        #expect(task["wait"] == "2099-12-01")
+        #expect(task["due"] == "2099-12-05", "a due day stays a date")
+        #expect(task["wait"] == "2099-12-01T00:00:00-05:00", "a wait day starts at local midnight")
         #expect(task["dependsOn"] == .array([all[0]["id"]!]))
         #expect(bike.output.hasSuffix("  [ ]  H  2099-12-05  Home.Garage  Fix bike  +bike +home\n"))
 
@@ -97,10 +99,10 @@ import Testing
         #expect(task["notes"] == "front wheel")
         #expect(task["version"] == 2)
 
-        #expect(try runTaskline(["modify", "--db", path, id, "wait:2099-02-01"]).status == 0)
+        #expect(try runTaskline(["modify", "--db", path, id, "wait:2099-02-01"], environment: ["TZ": "UTC"]).status == 0)
         let waited = try #require(try tasks(path).first)
         #expect(waited["title"] == "Repair bicycle", "no words: the title stays")
-        #expect(waited["wait"] == "2099-02-01")
+        #expect(waited["wait"] == "2099-02-01T00:00:00+00:00")
 
         let nothing = try runTaskline(["modify", "--db", path, id])
         #expect(nothing.status == 2)
@@ -140,6 +142,19 @@ import Testing
         let honolulu = try runTaskline(["list", "--db", path], environment: ["TZ": "Pacific/Honolulu"])
         #expect(honolulu.lines[0].contains("2099-12-05 12:00"))
         #expect(honolulu.lines[2].contains("2099-12-05"))
+    }
+
+    /// West of Greenwich, the date tomorrow is this evening in UTC: a task waiting until
+    /// tomorrow waits until the local day begins.
+    @Test func waitingUntilADayLastsUntilItsLocalStart() throws {
+        let path = directory.file("wait.sqlite")
+        let west = ["TZ": "Etc/GMT+12"]
+        #expect(try runTaskline(["add", "--db", path, "Later", "wait:tomorrow"], environment: west).status == 0)
+        let wait = try #require(try tasks(path).first?["wait"]?.stringValue)
+        #expect(wait.hasSuffix("T00:00:00-12:00"), "\(wait)")
+        let next = try runTaskline(["next", "--db", path], environment: west)
+        #expect(next.stdout.isEmpty)
+        #expect(next.stderr == "taskline: nothing to do next\n")
     }
 
     @Test func nearDatesAreShownRelativeToToday() throws {

@@ -133,7 +133,7 @@ import Testing
         #expect(shown.status == 0, "\(shown.stderr)")
         let text = shown.output
         for expected in ["Title      Fix bike\n", "Status     open\n", "Project    Home.Garage\n", "Tags       +home\n",
-                         "Priority   H (high)\n", "Due        2099-12-05 18:00\n", "Wait       2099-12-01\n",
+                         "Priority   H (high)\n", "Due        2099-12-05 18:00\n", "Wait       2099-12-01 01:00\n",
                          "Depends on \(parts) [ ] Buy parts\n", "Version    1\n", "Created    ", "Notes\n  front wheel\n  and the brakes\n"] {
             #expect(text.contains(expected), "\(expected) in \(text)")
         }

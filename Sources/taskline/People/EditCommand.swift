@@ -100,7 +100,7 @@ enum EditCommand: Command {
                 let priority = try PriorityName.parse(value, for: "priority:")
                 if priority != task.priority { changes.priority = priority }
             case "due": if value != task.due ?? "" { changes.due = .some(value.isEmpty ? nil : try dates.date(value, for: "due:")) }
-            case "wait": if value != task.wait ?? "" { changes.wait = .some(value.isEmpty ? nil : try dates.date(value, for: "wait:")) }
+            case "wait": if value != task.wait ?? "" { changes.wait = .some(value.isEmpty ? nil : try dates.time(value, for: "wait:")) }
             case "tags":
                 let tags = value.split(separator: " ").map { String($0.drop { $0 == "+" }) }
                 if Set(tags) != Set(task.tags) { changes.tags = tags }

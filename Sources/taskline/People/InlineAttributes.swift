@@ -37,6 +37,15 @@ struct DateContext: Sendable {
         }
         return wire
     }
+
+    /// A time for `text`: a day is its start in local time. The store takes a date as
+    /// midnight UTC, which is the evening before west of Greenwich: `wait:tomorrow` must
+    /// not end tonight.
+    func time(_ text: String, for name: String) throws(UsageError) -> String {
+        let wire = try date(text, for: name)
+        guard wire.count == 10, let midnight = Timestamp.parse(wire) else { return wire }
+        return calendar.rfc3339(local: midnight / 1000)
+    }
 }
 
 /// One `name:value` the command line takes, and what it does to `Target`.
@@ -68,7 +77,7 @@ enum InlineAttributes {
             edit.due = .some(value.isEmpty ? nil : try dates.date(value, for: "due:"))
         },
         InlineAttribute(name: "wait", form: "wait:DATE") { value, edit, dates throws(UsageError) in
-            edit.wait = .some(value.isEmpty ? nil : try dates.date(value, for: "wait:"))
+            edit.wait = .some(value.isEmpty ? nil : try dates.time(value, for: "wait:"))
         },
         InlineAttribute(name: "priority", form: "pri:H|M|L|none") { value, edit, _ throws(UsageError) in
             edit.priority = try PriorityName.parse(value, for: "pri:")

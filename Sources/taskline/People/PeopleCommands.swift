@@ -15,7 +15,7 @@ enum AttributeHelp {
           +TAG                  add a tag (modify: -TAG removes one)
           project:Home.Garage   the project, a dot-separated path (abbreviation: proj:)
           due:DATE              the due date (see DATES)
-          wait:DATE             hide the task from next until then
+          wait:DATE             hide the task from next until then (a day: from its start)
           pri:H|M|L|none        the priority (also high, medium, low, or 0 to 3)
           depends:ID,ID         the tasks this one waits for (short ids work)
         An attribute with nothing after the colon clears it (due:). A word with a colon
@@ -24,8 +24,9 @@ enum AttributeHelp {
         Words with a colon that are not NAME:VALUE (10:30, https://…) are title words.
 
         \(wrapped("DATES: " + PeopleDates.accepted + "."))
-        A day (today, fri, +3d, 2026-12-05) is stored as a date; a time (now, 4h,
-        2026-12-05T17:00) as a time with the local offset (TZ is honoured).
+        A day (today, fri, +3d, 2026-12-05) is stored as a date (for wait:, as the start of
+        that day); a time (now, 4h, 2026-12-05T17:00) as a time with the local offset (TZ
+        is honoured).
         """
 }
 
@@ -44,7 +45,7 @@ struct EditOptions: Sendable {
             case .option("--tag"): options.edit.addTags.append(try TagWord.checked(try reader.value()))
             case .option("--notes"): options.edit.notes = try reader.value()
             case .option("--due"): options.edit.due = .some(try dates.date(try reader.value(), for: "--due"))
-            case .option("--wait"): options.edit.wait = .some(try dates.date(try reader.value(), for: "--wait"))
+            case .option("--wait"): options.edit.wait = .some(try dates.time(try reader.value(), for: "--wait"))
             case .option("--project"): options.edit.project = .some(try reader.value())
             case .option("--priority"): options.edit.priority = try PriorityName.parse(try reader.value(), for: "--priority")
             case .option(let word) where !word.hasPrefix("--"):
