@@ -84,17 +84,23 @@ struct TaskTable {
     }
 
     private func render(_ cells: [Cell], columns: [Column], widths: [Int]) -> String {
+        // Nothing after the last cell with text: no trailing spaces.
+        guard let last = cells.lastIndex(where: { !$0.text.isEmpty }) else { return "" }
         var line = ""
-        for (index, (cell, column)) in zip(cells, columns).enumerated() {
+        for index in 0...last {
+            let column = columns[index]
             let width = widths[column.rawValue]
-            var text = cell.text
-            if text.count > width, column == .title || column == .tags { text = String(text.prefix(max(0, width - 1))) + "…" }
-            let isLast = index == cells.count - 1
+            var text = cells[index].text
+            var length = text.count
+            if length > width, column == .title || column == .tags {
+                text = String(text.prefix(max(0, width - 1))) + "…"
+                length = width
+            }
             if index > 0 { line += "  " }
-            line += terminal.paint(text, cell.style)
-            if !isLast { line += String(repeating: " ", count: max(0, width - text.count)) }
+            line += terminal.paint(text, cells[index].style)
+            if index < last { line += String(repeating: " ", count: max(0, width - length)) }
         }
-        return String(line.reversed().drop(while: { $0 == " " }).reversed())
+        return line
     }
 
     private func cells(_ task: TaskItem, shortID: String) -> [Cell] {
