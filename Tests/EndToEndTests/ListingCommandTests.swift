@@ -88,6 +88,19 @@ import Testing
         #expect(json.arrayValue?.first?["title"] == "Overdue")
     }
 
+    /// With a limit, next holds only the most urgent so far while it reads: across many
+    /// pages, it still finds the most urgent of all.
+    @Test func nextFindsTheMostUrgentAcrossPages() throws {
+        let path = directory.file("many.sqlite")
+        let urgent = [100: 1, 1200: 3, 2400: 2]
+        let records = (0..<2500).map { index in
+            #"{"id":"t\#(index)","title":"task \#(index)","priority":\#(urgent[index] ?? 0),"createdAt":"2026-01-01T00:00:00Z"}"#
+        }
+        #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
+        let next = try JSONParser.parse(try runTaskline(["next", "--db", path, "--limit", "3", "--json"]).stdout)
+        #expect(next.arrayValue?.map { $0["id"] } == ["t1200", "t2400", "t100"])
+    }
+
     @Test func overdueIsJudgedInLocalTime() throws {
         let path = directory.file("overdue.sqlite")
         let long = try add(path, ["Long", "due:-10d"])

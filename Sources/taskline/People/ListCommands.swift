@@ -152,6 +152,8 @@ struct Listing: Sendable {
                     count += 1
                 }
             }
+            // With a limit, only the best so far need be held.
+            if limit < Int.max, held.count > limit + TaskQuery.maxLimit { held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit)) }
             query.cursor = page.nextCursor
         } while query.cursor != nil && count < limit
         for task in ListSort.ordered(held, by: sort, dates: dates).prefix(limit) { try body(task) }
