@@ -2,7 +2,7 @@ import PeopleDates
 import TaskStore
 
 /// What `add` and `modify` take from the words after the command: title words, `+tag`,
-/// `-tag`, and `name:value` attributes. Dates are read at `now` in `calendar`.
+/// `-tag`, and `name:value` attributes, their dates already read.
 struct TaskEdit: Sendable {
     var titleWords: [String] = []
     var addTags: [String] = []
@@ -58,7 +58,7 @@ struct InlineAttribute<Target>: Sendable {
     var available = true
     let apply: @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
 
-    /// The row `text` names: its whole name, or a start of it of at least 3 characters that
+    /// The row `name` names: its whole name, or a start of it of at least 3 characters that
     /// no other row's name shares (`proj:`, `pri:`, `dep:`).
     static func named(_ name: String, in table: [InlineAttribute]) -> InlineAttribute? {
         if let exact = table.first(where: { $0.name == name }) { return exact }

@@ -171,11 +171,11 @@ struct Listing: Sendable {
 
     /// Prints the tasks, or says on stderr that there are none (`nothing`).
     func run(nothing: String) async throws -> Int32 {
-        try await StoreAccess.using(database, create: false) { try await print(from: $0, nothing: nothing) }
+        try await StoreAccess.using(database, create: false) { try await show(from: $0, nothing: nothing) }
         return 0
     }
 
-    private func print(from store: isolated TaskStore, nothing: String) throws {
+    private func show(from store: isolated TaskStore, nothing: String) throws {
         let dates = DateContext.current()
         let output = OutputWriter()
         if json {
