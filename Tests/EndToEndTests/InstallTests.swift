@@ -105,6 +105,18 @@ import Testing
         #expect(tui.status == 0, "\(tui.errors)")
         #expect(tui.output.contains("--db"))
 
+        // The editor packages load from where the printed instructions point.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/nvim") {
+            let nvim = try run(["nvim", "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "lua vim.opt.rtp:append([[\(prefix)/share/taskline/nvim]])",
+                                "-c", "runtime plugin/taskline.lua", "-c", "lua io.stdout:write(vim.fn.exists(':Taskline'))", "-c", "qa!"])
+            #expect(nvim.output == "2", "\(nvim.errors)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/emacs") {
+            let emacs = try run(["emacs", "--batch", "-Q", "-L", "\(prefix)/share/taskline/emacs",
+                                 "--eval", "(progn (require 'taskline) (princ (fboundp 'taskline)))"])
+            #expect(emacs.output == "t", "\(emacs.errors)")
+        }
+
         // Installing again replaces the installation; uninstalling leaves what was there.
         #expect(try install(prefix).status == 0)
         let removed = try run(["\(Self.repository)/scripts/install", "--uninstall", "--prefix", prefix])
