@@ -35,9 +35,12 @@ let package = Package(
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
         .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore", "EventLoop"], swiftSettings: sameExecutor),
+        // The dates people type on the command line and the way it shows them: pure
+        // functions of the text, the time and the time zone.
+        .target(name: "PeopleDates", dependencies: ["TaskStore"]),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging"],
+            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
@@ -69,5 +72,6 @@ let package = Package(
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
+        .testTarget(name: "PeopleDatesTests", dependencies: ["PeopleDates", "TaskStore"]),
     ]
 )

@@ -103,7 +103,7 @@ public enum Timestamp {
 
     // MARK: - Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
 
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+    public static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -112,7 +112,7 @@ public enum Timestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -124,7 +124,7 @@ public enum Timestamp {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -32,7 +32,10 @@ case .version:
     print("taskline \(TasklineVersion.server) (protocol \(TasklineVersion.proto))")  // stdout-ok
     exit(0)
 case .serve:
-    break
+    // Someone typed `taskline` at a prompt: say what this is, and serve all the same.
+    if isatty(STDIN_FILENO) == 1 {
+        note("this is the Taskline server, reading JSON-RPC on stdin; for the command line see taskline --help (Ctrl-D ends)")
+    }
 }
 
 Log.level = options.logLevel

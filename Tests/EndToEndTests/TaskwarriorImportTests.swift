@@ -88,7 +88,7 @@ import Testing
         #expect(try runTaskline(["check", "--db", path]).status == 0)
         let open = try runTaskline(["list", "--db", path]).lines
         #expect(open.count == 7)
-        #expect(open.contains { $0.hasSuffix("Plant the tulip bulbs  #garden #weekend  due 2024-10-15T16:00:00Z  !high") })
+        #expect(open.contains { $0.contains("  H  ") && $0.contains(" days overdue ") && $0.contains("Plant the tulip bulbs ") && $0.hasSuffix("  +garden +weekend") })
     }
 
     @Test func importingTwiceConflictsUnlessSkipped() throws {

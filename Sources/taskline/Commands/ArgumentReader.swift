@@ -10,7 +10,8 @@ struct ArgumentReader {
     private var remaining: ArraySlice<String>
     private var name = ""
     private var inlineValue: String?
-    private var optionsEnded = false
+    /// After `--`: every argument is an operand, whatever it looks like.
+    private(set) var optionsEnded = false
 
     init(_ arguments: [String]) {
         remaining = arguments[...]

@@ -22,9 +22,26 @@ protocol Command: Sendable {
 
 /// The table of subcommands, and the one place their outcome becomes an exit code.
 enum Subcommands {
+    /// In the order `taskline --help` lists them; one a line.
     static let all: [any Command.Type] = [
-        ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
-        AddCommand.self, ListCommand.self, DoneCommand.self, RemoveCommand.self,
+        AddCommand.self,
+        ModifyCommand.self,
+        DoneCommand.self,
+        RemoveCommand.self,
+        ListCommand.self,
+        NextCommand.self,
+        OverdueCommand.self,
+        SearchCommand.self,
+        ShowCommand.self,
+        EditCommand.self,
+        ProjectsCommand.self,
+        TagsCommand.self,
+        ExportCommand.self,
+        ImportCommand.self,
+        BackupCommand.self,
+        CheckCommand.self,
+        CompletionCommand.self,
+        ManualCommand.self,
     ]
 
     static func named(_ name: String) -> (any Command.Type)? {
@@ -33,7 +50,8 @@ enum Subcommands {
 
     /// The commands, one per line, for `taskline --help`.
     static var summaries: String {
-        all.map { "  \(padded($0.name, to: 8))\($0.summary)" }.joined(separator: "\n")
+        let width = all.map { $0.name.count }.max()! + 2
+        return all.map { "  \(padded($0.name, to: width))\($0.summary)" }.joined(separator: "\n")
     }
 
     /// The database a command uses without `--db`: the server's default.

@@ -1,0 +1,398 @@
+import JSONRPC
+import PeopleDates
+import TaskStore
+import TasklineServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `list`, `search`, `next` and `overdue` show: a filter the store applies, what it
+/// cannot apply (checked here), and an order.
+struct Listing: Sendable {
+    var database = Subcommands.defaultDatabasePath
+    var filter = TaskFilter(done: false)
+    var words: [String] = []
+    var withoutTags: [String] = []
+    var priority: Int?
+    var overdueOnly = false
+    var sort: [ListSort] = []
+    var limit: Int?
+    var json = false
+
+    /// The filter words the commands take.
+    static let attributes: [InlineAttribute<Listing>] = [
+        InlineAttribute(name: "project", form: "project:NAME") { value, listing, _ in
+            listing.filter.project = value.isEmpty ? nil : value
+        },
+        InlineAttribute(name: "status", form: "status:open|done|all") { value, listing, _ throws(UsageError) in
+            switch value.lowercased() {
+            case "open", "pending": listing.filter.done = false
+            case "done", "completed": listing.filter.done = true
+            case "all", "any": listing.filter.done = nil
+            default: throw UsageError("status: takes open, done or all, not \(value)")
+            }
+        },
+        InlineAttribute(name: "due.before", form: "due.before:DATE") { value, listing, dates throws(UsageError) in
+            listing.filter.dueBefore = try dates.date(value, for: "due.before:")
+        },
+        InlineAttribute(name: "due.after", form: "due.after:DATE") { value, listing, dates throws(UsageError) in
+            listing.filter.dueAfter = try dates.date(value, for: "due.after:")
+        },
+        InlineAttribute(name: "priority", form: "pri:H|M|L|none") { value, listing, _ throws(UsageError) in
+            listing.priority = try PriorityName.parse(value, for: "pri:")
+        },
+        InlineAttribute(name: "blocked", form: "blocked:yes|no") { value, listing, _ throws(UsageError) in
+            listing.filter.blocked = try yesNo(value, for: "blocked:")
+        },
+        InlineAttribute(name: "waiting", form: "waiting:yes|no") { value, listing, _ throws(UsageError) in
+            listing.filter.waiting = try yesNo(value, for: "waiting:")
+        },
+    ]
+
+    /// The filter words and options every listing command takes; `options`: its own.
+    static func help(options: String = "") -> String {
+        """
+        Filter words (all must hold):
+          +TAG, -TAG            with, without the tag
+          project:NAME          in the project or under it (project:Home takes Home.Garage)
+          status:open|done|all  open tasks unless this says otherwise
+          due.before:DATE, due.after:DATE
+          pri:H|M|L|none        the priority
+          blocked:yes|no        waits for a task that is not done
+          waiting:yes|no        its wait: date has not come
+          WORD                  in the title or the notes (any case); -- makes every word
+                                after it such a word
+        \(wrapped("DATE is as for add: " + PeopleDates.accepted + "."))
+
+        Options:
+          --db PATH          the database (default: the server's)
+          --sort KEYS        comma-separated: due, priority, created, updated, title,
+                             project, urgency; a - before one reverses it (-priority: high first)
+          --limit N          at most N tasks
+          --json             a JSON array of the tasks in the wire format instead
+        \(options)
+        Rows: short id, [ ] or [x], priority (H, M, L), due date (relative when near: tomorrow,
+        in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
+        no row fills are left out. On a terminal, with a header, in colour (overdue red, due
+        today bold; NO_COLOR turns it off, CLICOLOR_FORCE on) and cut to its width (COLUMNS
+        overrides it). An empty result is said on stderr; stdout stays empty.
+
+        A short id is the shortest start of the task's id that no other task's id shares, at
+        least 7 characters (for the time-ordered ids the server makes, a start of their last,
+        random group). Every command that takes an ID takes it, or a unique start of it of 4
+        characters or more. Short ids stay the same as long as no new id shares their start,
+        unlike row numbers, which would change whenever another client adds or completes a task.
+        """
+    }
+
+    static func yesNo(_ value: String, for name: String) throws(UsageError) -> Bool {
+        switch value.lowercased() {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default: throw UsageError("\(name) takes yes or no, not \(value)")
+        }
+    }
+
+    mutating func parse(_ reader: inout ArgumentReader) throws(UsageError) {
+        let dates = DateContext.current()
+        while let item = try reader.next() {
+            switch item {
+            case .option("--db"): database = try reader.value()
+            case .option("--json"): json = true
+            case .option("--limit"): limit = try reader.integer(in: 1...Int.max)
+            case .option("--sort"): sort = try ListSort.parse(try reader.value())
+            case .option("--done"): filter.done = true
+            case .option("--all"): filter.done = nil
+            case .option("--tag"): filter.tags.append(try TagWord.checked(try reader.value()))
+            case .option(let word) where !word.hasPrefix("--") && word.count > 1:
+                withoutTags.append(String(word.dropFirst()))
+            case .operand(let word) where reader.optionsEnded:
+                words.append(word)
+            case .operand(let word) where word.count > 1 && word.hasPrefix("+"):
+                filter.tags.append(try TagWord.checked(String(word.dropFirst())))
+            case .operand(let word):
+                if let (name, value) = InlineAttributes.split(word) {
+                    guard let attribute = InlineAttribute.named(name, in: Self.attributes) else {
+                        throw InlineAttributes.unknown(name, word: word, table: Self.attributes)
+                    }
+                    try attribute.apply(value, &self, dates)
+                } else {
+                    words.append(word)
+                }
+            default: throw item.unexpected
+            }
+        }
+        // The store looks for one literal text; the longest word narrows the most.
+        filter.text = words.max { $0.count < $1.count }
+    }
+
+    /// Calls `body` with every matching task, in order, as the pages come: only an order
+    /// the store cannot give (urgency) makes it hold them all first.
+    func forEachTask(from store: isolated TaskStore, dates: DateContext, _ body: (TaskItem) throws -> Void) throws {
+        let keys = sort.compactMap(\.storeKey)
+        let ordersHere = keys.count < sort.count
+        let limit = limit ?? Int.max
+        // Oldest first among equals.
+        let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
+        var query = TaskQuery(filter: filter, sort: keys + tieBreak, limit: TaskQuery.maxLimit)
+        var held: [TaskItem] = []
+        var count = 0
+        repeat {
+            let page: TaskPage
+            do {
+                page = try store.fetch(query)
+            } catch TaskStoreError.invalid(let field, let reason) {
+                throw UsageError("\(field == "filter.tags" ? "+TAG" : field) \(reason)")
+            }
+            for task in page.tasks where matches(task, dates: dates) {
+                if ordersHere {
+                    held.append(task)
+                } else if count < limit {
+                    try body(task)
+                    count += 1
+                }
+            }
+            // With a limit, only the best so far need be held.
+            if limit < Int.max, held.count > limit + TaskQuery.maxLimit { held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit)) }
+            query.cursor = page.nextCursor
+        } while query.cursor != nil && count < limit
+        for task in ListSort.ordered(held, by: sort, dates: dates).prefix(limit) { try body(task) }
+    }
+
+    private func matches(_ task: TaskItem, dates: DateContext) -> Bool {
+        if let priority, task.priority != priority { return false }
+        if withoutTags.contains(where: task.tags.contains) { return false }
+        if overdueOnly {
+            guard let due = task.due, PeopleDates.show(due, now: dates.now, calendar: dates.calendar)?.urgency == .overdue else { return false }
+        }
+        let haystack = (task.title + "\n" + task.notes).lowercased()
+        return words.allSatisfy { haystack.contains($0.lowercased()) }
+    }
+
+    /// Prints the tasks, or says on stderr that there are none (`nothing`).
+    func run(nothing: String) async throws -> Int32 {
+        try await StoreAccess.using(database, create: false) { try await show(from: $0, nothing: nothing) }
+        return 0
+    }
+
+    private func show(from store: isolated TaskStore, nothing: String) throws {
+        let dates = DateContext.current()
+        let output = OutputWriter()
+        if json {
+            var count = 0
+            try output.write("[")
+            try forEachTask(from: store, dates: dates) { task in
+                try output.write(count == 0 ? "\n" : ",\n")
+                try output.write(JSONWriter.bytes(TaskJSON.encode(task)))
+                count += 1
+            }
+            try output.write(count == 0 ? "]\n" : "\n]\n")
+        } else {
+            // Aligned columns need every row's widths before the first row.
+            var tasks: [TaskItem] = []
+            try forEachTask(from: store, dates: dates) { tasks.append($0) }
+            if tasks.isEmpty {
+                note(nothing)
+            } else {
+                let ids = try store.shortIDs()
+                let table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
+                for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
+            }
+        }
+        try output.flush()
+    }
+}
+
+/// One key of `--sort`.
+struct ListSort: Sendable, Equatable {
+    enum Field: String, CaseIterable {
+        case due, priority, created, updated, title, project, urgency
+    }
+
+    var field: Field
+    var descending: Bool
+
+    static func parse(_ text: String) throws(UsageError) -> [ListSort] {
+        var keys: [ListSort] = []
+        for part in text.split(separator: ",") {
+            let descending = part.hasPrefix("-")
+            let name = part.drop { $0 == "-" || $0 == "+" }
+            guard let field = Field(rawValue: String(name)) else {
+                throw UsageError("--sort takes \(Field.allCases.map(\.rawValue).joined(separator: ", ")), not \(name)")
+            }
+            guard !keys.contains(where: { $0.field == field }) else { throw UsageError("--sort names \(name) twice") }
+            keys.append(ListSort(field: field, descending: descending))
+        }
+        guard !keys.isEmpty, keys.count <= TaskQuery.maxSortKeys - 1 else {
+            throw UsageError("--sort takes 1 to \(TaskQuery.maxSortKeys - 1) comma-separated keys")
+        }
+        return keys
+    }
+
+    /// The store's key, or nil for urgency, which is computed here.
+    var storeKey: SortKey? {
+        let field: SortKey.Field? = switch field {
+        case .due: .due
+        case .priority: .priority
+        case .created: .createdAt
+        case .updated: .updatedAt
+        case .title: .title
+        case .project: .project
+        case .urgency: nil
+        }
+        return field.map { SortKey(field: $0, descending: descending) }
+    }
+
+    /// Sorted by the keys when one is urgency (the others break its ties, and the age).
+    static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext) -> [TaskItem] {
+        let scored = tasks.map { (task: $0, urgency: Urgency.of($0, dates: dates)) }
+        return scored.sorted { a, b in
+            for key in keys where key.field == .urgency && a.urgency != b.urgency {
+                // Most urgent first; -urgency for least urgent first.
+                return key.descending ? a.urgency < b.urgency : a.urgency > b.urgency
+            }
+            return a.task.createdAt < b.task.createdAt
+        }.map(\.task)
+    }
+}
+
+/// How urgent an open task is, after Taskwarrior's default coefficients.
+enum Urgency {
+    static let help = """
+        Urgency is the sum of: priority H 6, M 3.9, L 1.8; due date 12 × a scale from 0.2
+        (due in 14 days or more, or no due date: 0) rising linearly to 1 (7 days overdue or
+        more); 1 for having tags; 1 for having a project; age 2 × (days since created / 365,
+        at most 1).
+        """
+
+    static func of(_ task: TaskItem, dates: DateContext) -> Double {
+        var score = [0, 1.8, 3.9, 6][task.priority]
+        if let due = task.due, let shown = PeopleDates.show(due, now: dates.now, calendar: dates.calendar) {
+            let overdue = Double(-shown.days)
+            score += 12 * (overdue >= 7 ? 1 : overdue >= -14 ? (overdue + 14) * 0.8 / 21 + 0.2 : 0.2)
+        }
+        if !task.tags.isEmpty { score += 1 }
+        if task.project != nil { score += 1 }
+        score += 2 * min(1, Double(max(0, dates.now - task.createdAt)) / 86_400_000 / 365)
+        return score
+    }
+}
+
+/// A command that lists tasks: `Listing` with its own presets, then the filter words.
+protocol ListingCommand: Command where Options == Listing {
+    /// What the command shows before the words on its line change it.
+    static func preset(_ listing: inout Listing)
+    /// What stderr says when no task is shown.
+    static func nothing(_ listing: Listing) -> String
+}
+
+extension ListingCommand {
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Listing {
+        var listing = Listing()
+        preset(&listing)
+        try listing.parse(&reader)
+        return listing
+    }
+
+    static func run(_ listing: Listing) async throws -> Int32 {
+        try await listing.run(nothing: nothing(listing))
+    }
+}
+
+/// `taskline list [FILTER…]`
+enum ListCommand: ListingCommand {
+    static let name = "list"
+    static let summary = "list open tasks (filter words: +tag project:Home status:done …)"
+    static let usage = """
+        Usage: taskline list [--db PATH] [--sort KEYS] [--json] [--done | --all] [FILTER…]
+
+        Lists the open tasks, oldest first, one per row.
+
+        \(Listing.help(options: """
+              --done, --all      as status:done, status:all
+              --tag TAG          as +TAG
+
+            """))
+        """
+
+    static func preset(_ listing: inout Listing) {}
+
+    static func nothing(_ listing: Listing) -> String { "no tasks match" }
+}
+
+/// `taskline search WORDS…`
+enum SearchCommand: ListingCommand {
+    static let name = "search"
+    static let summary = "find tasks, open or done, whose title or notes hold all the words"
+    static let usage = """
+        Usage: taskline search [--db PATH] [--sort KEYS] [--json] WORDS… [FILTER…]
+
+        Lists the tasks, open and done, whose title or notes contain every word (any case).
+        Takes list's filter words too (status:open for the open ones).
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.filter.done = nil
+    }
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Listing {
+        var listing = Listing()
+        preset(&listing)
+        try listing.parse(&reader)
+        guard !listing.words.isEmpty else { throw UsageError("search for what? Give words") }
+        return listing
+    }
+
+    static func nothing(_ listing: Listing) -> String { "no task holds \(listing.words.joined(separator: " "))" }
+}
+
+/// `taskline next`
+enum NextCommand: ListingCommand {
+    static let name = "next"
+    static let summary = "the most urgent open tasks that are not blocked or waiting"
+    static let usage = """
+        Usage: taskline next [--db PATH] [--limit N] [--json] [FILTER…]
+
+        Lists the open tasks that wait for no open task and whose wait: date has come,
+        most urgent first (10 unless --limit says otherwise).
+
+        \(Urgency.help)
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.filter.blocked = false
+        listing.filter.waiting = false
+        listing.sort = [ListSort(field: .urgency, descending: false)]
+        listing.limit = 10
+    }
+
+    static func nothing(_ listing: Listing) -> String { "nothing to do next" }
+}
+
+/// `taskline overdue`
+enum OverdueCommand: ListingCommand {
+    static let name = "overdue"
+    static let summary = "the open tasks whose due date has passed"
+    static let usage = """
+        Usage: taskline overdue [--db PATH] [--json] [FILTER…]
+
+        Lists the open tasks whose due date has passed, the longest overdue first. A task
+        due on a date (no time) is overdue from the day after, in local time.
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.overdueOnly = true
+        listing.sort = [ListSort(field: .due, descending: false)]
+        // A date-only due is midnight UTC to the store: the date after tomorrow takes in
+        // every task that can be overdue in any zone, and the local check does the rest.
+        listing.filter.dueBefore = PeopleDates.dateText(LocalCalendar.system.day(ofMilliseconds: Timestamp.now()) + 2)
+    }
+
+    static func nothing(_ listing: Listing) -> String { "nothing is overdue" }
+}

@@ -1,0 +1,318 @@
+import JSONRPC
+import Logging
+import PeopleDates
+import TaskStore
+import TasklineServer
+
+// The command line for people: add, modify, done, rm (and list, show, edit, … beside).
+// They go through the same store code as the server, so running servers see their changes,
+// and they show ids shortened the way git shortens hashes.
+
+/// The text the help of `add` and `modify` share about the words after the command.
+enum AttributeHelp {
+    static let text = """
+        Words after the command make the title, except:
+          +TAG                  add a tag (modify: -TAG removes one)
+          project:Home.Garage   the project, a dot-separated path (abbreviation: proj:)
+          due:DATE              the due date (see DATES)
+          wait:DATE             hide the task from next until then (a day: from its start)
+          pri:H|M|L|none        the priority (also high, medium, low, or 0 to 3)
+          depends:ID,ID         the tasks this one waits for (short ids work)
+        An attribute with nothing after the colon clears it (due:). A word with a colon
+        whose name is not one of these (re:meeting) is refused rather than put in the title;
+        words after -- are title words whatever they look like: taskline add -- re:meeting.
+        Words with a colon that are not NAME:VALUE (10:30, https://…) are title words.
+
+        \(wrapped("DATES: " + PeopleDates.accepted + "."))
+        A day (today, fri, +3d, 2026-12-05) is stored as a date (for wait:, as the start of
+        that day); a time (now, 4h, 2026-12-05T17:00) as a time with the local offset (TZ
+        is honoured).
+        """
+}
+
+/// What `add` and `modify` read: the database, the task (modify), and the changes.
+struct EditOptions: Sendable {
+    var database = Subcommands.defaultDatabasePath
+    var id: String?
+    var edit = TaskEdit()
+
+    static func parse(_ reader: inout ArgumentReader, modify: Bool) throws(UsageError) -> EditOptions {
+        var options = EditOptions()
+        let dates = DateContext.current()
+        while let item = try reader.next() {
+            switch item {
+            case .option("--db"): options.database = try reader.value()
+            case .option("--tag"): options.edit.addTags.append(try TagWord.checked(try reader.value()))
+            case .option("--notes"): options.edit.notes = try reader.value()
+            case .option("--due"): options.edit.due = .some(try dates.date(try reader.value(), for: "--due"))
+            case .option("--wait"): options.edit.wait = .some(try dates.time(try reader.value(), for: "--wait"))
+            case .option("--project"): options.edit.project = .some(try reader.value())
+            case .option("--priority"): options.edit.priority = try PriorityName.parse(try reader.value(), for: "--priority")
+            case .option(let word) where !word.hasPrefix("--"):
+                try InlineAttributes.read(word, literal: false, into: &options.edit, dates: dates, removing: modify)
+            case .operand(let word) where modify && options.id == nil && !reader.optionsEnded:
+                options.id = word
+            case .operand(let word):
+                try InlineAttributes.read(word, literal: reader.optionsEnded, into: &options.edit, dates: dates, removing: modify)
+            default: throw item.unexpected
+            }
+        }
+        return options
+    }
+
+    /// The store's complaint about a value, in the words of the command line.
+    static func usageError(_ error: TaskStoreError) -> Error {
+        switch error {
+        case .invalid(let field, let reason):
+            let name = switch field.prefix(while: { $0 != "[" }) {
+            case "title": "the title"
+            case "tags": "+tag"
+            case "project": "project:"
+            case "due": "due:"
+            case "wait": "wait:"
+            case "dependsOn": "depends:"
+            case "priority": "pri:"
+            default: "--" + field
+            }
+            return UsageError("\(name) \(reason)")
+        case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
+        default: return error
+        }
+    }
+}
+
+extension TaskStore {
+    /// The ids `depends:` names, resolved as done and rm resolve theirs.
+    func resolveDependencies(_ typed: [String]?) throws -> [String]? {
+        do {
+            return try typed?.map { try resolveID($0) }
+        } catch let error as ShortID.LookupError {
+            throw UsageError("depends: \(error)")
+        }
+    }
+
+    /// Runs a write from the command line, its complaints worded for the command line.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TaskStoreError {
+            throw EditOptions.usageError(error)
+        }
+    }
+}
+
+/// `taskline add WORDS…`
+enum AddCommand: Command {
+    static let name = "add"
+    static let summary = "add a task: taskline add Fix bike +home due:fri pri:H"
+    static let usage = """
+        Usage: taskline add [--db PATH] [--notes TEXT] WORDS… [+TAG]… [NAME:VALUE]…
+
+        Adds a task and prints its short id and what it holds. Running servers tell their
+        clients at once.
+
+        \(AttributeHelp.text)
+
+        Options:
+          --db PATH          the database (default: the server's; created if missing)
+          --notes TEXT       notes
+          --tag TAG          a tag (repeat for more), as +TAG
+          --due DATE         as due:DATE
+          --wait DATE        as wait:DATE
+          --project P        as project:P
+          --priority P       as pri:P
+        """
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> EditOptions {
+        let options = try EditOptions.parse(&reader, modify: false)
+        guard !options.edit.titleWords.isEmpty else { throw UsageError("what task? Give its title") }
+        return options
+    }
+
+    static func run(_ options: EditOptions) async throws -> Int32 {
+        try await StoreAccess.using(options.database, create: true) { try await add(options.edit, to: $0) }
+        return 0
+    }
+
+    private static func add(_ edit: TaskEdit, to store: isolated TaskStore) throws {
+        let draft = TaskDraft(
+            title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
+            tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
+            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil)
+        let task = try store.writing { try store.create(draft).value }
+        try PeopleOutput.task(task, prefix: "added", store: store)
+    }
+}
+
+/// `taskline modify ID WORDS…`
+enum ModifyCommand: Command {
+    static let name = "modify"
+    static let summary = "change a task: taskline modify 3f2a due:tomorrow -home"
+    static let usage = """
+        Usage: taskline modify [--db PATH] [--notes TEXT] ID [WORDS…] [+TAG|-TAG]… [NAME:VALUE]…
+
+        Changes the task ID (a short id, as list shows it): words replace its title, +TAG
+        and -TAG add and remove tags, attributes replace their field. It is applied only to
+        the version of the task it read, so a change another client made meanwhile is not
+        overwritten (run it again).
+
+        \(AttributeHelp.text)
+
+        Options: as for taskline add.
+        """
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> EditOptions {
+        let options = try EditOptions.parse(&reader, modify: true)
+        guard options.id != nil else { throw UsageError("which task? Give its id or short id") }
+        guard !options.edit.isEmpty else { throw UsageError("what to change? Give words, +TAG, -TAG or NAME:VALUE") }
+        return options
+    }
+
+    static func run(_ options: EditOptions) async throws -> Int32 {
+        try await StoreAccess.using(options.database, create: false) { try await modify(options, in: $0) }
+        return 0
+    }
+
+    private static func modify(_ options: EditOptions, in store: isolated TaskStore) throws {
+        let edit = options.edit
+        let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
+        var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
+                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait)
+        if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
+        if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
+            changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
+        }
+        let task = try store.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
+        try PeopleOutput.task(task, prefix: "modified", store: store)
+    }
+}
+
+/// `taskline done ID…`
+enum DoneCommand: Command {
+    static let name = "done"
+    static let summary = "mark tasks done, by id or short id"
+    static let usage = """
+        Usage: taskline done [--db PATH] ID…
+
+        Marks each task done. ID is a task's id or short id (as list shows it), or a
+        start of a short id, at least 4 characters, that no other task's shares; an
+        ambiguous one is refused.
+
+        Options:
+          --db PATH    the database (default: the server's)
+
+        Exit codes: 0 all done; 1 some ID matched no task, or more than one.
+        """
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
+        try TaskIDsOptions.parse(&reader)
+    }
+
+    static func run(_ options: TaskIDsOptions) async throws -> Int32 {
+        try await options.forEachTask { id, store throws in
+            let before = try store.get(id: id)
+            let after = try store.update(id: id, changes: TaskChanges(done: true))
+            return PeopleOutput.line(after.value, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))
+        }
+    }
+}
+
+/// `taskline rm ID…`
+enum RemoveCommand: Command {
+    static let name = "rm"
+    static let summary = "delete tasks, by id or short id"
+    static let usage = """
+        Usage: taskline rm [--db PATH] ID…
+
+        Deletes each task. ID is a task's id or short id (as list shows it), or a start
+        of a short id, at least 4 characters, that no other task's shares; an ambiguous
+        one is refused.
+
+        Options:
+          --db PATH    the database (default: the server's)
+
+        Exit codes: 0 all deleted; 1 some ID matched no task, or more than one.
+        """
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
+        try TaskIDsOptions.parse(&reader)
+    }
+
+    static func run(_ options: TaskIDsOptions) async throws -> Int32 {
+        try await options.forEachTask { id, store throws in
+            let task = try store.get(id: id)
+            let line = PeopleOutput.line(task, prefix: "removed", shortID: try store.shortID(for: id))
+            _ = try store.delete(id: id)
+            return line
+        }
+    }
+}
+
+/// What `done` and `rm` take: ids, short ids or their starts.
+struct TaskIDsOptions: Sendable {
+    var database = Subcommands.defaultDatabasePath
+    var ids: [String] = []
+
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
+        var options = TaskIDsOptions()
+        while let item = try reader.next() {
+            switch item {
+            case .option("--db"): options.database = try reader.value()
+            case .operand(let id): options.ids.append(id)
+            default: throw item.unexpected
+            }
+        }
+        guard !options.ids.isEmpty else { throw UsageError("which task? Give its id or short id") }
+        return options
+    }
+
+    /// Resolves each id and runs `body` on it, printing what it returns. An id that matches
+    /// no task, or several, is reported and the others still go ahead; the exit code is 1
+    /// if any failed.
+    func forEachTask(_ body: @Sendable (String, isolated TaskStore) throws -> String) async throws -> Int32 {
+        try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
+    }
+
+    private static func forEachTask(_ ids: [String], store: isolated TaskStore,
+                                    _ body: (String, isolated TaskStore) throws -> String) throws -> Int32 {
+        let output = OutputWriter()
+        var failed = false
+        for text in ids {
+            do {
+                try output.line(try body(try store.resolveID(text), store))
+            } catch let error as ShortID.LookupError {
+                Log.error("\(error)")
+                failed = true
+            } catch let error as TaskStoreError {
+                Log.error(CommandFailure.describe(error))
+                failed = true
+            }
+        }
+        try output.flush()
+        return failed ? 1 : 0
+    }
+}
+
+/// How the people's commands print one task.
+enum PeopleOutput {
+    /// `added 3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list, after a word.
+    static func line(_ task: TaskItem, prefix: String, shortID: String) -> String {
+        let table = TaskTable(terminal: .stdout(), dates: .current())
+        return prefix + " " + table.lines([task], shortID: { _ in shortID })[0]
+    }
+
+    static func task(_ task: TaskItem, prefix: String, store: isolated TaskStore) throws {
+        let output = OutputWriter()
+        try output.line(line(task, prefix: prefix, shortID: try store.shortID(for: task.id)))
+        try output.flush()
+    }
+
+    /// A typed id, short id or start of one: the task's id, or a failure that says why not.
+    static func resolve(_ text: String, in store: isolated TaskStore) throws -> String {
+        do {
+            return try store.resolveID(text)
+        } catch let error as ShortID.LookupError {
+            throw CommandFailure("\(error)")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import JSONRPC
+import TestSupport
+import Testing
+
+/// `list` with filter words and `--sort`, `search`, `next`, `overdue`, `projects`, `tags`, `show`.
+@Suite struct ListingCommandTests {
+    let directory = TemporaryDirectory()
+
+    /// Adds a task and returns its short id.
+    func add(_ path: String, _ words: [String]) throws -> String {
+        let added = try runTaskline(["add", "--db", path] + words, environment: ["TZ": "UTC"])
+        #expect(added.status == 0, "\(added.stderr)")
+        return String(added.output.split(separator: " ")[1])
+    }
+
+    /// The short ids `taskline ARGUMENTS…` lists, in order.
+    func listed(_ path: String, _ arguments: [String]) throws -> [String] {
+        let result = try runTaskline(arguments + ["--db", path], environment: ["TZ": "UTC"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.lines.map { String($0.prefix { $0 != " " }) }
+    }
+
+    @Test func listTakesFilterWordsAndSort() throws {
+        let path = directory.file("filters.sqlite")
+        let door = try add(path, ["Fix", "garage", "door", "+home", "project:Home.Garage", "pri:H", "due:2098-06-01"])
+        let report = try add(path, ["Write", "report", "+work", "project:Homework", "pri:L", "due:2099-01-01"])
+        let plants = try add(path, ["Water", "plants", "+home", "pri:M", "--notes", "the fern too"])
+        let milk = try add(path, ["Buy", "milk", "+home"])
+        #expect(try runTaskline(["done", "--db", path, milk]).status == 0)
+
+        #expect(try listed(path, ["list"]) == [door, report, plants])
+        #expect(try listed(path, ["list", "+home"]) == [door, plants])
+        #expect(try listed(path, ["list", "-home"]) == [report])
+        #expect(try listed(path, ["list", "project:Home"]) == [door], "Home takes Home.Garage, not Homework")
+        #expect(try listed(path, ["list", "status:done"]) == [milk])
+        #expect(try listed(path, ["list", "status:all", "+home"]) == [door, plants, milk])
+        #expect(try listed(path, ["list", "pri:M"]) == [plants])
+        #expect(try listed(path, ["list", "due.before:2098-12-31"]) == [door])
+        #expect(try listed(path, ["list", "due.after:2098-12-31"]) == [report])
+        #expect(try listed(path, ["list", "garage", "DOOR"]) == [door])
+        #expect(try listed(path, ["list", "fern"]) == [plants], "free words match the notes too")
+        #expect(try listed(path, ["list", "garage", "report"]).isEmpty, "every word must match")
+        #expect(try listed(path, ["list", "--sort", "-priority"]) == [door, plants, report])
+        #expect(try listed(path, ["list", "--sort", "title"]) == [door, plants, report])
+        #expect(try listed(path, ["list", "--sort", "due"]) == [door, report, plants])
+        #expect(try listed(path, ["list", "--sort", "-created"]) == [plants, report, door])
+        #expect(try listed(path, ["list", "--sort", "project,-due", "--limit", "2"]) == [door, report])
+        #expect(try runTaskline(["list", "--db", path, "--sort", "due,-due"]).stderr.contains("--sort names due twice"))
+
+        let badSort = try runTaskline(["list", "--db", path, "--sort", "size"])
+        #expect(badSort.status == 2)
+        #expect(badSort.stderr.contains("--sort takes due, priority, created, updated, title, project, urgency, not size"))
+        let badWord = try runTaskline(["list", "--db", path, "colour:red"])
+        #expect(badWord.status == 2)
+        #expect(badWord.stderr.contains("colour:red: colour is not one of project:NAME, status:open|done|all"))
+        let badStatus = try runTaskline(["list", "--db", path, "status:finished"])
+        #expect(badStatus.stderr.contains("status: takes open, done or all, not finished"))
+    }
+
+    @Test func searchFindsOpenAndDoneTasks() throws {
+        let path = directory.file("search.sqlite")
+        let milk = try add(path, ["Buy", "oat", "milk"])
+        let cheese = try add(path, ["Buy", "cheese", "--notes", "and MILK for the cat"])
+        #expect(try runTaskline(["done", "--db", path, milk]).status == 0)
+        #expect(try listed(path, ["search", "milk"]) == [milk, cheese])
+        #expect(try listed(path, ["search", "milk", "status:open"]) == [cheese])
+        let none = try runTaskline(["search", "--db", path, "bread"])
+        #expect(none.status == 0)
+        #expect(none.stdout.isEmpty)
+        #expect(none.stderr == "taskline: no task holds bread\n")
+        #expect(try runTaskline(["search", "--db", path]).status == 2)
+    }
+
+    @Test func nextIsTheMostUrgentActionableTasks() throws {
+        let path = directory.file("next.sqlite")
+        let plain = try add(path, ["Plain"])
+        let overdue = try add(path, ["Overdue", "pri:H", "due:-3d"])
+        let low = try add(path, ["Low", "pri:L"])
+        _ = try add(path, ["Blocked", "pri:H", "due:-9d", "depends:\(plain)"])
+        _ = try add(path, ["Waiting", "pri:H", "wait:+5d"])
+        let waited = try add(path, ["Waited", "wait:-1d", "+x", "project:P"])
+        // Urgency: 6 + 12 × 0.85; tag and project 1 + 1; low priority 1.8; nothing 0.
+        #expect(try listed(path, ["next"]) == [overdue, waited, low, plain])
+        #expect(try listed(path, ["next", "--limit", "2"]) == [overdue, waited])
+        #expect(try listed(path, ["next", "+x"]) == [waited])
+        let json = try JSONParser.parse(try runTaskline(["next", "--db", path, "--json"]).stdout)
+        #expect(json.arrayValue?.first?["title"] == "Overdue")
+    }
+
+    /// With a limit, next holds only the most urgent so far while it reads: across many
+    /// pages, it still finds the most urgent of all.
+    @Test func nextFindsTheMostUrgentAcrossPages() throws {
+        let path = directory.file("many.sqlite")
+        let urgent = [100: 1, 1200: 3, 2400: 2]
+        let records = (0..<2500).map { index in
+            #"{"id":"t\#(index)","title":"task \#(index)","priority":\#(urgent[index] ?? 0),"createdAt":"2026-01-01T00:00:00Z"}"#
+        }
+        #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
+        let next = try JSONParser.parse(try runTaskline(["next", "--db", path, "--limit", "3", "--json"]).stdout)
+        #expect(next.arrayValue?.map { $0["id"] } == ["t1200", "t2400", "t100"])
+    }
+
+    @Test func overdueIsJudgedInLocalTime() throws {
+        let path = directory.file("overdue.sqlite")
+        let long = try add(path, ["Long", "due:-10d"])
+        _ = try add(path, ["Today", "due:today"])
+        _ = try add(path, ["Later", "due:+2d"])
+        let hourAgo = try add(path, ["An hour ago", "due:-1h"])
+        let yesterday = try add(path, ["Yesterday", "due:yesterday"])
+        let done = try add(path, ["Done", "due:-4d"])
+        #expect(try runTaskline(["done", "--db", path, done]).status == 0)
+        #expect(try listed(path, ["overdue"]) == [long, yesterday, hourAgo])
+
+        let empty = directory.file("none.sqlite")
+        _ = try add(empty, ["Later", "due:+2d"])
+        let nothing = try runTaskline(["overdue", "--db", empty])
+        #expect(nothing.stdout.isEmpty)
+        #expect(nothing.stderr == "taskline: nothing is overdue\n")
+    }
+
+    @Test func projectsAndTagsAreCounted() throws {
+        let path = directory.file("counts.sqlite")
+        _ = try add(path, ["A", "project:Home.Garage", "+home", "+car"])
+        _ = try add(path, ["B", "project:Home", "+home"])
+        _ = try add(path, ["C", "project:Work"])
+        let done = try add(path, ["D", "project:Home.Kitchen", "+home"])
+        #expect(try runTaskline(["done", "--db", path, done]).status == 0)
+        #expect(try runTaskline(["projects", "--db", path]).lines == ["Home         2", "Home.Garage  1", "Work         1"])
+        #expect(try runTaskline(["projects", "--db", path, "--all"]).lines.contains("Home.Kitchen  1"))
+        #expect(try runTaskline(["tags", "--db", path]).lines == ["car   1", "home  2"])
+        #expect(try runTaskline(["tags", "--db", path, "--all"]).lines == ["car   1", "home  3"])
+
+        let bare = directory.file("bare.sqlite")
+        _ = try add(bare, ["Nothing"])
+        #expect(try runTaskline(["tags", "--db", bare]).stderr == "taskline: no task has a tag\n")
+        #expect(try runTaskline(["projects", "--db", bare]).stderr == "taskline: no task has a project\n")
+    }
+
+    @Test func showPrintsEveryField() throws {
+        let path = directory.file("show.sqlite")
+        let parts = try add(path, ["Buy", "parts"])
+        let bike = try add(path, ["Fix", "bike", "+home", "project:Home.Garage", "pri:H", "due:2099-12-05T17:00",
+                                  "wait:2099-12-01", "depends:\(parts)", "--notes", "front wheel\nand the brakes"])
+        let shown = try runTaskline(["show", "--db", path, bike], environment: ["TZ": "Europe/Berlin"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let text = shown.output
+        for expected in ["Title      Fix bike\n", "Status     open\n", "Project    Home.Garage\n", "Tags       +home\n",
+                         "Priority   H (high)\n", "Due        2099-12-05 18:00\n", "Wait       2099-12-01 01:00\n",
+                         "Depends on \(parts) [ ] Buy parts\n", "Version    1\n", "Created    ", "Notes\n  front wheel\n  and the brakes\n"] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+        #expect(text.hasPrefix("ID         "))
+        #expect(!text.contains("Completed"))
+
+        let blocking = try runTaskline(["show", "--db", path, parts])
+        #expect(blocking.output.contains("Blocks     \(bike) [ ] Fix bike\n"))
+        #expect(try runTaskline(["done", "--db", path, parts]).status == 0)
+        let done = try runTaskline(["show", "--db", path, parts])
+        #expect(done.output.contains("Status     done\n"))
+        #expect(done.output.contains("Completed  "))
+        #expect(done.output.contains("Version    2\n"))
+        #expect(try runTaskline(["show", "--db", path, bike]).output.contains("Depends on \(parts) [x] Buy parts\n"))
+
+        let missing = try runTaskline(["show", "--db", path, "zzzz"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no task has the id or short id zzzz"))
+    }
+}
