@@ -31,15 +31,21 @@ public final class PostgresConnection {
     public init(_ connectionString: String) throws {
         redactedConnectionString = redactPasswords(in: connectionString)
         secrets = passwords(in: connectionString)
+        var parseError: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(connectionString, &parseError) {
+            PQconninfoFree(options)
+        } else {
+            defer { PQfreemem(parseError) }
+            // libpq quotes the part it cannot parse, which may be a piece of a password.
+            let reason = secrets.isEmpty ? parseError.map { trimmed(String(cString: $0)) } ?? "" : "libpq's reason is withheld: it may quote the password"
+            throw PostgresError(message: "cannot read the connection string \(redactedConnectionString): \(reason)")
+        }
         guard let handle = PQconnectdb(connectionString) else {
             throw PostgresError(message: "libpq could not allocate a connection", connectionLost: true)
         }
         self.handle = handle
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let error = connectionError("cannot connect to")
-            PQfinish(handle)
-            throw error
-        }
+        // Throwing here runs deinit, which frees the handle.
+        guard PQstatus(handle) == CONNECTION_OK else { throw connectionError("cannot connect to") }
     }
 
     deinit {

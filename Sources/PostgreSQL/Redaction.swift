@@ -3,8 +3,8 @@ import CLibPQ
 /// `connectionString` with every password replaced by `***`, for messages and logs:
 /// `postgresql://u:secret@h/db` → `postgresql://u:***@h/db`, `password=secret` →
 /// `password=***`, and likewise `?password=…`, `sslpassword`, and a connection string given
-/// as `dbname`. Where the string is malformed, more is hidden rather than less: from a
-/// password keyword that cannot be parsed, the rest of the string.
+/// as `dbname`. Where the string is malformed, more is hidden rather than less: from the
+/// password to the end of the string.
 public func redactPasswords(in connectionString: String) -> String {
     let bytes = Array(connectionString.utf8)
     var output: [UInt8] = []
@@ -97,10 +97,13 @@ private func keywordPasswordSpans(_ text: ArraySlice<UInt8>) -> [Range<Int>] {
     var spans: [Range<Int>] = []
     var index = text.startIndex
     func skipSpaces() { while index < text.endIndex, isSpace(text[index]) { index += 1 } }
-    /// Past the rest of a password that cannot be parsed, everything is hidden.
+    /// Where the string stops parsing, a password keyword in the rest hides the rest; else a
+    /// password before reaches to the end (a quote libpq does not know may have split it).
     func hideRest(from start: Int) -> [Range<Int>] {
         let rest = String(decoding: text[start...], as: UTF8.self).lowercased()
-        return passwordKeywords.contains(where: rest.contains) ? spans + [start..<text.endIndex] : spans
+        if passwordKeywords.contains(where: rest.contains) { return spans + [start..<text.endIndex] }
+        guard let last = spans.popLast() else { return [] }
+        return spans + [last.lowerBound..<text.endIndex]
     }
     while true {
         skipSpaces()
@@ -117,7 +120,9 @@ private func keywordPasswordSpans(_ text: ArraySlice<UInt8>) -> [Range<Int>] {
         if index < text.endIndex, text[index] == quote {
             index += 1
             while index < text.endIndex, text[index] != quote { index += text[index] == backslash ? 2 : 1 }
-            guard index < text.endIndex else { return hideRest(from: valueStart) }
+            guard index < text.endIndex else {
+                return passwordKeywords.contains(keyword) ? spans + [valueStart..<text.endIndex] : hideRest(from: valueStart)
+            }
             inner = valueStart + 1..<index
             index += 1
         } else {
