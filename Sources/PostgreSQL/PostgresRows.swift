@@ -100,20 +100,13 @@ public struct PostgresRow {
     }
     public func bool(_ column: String) throws -> Bool { try required(column, optionalBool(column)) }
 
-    /// A `bytea` column, in the `hex` output format (the server's default `bytea_output`).
+    /// A `bytea` column, in either of its output formats (`hex`, `escape`), decoded by libpq.
     public func optionalBytes(_ column: String) throws -> [UInt8]? {
-        try parse(column, "bytea in hex format") { text in
-            let digits = Array(text.utf8)
-            guard digits.starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "x")]), digits.count % 2 == 0 else { return nil }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(digits.count / 2 - 1)
-            var offset = 2
-            while offset < digits.count {
-                guard let high = hexValue(digits[offset]), let low = hexValue(digits[offset + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-                offset += 2
-            }
-            return bytes
+        try parse(column, "bytea") { text in
+            var count = 0
+            guard let bytes = PQunescapeBytea(text, &count) else { return nil }
+            defer { PQfreemem(bytes) }
+            return Array(UnsafeBufferPointer(start: bytes, count: count))
         }
     }
     public func bytes(_ column: String) throws -> [UInt8] { try required(column, optionalBytes(column)) }

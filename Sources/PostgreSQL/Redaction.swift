@@ -153,3 +153,13 @@ private func percentDecoded(_ text: ArraySlice<UInt8>) -> [UInt8] {
     }
     return decoded
 }
+
+/// The value of a hexadecimal digit, either case.
+private func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}

@@ -51,6 +51,15 @@ import Testing
         #expect(throws: PostgresError.self) { try row.int64("text") }
     }
 
+    @Test func byteaReadsInBothOutputFormats() throws {
+        let db = try Cluster.connect()
+        let bytes: [UInt8] = [0, 0x27, 0x5C, 0x41, 255]
+        for format in ["hex", "escape"] {
+            try db.execute("SET bytea_output = \(format)")
+            #expect(try db.query("SELECT $1 AS b", [.bytes(bytes)])[0].bytes("b") == bytes, "\(format)")
+        }
+    }
+
     @Test func parametersAreBoundNotSpliced() throws {
         let db = try Cluster.connect()
         try db.execute("CREATE TEMP TABLE t (s text)")
