@@ -19,7 +19,7 @@ public func redactPasswords(in connectionString: String) -> String {
 }
 
 /// The passwords in `connectionString`, as written and as libpq reads them (percent-decoded,
-/// unquoted), to be taken out of messages that quote them.
+/// unquoted, in pieces), to be taken out of libpq's messages, which quote what they complain of.
 func passwords(in connectionString: String) -> [String] {
     let bytes = Array(connectionString.utf8)
     var found = passwordSpans(bytes[...]).flatMap { span -> [String] in
@@ -40,6 +40,10 @@ func passwords(in connectionString: String) -> [String] {
         }
         PQconninfoFree(options)
     }
+    // libpq reads a password with an unencoded delimiter as other parts (`u:Kw7/Jd9@h` has the
+    // port `Kw7`) and may quote one of them: each piece of three or more characters goes too.
+    let delimiters = Set("/@:?&=,'\" \t\n")
+    found += found.flatMap { $0.split(whereSeparator: delimiters.contains).map(String.init).filter { $0.count >= 3 } }
     // Longest first, so that a password containing another is replaced whole.
     return Array(Set(found.filter { !$0.isEmpty })).sorted { $0.utf8.count > $1.utf8.count }
 }

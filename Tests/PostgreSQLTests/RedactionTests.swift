@@ -51,6 +51,8 @@ import Testing
         ("host=/nonexistent password=\"Kw7 Jd9\" dbname=x", ["Kw7", "Jd9"]),
         ("host=/nonexistent password='Mn4unterminated", ["Mn4"]),
         ("postgresql://u:Vb8secret@/db?host=/nonexistent", ["Vb8"]),
+        // libpq reads `Kw7` as the port, and says it is not a number.
+        ("postgresql://u:Kw7/Jd9@h/db", ["Kw7", "Jd9"]),
     ])
     func connectionErrorsNeverQuoteThePassword(_ connectionString: String, _ pieces: [String]) throws {
         let error = try #require(throws: PostgresError.self) { try PostgresConnection(connectionString) }
