@@ -14,6 +14,8 @@ public final class PostgresConnection {
     public enum Status: Sendable {
         /// The connection works (as far as libpq knows: a lost connection shows at its next use).
         case ok
+        /// Being opened without blocking: see `startConnecting(_:)`.
+        case connecting
         /// The connection is lost; `reset()` opens a new one.
         case bad
     }
@@ -25,10 +27,17 @@ public final class PostgresConnection {
     private let secrets: [String]
 
     /// Connects with libpq's URI (`postgresql://…`, `postgres://…`) or key=value connection
-    /// string. Anything the string leaves out comes from libpq's environment variables,
-    /// service file and password file (`PGHOST`, `PGSERVICEFILE`, `PGPASSFILE`, …), as libpq
-    /// documents; so do `sslmode` and the other options.
-    public init(_ connectionString: String) throws {
+    /// string, and waits until the connection is open. Anything the string leaves out comes
+    /// from libpq's environment variables, service file and password file (`PGHOST`,
+    /// `PGSERVICEFILE`, `PGPASSFILE`, …), as libpq documents; so do `sslmode` and the other
+    /// options.
+    public convenience init(_ connectionString: String) throws {
+        try self.init(connectionString: connectionString, connect: { PQconnectdb($0) })
+    }
+
+    /// `connect` is `PQconnectdb`, or `PQconnectStart`, which returns a connection still
+    /// being opened.
+    init(connectionString: String, connect: (String) -> OpaquePointer?) throws {
         redactedConnectionString = redactPasswords(in: connectionString)
         secrets = passwords(in: connectionString)
         var parseError: UnsafeMutablePointer<CChar>?
@@ -40,19 +49,25 @@ public final class PostgresConnection {
             let reason = secrets.isEmpty ? parseError.map { trimmed(String(cString: $0)) } ?? "" : "libpq's reason is withheld: it may quote the password"
             throw PostgresError(message: "cannot read the connection string \(redactedConnectionString): \(reason)")
         }
-        guard let handle = PQconnectdb(connectionString) else {
+        guard let handle = connect(connectionString) else {
             throw PostgresError(message: "libpq could not allocate a connection", connectionLost: true)
         }
         self.handle = handle
         // Throwing here runs deinit, which frees the handle.
-        guard PQstatus(handle) == CONNECTION_OK else { throw connectionError("cannot connect to") }
+        guard PQstatus(handle) != CONNECTION_BAD else { throw connectionError("cannot connect to") }
     }
 
     deinit {
         PQfinish(handle)
     }
 
-    public var status: Status { PQstatus(handle) == CONNECTION_OK ? .ok : .bad }
+    public var status: Status {
+        switch PQstatus(handle) {
+        case CONNECTION_OK: .ok
+        case CONNECTION_BAD: .bad
+        default: .connecting
+        }
+    }
 
     /// Closes the connection and opens a new one with the same parameters. The new session
     /// has nothing of the old one: listen again, and set again what was set.
@@ -106,7 +121,7 @@ public final class PostgresConnection {
     /// libpq's latest message about the connection.
     var errorMessage: String { String(cString: PQerrorMessage(handle)) }
 
-    private func connectionError(_ doing: String) -> PostgresError {
+    func connectionError(_ doing: String) -> PostgresError {
         PostgresError(message: "\(doing) \(redactedConnectionString): \(scrub(trimmed(errorMessage)))", connectionLost: true)
     }
 

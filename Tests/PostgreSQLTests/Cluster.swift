@@ -13,4 +13,11 @@ enum Cluster {
     static func connect() throws -> PostgresConnection {
         try PostgresConnection(try #require(connectionString))
     }
+
+    /// Ends `victim`'s server process from another connection and waits until it is gone.
+    static func terminate(_ victim: PostgresConnection) throws {
+        let killer = try connect()
+        let rows = try killer.query("SELECT pg_terminate_backend($1::int4, 30000) AS gone", [.integer(Int64(victim.backendPID))])
+        try #require(try rows[0].bool("gone"))
+    }
 }

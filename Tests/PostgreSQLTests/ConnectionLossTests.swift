@@ -5,17 +5,10 @@ import PostgreSQL
 import Testing
 
 @Suite(Cluster.available) struct ConnectionLossTests {
-    /// Ends `victim`'s server process from another connection and waits until it is gone.
-    func terminate(_ victim: PostgresConnection) throws {
-        let killer = try Cluster.connect()
-        let rows = try killer.query("SELECT pg_terminate_backend($1::int4, 30000) AS gone", [.integer(Int64(victim.backendPID))])
-        try #require(try rows[0].bool("gone"))
-    }
-
     @Test func aTerminatedConnectionIsDetectedAndResetReconnects() throws {
         let db = try Cluster.connect()
         let oldPID = db.backendPID
-        try terminate(db)
+        try Cluster.terminate(db)
 
         let error = try #require(throws: PostgresError.self) { try db.query("SELECT 1 AS one") }
         #expect(error.connectionLost)
@@ -33,7 +26,7 @@ import Testing
         let listener = try Cluster.connect()
         let channel = "lost \(listener.backendPID)"
         try listener.listen(channel)
-        try terminate(listener)
+        try Cluster.terminate(listener)
 
         var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
         try #require(poll(&descriptor, 1, 30_000) == 1, "the socket never became readable")
