@@ -23,7 +23,7 @@ public final class PostgresConnection {
     let handle: OpaquePointer
     /// The connection string without its passwords, for messages and logs.
     public let redactedConnectionString: String
-    /// The passwords of the connection string, raw and decoded, taken out of every message.
+    /// The passwords of the connection string (see `passwords(in:)`), taken out of every message.
     private let secrets: [String]
 
     /// Connects with libpq's URI (`postgresql://…`, `postgres://…`) or key=value connection
