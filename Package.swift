@@ -17,12 +17,21 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, PostgreSQL's C client library, as the system installs it (Debian: libpq-dev).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Leveled log lines on stderr: stdout belongs to the protocol.
         .target(name: "Logging"),
         // The default VFS, but each write-ahead log passes a commit's writes on in one write.
         .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // A thin, honest Swift layer over libpq: connections, parameterised queries, rows read
+        // by column name, errors with their SQLSTATE, transactions, LISTEN/NOTIFY, redaction.
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
         // pidfd_open(2) and ppoll(2), which Swift's Glibc module does not offer.
         .target(name: "CEventLoop"),
         // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
@@ -73,5 +82,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "PeopleDatesTests", dependencies: ["PeopleDates", "TaskStore"]),
+        // Against a real cluster: run inside scripts/with-postgres, or they skip.
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
     ]
 )
