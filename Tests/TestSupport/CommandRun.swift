@@ -12,11 +12,14 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs `taskline arguments…` to its end and collects its exit status, stdout and stderr.
-/// `stdin`: bytes to feed it (closed after), else it reads an empty stdin.
-public func runTaskline(_ arguments: [String], stdin: Data? = nil, timeout: Double = 120) throws -> CommandResult {
+/// `stdin`: bytes to feed it (closed after), else it reads an empty stdin. `environment`:
+/// variables set for it on top of the test's own (`TZ`).
+public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+                        timeout: Double = 120) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let input = Pipe()
     let output = Pipe()
     let errors = Pipe()
