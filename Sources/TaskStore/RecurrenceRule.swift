@@ -252,10 +252,13 @@ public struct RecurrenceRule: Sendable, Hashable {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// Digits only: no sign, no spaces (Int's parser takes a leading `+`).
+    /// Digits only, leading zeros allowed as RFC 5545 allows them: no sign, no spaces (Int's
+    /// parser takes a leading `+`). Nil past 9 significant digits, which no limit reaches.
     private static func number(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.count <= 9, text.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
-        return Int(text)
+        guard !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        let significant = text.drop { $0 == "0" }
+        guard significant.count <= 9 else { return nil }
+        return significant.isEmpty ? 0 : Int(significant)
     }
 
     private static func signedNumber(_ text: Substring) -> Int? {
