@@ -12,7 +12,7 @@
 /// says one fewer, and completing an occurrence whose rule says `COUNT=1` makes none. So a
 /// rule of `COUNT=3` makes three occurrences in all, as RFC 5545 counts DTSTART as the first.
 public struct RecurrenceRule: Sendable, Hashable {
-    public enum Frequency: String, Sendable, CaseIterable {
+    public enum Frequency: String, Sendable {
         case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
     }
 

@@ -385,9 +385,9 @@ enum Schema {
         },
         .init(version: 18) { db in
             // Recurrence. successor_id records the next occurrence a task made when it was
-            // completed, whether or not that task still exists: an occurrence makes at most
-            // one, however often it is reopened and completed again. It is the server's own
-            // bookkeeping, so the log's update trigger ignores it; it logs the two fields.
+            // completed: while that task exists the occurrence makes no other, however often
+            // it is reopened and completed again. It is the server's own bookkeeping, so the
+            // log's update trigger ignores it; it logs the two fields.
             try db.execute("""
                 ALTER TABLE task ADD COLUMN recurrence TEXT;    -- the RFC 5545 rule as the client wrote it
                 ALTER TABLE task ADD COLUMN series_id TEXT;     -- the id of the series' first occurrence

@@ -29,8 +29,9 @@ extension TaskStore {
 
     /// Creates the next occurrence of `task` (row `pk`), which has just been completed, and
     /// returns its change; nil when the task does not recur, its rule makes no further
-    /// occurrence, or it made its next occurrence before (it was completed, reopened, and is
-    /// completed again). The claim on row `pk` and the new task are written in the caller's
+    /// occurrence, or the next occurrence it made before still exists (it was completed,
+    /// reopened, and is completed again; a successor deleted since, or undone, is made anew).
+    /// The claim on row `pk` and the new task are written in the caller's
     /// write transaction, which other processes wait for (BEGIN IMMEDIATE), so of several
     /// writers completing the same occurrence exactly one sees it open and makes a successor.
     func makeSuccessor(of task: TaskItem, pk: Int64, at now: Int64) throws -> TaskChange? {
@@ -43,8 +44,10 @@ extension TaskStore {
         }
         guard let (nextDue, nextRule) = parsed.next(after: due, ruleText: rule) else { return nil }
         let id = TaskItem.newID()
-        try database.cachedStatement("UPDATE task SET successor_id = ? WHERE pk = ? AND successor_id IS NULL")
-            .run([.text(id), .integer(pk)])
+        try database.cachedStatement("""
+            UPDATE task SET successor_id = ?
+            WHERE pk = ? AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
+            """).run([.text(id), .integer(pk)])
         guard database.changes == 1 else { return nil }
         let successor = TaskItem(
             id: id, title: task.title, notes: task.notes, priority: task.priority, tags: task.tags, due: nextDue,

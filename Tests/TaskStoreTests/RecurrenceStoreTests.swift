@@ -52,10 +52,14 @@ import Testing
         let again = try await complete(store, first.id)
         #expect(again.otherChanges.isEmpty && again.task?.done == true)
         #expect(try await all(store).map(\.id) == [first.id, successor.id])
-        // Nor after its successor is deleted: each occurrence makes one, once.
+        // Once its successor is gone (deleted, or an undone completion), it makes one anew.
         _ = try await store.delete(id: successor.id)
         _ = try await complete(store, first.id, done: false)
+        let remade = try #require(try await complete(store, first.id).otherChanges.first?.task)
+        #expect(remade.id != successor.id && remade.due == successor.due)
+        _ = try await complete(store, first.id, done: false)
         #expect(try await complete(store, first.id).otherChanges.isEmpty)
+        #expect(try await all(store).map(\.id) == [first.id, remade.id])
     }
 
     @Test func oneApplyCompletingReopeningAndCompletingMakesOneSuccessor() async throws {
