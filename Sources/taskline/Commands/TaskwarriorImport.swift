@@ -48,9 +48,10 @@ import TasklineServer
 /// which were kept in `meta.taskwarrior`, on how many tasks.
 ///
 /// Left out: a template (`status: recurring`) is not imported, so a series with no pending
-/// instance is not either; which instance becomes the task goes by the file's order, which
-/// is the order Taskwarrior made them in, not by comparing their due dates (records are
-/// imported as they are read); a timed due keeps its UTC offset on every occurrence, where
+/// instance is not either; which instance becomes the task goes by the file's order, not by
+/// comparing due dates (records are imported as they are read): Taskwarrior 2 writes a
+/// series' instances in the order it made them, their due order, unless a due was edited
+/// since; a timed due keeps its UTC offset on every occurrence, where
 /// Taskwarrior keeps the local time of day across a change of daylight saving time.
 final class TaskwarriorImport {
     private let now: Int64
