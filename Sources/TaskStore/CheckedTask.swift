@@ -12,7 +12,7 @@ struct CheckedTask {
     init(_ item: TaskItem) throws {
         let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
                               priority: item.priority, tags: item.tags, due: item.due, project: item.project,
-                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta)
+                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence)
         guard case .create(_, _, let tags, let dueAt, let dependsOn, let waitAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }
@@ -25,9 +25,11 @@ struct CheckedTask {
         case (false, _?): throw TaskStoreError.invalid(field: "completedAt", reason: "must be null when done is false")
         default: break
         }
+        if let seriesId = item.seriesId { try TaskRules.validateID(seriesId, field: "seriesId") }
         var task = item
         task.tags = tags
         task.dependsOn = dependsOn
+        if task.recurrence != nil && task.seriesId == nil { task.seriesId = task.id }
         self.task = task
         self.dueAt = dueAt
         self.waitAt = waitAt

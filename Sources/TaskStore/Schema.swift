@@ -383,6 +383,24 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 18) { db in
+            // Recurrence. successor_id records the next occurrence a task made when it was
+            // completed: while that task exists the occurrence makes no other, however often
+            // it is reopened and completed again. It is the server's own bookkeeping, so the
+            // log's update trigger ignores it; it logs the two fields.
+            try db.execute("""
+                ALTER TABLE task ADD COLUMN recurrence TEXT;    -- the RFC 5545 rule as the client wrote it
+                ALTER TABLE task ADD COLUMN series_id TEXT;     -- the id of the series' first occurrence
+                ALTER TABLE task ADD COLUMN successor_id TEXT;  -- the occurrence made when this one was completed
+                DROP TRIGGER task_log_update;
+                CREATE TRIGGER task_log_update AFTER UPDATE OF
+                    id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version,
+                    project, wait, wait_at, meta, recurrence, series_id
+                ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

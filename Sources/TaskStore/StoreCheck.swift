@@ -148,10 +148,12 @@ extension TaskStore {
     private static func checkRules(_ database: Database, schemaVersion: Int, note: (String) -> Void) throws {
         let keepsTags = schemaVersion >= 8
         let hasSchema17 = schemaVersion >= 17
+        let hasSchema18 = schemaVersion >= 18
         let statement = try database.cachedStatement("""
             SELECT \(FetchPlan.columnsBeforeSchema17), \(Schema.tagsOf("task.pk")) AS tags,
                    \(hasSchema17 ? "task.project, task.wait, task.meta, \(Schema.dependsOnOf("task.pk")) AS depends_on"
                                  : "NULL AS project, NULL AS wait, '{}' AS meta, '' AS depends_on"),
+                   \(hasSchema18 ? FetchPlan.columnsOfSchema18 : "NULL AS recurrence, NULL AS series_id"),
                    title_fold, notes_fold, due_at, \(keepsTags ? "task.tags" : "NULL") AS kept_tags,
                    \(hasSchema17 ? "wait_at" : "NULL") AS wait_at,
                    \(hasSchema17 ? "task.depends_on" : "NULL") AS kept_depends_on,
@@ -187,6 +189,9 @@ extension TaskStore {
                 }
                 if row.optionalInt64(columns.waitAt) != checked.waitAt {
                     note("task \(task.id): wait_at does not match the wait time")
+                }
+                if checked.task.seriesId != task.seriesId {
+                    note("task \(task.id): it recurs but has no seriesId")
                 }
             } catch TaskStoreError.invalid(let field, let reason) {
                 note("task \(task.id): \(field) \(reason)")

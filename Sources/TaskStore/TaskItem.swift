@@ -19,6 +19,12 @@ public struct TaskItem: Sendable, Hashable {
     public var wait: String?
     /// Clients' own data: the compact JSON text of an object, stored and returned untouched.
     public var meta: String
+    // Recurrence (see RecurrenceRule).
+    /// The RFC 5545 rule as the client wrote it (its `COUNT`: the occurrences left), or nil.
+    public var recurrence: String?
+    /// The id of the series' first occurrence, set by the server on every recurring task.
+    public var seriesId: String?
+    // End of recurrence.
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -28,8 +34,9 @@ public struct TaskItem: Sendable, Hashable {
     public init(
         id: String, title: String, notes: String = "", done: Bool = false, priority: Int = 0,
         tags: [String] = [], due: String? = nil, project: String? = nil, dependsOn: [String] = [],
-        wait: String? = nil, meta: String = TaskItem.emptyMeta, createdAt: Int64, updatedAt: Int64,
-        completedAt: Int64? = nil, version: Int64 = 1
+        wait: String? = nil, meta: String = TaskItem.emptyMeta,
+        recurrence: String? = nil, seriesId: String? = nil,
+        createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil, version: Int64 = 1
     ) {
         self.id = id
         self.title = title
@@ -42,6 +49,8 @@ public struct TaskItem: Sendable, Hashable {
         self.dependsOn = dependsOn
         self.wait = wait
         self.meta = meta
+        self.recurrence = recurrence
+        self.seriesId = seriesId
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.completedAt = completedAt
@@ -57,6 +66,7 @@ public struct TaskItem: Sendable, Hashable {
     /// Every text; `==` has already compared which of the optional ones are set.
     private var texts: [String] {
         [id, title, notes, due ?? "", project ?? "", wait ?? "", meta] + tags + dependsOn
+            + [recurrence ?? "", seriesId ?? ""]
     }
 
     public static let emptyMeta = "{}"
@@ -79,10 +89,13 @@ public struct TaskDraft: Sendable, Hashable {
     public var dependsOn: [String] = []
     public var wait: String?
     public var meta: String = TaskItem.emptyMeta
+    /// The recurrence rule (`recurrence.rule` on the wire), or nil.
+    public var recurrence: String?
 
     public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
                 priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
-                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta) {
+                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
+                recurrence: String? = nil) {
         self.id = id
         self.title = title
         self.notes = notes
@@ -94,6 +107,7 @@ public struct TaskDraft: Sendable, Hashable {
         self.dependsOn = dependsOn
         self.wait = wait
         self.meta = meta
+        self.recurrence = recurrence
     }
 }
 
@@ -110,10 +124,12 @@ public struct TaskChanges: Sendable, Hashable {
     public var dependsOn: [String]?
     public var wait: String??
     public var meta: String?
+    /// The recurrence rule; `.some(nil)` stops the series.
+    public var recurrence: String??
 
     public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
                 priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
-                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil) {
+                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil) {
         self.title = title
         self.notes = notes
         self.done = done
@@ -124,6 +140,7 @@ public struct TaskChanges: Sendable, Hashable {
         self.dependsOn = dependsOn
         self.wait = wait
         self.meta = meta
+        self.recurrence = recurrence
     }
 }
 

@@ -33,7 +33,8 @@ public struct OperationOutcome: Sendable, Hashable {
     public var result: Result
     public var change: TaskChange?
     /// Changes the write made to other tasks, committed before `change`: a deletion takes
-    /// the task out of its dependents' `dependsOn`.
+    /// the task out of its dependents' `dependsOn`; completing a recurring task creates its
+    /// next occurrence.
     public var otherChanges: [TaskChange] = []
 
     /// Every change the write committed, in seq order.
@@ -74,6 +75,7 @@ struct PreparedOperation {
             let dependsOn = try TaskRules.normalizeDependencies(draft.dependsOn, field: "dependsOn")
             let waitAt = try draft.wait.map { try TaskRules.dueMilliseconds($0, field: "wait") }
             try TaskRules.validateMeta(draft.meta, field: "meta")
+            if let rule = draft.recurrence { try TaskRules.validateRecurrence(rule, hasDue: draft.due != nil, field: "recurrence") }
             action = .create(draft, id: id, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt)
         case .update(let id, let changes, let ifVersion):
             if let title = changes.title { try TaskRules.validateTitle(title, field: "changes.title") }
@@ -85,6 +87,9 @@ struct PreparedOperation {
             let dependsOn = try changes.dependsOn.map { try TaskRules.normalizeDependencies($0, field: "changes.dependsOn") }
             let waitAt = try Self.milliseconds(changes.wait, field: "changes.wait")
             if let meta = changes.meta { try TaskRules.validateMeta(meta, field: "changes.meta") }
+            if case .some(let rule?) = changes.recurrence {
+                try TaskRules.validateRecurrence(rule, hasDue: changes.due.map { $0 != nil } ?? true, field: "changes.recurrence")
+            }
             if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
             action = .update(id: id, changes: changes, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt, ifVersion: ifVersion)
         case .delete(let id, let ifVersion):

@@ -120,6 +120,7 @@ extension TaskStore {
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
+                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
                 createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
@@ -139,17 +140,21 @@ extension TaskStore {
             if case .some(let wait) = changes.wait { next.wait = wait }
             if let meta = changes.meta { next.meta = meta }
             if let done = changes.done { next.done = done }
+            if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
+            try Self.keepSeries(of: &next, changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
+            let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now) : nil
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
                            waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
             }
-            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
+            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next),
+                                    otherChanges: successor.map { [$0] } ?? [])
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -248,8 +253,9 @@ extension TaskStore {
     func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
+                              recurrence, series_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
@@ -257,6 +263,7 @@ extension TaskStore {
                 SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
+                SQLValue(task.recurrence), SQLValue(task.seriesId),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -270,14 +277,15 @@ extension TaskStore {
         try database.run("""
             UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
                             due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?,
-                            project = ?, wait = ?, wait_at = ?, meta = ?
+                            project = ?, wait = ?, wait_at = ?, meta = ?, recurrence = ?, series_id = ?
             WHERE pk = ?
             """, [
                 .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
                 .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
                 SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
                 SQLValue(task.completedAt), .integer(task.version),
-                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta), .integer(pk),
+                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
+                SQLValue(task.recurrence), SQLValue(task.seriesId), .integer(pk),
             ])
         if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
@@ -310,7 +318,7 @@ extension TaskStore {
     /// The due date or wait time `text` of `task` as stored, in ms, which an update that keeps
     /// it writes back. One that another program stored unreadable refuses the update: the
     /// client did not send it.
-    private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
+    func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parse(text) else {
             throw TaskStoreError.outOfRange("task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
@@ -319,7 +327,7 @@ extension TaskStore {
     }
 
     /// The change the trigger just logged for `task`.
-    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
+    func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
         TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
     }
 

@@ -142,6 +142,19 @@ struct ParamsReader {
         }
     }
 
+    /// A recurrence, `{"rule": <text>}`, read as its rule; `null` is `.some(nil)`, which
+    /// ends a series in update `changes` and is absent elsewhere.
+    mutating func recurrence(_ key: String) throws(ResponseError) -> String?? {
+        consumed.append(key)
+        guard let value = object[key] else { return nil }
+        if value == .null { return .some(nil) }
+        guard case .object = value else { throw wrongType(key, "an object or null", value) }
+        var reader = try ParamsReader(value, path: field(key))
+        let rule = try reader.requiredString("rule")
+        try reader.finish()
+        return .some(rule)
+    }
+
     /// An array whose elements the caller reads one by one.
     mutating func array(_ key: String) throws(ResponseError) -> [JSON]? {
         guard let value = try take(key) else { return nil }

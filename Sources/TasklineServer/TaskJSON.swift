@@ -89,6 +89,14 @@ public enum TaskJSON {
         string(task.wait)
         key(#","meta":"#)
         out.append(contentsOf: task.meta.utf8)
+        if let rule = task.recurrence {
+            key(#","recurrence":{"rule":"#)
+            string(rule)
+            key(#"},"seriesId":"#)
+        } else {
+            key(#","recurrence":null,"seriesId":"#)
+        }
+        string(task.seriesId)
         key(#","createdAt":"#)
         timestamp(task.createdAt)
         key(#","updatedAt":"#)

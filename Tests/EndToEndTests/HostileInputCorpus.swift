@@ -64,7 +64,7 @@ enum HostileInput {
     static func ndjsonCases() -> [HostileCase] {
         notJSON() + invalidUTF8() + nulBytes() + numbers() + ids() + envelopes() + batches() + duplicateKeys()
             + deepNesting() + hugeStrings() + sqlText() + unicodeTitles() + lifecycle() + applyAbuse() + fetchAbuse()
-            + changesAndUpdateAbuse() + projectDependencyAbuse()
+            + changesAndUpdateAbuse() + projectDependencyAbuse() + recurrenceAbuse()
     }
 
     static func notJSON() -> [HostileCase] {
@@ -493,6 +493,47 @@ enum HostileInput {
                     [.ok], changes: 1, stored: created("deep-meta", ["meta": deepMeta])),
             session("a project at every limit", [request("tasks/create", ["id": "long-project", "title": "t", "project": longProject])],
                     [.ok], changes: 1, stored: created("long-project", ["project": longProject])),
+        ]
+    }
+
+    /// Recurrence rules: each refused with -32602, and rules that give no next date, whose
+    /// completion creates nothing (the longest search included: a daily rule no day meets).
+    static func recurrenceAbuse() -> [HostileCase] {
+        func rule(_ name: String, _ value: JSON) -> HostileCase {
+            hostile(name, request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": ["rule": value]]), .error(-32602))
+        }
+        func noNext(_ id: String, due: String, rule: String) -> HostileCase {
+            session("\(rule) from \(due) makes no next occurrence", [
+                request("tasks/create", ["id": .string(id), "title": "t", "due": .string(due), "recurrence": ["rule": .string(rule)]]),
+                request("tasks/update", ["id": .string(id), "changes": ["done": true]], id: 2),
+            ], [.ok, .ok], changes: 2, stored: created(id, ["done": true, "recurrence": ["rule": .string(rule)], "seriesId": .string(id)], version: 2))
+        }
+        return [
+            hostile("recurrence a string", request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": "FREQ=DAILY"]), .error(-32602)),
+            hostile("recurrence an array", request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": [["rule": "FREQ=DAILY"]]]), .error(-32602)),
+            hostile("recurrence with an unknown member",
+                    request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": ["rule": "FREQ=DAILY", "dtstart": "x"]]), .error(-32602)),
+            hostile("recurrence without a due", request("tasks/create", ["title": "t", "recurrence": ["rule": "FREQ=DAILY"]]), .error(-32602)),
+            hostile("a seriesId from the client", request("tasks/create", ["title": "t", "seriesId": "sql-0"]), .error(-32602)),
+            rule("a rule of a number", 5),
+            rule("a rule of null", .null),
+            rule("a rule of 10 MB", .string("FREQ=DAILY;" + String(repeating: "X", count: tenMegabytes))),
+            rule("a rule of 10,000 parts", .string(Array(repeating: "FREQ=DAILY", count: 10_000).joined(separator: ";"))),
+            rule("FREQ=HOURLY", "FREQ=HOURLY"),
+            rule("INTERVAL=0", "FREQ=DAILY;INTERVAL=0"),
+            rule("INTERVAL past Int64", "FREQ=DAILY;INTERVAL=99999999999999999999999"),
+            rule("COUNT=-1", "FREQ=DAILY;COUNT=-1"),
+            rule("COUNT and UNTIL", "FREQ=DAILY;COUNT=2;UNTIL=20270101"),
+            rule("BYDAY with an empty element", "FREQ=WEEKLY;BYDAY=MO,,TU"),
+            rule("a BYDAY ordinal past Int64", "FREQ=MONTHLY;BYDAY=99999999999999999999MO"),
+            rule("BYMONTHDAY 2^31", "FREQ=MONTHLY;BYMONTHDAY=2147483648"),
+            rule("UNTIL of 9s", "FREQ=DAILY;UNTIL=99999999T999999Z"),
+            rule("a rule with a NUL", "FREQ=DAILY\u{0};COUNT=2"),
+            rule("a rule of SQL", "FREQ=DAILY';DROP TABLE task;--"),
+            rule("a rule of = signs", "FREQ==DAILY"),
+            noNext("rr-never", due: "2026-02-28", rule: "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30"),
+            noNext("rr-9999", due: "9999-12-31T23:59:59Z", rule: "FREQ=DAILY"),
+            noNext("rr-longest", due: "2026-12-01", rule: "FREQ=DAILY;INTERVAL=7;BYDAY=MO"),
         ]
     }
 

@@ -31,7 +31,7 @@ import Testing
         #expect(result.stderr.contains("imported 9 new tasks"))
         #expect(result.stderr.contains("not imported from Taskwarrior: 1 deleted, 1 recurring"))
         #expect(result.stderr.contains(
-            "kept in meta.taskwarrior (tasks): estimate (1), recur (1), scheduled (1), start (1), until (1)"), "\(result.stderr)")
+            "kept in meta.taskwarrior (tasks): estimate (1), scheduled (1), start (1), until (1)"), "\(result.stderr)")
 
         let tasks = try exported(path)
         #expect(tasks.count == 9)
@@ -42,7 +42,7 @@ import Testing
         #expect(tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
             "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
             "priority": 0, "tags": [], "due": .null, "project": .null, "dependsOn": [], "wait": .null, "meta": [:],
-            "createdAt": "2024-01-02T08:15:12.000Z",
+            "recurrence": .null, "seriesId": .null, "createdAt": "2024-01-02T08:15:12.000Z",
             "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
         ])
         // due, priority H, project, tags, annotations.
@@ -50,7 +50,8 @@ import Testing
             "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Plant the tulip bulbs",
             "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
             "done": false, "priority": 3, "tags": ["garden", "weekend"],
-            "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:], "createdAt": "2024-09-03T19:04:12.000Z",
+            "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:],
+            "recurrence": .null, "seriesId": .null, "createdAt": "2024-09-03T19:04:12.000Z",
             "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
         ])
         // completed, with end; priority M.
@@ -76,9 +77,12 @@ import Testing
         // depends: on a task earlier in the file.
         #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["dependsOn"] == ["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"])
         #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["meta"] == ["taskwarrior": ["start": "20240703T090000Z"]])
-        // An instance of a recurring task is an ordinary task.
-        #expect(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"]?["due"] == "2024-01-18T18:00:00Z")
-        #expect(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"]?["tags"] == ["home"])
+        // The pending instance of a recurring task is the recurring task.
+        let plants = try #require(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"])
+        #expect(plants["due"] == "2024-01-18T18:00:00Z")
+        #expect(plants["tags"] == ["home"])
+        #expect(plants["recurrence"] == ["rule": "FREQ=WEEKLY"] && plants["seriesId"] == "708192a3-b4c5-4d6e-8f70-8192a3b4c5d6")
+        #expect(plants["meta"] == [:])
         // Quotes and non-ASCII text; priority L; tags in code point order.
         let call = try #require(tasks["92a3b4c5-d6e7-4f80-a192-a3b4c5d6e7f8"])
         #expect(call["title"] == "Call \"Dr. Müller\" about the café ☎ results")
@@ -158,6 +162,72 @@ import Testing
         let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(record.utf8))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try exported(path).values.first?["project"] == "Home_Garden_Shed_Door")
+    }
+
+    /// A template and its pending instances (Taskwarrior's `recurrence.limit` makes several)
+    /// become one recurring task; completed instances stay done tasks; a `recur` with no rule
+    /// leaves its tasks as they are.
+    @Test func aRecurringSeriesBecomesOneRecurringTask() throws {
+        func record(_ uuid: Int, _ fields: String) -> String {
+            #"{"uuid":"00000000-0000-4000-8000-\#(String(repeating: "0", count: 12 - String(uuid).count) + String(uuid))","entry":"20260101T000000Z",\#(fields)}"#
+        }
+        let parent = #""parent":"00000000-0000-4000-8000-000000000001""#
+        let text = [
+            record(1, #""description":"Stand-up","status":"recurring","recur":"weekdays","due":"20261201T090000Z","mask":"+--""#),
+            record(2, #""description":"Stand-up","status":"completed","recur":"weekdays","due":"20261201T090000Z","end":"20261201T091500Z","imask":0,\#(parent)"#),
+            record(3, #""description":"Stand-up","status":"pending","recur":"weekdays","due":"20261202T090000Z","imask":1,"until":"20261231T000000Z",\#(parent)"#),
+            record(4, #""description":"Stand-up","status":"pending","recur":"weekdays","due":"20261203T090000Z","imask":2,\#(parent)"#),
+            record(5, #""description":"Stretch","status":"pending","recur":"3d","due":"20261202T070000Z""#),
+            record(6, #""description":"Review","status":"pending","recur":"2w","due":"20261204T160000Z""#),
+            record(7, #""description":"Rent","status":"pending","recur":"monthly","due":"20261231T120000Z""#),
+            record(8, #""description":"Birthday","status":"pending","recur":"yearly","due":"20280229T120000Z""#),
+            record(9, #""description":"Backup","status":"pending","recur":"daily","due":"20261202T230000Z""#),
+            record(10, #""description":"Hourly","status":"pending","recur":"2h","due":"20261202T100000Z""#),
+            record(11, #""description":"Hourly","status":"pending","recur":"2h","due":"20261202T120000Z""#),
+        ].joined(separator: "\n")
+        let path = directory.file("recurring.sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(text.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("imported 9 new tasks"), "\(result.stderr)")
+        #expect(result.stderr.contains("not imported from Taskwarrior: 1 recurring (deleted tasks, recurrence templates)"), "\(result.stderr)")
+        #expect(result.stderr.contains("not imported from Taskwarrior: 1 later pending instance of recurring tasks"), "\(result.stderr)")
+        #expect(result.stderr.contains("imported without recurrence, for want of a rule or of a due date (tasks): 2h (2)"), "\(result.stderr)")
+        let tasks = try exported(path)
+        func task(_ number: Int) -> JSON? { tasks["00000000-0000-4000-8000-\(String(repeating: "0", count: 12 - String(number).count))\(number)"] }
+        #expect(task(3)?["recurrence"] == ["rule": "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR;UNTIL=20261231T000000Z"])
+        #expect(task(3)?["due"] == "2026-12-02T09:00:00Z" && task(3)?["meta"] == [:])
+        #expect(task(4) == nil && task(1) == nil)
+        #expect(task(2)?["done"] == true && task(2)?["recurrence"] == .null && task(2)?["meta"] == ["taskwarrior": ["recur": "weekdays"]])
+        #expect(task(5)?["recurrence"] == ["rule": "FREQ=DAILY;INTERVAL=3"])
+        #expect(task(6)?["recurrence"] == ["rule": "FREQ=WEEKLY;INTERVAL=2"])
+        #expect(task(7)?["recurrence"] == ["rule": "FREQ=MONTHLY"])
+        #expect(task(8)?["recurrence"] == ["rule": "FREQ=YEARLY"])
+        #expect(task(9)?["recurrence"] == ["rule": "FREQ=DAILY"])
+        #expect(task(10)?["recurrence"] == .null && task(10)?["meta"] == ["taskwarrior": ["recur": "2h"]])
+        #expect(task(11)?["recurrence"] == .null)
+        #expect(try runTaskline(["check", "--db", path]).status == 0)
+        // Completing the imported stand-up makes the next weekday's.
+        let server = Client(try ServerProcess(["--db", path]))
+        _ = try server.request("initialize", "{}")
+        _ = try server.request("tasks/update", #"{"id":"00000000-0000-4000-8000-000000000003","changes":{"done":true}}"#)
+        let open = try server.request("tasks/fetch", #"{"filter":{"done":false,"text":"stand-up"}}"#)["tasks"]?.arrayValue ?? []
+        #expect(open.map { $0["due"] } == ["2026-12-03T09:00:00Z"])
+    }
+
+    /// Taskwarrior keeps `due:2026-12-05` as the local midnight, in UTC: in Berlin
+    /// `20261204T230000Z` in winter, `20260604T220000Z` in summer. Imported where that is
+    /// midnight, it is the date; elsewhere the instant.
+    @Test(arguments: [("Europe/Berlin", ["2026-12-05", "2026-06-05", "2026-12-05T10:00:00Z"]),
+                      ("UTC", ["2026-12-04T23:00:00Z", "2026-06-04T22:00:00Z", "2026-12-05T10:00:00Z"])])
+    func aDateOnlyDueIsTheDateOfTheImportsTimeZone(zone: String, expected: [String]) throws {
+        let text = [("a", "20261204T230000Z"), ("b", "20260604T220000Z"), ("c", "20261205T100000Z")].map { name, due in
+            #"{"uuid":"00000000-0000-4000-8000-00000000000\#(name)","description":"\#(name)","status":"pending","due":"\#(due)","recur":"weekly"}"#
+        }.joined(separator: "\n")
+        let path = directory.file("dates-\(zone.replacingOccurrences(of: "/", with: "-")).sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(text.utf8), environment: ["TZ": zone])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tasks = try exported(path)
+        #expect(["a", "b", "c"].map { tasks["00000000-0000-4000-8000-00000000000\($0)"]?["due"]?.stringValue } == expected)
     }
 
     @Test func oneObjectPerLineToo() throws {

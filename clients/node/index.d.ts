@@ -19,6 +19,10 @@ export interface Task {
   wait: string | null;
   /** Clients' own data, returned as it was stored. */
   meta: TaskMeta;
+  /** Completing a recurring task makes its next occurrence. */
+  recurrence: Recurrence | null;
+  /** Set by the server: the id of the series' first occurrence. */
+  seriesId: string | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -36,13 +40,20 @@ export interface NewTask {
   dependsOn?: string[];
   wait?: string | null;
   meta?: TaskMeta | null;
+  /** Needs a `due`. */
+  recurrence?: Recurrence | null;
   id?: string;
 }
 
-/** `project`, `wait`: null clears; `meta`: replaced whole, null makes it `{}`. */
-export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait'>> & {
+/** `project`, `wait`: null clears; `meta`: replaced whole, null makes it `{}`; `recurrence`: null ends the series. */
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'recurrence'>> & {
   meta?: TaskMeta | null;
 };
+
+/** How a task recurs: an RFC 5545 RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`). */
+export interface Recurrence {
+  rule: string;
+}
 
 /** A JSON object: a task's `meta`. */
 export type TaskMeta = Record<string, unknown>;

@@ -20,6 +20,8 @@ TASK = {
     "dependsOn": [],
     "wait": None,
     "meta": {"editor": {"folded": True}},
+    "recurrence": None,
+    "seriesId": None,
     "createdAt": "2026-11-29T15:02:11.042Z",
     "updatedAt": "2026-11-29T15:02:11.042Z",
     "completedAt": None,
@@ -142,10 +144,25 @@ def test_invalid_server_messages(checker, message, where):
         with_task(meta=[1]),
         {key: value for key, value in TASK.items() if key != "notes"},
         {key: value for key, value in TASK.items() if key != "meta"},
+        with_task(recurrence={"rule": "FREQ=DAILY"}, due=None),
+        with_task(recurrence={"rule": "FREQ=SECONDLY"}),
+        with_task(recurrence="FREQ=DAILY"),
+        with_task(seriesId=""),
+        {key: value for key, value in TASK.items() if key != "seriesId"},
     ],
 )
 def test_invalid_tasks(checker, task):
     assert checker.result_problem("tasks/get", task, "$") is not None
+
+
+def test_recurring_tasks(checker):
+    task = with_task(recurrence={"rule": "freq=monthly;BYDAY=-1fr,2MO;Until=20271231T235959Z"}, seriesId=TASK["id"])
+    assert checker.result_problem("tasks/get", task, "$") is None
+    create = checker.validator("tasksCreateParams")
+    for rule in ["FREQ=DAILY", "INTERVAL=2;FREQ=WEEKLY;BYDAY=MO,TH", "FREQ=MONTHLY;BYMONTHDAY=1,-1;COUNT=0012", "FREQ=YEARLY;UNTIL=20270101"]:
+        assert create.is_valid({"title": "t", "due": "2026-12-01", "recurrence": {"rule": rule}}), rule
+    assert create.is_valid({"title": "t", "recurrence": None})
+    assert checker.validator("tasksUpdateParams").is_valid({"id": "a", "changes": {"recurrence": None, "due": None}})
 
 
 def test_tasks_may_gain_members(checker):
@@ -441,6 +458,20 @@ def test_apply_params_that_are_carried_out(checker, params):
         ("tasksFetchParams", {"filter": {"meta": {}}}),
         ("tasksFetchParams", {"sort": [{"field": "project"}, {"field": "project"}]}),
         ("tasksCreateParams", {"title": "t", "id": "a\n"}),
+        ("tasksCreateParams", {"title": "t", "recurrence": {"rule": "FREQ=DAILY"}}),
+        ("tasksCreateParams", {"title": "t", "due": None, "recurrence": {"rule": "FREQ=DAILY"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": "FREQ=DAILY"}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=DAILY", "x": 1}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=HOURLY"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=DAILY;INTERVAL=0"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=DAILY;INTERVAL=10001"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=MO,XX"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=DAILY;BYMONTHDAY=32"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "FREQ=DAILY\n"}}),
+        ("tasksCreateParams", {"title": "t", "due": "2026-12-01", "recurrence": {"rule": "INTERVAL=2"}}),
+        ("tasksCreateParams", {"title": "t", "seriesId": "a"}),
+        ("tasksUpdateParams", {"id": "a", "changes": {"due": None, "recurrence": {"rule": "FREQ=DAILY"}}}),
+        ("tasksUpdateParams", {"id": "a", "changes": {"seriesId": "a"}}),
     ],
 )
 def test_params_past_their_edges(checker, definition, params):

@@ -1,3 +1,4 @@
+import Glibc
 import JSONRPC
 import TaskStore
 import TasklineServer
@@ -14,25 +15,56 @@ import TasklineServer
 /// | `status` `deleted`, `recurring` | not imported (counted in the summary) |
 /// | `entry` | `createdAt` |
 /// | `modified` | `updatedAt` (else `entry`) |
-/// | `due` | `due`, as an RFC 3339 date-time in UTC |
+/// | `due` | `due`, as an RFC 3339 date-time in UTC; a date alone (`2026-12-05`) when it is midnight in the time zone the import runs in (`TZ`), which is how Taskwarrior stores `due:2026-12-05` |
 /// | `priority` `H`, `M`, `L` | `priority` 3, 2, 1 (absent: 0) |
 /// | `tags` | `tags` |
 /// | `project` | `project` (white space in it becomes `_`) |
 /// | `depends` | `dependsOn` (lowercased; a comma-separated string or an array) |
 /// | `wait` | `wait`, as an RFC 3339 date-time in UTC |
 /// | `annotations` | `notes`, one line per annotation: its time, a space, its text |
+/// | `recur` of a pending instance with a `due` | `recurrence`, by the table below; the series' first pending instance in the file becomes the task, its later pending instances are dropped (counted in the summary): Taskline makes each next occurrence when one is done |
+/// | `until` of such an instance | the rule's `UNTIL` |
 /// | any other field | a member of `meta.taskwarrior`, its value as Taskwarrior wrote it |
 ///
+/// | `recur` | rule |
+/// | --- | --- |
+/// | `daily`, `day` | `FREQ=DAILY` |
+/// | `weekdays` | `FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR` |
+/// | `weekly`, `week` | `FREQ=WEEKLY` |
+/// | `biweekly`, `fortnight` | `FREQ=WEEKLY;INTERVAL=2` |
+/// | `monthly`, `month` | `FREQ=MONTHLY` |
+/// | `quarterly` | `FREQ=MONTHLY;INTERVAL=3` |
+/// | `semiannual` | `FREQ=MONTHLY;INTERVAL=6` |
+/// | `yearly`, `year`, `annual` | `FREQ=YEARLY` |
+/// | `Nd`, `Nw`, `Nmo`, `Ny` (`3d`, `2w`, `6mo`, `2y`) | `FREQ=DAILY`, `WEEKLY`, `MONTHLY`, `YEARLY` with `INTERVAL=N` |
+///
+/// Any other `recur` (`2h`, `P1M`, `biannual`) has no rule: the task is imported without
+/// one, each pending instance on its own, with `recur` in `meta.taskwarrior`, and the summary
+/// names it. So are completed instances, which are imported as done tasks.
+///
 /// `id`, `urgency`, `mask`, `imask` and `parent` are Taskwarrior's own bookkeeping and are
-/// dropped silently. The others (`scheduled`, `until`, `start`, `recur`, user-defined
-/// attributes) have no field of their own in Taskline yet; the summary says which were kept
-/// in `meta.taskwarrior`, on how many tasks.
+/// dropped silently. The others (`scheduled`, `start`, `until` of a task that does not recur,
+/// user-defined attributes) have no field of their own in Taskline yet; the summary says
+/// which were kept in `meta.taskwarrior`, on how many tasks.
+///
+/// Left out: a template (`status: recurring`) is not imported, so a series with no pending
+/// instance is not either; which instance becomes the task goes by the file's order, not by
+/// comparing due dates (records are imported as they are read): Taskwarrior 2 writes a
+/// series' instances in the order it made them, their due order, unless a due was edited
+/// since; a timed due keeps its UTC offset on every occurrence, where
+/// Taskwarrior keeps the local time of day across a change of daylight saving time.
 final class TaskwarriorImport {
     private let now: Int64
     /// Tasks not imported, by status.
     private var notImported: [String: Int] = [:]
     /// Fields kept in `meta.taskwarrior`, with how many tasks had them.
     private var keptInMeta: [String: Int] = [:]
+    /// The recurring series imported, by their template's uuid (an instance's `parent`).
+    private var seriesImported: Set<String> = []
+    /// Pending instances dropped because their series was imported from an earlier one.
+    private var laterInstances = 0
+    /// `recur` values with no rule, with how many tasks had them.
+    private var unmappedRecur: [String: Int] = [:]
 
     static let mappedFields: Set = ["uuid", "description", "status", "entry", "modified", "end", "due", "priority",
                                     "tags", "project", "depends", "wait", "annotations"]
@@ -40,6 +72,7 @@ final class TaskwarriorImport {
 
     init(now: Int64) {
         self.now = now
+        tzset()
     }
 
     /// The task, or nil for one that is not imported (deleted, or a recurrence template).
@@ -66,12 +99,27 @@ final class TaskwarriorImport {
         let modified = try date(object, "modified")?.milliseconds ?? entry
         let end = try date(object, "end")?.milliseconds
 
+        let due = try localDue(object)
+        var rule: String?
+        if !done, let recur = try string(object, "recur") {
+            if let mapped = Self.rule(forRecur: recur), due != nil {
+                guard seriesImported.insert((try string(object, "parent") ?? uuid).lowercased()).inserted else {
+                    laterInstances += 1
+                    return nil
+                }
+                rule = try date(object, "until").map { mapped + ";UNTIL=" + Self.basicForm($0.milliseconds) } ?? mapped
+            } else {
+                unmappedRecur[recur, default: 0] += 1
+            }
+        }
+        let inRule: Set = rule == nil ? [] : ["recur", "until"]
+
         let project = try string(object, "project").map { project in
             // White space as the protocol counts it, which a project may not hold.
             String(String.UnicodeScalarView(project.unicodeScalars.map { TaskRules.isWhiteSpace($0) ? "_" : $0 }))
         }
         var others = JSONObject()
-        for (key, value) in object where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) {
+        for (key, value) in object where !Self.mappedFields.contains(key) && !Self.bookkeepingFields.contains(key) && !inRule.contains(key) {
             keptInMeta[key, default: 0] += 1
             others[key] = value
         }
@@ -81,9 +129,9 @@ final class TaskwarriorImport {
         }
         return TaskItem(
             id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
-            priority: try priority(object), tags: try strings(object, "tags"), due: try date(object, "due")?.text,
+            priority: try priority(object), tags: try strings(object, "tags"), due: due,
             project: project, dependsOn: try strings(object, "depends").map { $0.lowercased() }, wait: try date(object, "wait")?.text,
-            meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta),
+            meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta), recurrence: rule,
             createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
     }
 
@@ -93,6 +141,13 @@ final class TaskwarriorImport {
             let counts = notImported.sorted { $0.key < $1.key }.map { "\(grouped($0.value)) \($0.key)" }
             note("not imported from Taskwarrior: \(counts.joined(separator: ", ")) (deleted tasks, recurrence templates)")
         }
+        if laterInstances > 0 {
+            note("not imported from Taskwarrior: \(grouped(laterInstances)) later pending instance\(laterInstances == 1 ? "" : "s") of recurring tasks (Taskline makes the next occurrence when one is done)")
+        }
+        if !unmappedRecur.isEmpty {
+            let counts = unmappedRecur.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
+            note("Taskwarrior recur values imported without recurrence, for want of a rule or of a due date (tasks): \(counts.joined(separator: ", "))")
+        }
         if !keptInMeta.isEmpty {
             let counts = keptInMeta.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
             note("Taskwarrior fields with no field of their own, kept in meta.taskwarrior (tasks): \(counts.joined(separator: ", "))")
@@ -100,6 +155,52 @@ final class TaskwarriorImport {
     }
 
     // MARK: - Fields
+
+    /// `due`; a date alone when it is midnight where the import runs (`TZ`): Taskwarrior keeps
+    /// `due:2026-12-05` as that local midnight in UTC (`20261204T230000Z` in Berlin).
+    private func localDue(_ object: JSONObject) throws(TaskStoreError) -> String? {
+        guard let (text, milliseconds) = try date(object, "due") else { return nil }
+        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
+        var local = tm()
+        guard milliseconds % 1000 == 0, localtime_r(&seconds, &local) != nil,
+              local.tm_hour == 0, local.tm_min == 0, local.tm_sec == 0 else { return text }
+        return Self.padded(Int(local.tm_year) + 1900, 4) + "-" + Self.padded(Int(local.tm_mon) + 1, 2) + "-" + Self.padded(Int(local.tm_mday), 2)
+    }
+
+    /// The rule for a Taskwarrior `recur` (the table in the type's documentation), or nil.
+    static func rule(forRecur recur: String) -> String? {
+        switch recur.lowercased() {
+        case "daily", "day": return "FREQ=DAILY"
+        case "weekdays": return "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
+        case "weekly", "week": return "FREQ=WEEKLY"
+        case "biweekly", "fortnight": return "FREQ=WEEKLY;INTERVAL=2"
+        case "monthly", "month": return "FREQ=MONTHLY"
+        case "quarterly": return "FREQ=MONTHLY;INTERVAL=3"
+        case "semiannual": return "FREQ=MONTHLY;INTERVAL=6"
+        case "yearly", "year", "annual": return "FREQ=YEARLY"
+        default: break
+        }
+        let units: [(suffix: String, frequency: String)] = [("mo", "MONTHLY"), ("d", "DAILY"), ("w", "WEEKLY"), ("y", "YEARLY")]
+        for (suffix, frequency) in units where recur.hasSuffix(suffix) {
+            let digits = recur.dropLast(suffix.count)
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCIIDigit), let interval = Int(digits),
+                  RecurrenceRule.intervals.contains(interval) else { return nil }
+            return interval == 1 ? "FREQ=\(frequency)" : "FREQ=\(frequency);INTERVAL=\(interval)"
+        }
+        return nil
+    }
+
+    /// `YYYYMMDDTHHMMSSZ`, as RFC 5545's UNTIL takes a UTC time.
+    private static func basicForm(_ milliseconds: Int64) -> String {
+        var text: [UInt8] = []
+        Timestamp.append(milliseconds: milliseconds, to: &text)
+        return String(decoding: text.prefix(19).filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: ":") }, as: UTF8.self) + "Z"
+    }
+
+    private static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
 
     /// `path`: where `object` sits in the task, for error messages (`annotations[2]`).
     private func string(_ object: JSONObject, _ key: String, in path: String = "") throws(TaskStoreError) -> String? {

@@ -21,6 +21,7 @@ const schema = JSON.parse(readFileSync(new URL('../../../protocol/schema/tasklin
 
 const PAIRS = {
   Task: 'task',
+  Recurrence: 'recurrence',
   FetchResult: 'tasksFetchResult',
   TaskChange: 'changeMembers',
   ChangesPage: 'tasksChangesResult',

@@ -55,6 +55,19 @@ test('create keeps every field given, with a client-chosen id', async (t) => {
   assert.equal(task.completedAt, task.createdAt);
 });
 
+test('a recurring task makes its next occurrence when done', async (t) => {
+  const client = await connectForTest(t);
+  const task = await client.create({ title: 'Stand-up', due: '2026-12-04', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO,FR' } });
+  assert.deepEqual(task.recurrence, { rule: 'FREQ=WEEKLY;BYDAY=MO,FR' });
+  assert.equal(task.seriesId, task.id);
+  await client.update(task.id, { done: true });
+  const { tasks } = await client.fetch({ filter: { done: false } });
+  assert.deepEqual(tasks.map((next) => [next.due, next.seriesId]), [['2026-12-07', task.id]]);
+  const ended = await client.update(tasks[0].id, { recurrence: null });
+  assert.equal(ended.recurrence, null);
+  assert.equal(ended.seriesId, task.id);
+});
+
 test('get returns the stored task', async (t) => {
   const client = await connectForTest(t);
   const created = await client.create({ title: 'Find me', tags: ['x'] });

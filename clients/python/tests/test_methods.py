@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from support import oldest_first
 
-from taskline_client import Client, Filter, Priority, SortKey, Task, TaskNotFound
+from taskline_client import Client, Filter, Priority, Recurrence, SortKey, Task, TaskNotFound
 
 
 def test_create_returns_a_typed_task(client: Client) -> None:
@@ -78,6 +78,19 @@ def test_a_due_python_cannot_hold_still_makes_a_task(client: Client, due: str) -
 def test_a_naive_due_datetime_is_refused_before_sending(client: Client) -> None:
     with pytest.raises(ValueError, match="time zone"):
         client.create("naive", due=datetime(2026, 12, 1, 9, 30))
+
+
+def test_a_recurring_task_makes_its_next_occurrence_when_done(client: Client) -> None:
+    task = client.create("Stand-up", due=date(2026, 12, 4), recurrence="FREQ=WEEKLY;BYDAY=MO,FR")
+    assert task.recurrence == Recurrence("FREQ=WEEKLY;BYDAY=MO,FR") and task.series_id == task.id
+    client.update(task.id, done=True)
+    (following,) = client.fetch(filter=Filter(done=False)).tasks
+    assert (following.due, following.series_id, following.recurrence) == ("2026-12-07", task.id, task.recurrence)
+    ended = client.update(following.id, recurrence=None)
+    assert ended.recurrence is None and ended.series_id == task.id
+    assert client.update(ended.id, recurrence="FREQ=DAILY").recurrence == Recurrence("FREQ=DAILY")
+    plain = client.create("plain")
+    assert (plain.recurrence, plain.series_id) == (None, None)
 
 
 def test_get_returns_the_stored_task(client: Client) -> None:

@@ -19,6 +19,7 @@ SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 #: Each model and the schema definition it reads, field names in camelCase.
 MODELS = {
     models.Task: "task",
+    models.Recurrence: "recurrence",
     models.FetchPage: "tasksFetchResult",
     models.Change: "changeMembers",
     models.ChangesPage: "tasksChangesResult",

@@ -24,7 +24,18 @@ from .errors import (
     UnsupportedTimestamp,
     VersionConflict,
 )
-from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, ServerInfo, Task
+from .models import (
+    Change,
+    ChangeKind,
+    ChangesPage,
+    DidChange,
+    DidMissChanges,
+    FetchPage,
+    Priority,
+    Recurrence,
+    ServerInfo,
+    Task,
+)
 from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
@@ -47,6 +58,7 @@ __all__ = [
     "Operation",
     "OperationResult",
     "Priority",
+    "Recurrence",
     "ProtocolError",
     "RequestCancelled",
     "ServerError",

@@ -24,6 +24,8 @@ class TaskChanges(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    #: An RFC 5545 rule; None ends the series.
+    recurrence: str | None
 
 
 class NewTaskFields(TypedDict, total=False):
@@ -34,6 +36,8 @@ class NewTaskFields(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    #: An RFC 5545 rule (`FREQ=WEEKLY;BYDAY=MO`); the task needs a due.
+    recurrence: str | None
     id: str
 
 
@@ -111,4 +115,6 @@ def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
         wire["priority"] = int(wire["priority"])
     if wire.get("due") is not None:
         wire["due"] = format_due(wire["due"])
+    if wire.get("recurrence") is not None:
+        wire["recurrence"] = {"rule": wire["recurrence"]}
     return wire

@@ -23,6 +23,17 @@ class Priority(enum.IntEnum):
 
 
 @dataclass(frozen=True)
+class Recurrence:
+    """How a task recurs: an RFC 5545 RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`)."""
+
+    rule: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Recurrence:
+        return cls(rule=data["rule"])
+
+
+@dataclass(frozen=True)
 class Task:
     id: str
     title: str
@@ -40,6 +51,10 @@ class Task:
     wait: str | None
     #: Clients' own data, as stored (a JSON object). Not part of the hash.
     meta: dict[str, Any] = field(hash=False)
+    #: Completing a recurring task makes its next occurrence.
+    recurrence: Recurrence | None
+    #: Set by the server: the id of the series' first occurrence.
+    series_id: str | None
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -59,6 +74,8 @@ class Task:
             depends_on=tuple(data.get("dependsOn", ())),
             wait=data.get("wait"),
             meta=dict(data.get("meta") or {}),
+            recurrence=_optional(Recurrence.from_wire, data.get("recurrence")),
+            series_id=data.get("seriesId"),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),

@@ -1,0 +1,60 @@
+import SQLite
+
+extension TaskRules {
+    /// A recurrence rule (`field` names the recurrence; its rule is `field.rule`) on a task
+    /// that has a due date (`hasDue`): the rule needs one to start from.
+    static func validateRecurrence(_ rule: String, hasDue: Bool, field: String) throws {
+        _ = try RecurrenceRule(rule, field: field + ".rule")
+        guard hasDue else {
+            throw TaskStoreError.invalid(field: field, reason: "needs a due date: a recurring task must have one")
+        }
+    }
+}
+
+/// Recurring tasks: completing one creates its next occurrence in the same transaction.
+extension TaskStore {
+    /// Holds an updated task to the rules of recurrence, which depend on the fields it keeps:
+    /// a recurring task has a due date, and belongs to a series (its own, when it starts one).
+    /// A refusal names the field the update sent.
+    static func keepSeries(of task: inout TaskItem, changes: TaskChanges) throws {
+        guard task.recurrence != nil else { return }
+        guard task.due != nil else {
+            if changes.recurrence != nil {
+                throw TaskStoreError.invalid(field: "changes.recurrence", reason: "needs a due date: a recurring task must have one")
+            }
+            throw TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
+        }
+        if task.seriesId == nil { task.seriesId = task.id }
+    }
+
+    /// Creates the next occurrence of `task` (row `pk`), which has just been completed, and
+    /// returns its change; nil when the task does not recur, its rule makes no further
+    /// occurrence, or the next occurrence it made before still exists (it was completed,
+    /// reopened, and is completed again; a successor deleted since, or undone, is made anew).
+    /// The claim on row `pk` and the new task are written in the caller's
+    /// write transaction, which other processes wait for (BEGIN IMMEDIATE), so of several
+    /// writers completing the same occurrence exactly one sees it open and makes a successor.
+    func makeSuccessor(of task: TaskItem, pk: Int64, at now: Int64) throws -> TaskChange? {
+        guard let rule = task.recurrence, let due = task.due else { return nil }
+        let parsed: RecurrenceRule
+        do {
+            parsed = try RecurrenceRule(rule, field: "recurrence.rule")
+        } catch {
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
+        }
+        guard let (nextDue, nextRule) = parsed.next(after: due, ruleText: rule) else { return nil }
+        let id = TaskItem.newID()
+        try database.cachedStatement("""
+            UPDATE task SET successor_id = ?
+            WHERE pk = ? AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
+            """).run([.text(id), .integer(pk)])
+        guard database.changes == 1 else { return nil }
+        let successor = TaskItem(
+            id: id, title: task.title, notes: task.notes, priority: task.priority, tags: task.tags, due: nextDue,
+            project: task.project, recurrence: nextRule, seriesId: task.seriesId ?? task.id, createdAt: now, updatedAt: now)
+        guard try insertRow(successor, dueAt: try storedTime(nextDue, of: successor), waitAt: nil) != nil else {
+            throw TaskStoreError.alreadyExists(id: id)
+        }
+        return try lastChange(.created, task: successor)
+    }
+}
