@@ -56,7 +56,9 @@ import Testing
         (["Thing", "+two words"], "the tag \"two words\" has white space in it: a tag is one word, so write two-words, or make each word a tag: +two +words"),
         (["Thing", "--tag", " "], "the tag \" \" has white space in it: a tag is one word, so write a word"),
         (["Thing", "depends:zzzz"], "depends: no task has the id or short id zzzz"),
-        (["Thing", "recur:weekly"], "recur: is not available"),
+        (["Thing", "due:today", "recur:hourly"], "recur: takes daily, weekdays, weekly"),
+        (["Thing", "due:today", "recur:FREQ=HOURLY"], "recur: FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY"),
+        (["Thing", "recur:weekly"], "recur: needs a due date"),
         (["Thing", "remind:tomorrow"], "remind: is not available"),
         (["pri:H", "+home"], "what task? Give its title"),
         (["Thing", "--due", "someday"], "--due takes today"),
@@ -68,7 +70,26 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         if FileManager.default.fileExists(atPath: path) { #expect(try tasks(path).isEmpty) }
-        #expect(!result.stderr.contains("is not one of") || !result.stderr.contains("recur:"), "what is refused is not offered")
+        #expect(!result.stderr.contains("is not one of") || !result.stderr.contains("remind:"), "what is refused is not offered")
+    }
+
+    /// `recur:` takes Taskwarrior's names and RFC 5545 rules; done makes the next occurrence.
+    @Test func recurringTasksRepeatWhenDone() throws {
+        let path = directory.file("recur.sqlite")
+        let rent = try runTaskline(["add", "--db", path, "Pay", "rent", "due:2026-12-01", "recur:FREQ=MONTHLY;BYMONTHDAY=1"])
+        #expect(rent.status == 0, "\(rent.stderr)")
+        for (word, rule) in [("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR")] {
+            #expect(try runTaskline(["add", "--db", path, "R", "due:2026-12-01", word]).status == 0)
+            #expect(try tasks(path).last?["recurrence"] == ["rule": .string(rule)], "\(word)")
+        }
+        #expect(try runTaskline(["done", "--db", path, shortID(rent)]).status == 0)
+        let next = try #require(try tasks(path).last)
+        #expect(next["title"] == "Pay rent")
+        #expect(next["due"] == "2027-01-01")
+        #expect(next["done"] == false)
+        #expect(try runTaskline(["show", "--db", path, shortID(rent)]).output.contains("Repeats    FREQ=MONTHLY;BYMONTHDAY=1"))
+        #expect(try runTaskline(["modify", "--db", path, shortID(rent), "recur:"]).status == 0)
+        #expect(try tasks(path).first?["recurrence"] == .null, "an empty recur: stops the series")
     }
 
     @Test func wordsAfterDoubleDashAndPlainColonsAreTitleWords() throws {

@@ -102,7 +102,7 @@ final class TaskwarriorImport {
         let due = try localDue(object)
         var rule: String?
         if !done, let recur = try string(object, "recur") {
-            if let mapped = Self.rule(forRecur: recur), due != nil {
+            if let mapped = RecurrenceName.rule(for: recur), due != nil {
                 guard seriesImported.insert((try string(object, "parent") ?? uuid).lowercased()).inserted else {
                     laterInstances += 1
                     return nil
@@ -165,29 +165,6 @@ final class TaskwarriorImport {
         guard milliseconds % 1000 == 0, localtime_r(&seconds, &local) != nil,
               local.tm_hour == 0, local.tm_min == 0, local.tm_sec == 0 else { return text }
         return Self.padded(Int(local.tm_year) + 1900, 4) + "-" + Self.padded(Int(local.tm_mon) + 1, 2) + "-" + Self.padded(Int(local.tm_mday), 2)
-    }
-
-    /// The rule for a Taskwarrior `recur` (the table in the type's documentation), or nil.
-    static func rule(forRecur recur: String) -> String? {
-        switch recur.lowercased() {
-        case "daily", "day": return "FREQ=DAILY"
-        case "weekdays": return "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
-        case "weekly", "week": return "FREQ=WEEKLY"
-        case "biweekly", "fortnight": return "FREQ=WEEKLY;INTERVAL=2"
-        case "monthly", "month": return "FREQ=MONTHLY"
-        case "quarterly": return "FREQ=MONTHLY;INTERVAL=3"
-        case "semiannual": return "FREQ=MONTHLY;INTERVAL=6"
-        case "yearly", "year", "annual": return "FREQ=YEARLY"
-        default: break
-        }
-        let units: [(suffix: String, frequency: String)] = [("mo", "MONTHLY"), ("d", "DAILY"), ("w", "WEEKLY"), ("y", "YEARLY")]
-        for (suffix, frequency) in units where recur.hasSuffix(suffix) {
-            let digits = recur.dropLast(suffix.count)
-            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCIIDigit), let interval = Int(digits),
-                  RecurrenceRule.intervals.contains(interval) else { return nil }
-            return interval == 1 ? "FREQ=\(frequency)" : "FREQ=\(frequency);INTERVAL=\(interval)"
-        }
-        return nil
     }
 
     /// `YYYYMMDDTHHMMSSZ`, as RFC 5545's UNTIL takes a UTC time.

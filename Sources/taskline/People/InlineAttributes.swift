@@ -15,10 +15,12 @@ struct TaskEdit: Sendable {
     var project: String??
     /// The ids as typed (short ids too); resolved against the store when applied.
     var dependsOn: [String]?
+    /// A rule (`FREQ=WEEKLY`); `.some(nil)` stops the series.
+    var recurrence: String??
 
     var isEmpty: Bool {
         titleWords.isEmpty && addTags.isEmpty && removeTags.isEmpty && notes == nil && priority == nil
-            && due == nil && wait == nil && project == nil && dependsOn == nil
+            && due == nil && wait == nil && project == nil && dependsOn == nil && recurrence == nil
     }
 }
 
@@ -85,8 +87,13 @@ enum InlineAttributes {
         InlineAttribute(name: "depends", form: "depends:ID,ID") { value, edit, _ in
             edit.dependsOn = value.split(separator: ",").map(String.init)
         },
-        InlineAttribute(name: "recur", form: "recur:RULE", available: false) { _, _, _ throws(UsageError) in
-            throw UsageError("recur: is not available: this taskline's task store keeps no recurrence")
+        InlineAttribute(name: "recur", form: "recur:weekly") { value, edit, _ throws(UsageError) in
+            // A rule as RFC 5545 writes it goes to the store, which says what is wrong with it.
+            guard !value.isEmpty else { return edit.recurrence = .some(nil) }
+            guard let rule = value.uppercased().hasPrefix("FREQ=") ? value.uppercased() : RecurrenceName.rule(for: value) else {
+                throw UsageError("recur: takes \(RecurrenceName.accepted), not \(value)")
+            }
+            edit.recurrence = .some(rule)
         },
         InlineAttribute(name: "remind", form: "remind:DATE", available: false) { _, _, _ throws(UsageError) in
             throw UsageError("remind: is not available: this taskline's task store keeps no reminders")

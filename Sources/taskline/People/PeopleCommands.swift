@@ -18,6 +18,10 @@ enum AttributeHelp {
           wait:DATE             hide the task from next until then (a day: from its start)
           pri:H|M|L|none        the priority (also high, medium, low, or 0 to 3)
           depends:ID,ID         the tasks this one waits for (short ids work)
+          recur:weekly          repeat: when done, the next one is made, due a step later
+                                (daily, weekdays, weekly, biweekly, monthly, quarterly,
+                                yearly, 3d, 2w, 6mo, or a rule: FREQ=MONTHLY;BYMONTHDAY=1);
+                                needs a due date
         An attribute with nothing after the colon clears it (due:). A word with a colon
         whose name is not one of these (re:meeting) is refused rather than put in the title;
         words after -- are title words whatever they look like: taskline add -- re:meeting.
@@ -72,6 +76,7 @@ struct EditOptions: Sendable {
             case "wait": "wait:"
             case "dependsOn": "depends:"
             case "priority": "pri:"
+            case "recurrence", "recurrence.rule": "recur:"
             default: "--" + field
             }
             return UsageError("\(name) \(reason)")
@@ -138,7 +143,7 @@ enum AddCommand: Command {
         let draft = TaskDraft(
             title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
             tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
-            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil)
+            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil)
         let task = try store.writing { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
@@ -177,7 +182,7 @@ enum ModifyCommand: Command {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
         var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
-                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait)
+                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence)
         if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
         if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
             changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags

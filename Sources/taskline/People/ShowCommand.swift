@@ -54,6 +54,8 @@ enum ShowCommand: Command {
         for (index, dependent) in dependents.enumerated() {
             rows.append((index == 0 ? "Blocks" : "", "\(ids.shortID(for: dependent.id)) \(dependent.done ? "[x]" : "[ ]") \(dependent.title)"))
         }
+        if let rule = task.recurrence { rows.append(("Repeats", rule)) }
+        if let series = task.seriesId, series != task.id { rows.append(("Series", ids.shortID(for: series))) }
         rows.append(("Version", String(task.version)))
         rows.append(("Created", local(task.createdAt, dates)))
         if task.updatedAt != task.createdAt { rows.append(("Updated", local(task.updatedAt, dates))) }

@@ -1,0 +1,33 @@
+import TaskStore
+
+/// The names people give a repeat, Taskwarrior's `recur` values, as the rules the store keeps:
+/// what `recur:` takes on the command line and what an import from Taskwarrior maps.
+enum RecurrenceName {
+    /// What `recur:` takes, for the message that refuses another value.
+    static let accepted = "daily, weekdays, weekly, biweekly, monthly, quarterly, semiannual, yearly, "
+        + "Nd, Nw, Nmo or Ny (2w: every two weeks), or a rule such as FREQ=WEEKLY;BYDAY=MO,TH"
+
+    /// The rule `recur` stands for, or nil: `weekly` is `FREQ=WEEKLY`, `2w` is
+    /// `FREQ=WEEKLY;INTERVAL=2` (the table in `TaskwarriorImport`'s documentation).
+    static func rule(for recur: String) -> String? {
+        switch recur.lowercased() {
+        case "daily", "day": return "FREQ=DAILY"
+        case "weekdays": return "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
+        case "weekly", "week": return "FREQ=WEEKLY"
+        case "biweekly", "fortnight": return "FREQ=WEEKLY;INTERVAL=2"
+        case "monthly", "month": return "FREQ=MONTHLY"
+        case "quarterly": return "FREQ=MONTHLY;INTERVAL=3"
+        case "semiannual": return "FREQ=MONTHLY;INTERVAL=6"
+        case "yearly", "year", "annual": return "FREQ=YEARLY"
+        default: break
+        }
+        let units: [(suffix: String, frequency: String)] = [("mo", "MONTHLY"), ("d", "DAILY"), ("w", "WEEKLY"), ("y", "YEARLY")]
+        for (suffix, frequency) in units where recur.hasSuffix(suffix) {
+            let digits = recur.dropLast(suffix.count)
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let interval = Int(digits),
+                  RecurrenceRule.intervals.contains(interval) else { return nil }
+            return interval == 1 ? "FREQ=\(frequency)" : "FREQ=\(frequency);INTERVAL=\(interval)"
+        }
+        return nil
+    }
+}
