@@ -10,11 +10,12 @@ struct FetchPlan {
 
     /// The columns `TaskColumns` reads (a page query adds its sort keys): a task's fields,
     /// its tags and dependencies each joined by U+001F, which no tag or id can contain.
-    static let taskColumns = columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17
+    static let taskColumns = columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17 + ", " + columnsOfSchema18
     /// Those every schema version has, but the tags.
     static let columnsBeforeSchema17 = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
     static let columnsOfSchema17 = "task.project, task.wait, \(metaColumn) AS meta, task.depends_on"
+    static let columnsOfSchema18 = "task.remind"
     /// `meta` goes to clients as the JSON text it is, so it is read through SQLite's JSON
     /// functions: one another program stored that is not a JSON object reads as `{}`
     /// (`taskline check` reports it), and one with white space between tokens comes minified,

@@ -19,6 +19,8 @@ public struct TaskItem: Sendable, Hashable {
     public var wait: String?
     /// Clients' own data: the compact JSON text of an object, stored and returned untouched.
     public var meta: String
+    /// When to remind the client of the task (RFC 3339, as the client gave it), or nil.
+    public var remindAt: String?
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -29,7 +31,7 @@ public struct TaskItem: Sendable, Hashable {
         id: String, title: String, notes: String = "", done: Bool = false, priority: Int = 0,
         tags: [String] = [], due: String? = nil, project: String? = nil, dependsOn: [String] = [],
         wait: String? = nil, meta: String = TaskItem.emptyMeta, createdAt: Int64, updatedAt: Int64,
-        completedAt: Int64? = nil, version: Int64 = 1
+        completedAt: Int64? = nil, version: Int64 = 1, remindAt: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -46,6 +48,7 @@ public struct TaskItem: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.completedAt = completedAt
         self.version = version
+        self.remindAt = remindAt
     }
 
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
@@ -56,7 +59,7 @@ public struct TaskItem: Sendable, Hashable {
 
     /// Every text; `==` has already compared which of the optional ones are set.
     private var texts: [String] {
-        [id, title, notes, due ?? "", project ?? "", wait ?? "", meta] + tags + dependsOn
+        [id, title, notes, due ?? "", project ?? "", wait ?? "", meta, remindAt ?? ""] + tags + dependsOn
     }
 
     public static let emptyMeta = "{}"
@@ -79,10 +82,12 @@ public struct TaskDraft: Sendable, Hashable {
     public var dependsOn: [String] = []
     public var wait: String?
     public var meta: String = TaskItem.emptyMeta
+    public var remindAt: String?
 
     public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
                 priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
-                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta) {
+                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
+                remindAt: String? = nil) {
         self.id = id
         self.title = title
         self.notes = notes
@@ -94,11 +99,12 @@ public struct TaskDraft: Sendable, Hashable {
         self.dependsOn = dependsOn
         self.wait = wait
         self.meta = meta
+        self.remindAt = remindAt
     }
 }
 
 /// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it,
-/// as for `project` and `wait`. `dependsOn` and `meta` are replaced whole.
+/// as for `project`, `wait` and `remindAt`. `dependsOn` and `meta` are replaced whole.
 public struct TaskChanges: Sendable, Hashable {
     public var title: String?
     public var notes: String?
@@ -110,10 +116,11 @@ public struct TaskChanges: Sendable, Hashable {
     public var dependsOn: [String]?
     public var wait: String??
     public var meta: String?
+    public var remindAt: String??
 
     public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
                 priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
-                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil) {
+                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, remindAt: String?? = nil) {
         self.title = title
         self.notes = notes
         self.done = done
@@ -124,6 +131,7 @@ public struct TaskChanges: Sendable, Hashable {
         self.dependsOn = dependsOn
         self.wait = wait
         self.meta = meta
+        self.remindAt = remindAt
     }
 }
 

@@ -5,6 +5,7 @@ import SQLite
 struct TaskColumns: RowLayout {
     let pk, id, title, notes, done, priority, due, createdAt, updatedAt, completedAt, version, tags: Int32
     let project, dependsOn, wait, meta: Int32
+    let remindAt: Int32
 
     init(_ statement: Statement) {
         pk = statement.columnIndex("pk")
@@ -23,6 +24,7 @@ struct TaskColumns: RowLayout {
         dependsOn = statement.columnIndex("depends_on")
         wait = statement.columnIndex("wait")
         meta = statement.columnIndex("meta")
+        remindAt = statement.columnIndex("remind")
     }
 
     func task(in row: Row) -> TaskItem {
@@ -31,7 +33,8 @@ struct TaskColumns: RowLayout {
             priority: row.int(priority), tags: Self.list(in: row, column: tags), due: row.optionalText(due),
             project: row.optionalText(project), dependsOn: Self.list(in: row, column: dependsOn), wait: row.optionalText(wait),
             meta: row.text(meta), createdAt: row.int64(createdAt), updatedAt: row.int64(updatedAt),
-            completedAt: row.optionalInt64(completedAt), version: row.int64(version))
+            completedAt: row.optionalInt64(completedAt), version: row.int64(version),
+            remindAt: row.optionalText(remindAt))
     }
 
     /// A list stored in code-point order, joined by U+001F (tags, dependencies), split as

@@ -120,7 +120,7 @@ extension TaskStore {
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
-                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
+                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
@@ -138,6 +138,7 @@ extension TaskStore {
             if let dependsOn { next.dependsOn = dependsOn }
             if case .some(let wait) = changes.wait { next.wait = wait }
             if let meta = changes.meta { next.meta = meta }
+            if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
             if let done = changes.done { next.done = done }
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
@@ -248,8 +249,9 @@ extension TaskStore {
     func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
+                              remind, remind_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
@@ -257,6 +259,7 @@ extension TaskStore {
                 SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
+                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -270,14 +273,16 @@ extension TaskStore {
         try database.run("""
             UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
                             due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?,
-                            project = ?, wait = ?, wait_at = ?, meta = ?
+                            project = ?, wait = ?, wait_at = ?, meta = ?,
+                            remind = ?, remind_at = ?
             WHERE pk = ?
             """, [
                 .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
                 .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
                 SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
                 SQLValue(task.completedAt), .integer(task.version),
-                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta), .integer(pk),
+                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
+                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)), .integer(pk),
             ])
         if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
@@ -307,8 +312,8 @@ extension TaskStore {
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 
-    /// The due date or wait time `text` of `task` as stored, in ms, which an update that keeps
-    /// it writes back. One that another program stored unreadable refuses the update: the
+    /// The due date, wait time or reminder time `text` of `task` as stored, in ms, which an
+    /// update that keeps it writes back. One that another program stored unreadable refuses the update: the
     /// client did not send it.
     private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }

@@ -24,13 +24,15 @@ extension TaskJSON {
             let dependsOn = try reader.stringArray("dependsOn") ?? []
             let wait = try reader.string("wait")
             let meta = try reader.metaObject("meta") ?? TaskItem.emptyMeta
+            let remindAt = try reader.string("remindAt")
             let createdAt = try timestamp(&reader, "createdAt") ?? now
             let updatedAt = try timestamp(&reader, "updatedAt") ?? createdAt
             let completedAt = try timestamp(&reader, "completedAt") ?? (done ? updatedAt : nil)
             let version = try reader.integer("version") ?? 1
             try reader.finish()
             return TaskItem(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
-                            project: project, dependsOn: dependsOn, wait: wait, meta: meta, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version)
+                            project: project, dependsOn: dependsOn, wait: wait, meta: meta, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version,
+                            remindAt: remindAt)
         } catch {
             throw .invalid(field: error.data?["field"]?.stringValue ?? "", reason: error.data?["reason"]?.stringValue ?? error.message)
         }

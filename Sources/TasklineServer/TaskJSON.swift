@@ -89,6 +89,8 @@ public enum TaskJSON {
         string(task.wait)
         key(#","meta":"#)
         out.append(contentsOf: task.meta.utf8)
+        key(#","remindAt":"#)
+        string(task.remindAt)
         key(#","createdAt":"#)
         timestamp(task.createdAt)
         key(#","updatedAt":"#)

@@ -16,7 +16,8 @@ enum CreateTask: SingleWriteMethod {
             project: try reader.string("project"),
             dependsOn: try reader.stringArray("dependsOn") ?? [],
             wait: try reader.string("wait"),
-            meta: try reader.metaObject("meta") ?? TaskItem.emptyMeta)
+            meta: try reader.metaObject("meta") ?? TaskItem.emptyMeta,
+            remindAt: try reader.string("remindAt"))
     }
 
     static func operation(from draft: TaskDraft) -> TaskOperation {
