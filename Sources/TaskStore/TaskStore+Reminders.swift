@@ -43,10 +43,11 @@ extension TaskStore {
         try database.cachedStatement(Self.nextReminderSQL).firstRow { $0.int64(0) }
     }
 
-    /// The conditions are task_reminder_due's own, so that SQLite reads that index.
-    private static let pendingReminder = "remind_at IS NOT NULL AND done = 0 AND reminded = 0"
-    private static let nextReminderSQL = "SELECT remind_at FROM task WHERE \(pendingReminder) ORDER BY remind_at LIMIT 1"
+    /// task_reminder_due's conditions, which a query must repeat to read it. Named: the
+    /// planner prefers task_by_done's equality on `done`, and sorts every open task.
+    private static let pendingReminder = "task INDEXED BY task_reminder_due WHERE remind_at IS NOT NULL AND done = 0 AND reminded = 0"
+    private static let nextReminderSQL = "SELECT remind_at FROM \(pendingReminder) ORDER BY remind_at LIMIT 1"
     private static let dueRemindersSQL = """
-        SELECT \(FetchPlan.taskColumns) FROM task WHERE \(pendingReminder) AND remind_at <= ? ORDER BY remind_at, pk LIMIT ?
+        SELECT \(FetchPlan.taskColumns) FROM \(pendingReminder) AND remind_at <= ? ORDER BY remind_at, pk LIMIT ?
         """
 }
