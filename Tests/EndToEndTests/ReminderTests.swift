@@ -87,19 +87,19 @@ import Testing
     }
 
     /// The timer follows other processes' writes, which the server hears through its watch
-    /// on the database: a reminder they add, move or delete.
+    /// on the database: a reminder they add, move or delete. Each comes in a notification of
+    /// its own, well before the server's own timer (set to the deleted one) would have fired.
     @Test func anotherProcessesChangesMoveTheTimer() throws {
         let server = try start(Self.remindersOn)
-        try create(server, id: "cancelled", remindAt: time(secondsFromNow: 4))
+        try create(server, id: "cancelled", remindAt: time(secondsFromNow: 6))
         try create(server, id: "pulled-in", remindAt: time(secondsFromNow: 7200))
 
         let other = try start(Self.remindersOff)
         #expect(try other.call("tasks/delete", #"{"id":"cancelled"}"#)["result"]?["deleted"] == true)
         try update(other, id: "pulled-in", remindAt: time(secondsFromNow: 2))
-        try create(other, id: "added", remindAt: time(secondsFromNow: 3))
+        try create(other, id: "added", remindAt: time(secondsFromNow: 4))
 
-        let reminders = try server.reminders(within: 9)
-        #expect(reminders.flatMap(\.ids) == ["pulled-in", "added"])
+        #expect(try server.reminders(within: 9).map(\.ids) == [["pulled-in"], ["added"]])
         #expect(try other.reminders(within: 0.5).isEmpty)
     }
 
@@ -154,6 +154,8 @@ import Testing
                 throw Unexpected(description: "expected tasks/remind, got \(JSONWriter.string(message))")
             }
             for task in tasks { #expect(task["done"] == false) }
+            // A server that sends reminders over and over would keep `call` from its answer.
+            guard pending.count < 1000 else { throw Unexpected(description: "more than 1000 tasks/remind") }
             pending.append(Reminder(ids: tasks.compactMap { $0["id"]?.stringValue }, arrived: Date()))
         }
     }
