@@ -24,7 +24,7 @@ from .errors import (
     UnsupportedTimestamp,
     VersionConflict,
 )
-from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, ServerInfo, Task
+from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, Remind, ServerInfo, Task
 from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
@@ -48,6 +48,7 @@ __all__ = [
     "OperationResult",
     "Priority",
     "ProtocolError",
+    "Remind",
     "RequestCancelled",
     "ServerError",
     "ServerExited",

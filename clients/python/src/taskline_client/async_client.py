@@ -15,7 +15,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, DidMissChanges, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, DidMissChanges, FetchPage, Remind, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import (
     PendingCalls,
@@ -31,6 +31,7 @@ from .session import (
     StderrTail,
     initialize_params,
     route_message,
+    run_guarded,
     server_command,
 )
 
@@ -52,6 +53,9 @@ class AsyncClient:
     exposes the `tasks/*` methods as coroutines.
 
     `tasks/didChange` notifications are read from `change_stream()`.
+    `on_remind`, if given, asks the server for reminders and is called on the
+    event loop with every `tasks/remind` (`Remind`), from the `initialize`
+    answer on, so it gets the reminders that passed while no client asked too.
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON (meant for debugging and tests).
     """
@@ -64,11 +68,13 @@ class AsyncClient:
         args: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         notifications: bool = True,
+        on_remind: Callable[[Remind], None] | None = None,
         message_observer: MessageObserver | None = None,
     ) -> None:
         self.timeout = timeout
         self._command = server_command(server, db, args)
         self._notifications = notifications
+        self._on_remind = on_remind
         self._observer = message_observer
         self._connection: _Connection | None = None
         self._finalizer: weakref.finalize[[], AsyncClient] | None = None
@@ -78,10 +84,12 @@ class AsyncClient:
         """Spawn and initialize the server; returns the client itself."""
         if self._connection is not None:
             raise RuntimeError("this client was started already")
-        connection = await _Connection.spawn(self._command, self._observer)
+        connection = await _Connection.spawn(self._command, self._observer, self._on_remind)
         self._connection = connection
         try:
-            result = await connection.request("initialize", initialize_params(self._notifications), self.timeout)
+            result = await connection.request(
+                "initialize", initialize_params(self._notifications, self._on_remind is not None), self.timeout
+            )
             connection.notify("initialized", {})
         except BaseException:
             await connection.abort()
@@ -302,8 +310,14 @@ class _Connection:
     keeping the client alive.
     """
 
-    def __init__(self, process: asyncio.subprocess.Process, message_observer: MessageObserver | None) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        message_observer: MessageObserver | None,
+        on_remind: Callable[[Remind], None] | None,
+    ) -> None:
         self.process = process
+        self._on_remind = on_remind
         self._loop = asyncio.get_running_loop()
         self._observer = message_observer
         self._pending: PendingCalls[asyncio.Future[Any]] = PendingCalls()
@@ -316,11 +330,13 @@ class _Connection:
         self._reader_task = asyncio.ensure_future(self._read_messages())
 
     @classmethod
-    async def spawn(cls, command: list[str], message_observer: MessageObserver | None) -> _Connection:
+    async def spawn(
+        cls, command: list[str], message_observer: MessageObserver | None, on_remind: Callable[[Remind], None] | None
+    ) -> _Connection:
         process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
-        return cls(process, message_observer)
+        return cls(process, message_observer, on_remind)
 
     async def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         future: asyncio.Future[Any] = self._loop.create_future()
@@ -431,7 +447,7 @@ class _Connection:
                 if not chunk:
                     break
                 for message in decoder.feed(chunk):
-                    route_message(message, self._pending, self._deliver_change, self._observer)
+                    route_message(message, self._pending, self._deliver_change, self._observer, self._deliver_remind)
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
@@ -444,6 +460,10 @@ class _Connection:
     def _deliver_change(self, change: ChangeNotification) -> None:
         for stream in self._streams:
             stream.put(change)
+
+    def _deliver_remind(self, remind: Remind) -> None:
+        if self._on_remind is not None:
+            run_guarded(self._on_remind, remind)
 
     async def _drain_stderr(self) -> None:
         stderr = self.process.stderr

@@ -24,6 +24,8 @@ class TaskChanges(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    #: When to be reminded (`Remind`); None clears it.
+    remind_at: DueInput | None
 
 
 class NewTaskFields(TypedDict, total=False):
@@ -34,6 +36,7 @@ class NewTaskFields(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    remind_at: DueInput | None
     id: str
 
 
@@ -111,4 +114,7 @@ def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
         wire["priority"] = int(wire["priority"])
     if wire.get("due") is not None:
         wire["due"] = format_due(wire["due"])
+    if "remind_at" in wire:
+        remind_at = wire.pop("remind_at")
+        wire["remindAt"] = None if remind_at is None else format_due(remind_at)
     return wire
