@@ -19,6 +19,8 @@ export interface Task {
   wait: string | null;
   /** Clients' own data, returned as it was stored. */
   meta: TaskMeta;
+  /** RFC 3339 date-time or full date at which a client that asked for reminders gets a 'remind' event. */
+  remindAt: string | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -36,11 +38,12 @@ export interface NewTask {
   dependsOn?: string[];
   wait?: string | null;
   meta?: TaskMeta | null;
+  remindAt?: string | null;
   id?: string;
 }
 
-/** `project`, `wait`: null clears; `meta`: replaced whole, null makes it `{}`. */
-export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait'>> & {
+/** `project`, `wait`, `remindAt`: null clears; `meta`: replaced whole, null makes it `{}`. */
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'remindAt'>> & {
   meta?: TaskMeta | null;
 };
 
@@ -162,6 +165,15 @@ export interface DidChangeParams {
  * changes(since) (refetch if that fails with 1005). 'historyExpired' (or a reason
  * this client does not know): refetch with fetch() and follow on from its seq.
  */
+/**
+ * Tasks that are not done and whose `remindAt` has passed, soonest first. Each
+ * reminder comes at most once per database: with several clients on one file,
+ * to one of them.
+ */
+export interface RemindParams {
+  tasks: Task[];
+}
+
 export interface DidMissChangesParams {
   since: number;
   seq: number;
@@ -181,8 +193,8 @@ export interface InitializeResult {
   capabilities: {
     /** The methods the server has; a server may list more than this client knows. */
     methods: string[];
-    /** Whether this client gets tasks/didChange, and tasks/didMissChanges with it. */
-    notifications: { didChange: boolean; didMissChanges: boolean };
+    /** Whether this client gets tasks/didChange, and tasks/didMissChanges with it; and tasks/remind. */
+    notifications: { didChange: boolean; didMissChanges: boolean; remind: boolean };
     limits: { maxMessageBytes: number; maxFetchLimit: number };
   };
 }
@@ -225,6 +237,14 @@ export interface InitializeOptions extends RequestOptions {
   clientInfo?: { name: string; version?: string };
   /** false asks the server not to send tasks/didChange to this client. Default true. */
   notifications?: boolean;
+  /**
+   * true asks the server for tasks/remind ('remind' events). Listen for 'remind'
+   * before initialize(): the reminders that passed while no client asked come
+   * right after its answer. Default false.
+   */
+  reminders?: boolean;
+  /** connect() only: a 'remind' listener registered before initialize; implies `reminders: true`. */
+  onRemind?: (params: RemindParams) => void;
 }
 
 export interface ClientOptions {
@@ -302,14 +322,17 @@ export declare class TasklineClient extends EventEmitter {
 
   on(event: 'change', listener: (params: DidChangeParams) => void): this;
   on(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  on(event: 'remind', listener: (params: RemindParams) => void): this;
   on(event: 'exit', listener: (info: ExitInfo) => void): this;
   on(event: 'error', listener: (error: TasklineError) => void): this;
   once(event: 'change', listener: (params: DidChangeParams) => void): this;
   once(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  once(event: 'remind', listener: (params: RemindParams) => void): this;
   once(event: 'exit', listener: (info: ExitInfo) => void): this;
   once(event: 'error', listener: (error: TasklineError) => void): this;
   off(event: 'change', listener: (params: DidChangeParams) => void): this;
   off(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  off(event: 'remind', listener: (params: RemindParams) => void): this;
   off(event: 'exit', listener: (info: ExitInfo) => void): this;
   off(event: 'error', listener: (error: TasklineError) => void): this;
 }
