@@ -53,9 +53,10 @@ class AsyncClient:
     exposes the `tasks/*` methods as coroutines.
 
     `tasks/didChange` notifications are read from `change_stream()`.
-    `on_remind`, if given, asks the server for reminders and is called on the
-    event loop with every `tasks/remind` (`Remind`), from the `initialize`
-    answer on, so it gets the reminders that passed while no client asked too.
+    `reminders=True` asks the server for `tasks/remind` notifications; each
+    reaches `on_remind`, if given, as a `Remind`, on the event loop from the
+    `initialize` answer on (so it gets the reminders that passed while no client
+    asked too), and `message_observer`. `on_remind` alone asks for them too.
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON (meant for debugging and tests).
     """
@@ -68,12 +69,14 @@ class AsyncClient:
         args: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         notifications: bool = True,
-        on_remind: Callable[[Remind], None] | None = None,
+        reminders: bool = False,
         message_observer: MessageObserver | None = None,
+        on_remind: Callable[[Remind], None] | None = None,
     ) -> None:
         self.timeout = timeout
         self._command = server_command(server, db, args)
         self._notifications = notifications
+        self._reminders = reminders or on_remind is not None
         self._on_remind = on_remind
         self._observer = message_observer
         self._connection: _Connection | None = None
@@ -88,7 +91,7 @@ class AsyncClient:
         self._connection = connection
         try:
             result = await connection.request(
-                "initialize", initialize_params(self._notifications, self._on_remind is not None), self.timeout
+                "initialize", initialize_params(self._notifications, self._reminders), self.timeout
             )
             connection.notify("initialized", {})
         except BaseException:

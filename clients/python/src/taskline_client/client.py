@@ -55,11 +55,12 @@ class Client:
     their place, when the server could not send some changes. They run on the client's reader thread: keep them short, and do
     not call this client from inside one (hand the work to another thread).
 
-    `on_remind`, if given, asks the server for reminders (`initializationOptions.
-    reminders`) and gets every `tasks/remind` (`Remind`): a task's `remind_at`
-    has passed. It is registered before `initialize`, so it also gets the
-    reminders that passed while no client asked for them. It runs on the reader
-    thread too, with the same rules.
+    `reminders=True` asks the server for `tasks/remind` notifications
+    (`initializationOptions.reminders`): a task's `remind_at` has passed. Each
+    reaches `on_remind`, if given, as a `Remind`, and `message_observer`.
+    `on_remind` alone asks for them too. It is set before `initialize`, so it
+    also gets the reminders that passed while no client asked for them, and it
+    runs on the reader thread, with the same rules as the change callbacks.
 
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON, on the reader thread (meant for debugging and tests).
@@ -73,14 +74,15 @@ class Client:
         args: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         notifications: bool = True,
-        on_remind: RemindCallback | None = None,
+        reminders: bool = False,
         message_observer: MessageObserver | None = None,
+        on_remind: RemindCallback | None = None,
     ) -> None:
         self.timeout = timeout
         self._connection = _Connection(server_command(server, db, args), message_observer, on_remind)
         self._finalizer = weakref.finalize(self, self._connection.close)
         try:
-            result = self._connection.request("initialize", initialize_params(notifications, on_remind is not None), timeout)
+            result = self._connection.request("initialize", initialize_params(notifications, reminders or on_remind is not None), timeout)
             self._connection.notify("initialized", {})
         except BaseException:
             self._finalizer.detach()

@@ -42,11 +42,14 @@ def server_command(server: PathArg | None, db: PathArg | None, args: Sequence[st
     return command + list(args)
 
 
-def initialize_params(notifications: bool, reminders: bool = False) -> dict[str, Any]:
+def initialize_params(notifications: bool, reminders: bool) -> dict[str, Any]:
+    options: dict[str, Any] = {"notifications": notifications}
+    if reminders:
+        options["reminders"] = True
     return {
         "processId": os.getpid(),
         "clientInfo": {"name": CLIENT_NAME, "version": __version__},
-        "initializationOptions": {"notifications": notifications, "reminders": reminders},
+        "initializationOptions": options,
     }
 
 
