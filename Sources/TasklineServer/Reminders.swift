@@ -16,6 +16,10 @@ final class Reminders {
     let timer: EventLoop.Timer
     /// A `remindersDue` event waits in the queue: more are not needed.
     var checkQueued = false
+    /// How long after a failed delivery to try again, in ms: doubled by each failure in a
+    /// row (a file on read-only media fails every time), back to a second once one works.
+    var retryDelay = Reminders.firstRetryDelay
+    static let firstRetryDelay: Int64 = 1000
 
     init(timer: EventLoop.Timer) {
         self.timer = timer
@@ -52,6 +56,7 @@ extension Server {
                 if !due.tasks.isEmpty {
                     writer.send(Notification(method: "tasks/remind", params: ["tasks": TaskJSON.encode(due.tasks)]))
                 }
+                reminders.retryDelay = Reminders.firstRetryDelay
                 guard let next = due.next else {
                     reminders.timer.cancel()
                     return
@@ -62,9 +67,11 @@ extension Server {
                 }
             }
         } catch {
-            // Another process held the write lock past the busy timeout, or a read failed.
-            Log.warning("could not deliver reminders, trying again in a second: \(error)")
-            reminders.timer.schedule(after: 1_000_000_000)
+            // Another process held the write lock past the busy timeout, the file cannot be
+            // written, or a read failed.
+            Log.warning("could not deliver reminders, trying again in \(reminders.retryDelay / 1000) s: \(error)")
+            reminders.timer.schedule(after: UInt64(reminders.retryDelay) * 1_000_000)
+            reminders.retryDelay = min(reminders.retryDelay * 2, Self.longestReminderWait)
         }
     }
 
