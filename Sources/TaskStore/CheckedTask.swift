@@ -8,11 +8,14 @@ struct CheckedTask {
     let dueAt: Int64?
     /// The wait time in ms since the epoch: the `waiting` filter's key.
     let waitAt: Int64?
+    /// The reminder time in ms since the epoch.
+    let remindAt: Int64?
 
     init(_ item: TaskItem) throws {
         let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
                               priority: item.priority, tags: item.tags, due: item.due, project: item.project,
-                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence)
+                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence,
+                              remindAt: item.remindAt)
         guard case .create(_, _, let tags, let dueAt, let dependsOn, let waitAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }
@@ -33,6 +36,7 @@ struct CheckedTask {
         self.task = task
         self.dueAt = dueAt
         self.waitAt = waitAt
+        self.remindAt = item.remindAt.flatMap(Timestamp.parse)
     }
 }
 

@@ -401,6 +401,33 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 19) { db in
+            // Reminders. `remind` is the time as the client wrote it, `remind_at` the same
+            // instant in ms; `reminded` is 1 once a server has sent the reminder for that
+            // instant to a client (at most once per database: the server that sets it, in a
+            // write transaction, is the one that sends it), and goes back to 0 whoever moves
+            // `remind_at`, since that is a new reminder. The partial index holds the reminders
+            // still to send, soonest first, so that the next one is one index read and a task
+            // without one writes no leaf of it. The log's update trigger takes in the time,
+            // not the delivery mark.
+            try db.execute("""
+                ALTER TABLE task ADD COLUMN remind TEXT;                     -- as the client wrote it
+                ALTER TABLE task ADD COLUMN remind_at INTEGER;               -- the same instant in ms since the epoch
+                ALTER TABLE task ADD COLUMN reminded INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX task_reminder_due ON task (remind_at) WHERE remind_at IS NOT NULL AND done = 0 AND reminded = 0;
+                CREATE TRIGGER task_reminder_moved AFTER UPDATE OF remind_at ON task
+                WHEN OLD.remind_at IS NOT NEW.remind_at AND NEW.reminded <> 0 BEGIN
+                    UPDATE task SET reminded = 0 WHERE pk = NEW.pk;
+                END;
+                DROP TRIGGER task_log_update;
+                CREATE TRIGGER task_log_update AFTER UPDATE OF
+                    id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version,
+                    project, wait, wait_at, meta, recurrence, series_id, remind, remind_at
+                ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

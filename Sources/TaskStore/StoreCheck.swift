@@ -149,6 +149,7 @@ extension TaskStore {
         let keepsTags = schemaVersion >= 8
         let hasSchema17 = schemaVersion >= 17
         let hasSchema18 = schemaVersion >= 18
+        let hasReminders = schemaVersion >= 19
         let statement = try database.cachedStatement("""
             SELECT \(FetchPlan.columnsBeforeSchema17), \(Schema.tagsOf("task.pk")) AS tags,
                    \(hasSchema17 ? "task.project, task.wait, task.meta, \(Schema.dependsOnOf("task.pk")) AS depends_on"
@@ -158,6 +159,7 @@ extension TaskStore {
                    \(hasSchema17 ? "wait_at" : "NULL") AS wait_at,
                    \(hasSchema17 ? "task.depends_on" : "NULL") AS kept_depends_on,
                    \(hasSchema17 ? "task.blocked_by = \(Schema.blockedByOf("task.pk"))" : "1") AS blocked_by_matches,
+                   \(hasReminders ? "task.remind, task.remind_at" : "NULL AS remind, NULL AS remind_at"),
                    \(hasSchema17 ? "CASE WHEN json_valid(task.meta) THEN json_type(task.meta) = 'object' ELSE 0 END" : "1") AS meta_is_object
             FROM task ORDER BY pk
             """)
@@ -193,6 +195,9 @@ extension TaskStore {
                 if checked.task.seriesId != task.seriesId {
                     note("task \(task.id): it recurs but has no seriesId")
                 }
+                if row.optionalInt64(columns.remindAt) != checked.remindAt {
+                    note("task \(task.id): remind_at does not match the reminder time")
+                }
             } catch TaskStoreError.invalid(let field, let reason) {
                 note("task \(task.id): \(field) \(reason)")
             }
@@ -216,6 +221,7 @@ extension TaskStore {
 private struct CheckColumns: RowLayout {
     let task: TaskColumns
     let titleFold, notesFold, dueAt, keptTags, waitAt, keptDependsOn, blockedByMatches, metaIsObject: Int32
+    let remindAt: Int32
 
     init(_ statement: Statement) {
         task = TaskColumns(statement)
@@ -227,5 +233,6 @@ private struct CheckColumns: RowLayout {
         keptDependsOn = statement.columnIndex("kept_depends_on")
         blockedByMatches = statement.columnIndex("blocked_by_matches")
         metaIsObject = statement.columnIndex("meta_is_object")
+        remindAt = statement.columnIndex("remind_at")
     }
 }

@@ -25,6 +25,8 @@ public struct TaskItem: Sendable, Hashable {
     /// The id of the series' first occurrence, set by the server on every recurring task.
     public var seriesId: String?
     // End of recurrence.
+    /// When to remind the client of the task (RFC 3339, as the client gave it), or nil.
+    public var remindAt: String?
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -36,7 +38,7 @@ public struct TaskItem: Sendable, Hashable {
         tags: [String] = [], due: String? = nil, project: String? = nil, dependsOn: [String] = [],
         wait: String? = nil, meta: String = TaskItem.emptyMeta,
         recurrence: String? = nil, seriesId: String? = nil,
-        createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil, version: Int64 = 1
+        createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil, version: Int64 = 1, remindAt: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -55,6 +57,7 @@ public struct TaskItem: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.completedAt = completedAt
         self.version = version
+        self.remindAt = remindAt
     }
 
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
@@ -65,7 +68,7 @@ public struct TaskItem: Sendable, Hashable {
 
     /// Every text; `==` has already compared which of the optional ones are set.
     private var texts: [String] {
-        [id, title, notes, due ?? "", project ?? "", wait ?? "", meta] + tags + dependsOn
+        [id, title, notes, due ?? "", project ?? "", wait ?? "", meta, remindAt ?? ""] + tags + dependsOn
             + [recurrence ?? "", seriesId ?? ""]
     }
 
@@ -91,11 +94,12 @@ public struct TaskDraft: Sendable, Hashable {
     public var meta: String = TaskItem.emptyMeta
     /// The recurrence rule (`recurrence.rule` on the wire), or nil.
     public var recurrence: String?
+    public var remindAt: String?
 
     public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
                 priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
                 dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
-                recurrence: String? = nil) {
+                recurrence: String? = nil, remindAt: String? = nil) {
         self.id = id
         self.title = title
         self.notes = notes
@@ -108,11 +112,12 @@ public struct TaskDraft: Sendable, Hashable {
         self.wait = wait
         self.meta = meta
         self.recurrence = recurrence
+        self.remindAt = remindAt
     }
 }
 
 /// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it,
-/// as for `project` and `wait`. `dependsOn` and `meta` are replaced whole.
+/// as for `project`, `wait` and `remindAt`. `dependsOn` and `meta` are replaced whole.
 public struct TaskChanges: Sendable, Hashable {
     public var title: String?
     public var notes: String?
@@ -126,10 +131,12 @@ public struct TaskChanges: Sendable, Hashable {
     public var meta: String?
     /// The recurrence rule; `.some(nil)` stops the series.
     public var recurrence: String??
+    public var remindAt: String??
 
     public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
                 priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
-                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil) {
+                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil,
+                remindAt: String?? = nil) {
         self.title = title
         self.notes = notes
         self.done = done
@@ -141,6 +148,7 @@ public struct TaskChanges: Sendable, Hashable {
         self.wait = wait
         self.meta = meta
         self.recurrence = recurrence
+        self.remindAt = remindAt
     }
 }
 

@@ -97,6 +97,15 @@ struct PreparedOperation {
             action = .delete(id: id, ifVersion: ifVersion)
         }
         kind = operation.kind
+        // The reminder time is written in ms from the text (`TaskStore.insertRow`).
+        switch operation {
+        case .create(let draft):
+            if let remindAt = draft.remindAt { _ = try TaskRules.dueMilliseconds(remindAt, field: "remindAt") }
+        case .update(_, let changes, _):
+            if case .some(let remindAt?) = changes.remindAt { _ = try TaskRules.dueMilliseconds(remindAt, field: "changes.remindAt") }
+        case .delete:
+            break
+        }
     }
 
     /// The operation's name on the wire.

@@ -6,6 +6,7 @@ struct TaskColumns: RowLayout {
     let pk, id, title, notes, done, priority, due, createdAt, updatedAt, completedAt, version, tags: Int32
     let project, dependsOn, wait, meta: Int32
     let recurrence, seriesID: Int32
+    let remindAt: Int32
 
     init(_ statement: Statement) {
         pk = statement.columnIndex("pk")
@@ -26,6 +27,7 @@ struct TaskColumns: RowLayout {
         meta = statement.columnIndex("meta")
         recurrence = statement.columnIndex("recurrence")
         seriesID = statement.columnIndex("series_id")
+        remindAt = statement.columnIndex("remind")
     }
 
     func task(in row: Row) -> TaskItem {
@@ -34,7 +36,8 @@ struct TaskColumns: RowLayout {
             priority: row.int(priority), tags: Self.list(in: row, column: tags), due: row.optionalText(due),
             project: row.optionalText(project), dependsOn: Self.list(in: row, column: dependsOn), wait: row.optionalText(wait),
             meta: row.text(meta), recurrence: row.optionalText(recurrence), seriesId: row.optionalText(seriesID), createdAt: row.int64(createdAt), updatedAt: row.int64(updatedAt),
-            completedAt: row.optionalInt64(completedAt), version: row.int64(version))
+            completedAt: row.optionalInt64(completedAt), version: row.int64(version),
+            remindAt: row.optionalText(remindAt))
     }
 
     /// A list stored in code-point order, joined by U+001F (tags, dependencies), split as

@@ -121,7 +121,7 @@ extension TaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
-                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
+                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
@@ -139,6 +139,7 @@ extension TaskStore {
             if let dependsOn { next.dependsOn = dependsOn }
             if case .some(let wait) = changes.wait { next.wait = wait }
             if let meta = changes.meta { next.meta = meta }
+            if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
             if let done = changes.done { next.done = done }
             if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
             try Self.keepSeries(of: &next, changes: changes)
@@ -254,8 +255,8 @@ extension TaskStore {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
                               created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
-                              recurrence, series_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              recurrence, series_id, remind, remind_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
@@ -264,6 +265,7 @@ extension TaskStore {
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
                 SQLValue(task.recurrence), SQLValue(task.seriesId),
+                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -277,7 +279,8 @@ extension TaskStore {
         try database.run("""
             UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
                             due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?,
-                            project = ?, wait = ?, wait_at = ?, meta = ?, recurrence = ?, series_id = ?
+                            project = ?, wait = ?, wait_at = ?, meta = ?, recurrence = ?, series_id = ?,
+                            remind = ?, remind_at = ?
             WHERE pk = ?
             """, [
                 .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
@@ -285,7 +288,8 @@ extension TaskStore {
                 SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
                 SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
-                SQLValue(task.recurrence), SQLValue(task.seriesId), .integer(pk),
+                SQLValue(task.recurrence), SQLValue(task.seriesId),
+                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)), .integer(pk),
             ])
         if !TaskItem.identical(task.tags, oldTags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
@@ -315,8 +319,8 @@ extension TaskStore {
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 
-    /// The due date or wait time `text` of `task` as stored, in ms, which an update that keeps
-    /// it writes back. One that another program stored unreadable refuses the update: the
+    /// The due date, wait time or reminder time `text` of `task` as stored, in ms, which an
+    /// update that keeps it writes back. One that another program stored unreadable refuses the update: the
     /// client did not send it.
     func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }

@@ -4,6 +4,8 @@ import JSONRPC
 struct Initialize {
     var processID: Int32?
     var notifications = true
+    /// The client asked for `tasks/remind` (see Reminders.swift).
+    var reminders = false
 
     /// The members Taskline reads are type-checked; every other member, at any level, is
     /// ignored: LSP clients send many, and editors' LSP frameworks share one
@@ -24,6 +26,7 @@ struct Initialize {
         _ = try reader.object("capabilities")
         if var options = try reader.object("initializationOptions") {
             notifications = try options.bool("notifications") ?? true
+            reminders = try options.bool("reminders") ?? false
         }
     }
 
@@ -35,7 +38,8 @@ struct Initialize {
             "database": ["id": .string(String(UInt64(databaseID), radix: 16)), "seq": .integer(seq)],
             "capabilities": [
                 "methods": .array(TaskMethods.all.map { .string($0.name) }),
-                "notifications": ["didChange": .bool(notifications), "didMissChanges": .bool(notifications)],
+                "notifications": ["didChange": .bool(notifications), "didMissChanges": .bool(notifications),
+                                  "remind": .bool(reminders)],
                 "limits": ["maxMessageBytes": .integer(Int64(maxMessageBytes)), "maxFetchLimit": 1000],
             ],
         ]

@@ -27,7 +27,7 @@ public actor Server {
         }
     }
 
-    private enum Event: Sendable {
+    enum Event: Sendable {
         case inbound(Inbound)
         /// Another process may have committed to the database.
         case databaseChanged
@@ -37,23 +37,27 @@ public actor Server {
         case outputHasRoom
         case clientProcessExited
         case outputClosed
+        /// A reminder may be due, or the next one may have moved (Reminders.swift).
+        case remindersDue
     }
 
-    private enum Phase {
+    enum Phase {
         case waitingForInitialize
         case running
         case shutDown
     }
 
-    private let store: TaskStore
-    private let writer: MessageWriter
+    let store: TaskStore
+    let writer: MessageWriter
     private let options: Options
-    private let events = EventQueue<Event>()
+    let events = EventQueue<Event>()
     private let cancellations = CancellationRegistry()
     private var processWatcher: ProcessWatcher?
     private var pruneTimer: EventLoop.Timer?
+    /// Set to the next reminder when the client asked for them (Reminders.swift).
+    var reminders: Reminders?
 
-    private var phase = Phase.waitingForInitialize
+    private(set) var phase = Phase.waitingForInitialize
     private var notificationsEnabled = true
     private var exitRequested = false
     /// The newest change this client has been told about, or that a `tasks/didMissChanges`
@@ -150,6 +154,7 @@ public actor Server {
                 case .databaseChanged:
                     if (try? await store.hasExternalChanges()) ?? true {
                         await deliverLoggedChanges()
+                        await deliverDueReminders()
                     }
                 case .pruneHistory:
                     await pruneHistory()
@@ -161,6 +166,8 @@ public actor Server {
                     break loop
                 case .outputClosed:
                     break loop
+                case .remindersDue:
+                    await deliverDueReminders()
                 }
                 index += 1
             }
@@ -168,6 +175,8 @@ public actor Server {
         processWatcher = nil
         pruneTimer?.cancel()
         pruneTimer = nil
+        reminders?.timer.cancel()
+        reminders = nil
         return phase == .shutDown ? 0 : 1
     }
 
@@ -333,11 +342,14 @@ public actor Server {
             notificationsEnabled = initialize.notifications
             // The watch first, then the seq the client starts from: a commit by another process
             // is either within that seq or heard (the watch looks when it starts, too).
-            if initialize.notifications { try await store.watchExternalChanges { [events] in events.push([.databaseChanged]) } }
+            if initialize.notifications || initialize.reminders {
+                try await store.watchExternalChanges { [events] in events.push([.databaseChanged]) }
+            }
             lastNotifiedSeq = try await store.currentSeq()
             let databaseID = try await store.databaseID()
             phase = .running
             if let pid = initialize.processID { watch(pid) }
+            if initialize.reminders { startReminders() }
             return MethodOutcome(result: initialize.result(
                 maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):
@@ -385,6 +397,7 @@ public actor Server {
     /// The client's own changes are announced after `shutdown` too (a batch may hold a write
     /// and `shutdown`); other processes' changes are not.
     private func deliverChanges(own: [TaskJSON.ChangeText]) async {
+        if !own.isEmpty { remindersMayHaveMoved() }
         guard notificationsEnabled, phase != .waitingForInitialize, let ownNewest = own.last?.seq else { return }
         // Each change follows the one before it; compared by subtraction, since the last seq
         // the client heard of comes from the file and may be any integer.

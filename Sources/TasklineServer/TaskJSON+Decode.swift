@@ -26,6 +26,7 @@ extension TaskJSON {
             let meta = try reader.metaObject("meta") ?? TaskItem.emptyMeta
             let recurrence = try reader.recurrence("recurrence") ?? nil
             let seriesId = try reader.string("seriesId")
+            let remindAt = try reader.string("remindAt")
             let createdAt = try timestamp(&reader, "createdAt") ?? now
             let updatedAt = try timestamp(&reader, "updatedAt") ?? createdAt
             let completedAt = try timestamp(&reader, "completedAt") ?? (done ? updatedAt : nil)
@@ -33,7 +34,8 @@ extension TaskJSON {
             try reader.finish()
             return TaskItem(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
                             project: project, dependsOn: dependsOn, wait: wait, meta: meta,
-                            recurrence: recurrence, seriesId: seriesId, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version)
+                            recurrence: recurrence, seriesId: seriesId, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version,
+                            remindAt: remindAt)
         } catch {
             throw .invalid(field: error.data?["field"]?.stringValue ?? "", reason: error.data?["reason"]?.stringValue ?? error.message)
         }

@@ -97,6 +97,8 @@ public enum TaskJSON {
             key(#","recurrence":null,"seriesId":"#)
         }
         string(task.seriesId)
+        key(#","remindAt":"#)
+        string(task.remindAt)
         key(#","createdAt":"#)
         timestamp(task.createdAt)
         key(#","updatedAt":"#)

@@ -64,7 +64,7 @@ enum HostileInput {
     static func ndjsonCases() -> [HostileCase] {
         notJSON() + invalidUTF8() + nulBytes() + numbers() + ids() + envelopes() + batches() + duplicateKeys()
             + deepNesting() + hugeStrings() + sqlText() + unicodeTitles() + lifecycle() + applyAbuse() + fetchAbuse()
-            + changesAndUpdateAbuse() + projectDependencyAbuse() + recurrenceAbuse()
+            + changesAndUpdateAbuse() + projectDependencyAbuse() + recurrenceAbuse() + reminderAbuse()
     }
 
     static func notJSON() -> [HostileCase] {
@@ -537,6 +537,27 @@ enum HostileInput {
         ]
     }
 
+    /// Reminder times, and the option that asks for reminders. sql-0 is a task of the corpus.
+    static func reminderAbuse() -> [HostileCase] {
+        [
+            hostile("a remindAt that is no time", request("tasks/create", ["title": "t", "remindAt": "in an hour"]), .error(-32602)),
+            hostile("a remindAt of February 30th", request("tasks/create", ["title": "t", "remindAt": "2026-02-30T09:00:00Z"]), .error(-32602)),
+            hostile("a remindAt with a space for T", request("tasks/create", ["title": "t", "remindAt": "2026-12-01 09:00:00Z"]), .error(-32602)),
+            hostile("a remindAt of +24:00", request("tasks/create", ["title": "t", "remindAt": "2026-12-01T09:00:00+24:00"]), .error(-32602)),
+            hostile("a remindAt of a number", request("tasks/create", ["title": "t", "remindAt": 1_764_579_600_000]), .error(-32602)),
+            hostile("a remindAt of an object", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": ["at": "2026-12-01"]]]), .error(-32602)),
+            hostile("a remindAt of SQL", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": "'; DROP TABLE task; --"]]), .error(-32602)),
+            hostile("a remindAt of 10 MB", request("tasks/create", ["title": "t", "remindAt": .string(String(repeating: "9", count: tenMegabytes))]),
+                    .error(-32602)),
+            hostile("remindAt as a filter", request("tasks/fetch", ["filter": ["remindAt": "2026-12-01"]]), .error(-32602)),
+            hostile("initialize after initialize, asking for reminders",
+                    request("initialize", ["initializationOptions": ["reminders": true]]), .error(-32600)),
+            session("a remindAt in the year 9999, the furthest a timer is set for",
+                    [request("tasks/create", ["id": "far-reminder", "title": "t", "remindAt": "9999-12-31T23:59:59.999-23:59"])],
+                    [.ok], changes: 1, stored: created("far-reminder", ["remindAt": "9999-12-31T23:59:59.999-23:59"])),
+        ]
+    }
+
     // MARK: - LSP framing
 
     static func lspCases() -> [HostileCase] {
@@ -711,5 +732,19 @@ extension HostileInput {
             ],
             expect: [.ok, .error(1004), .ok],
             finding: "task a: priority must be 0 (none), 1 (low), 2 (medium) or 3 (high)"),
+        HostileFile(
+            name: "a reminder that is no time", sql: "UPDATE task SET remind = 'someday', remind_at = 0 WHERE id = 'a'",
+            requests: [
+                request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
+                request("tasks/update", ["id": "b", "changes": ["remindAt": "2026-01-01"]], id: 3),
+            ],
+            expect: [.ok, .error(1004), .ok],
+            finding: "task a: remindAt must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)"),
+        HostileFile(
+            name: "a reminder instant of Int64.min beside a readable time",
+            sql: "UPDATE task SET remind = '2026-12-01', remind_at = -9223372036854775808 WHERE id = 'a'",
+            requests: [request("tasks/get", ["id": "a"], id: 1), request("tasks/fetch", [:], id: 2)],
+            expect: [.ok, .ok],
+            finding: "task a: remind_at does not match the reminder time"),
     ]
 }

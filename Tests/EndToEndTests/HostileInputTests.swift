@@ -90,7 +90,8 @@ struct HostileSession {
         func send(_ json: String) {
             framing == .lsp ? server.sendLSP(json) : server.sendLine(json)
         }
-        send(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#)
+        // Reminders on: every write then also sets the reminder timer again (none is due).
+        send(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"initializationOptions":{"notifications":false,"reminders":true}}}"#)
         #expect(try server.next()["result"] != nil)
 
         var seq: Int64 = 0

@@ -87,6 +87,7 @@ import Testing
         "id": "an integer (the application id)",
         "newFilePageSize": "an integer constant (the page size of a new file)",
         "ShortID.keySQL": "a fixed expression (a task id's short-id key)",
+        "pendingReminder": "a fixed condition (task_reminder_due's)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

@@ -8,7 +8,7 @@ import Testing
         #expect(result["serverInfo"]?["name"] == "taskline")
         #expect(result["protocolVersion"] == "1")
         #expect(result["capabilities"]?["methods"] == ["tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply"])
-        #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true])
+        #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true, "remind": false])
         #expect(run.exitCode == 1)
     }
 
@@ -102,7 +102,7 @@ import Testing
         #expect(run.error(1)?["data"]?["field"] == "initializationOptions.notifications")
         #expect(run.error(2)?["data"]?["field"] == "processId")
         #expect(run.error(3)?["data"]?["field"] == "processId")
-        #expect(run.result(4)?["capabilities"]?["notifications"] == ["didChange": false, "didMissChanges": false])
+        #expect(run.result(4)?["capabilities"]?["notifications"] == ["didChange": false, "didMissChanges": false, "remind": false])
     }
 
     @Test func aCancellationDoesNotReachInitialize() async throws {

@@ -9,13 +9,15 @@ import Testing
             id: "id \"quoted\"", title: "Tab\there \\ é 😀", notes: "line 1\nline 2\u{1}", done: true, priority: 3,
             tags: ["a", "b"], due: "2026-12-01", project: "Home.\"Q\"", dependsOn: ["d1", "d\\2"], wait: "2026-11-30T08:00:00Z",
             meta: #"{"n":1.50,"s":"\u0001"}"#, recurrence: "FREQ=WEEKLY;BYDAY=\"MO\"", seriesId: "s\"1",
-            createdAt: 0, updatedAt: 1_780_000_000_042, completedAt: nil, version: 42)
+            createdAt: 0, updatedAt: 1_780_000_000_042, completedAt: nil, version: 42,
+            remindAt: "2026-11-30T09:00:00+01:00")
         let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(task)))
         #expect(parsed == [
             "id": "id \"quoted\"", "title": "Tab\there \\ é 😀", "notes": "line 1\nline 2\u{1}", "done": true, "priority": 3,
             "tags": ["a", "b"], "due": "2026-12-01", "project": "Home.\"Q\"", "dependsOn": ["d1", "d\\2"],
             "wait": "2026-11-30T08:00:00Z", "meta": ["n": .number("1.50"), "s": "\u{1}"],
-            "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=\"MO\""], "seriesId": "s\"1", "createdAt": "1970-01-01T00:00:00.000Z",
+            "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=\"MO\""], "seriesId": "s\"1", "remindAt": "2026-11-30T09:00:00+01:00",
+            "createdAt": "1970-01-01T00:00:00.000Z",
             "updatedAt": "2026-05-28T20:26:40.042Z", "completedAt": .null, "version": 42,
         ])
         let bare = TaskItem(id: "x", title: "x", createdAt: 0, updatedAt: 0)
@@ -27,6 +29,7 @@ import Testing
         #expect(parsedBare["meta"] == [:])
         #expect(parsedBare["recurrence"] == .null)
         #expect(parsedBare["seriesId"] == .null)
+        #expect(parsedBare["remindAt"] == .null)
         #expect(parsedBare["done"] == false)
     }
 }

@@ -23,6 +23,8 @@ export interface Task {
   recurrence: Recurrence | null;
   /** Set by the server: the id of the series' first occurrence. */
   seriesId: string | null;
+  /** RFC 3339 date-time or full date at which a client that asked for reminders gets a 'remind' event. */
+  remindAt: string | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -42,11 +44,12 @@ export interface NewTask {
   meta?: TaskMeta | null;
   /** Needs a `due`. */
   recurrence?: Recurrence | null;
+  remindAt?: string | null;
   id?: string;
 }
 
-/** `project`, `wait`: null clears; `meta`: replaced whole, null makes it `{}`; `recurrence`: null ends the series. */
-export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'recurrence'>> & {
+/** `project`, `wait`, `remindAt`: null clears; `meta`: replaced whole, null makes it `{}`; `recurrence`: null ends the series. */
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'recurrence' | 'remindAt'>> & {
   meta?: TaskMeta | null;
 };
 
@@ -173,6 +176,15 @@ export interface DidChangeParams {
  * changes(since) (refetch if that fails with 1005). 'historyExpired' (or a reason
  * this client does not know): refetch with fetch() and follow on from its seq.
  */
+/**
+ * Tasks that are not done and whose `remindAt` has passed, soonest first. Each
+ * reminder comes at most once per database: with several clients on one file,
+ * to one of them.
+ */
+export interface RemindParams {
+  tasks: Task[];
+}
+
 export interface DidMissChangesParams {
   since: number;
   seq: number;
@@ -192,8 +204,8 @@ export interface InitializeResult {
   capabilities: {
     /** The methods the server has; a server may list more than this client knows. */
     methods: string[];
-    /** Whether this client gets tasks/didChange, and tasks/didMissChanges with it. */
-    notifications: { didChange: boolean; didMissChanges: boolean };
+    /** Whether this client gets tasks/didChange, and tasks/didMissChanges with it; and tasks/remind. */
+    notifications: { didChange: boolean; didMissChanges: boolean; remind: boolean };
     limits: { maxMessageBytes: number; maxFetchLimit: number };
   };
 }
@@ -236,6 +248,14 @@ export interface InitializeOptions extends RequestOptions {
   clientInfo?: { name: string; version?: string };
   /** false asks the server not to send tasks/didChange to this client. Default true. */
   notifications?: boolean;
+  /**
+   * true asks the server for tasks/remind ('remind' events). Listen for 'remind'
+   * before initialize(): the reminders that passed while no client asked come
+   * right after its answer. Default false.
+   */
+  reminders?: boolean;
+  /** connect() only: a 'remind' listener registered before initialize; implies `reminders: true`. */
+  onRemind?: (params: RemindParams) => void;
 }
 
 export interface ClientOptions {
@@ -313,14 +333,17 @@ export declare class TasklineClient extends EventEmitter {
 
   on(event: 'change', listener: (params: DidChangeParams) => void): this;
   on(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  on(event: 'remind', listener: (params: RemindParams) => void): this;
   on(event: 'exit', listener: (info: ExitInfo) => void): this;
   on(event: 'error', listener: (error: TasklineError) => void): this;
   once(event: 'change', listener: (params: DidChangeParams) => void): this;
   once(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  once(event: 'remind', listener: (params: RemindParams) => void): this;
   once(event: 'exit', listener: (info: ExitInfo) => void): this;
   once(event: 'error', listener: (error: TasklineError) => void): this;
   off(event: 'change', listener: (params: DidChangeParams) => void): this;
   off(event: 'missedChanges', listener: (params: DidMissChangesParams) => void): this;
+  off(event: 'remind', listener: (params: RemindParams) => void): this;
   off(event: 'exit', listener: (info: ExitInfo) => void): this;
   off(event: 'error', listener: (error: TasklineError) => void): this;
 }

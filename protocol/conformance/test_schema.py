@@ -22,6 +22,7 @@ TASK = {
     "meta": {"editor": {"folded": True}},
     "recurrence": None,
     "seriesId": None,
+    "remindAt": "2026-12-01T09:00:00+01:00",
     "createdAt": "2026-11-29T15:02:11.042Z",
     "updatedAt": "2026-11-29T15:02:11.042Z",
     "completedAt": None,
@@ -57,6 +58,10 @@ def did_miss_changes(params):
     return {"jsonrpc": "2.0", "method": "tasks/didMissChanges", "params": params}
 
 
+def remind(*tasks):
+    return {"jsonrpc": "2.0", "method": "tasks/remind", "params": {"tasks": list(tasks)}}
+
+
 def test_the_schema_is_valid_draft_2020_12(checker):
     jsonschema.Draft202012Validator.check_schema(checker.schema)
 
@@ -87,6 +92,7 @@ def test_definition_names_follow_the_method_names():
         did_miss_changes({"since": 0, "seq": 2500, "reason": "backlog"}),
         did_miss_changes({"since": 1, "seq": 4, "reason": "historyExpired"}),
         {"jsonrpc": "2.0", "id": 18446744073709551616, "result": None},
+        remind(TASK, with_task(id="b", remindAt="2026-12-01")),
     ],
 )
 def test_valid_server_messages(checker, message):
@@ -111,6 +117,9 @@ def test_valid_server_messages(checker, message):
         (did_miss_changes({"since": -1, "seq": 4, "reason": "backlog"}), "$.params.since"),
         (did_miss_changes({"since": 1, "seq": 0, "reason": "backlog"}), "$.params.seq"),
         ({**did_change({"seq": 1, "kind": "created", "id": "a", "version": 1}), "meta": {}}, "$"),
+        (remind(), "$.params.tasks"),
+        (remind(with_task(remindAt="tomorrow")), "$.params.tasks[0].remindAt"),
+        ({"jsonrpc": "2.0", "method": "tasks/remind", "params": {}}, "$.params"),
     ],
 )
 def test_invalid_server_messages(checker, message, where):
@@ -252,6 +261,7 @@ def test_valid_client_messages(checker, message):
         {"clientInfo": {"name": "c", "version": 1}},
         {"capabilities": []},
         {"initializationOptions": {"notifications": "no", "theme": "dark"}},
+        {"initializationOptions": {"reminders": "yes"}},
     ],
 )
 def test_bad_initialize_params(checker, params):
@@ -451,6 +461,9 @@ def test_apply_params_that_are_carried_out(checker, params):
         ("tasksCreateParams", {"title": "t", "dependsOn": ["a"] * 65}),
         ("tasksCreateParams", {"title": "t", "dependsOn": [""]}),
         ("tasksCreateParams", {"title": "t", "wait": "2026-12-01 10:00"}),
+        ("tasksCreateParams", {"title": "t", "remindAt": "2026-12-01T10:00:00"}),
+        ("tasksCreateParams", {"title": "t", "remindAt": 1}),
+        ("tasksUpdateParams", {"id": "a", "changes": {"remindAt": "soon"}}),
         ("tasksCreateParams", {"title": "t", "meta": "{}"}),
         ("tasksUpdateParams", {"id": "a", "changes": {"dependsOn": None}}),
         ("tasksFetchParams", {"filter": {"project": "Home."}}),

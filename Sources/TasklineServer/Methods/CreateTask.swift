@@ -17,7 +17,8 @@ enum CreateTask: SingleWriteMethod {
             dependsOn: try reader.stringArray("dependsOn") ?? [],
             wait: try reader.string("wait"),
             meta: try reader.metaObject("meta") ?? TaskItem.emptyMeta,
-            recurrence: try reader.recurrence("recurrence") ?? nil)
+            recurrence: try reader.recurrence("recurrence") ?? nil,
+            remindAt: try reader.string("remindAt"))
     }
 
     static func operation(from draft: TaskDraft) -> TaskOperation {

@@ -15,7 +15,7 @@ enum UpdateTask: SingleWriteMethod {
         guard var changes = try reader.object("changes") else {
             throw .invalidParams(field: "changes", reason: "is required")
         }
-        changes.nullMeansAbsent = false  // only `due`, `project`, `wait`, `meta` and `recurrence` may be null: it clears them
+        changes.nullMeansAbsent = false  // only `due`, `project`, `wait`, `meta`, `recurrence` and `remindAt` may be null: it clears them
         let taskChanges = TaskChanges(
             title: try changes.string("title"),
             notes: try changes.string("notes"),
@@ -27,7 +27,7 @@ enum UpdateTask: SingleWriteMethod {
             dependsOn: try changes.stringArray("dependsOn"),
             wait: try changes.nullableString("wait"),
             meta: try changes.metaObject("meta", nullClears: true),
-            recurrence: try changes.recurrence("recurrence"))
+            recurrence: try changes.recurrence("recurrence"), remindAt: try changes.nullableString("remindAt"))
         try changes.finish()
         return Params(id: id, changes: taskChanges, ifVersion: try reader.integer("ifVersion"))
     }

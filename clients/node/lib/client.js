@@ -11,13 +11,15 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_CLOSE_GRACE_MS = 2_000;
 
 // Listeners that wait on the server, and so keep Node running.
-const FOLLOWING_EVENTS = new Set(['change', 'missedChanges', 'exit']);
+const FOLLOWING_EVENTS = new Set(['change', 'missedChanges', 'remind', 'exit']);
 
 /**
  * Events: 'change' (params of tasks/didChange), 'missedChanges' (params of
  * tasks/didMissChanges: the changes after `since` through `seq` did not come as
  * 'change' events; read them with changes(since), or refetch when `reason` is not
- * 'backlog' or that fails with 1005), 'exit' ({ code, signal }) once the
+ * 'backlog' or that fails with 1005), 'remind' (params of tasks/remind: `{ tasks }`,
+ * sent only after initialize({ reminders: true }); listen before initialize to get
+ * the reminders that passed while no client asked), 'exit' ({ code, signal }) once the
  * process has ended and its output is read, 'error' (error) for faults that belong
  * to no request.
  *
@@ -61,6 +63,7 @@ export class TasklineClient extends EventEmitter {
     this.#connection.on('notification', (method, params) => {
       if (method === 'tasks/didChange') this.emit('change', params);
       else if (method === 'tasks/didMissChanges') this.emit('missedChanges', params);
+      else if (method === 'tasks/remind') this.emit('remind', params);
     });
     this.#connection.on('error', (error) => this.emit('error', error));
     this.#connection.on('pending', (count) => {
@@ -107,13 +110,14 @@ export class TasklineClient extends EventEmitter {
 
   /**
    * Runs the initialize handshake. `notifications: false` asks the server not to
-   * send tasks/didChange to this client.
+   * send tasks/didChange to this client; `reminders: true` asks for tasks/remind
+   * ('remind' events).
    */
-  async initialize({ clientInfo = { name: 'taskline-client' }, notifications = true, timeout, signal } = {}) {
+  async initialize({ clientInfo = { name: 'taskline-client' }, notifications = true, reminders = false, timeout, signal } = {}) {
     const result = await this.request('initialize', {
       processId: process.pid,
       clientInfo,
-      initializationOptions: { notifications },
+      initializationOptions: { notifications, reminders },
     }, { timeout, signal });
     if (result.protocolVersion !== PROTOCOL_VERSION) {
       throw new ProtocolError(`server speaks protocol version ${result.protocolVersion}, this client ${PROTOCOL_VERSION}`);
@@ -322,8 +326,10 @@ export class TasklineClient extends EventEmitter {
 /** Spawns a server and runs initialize; rejects (and stops the process) if that fails. */
 export async function connect(options = {}) {
   const client = new TasklineClient(options);
+  const { onRemind } = options;
+  if (onRemind) client.on('remind', onRemind);
   try {
-    await client.initialize(options);
+    await client.initialize({ ...options, reminders: options.reminders ?? Boolean(onRemind) });
   } catch (error) {
     await client.close();
     throw error;

@@ -27,6 +27,7 @@ const PAIRS = {
   ChangesPage: 'tasksChangesResult',
   DidChangeParams: 'tasksDidChangeParams',
   DidMissChangesParams: 'tasksDidMissChangesParams',
+  RemindParams: 'tasksRemindParams',
   InitializeResult: 'initializeResult',
 };
 

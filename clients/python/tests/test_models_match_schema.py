@@ -25,6 +25,7 @@ MODELS = {
     models.ChangesPage: "tasksChangesResult",
     models.DidChange: "tasksDidChangeParams",
     models.DidMissChanges: "tasksDidMissChangesParams",
+    models.Remind: "tasksRemindParams",
 }
 
 #: ServerInfo flattens the initialize result: each field and the path it is read from.
@@ -37,6 +38,7 @@ SERVER_INFO_PATHS = {
     "methods": "capabilities.methods",
     "notifications": "capabilities.notifications.didChange",
     "missed_changes_notifications": "capabilities.notifications.didMissChanges",
+    "reminders": "capabilities.notifications.remind",
     "max_message_bytes": "capabilities.limits.maxMessageBytes",
     "max_fetch_limit": "capabilities.limits.maxFetchLimit",
 }

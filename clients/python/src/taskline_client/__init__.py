@@ -33,6 +33,7 @@ from .models import (
     FetchPage,
     Priority,
     Recurrence,
+    Remind,
     ServerInfo,
     Task,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "Priority",
     "Recurrence",
     "ProtocolError",
+    "Remind",
     "RequestCancelled",
     "ServerError",
     "ServerExited",

@@ -15,7 +15,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, DidMissChanges, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, DidMissChanges, FetchPage, Remind, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import (
     PendingCalls,
@@ -31,6 +31,7 @@ from .session import (
     StderrTail,
     initialize_params,
     route_message,
+    run_guarded,
     server_command,
 )
 
@@ -52,6 +53,10 @@ class AsyncClient:
     exposes the `tasks/*` methods as coroutines.
 
     `tasks/didChange` notifications are read from `change_stream()`.
+    `reminders=True` asks the server for `tasks/remind` notifications; each
+    reaches `on_remind`, if given, as a `Remind`, on the event loop from the
+    `initialize` answer on (so it gets the reminders that passed while no client
+    asked too), and `message_observer`. `on_remind` alone asks for them too.
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON (meant for debugging and tests, and for notifications this
     client does not read itself). `reminders=True` asks the server for
@@ -68,11 +73,13 @@ class AsyncClient:
         notifications: bool = True,
         reminders: bool = False,
         message_observer: MessageObserver | None = None,
+        on_remind: Callable[[Remind], None] | None = None,
     ) -> None:
         self.timeout = timeout
         self._command = server_command(server, db, args)
         self._notifications = notifications
-        self._reminders = reminders
+        self._reminders = reminders or on_remind is not None
+        self._on_remind = on_remind
         self._observer = message_observer
         self._connection: _Connection | None = None
         self._finalizer: weakref.finalize[[], AsyncClient] | None = None
@@ -82,7 +89,7 @@ class AsyncClient:
         """Spawn and initialize the server; returns the client itself."""
         if self._connection is not None:
             raise RuntimeError("this client was started already")
-        connection = await _Connection.spawn(self._command, self._observer)
+        connection = await _Connection.spawn(self._command, self._observer, self._on_remind)
         self._connection = connection
         try:
             result = await connection.request(
@@ -308,8 +315,14 @@ class _Connection:
     keeping the client alive.
     """
 
-    def __init__(self, process: asyncio.subprocess.Process, message_observer: MessageObserver | None) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        message_observer: MessageObserver | None,
+        on_remind: Callable[[Remind], None] | None,
+    ) -> None:
         self.process = process
+        self._on_remind = on_remind
         self._loop = asyncio.get_running_loop()
         self._observer = message_observer
         self._pending: PendingCalls[asyncio.Future[Any]] = PendingCalls()
@@ -322,11 +335,13 @@ class _Connection:
         self._reader_task = asyncio.ensure_future(self._read_messages())
 
     @classmethod
-    async def spawn(cls, command: list[str], message_observer: MessageObserver | None) -> _Connection:
+    async def spawn(
+        cls, command: list[str], message_observer: MessageObserver | None, on_remind: Callable[[Remind], None] | None
+    ) -> _Connection:
         process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
-        return cls(process, message_observer)
+        return cls(process, message_observer, on_remind)
 
     async def request(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Any:
         future: asyncio.Future[Any] = self._loop.create_future()
@@ -437,7 +452,7 @@ class _Connection:
                 if not chunk:
                     break
                 for message in decoder.feed(chunk):
-                    route_message(message, self._pending, self._deliver_change, self._observer)
+                    route_message(message, self._pending, self._deliver_change, self._observer, self._deliver_remind)
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
@@ -450,6 +465,10 @@ class _Connection:
     def _deliver_change(self, change: ChangeNotification) -> None:
         for stream in self._streams:
             stream.put(change)
+
+    def _deliver_remind(self, remind: Remind) -> None:
+        if self._on_remind is not None:
+            run_guarded(self._on_remind, remind)
 
     async def _drain_stderr(self) -> None:
         stderr = self.process.stderr

@@ -26,6 +26,8 @@ class TaskChanges(TypedDict, total=False):
     due: DueInput | None
     #: An RFC 5545 rule; None ends the series.
     recurrence: str | None
+    #: When to be reminded (`Remind`); None clears it.
+    remind_at: DueInput | None
 
 
 class NewTaskFields(TypedDict, total=False):
@@ -38,6 +40,7 @@ class NewTaskFields(TypedDict, total=False):
     due: DueInput | None
     #: An RFC 5545 rule (`FREQ=WEEKLY;BYDAY=MO`); the task needs a due.
     recurrence: str | None
+    remind_at: DueInput | None
     id: str
 
 
@@ -117,4 +120,7 @@ def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
         wire["due"] = format_due(wire["due"])
     if wire.get("recurrence") is not None:
         wire["recurrence"] = {"rule": wire["recurrence"]}
+    if "remind_at" in wire:
+        remind_at = wire.pop("remind_at")
+        wire["remindAt"] = None if remind_at is None else format_due(remind_at)
     return wire

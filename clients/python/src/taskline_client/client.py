@@ -16,7 +16,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, FetchPage, ServerInfo, Task
+from .models import Change, ChangesPage, FetchPage, Remind, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import PendingCalls, cancel_frame, notification_frame, request_frame
 from .session import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         from typing_extensions import Unpack
 
 ChangeCallback = Callable[[ChangeNotification], None]
+RemindCallback = Callable[[Remind], None]
 
 _Result = TypeVar("_Result")
 _READ_SIZE = 65536
@@ -53,6 +54,13 @@ class Client:
     with `on_change`, and so do `tasks/didMissChanges` (`DidMissChanges`), in
     their place, when the server could not send some changes. They run on the client's reader thread: keep them short, and do
     not call this client from inside one (hand the work to another thread).
+
+    `reminders=True` asks the server for `tasks/remind` notifications
+    (`initializationOptions.reminders`): a task's `remind_at` has passed. Each
+    reaches `on_remind`, if given, as a `Remind`, and `message_observer`.
+    `on_remind` alone asks for them too. It is set before `initialize`, so it
+    also gets the reminders that passed while no client asked for them, and it
+    runs on the reader thread, with the same rules as the change callbacks.
 
     `message_observer`, if given, sees every message the server sends, as
     decoded JSON, on the reader thread (meant for debugging and tests, and for
@@ -73,12 +81,13 @@ class Client:
         notifications: bool = True,
         reminders: bool = False,
         message_observer: MessageObserver | None = None,
+        on_remind: RemindCallback | None = None,
     ) -> None:
         self.timeout = timeout
-        self._connection = _Connection(server_command(server, db, args), message_observer)
+        self._connection = _Connection(server_command(server, db, args), message_observer, on_remind)
         self._finalizer = weakref.finalize(self, self._connection.close)
         try:
-            result = self._connection.request("initialize", initialize_params(notifications, reminders), timeout)
+            result = self._connection.request("initialize", initialize_params(notifications, reminders or on_remind is not None), timeout)
             self._connection.notify("initialized", {})
         except BaseException:
             self._finalizer.detach()
@@ -190,12 +199,15 @@ class _Connection:
     that the finalizer can hold it without keeping the client alive.
     """
 
-    def __init__(self, command: list[str], message_observer: MessageObserver | None) -> None:
+    def __init__(
+        self, command: list[str], message_observer: MessageObserver | None, on_remind: RemindCallback | None = None
+    ) -> None:
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._observer = message_observer
         self._pending: PendingCalls[concurrent.futures.Future[Any]] = PendingCalls()
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._callbacks: list[ChangeCallback] = []
+        self._on_remind = on_remind
         self._exit_callbacks: list[Callable[[ServerExited], None]] = []
         self._closing = False
         self.max_message_bytes: int | None = None
@@ -304,7 +316,7 @@ class _Connection:
                 if not chunk:
                     break
                 for message in decoder.feed(chunk):
-                    route_message(message, self._pending, self._deliver_change, self._observer)
+                    route_message(message, self._pending, self._deliver_change, self._observer, self._deliver_remind)
         except FramingError as error:
             problem = f"sent a malformed message ({error}) and was stopped"
             self.process.kill()
@@ -317,6 +329,10 @@ class _Connection:
     def _deliver_change(self, change: ChangeNotification) -> None:
         for callback in self._callbacks:
             run_guarded(callback, change)
+
+    def _deliver_remind(self, remind: Remind) -> None:
+        if self._on_remind is not None:
+            run_guarded(self._on_remind, remind)
 
     def _drain_stderr(self) -> None:
         stderr = self.process.stderr

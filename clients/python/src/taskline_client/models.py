@@ -55,6 +55,8 @@ class Task:
     recurrence: Recurrence | None
     #: Set by the server: the id of the series' first occurrence.
     series_id: str | None
+    #: Exactly as given: when a client that asked for reminders gets `Remind`.
+    remind_at: str | None
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -76,6 +78,7 @@ class Task:
             meta=dict(data.get("meta") or {}),
             recurrence=_optional(Recurrence.from_wire, data.get("recurrence")),
             series_id=data.get("seriesId"),
+            remind_at=data.get("remindAt"),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),
@@ -229,6 +232,8 @@ class ServerInfo:
     methods: tuple[str, ...]
     notifications: bool
     missed_changes_notifications: bool
+    #: Whether this client gets `tasks/remind` (it asked with `reminders=True`).
+    reminders: bool
     max_message_bytes: int
     max_fetch_limit: int
 
@@ -245,9 +250,24 @@ class ServerInfo:
             methods=tuple(capabilities["methods"]),
             notifications=capabilities["notifications"]["didChange"],
             missed_changes_notifications=capabilities["notifications"]["didMissChanges"],
+            reminders=capabilities["notifications"].get("remind", False),
             max_message_bytes=limits["maxMessageBytes"],
             max_fetch_limit=limits["maxFetchLimit"],
         )
+
+
+@dataclass(frozen=True)
+class Remind:
+    """The params of a `tasks/remind` notification: tasks that are not done and
+    whose `remind_at` has passed, soonest first. Sent only to a client that asked
+    with `reminders=True`, each reminder at most once per database (with several
+    servers on one file, to one of their clients)."""
+
+    tasks: tuple[Task, ...]
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Remind:
+        return cls(tasks=tuple(Task.from_wire(task) for task in data["tasks"]))
 
 
 _Parsed = TypeVar("_Parsed")

@@ -13,7 +13,7 @@ from typing import Any, Callable, Union
 
 from . import __version__
 from .discovery import PathArg, find_server
-from .models import DidChange, DidMissChanges
+from .models import DidChange, DidMissChanges, Remind
 from .rpc import Notification, PendingCalls, Response, classify
 
 #: Default seconds to wait for any single response.
@@ -58,6 +58,7 @@ def route_message(
     pending: PendingCalls[Any],
     deliver_change: Callable[[ChangeNotification], None],
     observer: MessageObserver | None,
+    deliver_remind: Callable[[Remind], None] | None = None,
 ) -> None:
     """Hand one message from the server to whoever waits for it. Whatever the
     message carries, this returns: a response that cannot be read fails its
@@ -86,6 +87,13 @@ def route_message(
                 return
             notification = missed
         deliver_change(notification)
+    elif isinstance(event, Notification) and event.method == "tasks/remind" and deliver_remind is not None:
+        try:
+            remind = Remind.from_wire(event.params)
+        except Exception:
+            _log.exception("cannot read a tasks/remind: %r", event.params)
+            return
+        deliver_remind(remind)
 
 
 def _missed_range(params: Any) -> DidMissChanges | None:
