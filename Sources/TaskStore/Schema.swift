@@ -383,6 +383,39 @@ enum Schema {
                 END;
                 """)
         },
+        // MARK: Undo and redo (change groups)
+        .init(version: 18) { db in
+            // Change groups, for undo and redo: each write request and each tasks/apply is
+            // one group, the run of changes from `seq` to `last_seq` that its transaction
+            // logged (a transaction holds the write lock, so no other change falls between).
+            // `origin` is the connection that wrote it (0: the command line). An undo or a
+            // redo is a group too, of the kind it is, that `reverts` another; the group it
+            // reverts names it in `reverted_by` (0 when the reversal changed nothing). The
+            // index answers "this connection's newest group" without reading other
+            // connections' groups.
+            // change_before holds, for each task a group updated or deleted, the task's row
+            // before the group as a JSON object keyed by column name (TaskStore.snapshotSQL);
+            // a task the group created has none, so a create writes no snapshot. Both go
+            // with the change log when it is pruned.
+            try db.execute("""
+                CREATE TABLE change_group (
+                    seq INTEGER PRIMARY KEY,
+                    last_seq INTEGER NOT NULL,
+                    origin INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind = 'write' OR kind = 'undo' OR kind = 'redo'),
+                    reverts INTEGER,
+                    reverted_by INTEGER
+                );
+                CREATE INDEX change_group_by_origin ON change_group (origin, seq);
+                CREATE TABLE change_before (
+                    group_seq INTEGER NOT NULL,
+                    task_id TEXT NOT NULL,
+                    task TEXT NOT NULL,
+                    PRIMARY KEY (group_seq, task_id)
+                ) WITHOUT ROWID;
+                """)
+        },
+        // MARK: end of undo and redo
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -21,7 +21,7 @@ extension TaskStore {
     /// One write in its own transaction.
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try translatingSQLiteErrors { try writeTransaction { try run(prepared) } }
+        return try translatingSQLiteErrors { try writeTransaction { try recordingGroup { try run(prepared, group: $0) } } }
     }
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
@@ -51,7 +51,7 @@ extension TaskStore {
     /// Independent writes committed together: one transaction, each in a savepoint, so each
     /// fails alone and one sync to disk serves them all (group commit).
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try run(operations.map(Self.prepare), atomic: false, locatingFields: false)
+        try run(operations.map(Self.prepare), atomic: false, locatingFields: false, groupEach: true)
     }
 
     private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
@@ -65,11 +65,12 @@ extension TaskStore {
     }
 
     /// `locatingFields`: a params error found while running (an unknown dependency) names
-    /// its operation, as `apply` reports them.
+    /// its operation, as `apply` reports them. `groupEach`: each operation is a change group
+    /// of its own (a request of its own); otherwise all of them are one.
     private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                     locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+                     locatingFields: Bool, groupEach: Bool = false) throws -> [Result<OperationOutcome, TaskStoreError>] {
         do {
-            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields)
+            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields, groupEach: groupEach)
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // The conflict was seen inside the transaction just undone, perhaps after an earlier
             // operation changed the task: report the task as it is committed.
@@ -79,37 +80,50 @@ extension TaskStore {
     }
 
     private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                                  locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+                                  locatingFields: Bool, groupEach: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try translatingSQLiteErrors {
             try writeTransaction {
-                var results: [Result<OperationOutcome, TaskStoreError>] = []
-                results.reserveCapacity(prepared.count)
-                for (index, operation) in prepared.enumerated() {
-                    switch operation {
-                    case .failure(let error):
-                        results.append(.failure(error))
-                    case .success(let operation) where atomic:
-                        do {
-                            results.append(.success(try run(operation)))
-                        } catch let error as TaskStoreError {
-                            throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
-                        }
-                    case .success(let operation):
-                        do {
-                            results.append(.success(try database.savepoint { try run(operation) }))
-                        } catch let error as TaskStoreError {
-                            results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
-                        }
-                    }
-                }
-                return results
+                if groupEach { return try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: nil) }
+                return try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: $0) }
             }
         }
     }
 
-    /// Runs a checked operation inside the caller's transaction. The change log rows are
-    /// written by triggers (see `Schema`), so writers other than Taskline are recorded too.
-    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+    /// The operations inside the caller's transaction, in the group `group`, or each in a
+    /// group of its own when it is nil.
+    private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+                         locatingFields: Bool, group: Int64?) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+            if let group { return try self.run(operation, group: group) }
+            return try recordingGroup { try self.run(operation, group: $0) }
+        }
+        var results: [Result<OperationOutcome, TaskStoreError>] = []
+        results.reserveCapacity(prepared.count)
+        for (index, operation) in prepared.enumerated() {
+            switch operation {
+            case .failure(let error):
+                results.append(.failure(error))
+            case .success(let operation) where atomic:
+                do {
+                    results.append(.success(try run(operation)))
+                } catch let error as TaskStoreError {
+                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
+                }
+            case .success(let operation):
+                do {
+                    results.append(.success(try database.savepoint { try run(operation) }))
+                } catch let error as TaskStoreError {
+                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
+                }
+            }
+        }
+        return results
+    }
+
+    /// Runs a checked operation inside the caller's transaction, as part of change group
+    /// `group`. The change log rows are written by triggers (see `Schema`), so writers other
+    /// than Taskline are recorded too.
+    private func run(_ operation: PreparedOperation, group: Int64) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
             if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
@@ -144,6 +158,7 @@ extension TaskStore {
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
+            try snapshot(taskPK: pk, group: group)
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
                            waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
@@ -154,7 +169,8 @@ extension TaskStore {
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let dependents = try removeFromDependents(taskPK: pk, id: id)
+            try snapshot(taskPK: pk, group: group)
+            let dependents = try removeFromDependents(taskPK: pk, id: id, group: group)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
             let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
@@ -162,7 +178,7 @@ extension TaskStore {
     }
 
     /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
-    private func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
+    func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
         guard task.version < TaskRules.versions.upperBound else {
             throw TaskStoreError.outOfRange("""
                 task \(task.id) is at version \(task.version), and a version goes no higher than \
@@ -176,12 +192,13 @@ extension TaskStore {
     }
 
     /// Takes the task being deleted out of every task that depends on it, each at its next
-    /// version; returns those updates' changes.
-    private func removeFromDependents(taskPK: Int64, id: String) throws -> [TaskChange] {
+    /// version, in change group `group`; returns those updates' changes.
+    func removeFromDependents(taskPK: Int64, id: String, group: Int64) throws -> [TaskChange] {
         var dependents: [String] = []
         try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
             .forEachRow([.integer(taskPK)]) { dependents.append($0.text(0)) }
         guard !dependents.isEmpty else { return [] }
+        try snapshotDependents(of: taskPK, group: group)
         try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
         let now = clock()
         var changes: [TaskChange] = []

@@ -109,6 +109,7 @@ struct CommandFailure: Error {
         case .storage(_, _, let message): "storage failure: \(message)"
         case .historyExpired(let since, _): "changes after \(since) are no longer kept"
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
+        case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
         }
     }
