@@ -25,6 +25,7 @@ enum Subcommands {
     static let all: [any Command.Type] = [
         ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
         AddCommand.self, ListCommand.self, DoneCommand.self, RemoveCommand.self,
+        UndoCommand.self, RedoCommand.self,
     ]
 
     static func named(_ name: String) -> (any Command.Type)? {
@@ -134,7 +135,7 @@ enum StoreAccess {
         if !create, path != ":memory:", access(path, F_OK) != 0 {
             throw CommandFailure(exitCode: 3, "there is no database at \(path)")
         }
-        return try TaskStore(path: path)
+        return try TaskStore(path: path, origin: WriteOrigin.commandLine)
     }
 
     /// Runs `body` with the store, then closes it (so that the WAL is checkpointed and
