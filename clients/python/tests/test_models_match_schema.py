@@ -24,6 +24,7 @@ MODELS = {
     models.ChangesPage: "tasksChangesResult",
     models.DidChange: "tasksDidChangeParams",
     models.DidMissChanges: "tasksDidMissChangesParams",
+    models.ChangeGroup: "changeGroup",
 }
 
 #: ServerInfo flattens the initialize result: each field and the path it is read from.

@@ -20,17 +20,32 @@ from .errors import (
     TasklineError,
     TaskNotFound,
     Timeout,
+    UndoConflict,
     UnsendableRequest,
     UnsupportedTimestamp,
     VersionConflict,
 )
-from .models import Change, ChangeKind, ChangesPage, DidChange, DidMissChanges, FetchPage, Priority, ServerInfo, Task
+from .models import (
+    Change,
+    ChangeGroup,
+    ChangeKind,
+    ChangesPage,
+    DidChange,
+    DidMissChanges,
+    FetchPage,
+    GroupKind,
+    Priority,
+    Reversal,
+    ServerInfo,
+    Task,
+)
 from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
 __all__ = [
     "AsyncClient",
     "Change",
+    "ChangeGroup",
     "ChangeKind",
     "ChangeStream",
     "ChangesPage",
@@ -41,6 +56,7 @@ __all__ = [
     "DidMissChanges",
     "FetchPage",
     "Filter",
+    "GroupKind",
     "HistoryExpired",
     "InvalidParams",
     "MethodNotFound",
@@ -49,6 +65,7 @@ __all__ = [
     "Priority",
     "ProtocolError",
     "RequestCancelled",
+    "Reversal",
     "ServerError",
     "ServerExited",
     "ServerInfo",
@@ -61,6 +78,7 @@ __all__ = [
     "TaskNotFound",
     "TasklineError",
     "Timeout",
+    "UndoConflict",
     "UnsendableRequest",
     "UnsupportedTimestamp",
     "Update",
