@@ -26,6 +26,7 @@ const PAIRS = {
   ChangesPage: 'tasksChangesResult',
   DidChangeParams: 'tasksDidChangeParams',
   DidMissChangesParams: 'tasksDidMissChangesParams',
+  ChangeGroup: 'changeGroup',
   InitializeResult: 'initializeResult',
 };
 
