@@ -4,43 +4,45 @@ import TaskStore
 // it writes as one origin whatever the run, undone and redone newest first.
 
 /// `taskline undo`
-enum UndoCommand: Command {
+enum UndoCommand: ReversalCommand {
     static let name = "undo"
     static let summary = "undo the command line's newest change"
-    static let usage = ReversalCommand.usage(name: name, action: "Undoes the newest change that add, done or rm made and that is not undone yet (redo redoes it)")
+    static let action = "Undoes the newest change that add, done or rm made and that is not undone yet (redo redoes it)"
+    static let verb = "undid"
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> ReversalCommand.Options {
-        try ReversalCommand.parse(&reader)
-    }
-
-    static func run(_ options: ReversalCommand.Options) async throws -> Int32 {
-        try await ReversalCommand.run(options, verb: "undid", nothing: "nothing to undo") { try $0.undo(force: $1) }
+    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal? {
+        try store.undo(force: force)
     }
 }
 
 /// `taskline redo`
-enum RedoCommand: Command {
+enum RedoCommand: ReversalCommand {
     static let name = "redo"
     static let summary = "redo what undo undid"
-    static let usage = ReversalCommand.usage(name: name, action: "Redoes the newest change that undo undid, unless add, done or rm changed something since")
+    static let action = "Redoes the newest change that undo undid, unless add, done or rm changed something since"
+    static let verb = "redid"
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> ReversalCommand.Options {
-        try ReversalCommand.parse(&reader)
-    }
-
-    static func run(_ options: ReversalCommand.Options) async throws -> Int32 {
-        try await ReversalCommand.run(options, verb: "redid", nothing: "nothing to redo") { try $0.redo(force: $1) }
+    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal? {
+        try store.redo(force: force)
     }
 }
 
-/// What `undo` and `redo` share.
-enum ReversalCommand {
-    struct Options: Sendable {
-        var database = Subcommands.defaultDatabasePath
-        var force = false
-    }
+struct ReversalOptions: Sendable {
+    var database = Subcommands.defaultDatabasePath
+    var force = false
+}
 
-    static func usage(name: String, action: String) -> String {
+/// What `undo` and `redo` share: their options, their usage and their report.
+protocol ReversalCommand: Command where Options == ReversalOptions {
+    /// The first sentence of the usage.
+    static var action: String { get }
+    /// The past tense the report starts with.
+    static var verb: String { get }
+    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal?
+}
+
+extension ReversalCommand {
+    static var usage: String {
         """
         Usage: taskline \(name) [--db PATH] [--force]
 
@@ -56,8 +58,8 @@ enum ReversalCommand {
         """
     }
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Options {
-        var options = Options()
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> ReversalOptions {
+        var options = ReversalOptions()
         while let item = try reader.next() {
             switch item {
             case .option("--db"): options.database = try reader.value()
@@ -68,18 +70,14 @@ enum ReversalCommand {
         return options
     }
 
-    static func run(_ options: Options, verb: String, nothing: String,
-                    _ revert: @escaping @Sendable (isolated TaskStore, Bool) throws -> Reversal?) async throws -> Int32 {
-        try await StoreAccess.using(options.database, create: false) { store in
-            try await report(store, force: options.force, verb: verb, nothing: nothing, revert)
-        }
+    static func run(_ options: ReversalOptions) async throws -> Int32 {
+        try await StoreAccess.using(options.database, create: false) { try await report($0, force: options.force) }
     }
 
-    private static func report(_ store: isolated TaskStore, force: Bool, verb: String, nothing: String,
-                               _ revert: (isolated TaskStore, Bool) throws -> Reversal?) throws -> Int32 {
+    private static func report(_ store: isolated TaskStore, force: Bool) throws -> Int32 {
         let reversal: Reversal
         do {
-            guard let reverted = try revert(store, force) else { throw CommandFailure(nothing) }
+            guard let reverted = try revert(store, force: force) else { throw CommandFailure("nothing to \(name)") }
             reversal = reverted
         } catch TaskStoreError.undoConflict(let tasks, let deleted) {
             let changed = tasks.map { TaskLine.format($0, shortID: (try? store.shortID(for: $0.id)) ?? $0.id) } + deleted.map { "\($0) (deleted)" }
