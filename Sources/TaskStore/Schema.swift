@@ -386,27 +386,29 @@ enum Schema {
         // MARK: Undo and redo (change groups)
         .init(version: 18) { db in
             // Change groups, for undo and redo: each write request and each tasks/apply is
-            // one group, the run of changes from `seq` to `last_seq` that its transaction
-            // logged (a transaction holds the write lock, so no other change falls between).
-            // `origin` is the connection that wrote it (0: the command line). An undo or a
-            // redo is a group too, of the kind it is, that `reverts` another; the group it
-            // reverts names it in `reverted_by` (0 when the reversal changed nothing). The
-            // index answers "this connection's newest group" without reading other
-            // connections' groups.
+            // one group, the run of changes its transaction logged (a transaction holds the
+            // write lock, so no other change falls between). Each change of a group is marked
+            // with it: `group_first` is the group's first change's seq, `group_origin` the
+            // connection that wrote it (0: the command line); another program's changes have
+            // none. The mark is an update of the row the write just logged, on a page the
+            // commit writes anyway: a table of groups was one more B-tree page in every
+            // commit. An undo or a
+            // redo is a group too, with a row of change_reversal saying what it `reverts`
+            // (`seq` NULL when it changed nothing, so that its target counts as reverted).
             // change_before holds, for each task a group updated or deleted, the task's row
             // before the group as a JSON object keyed by column name (TaskStore.snapshotSQL);
-            // a task the group created has none, so a create writes no snapshot. Both go
-            // with the change log when it is pruned.
+            // a task the group created has none, so a create writes no snapshot. All of it
+            // goes with the change log when it is pruned.
             try db.execute("""
-                CREATE TABLE change_group (
-                    seq INTEGER PRIMARY KEY,
-                    last_seq INTEGER NOT NULL,
-                    origin INTEGER NOT NULL,
-                    kind TEXT NOT NULL CHECK (kind = 'write' OR kind = 'undo' OR kind = 'redo'),
-                    reverts INTEGER,
-                    reverted_by INTEGER
+                ALTER TABLE change ADD COLUMN group_first INTEGER;
+                ALTER TABLE change ADD COLUMN group_origin INTEGER;
+                CREATE TABLE change_reversal (
+                    seq INTEGER,
+                    kind TEXT NOT NULL CHECK (kind = 'undo' OR kind = 'redo'),
+                    reverts INTEGER NOT NULL
                 );
-                CREATE INDEX change_group_by_origin ON change_group (origin, seq);
+                CREATE INDEX change_reversal_by_seq ON change_reversal (seq);
+                CREATE INDEX change_reversal_by_target ON change_reversal (reverts);
                 CREATE TABLE change_before (
                     group_seq INTEGER NOT NULL,
                     task_id TEXT NOT NULL,

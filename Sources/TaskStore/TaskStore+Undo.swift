@@ -18,20 +18,46 @@ extension TaskStore {
 
     // MARK: Recording
 
-    /// Runs `body` inside the caller's transaction or savepoint as one change group of
-    /// `kind` by this store's origin; `body` is given the group's key, the seq its first
-    /// change will have: SQLite numbers a change after the largest seq in the log, and the
-    /// write lock keeps other writers out until the transaction ends. A body that changed
-    /// nothing records no group.
-    func recordingGroup<T>(_ kind: ChangeGroup.Kind = .write, reverts: Int64? = nil, _ body: (Int64) throws -> T) throws -> T {
-        let first = try Schema.newestSeq(in: database) &+ 1
-        let value = try body(first)
-        let last = try Schema.newestSeq(in: database)
-        if last >= first {
-            try database.cachedStatement("INSERT INTO change_group (seq, last_seq, origin, kind, reverts) VALUES (?, ?, ?, ?, ?)")
-                .run([.integer(first), .integer(last), .integer(origin), .text(kind.rawValue), SQLValue(reverts)])
-        }
+    /// Runs `body` inside the caller's transaction or savepoint as one change group by this
+    /// store's origin: each change it logs is marked with the group (`markedSeq`).
+    func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
+        let group = GroupRecorder()
+        let value = try body(group)
+        if firstOwnGroup == nil, let first = group.first { firstOwnGroup = first }
         return value
+    }
+
+    /// The seq of the change a write just logged, marked as one of `group`'s; refused as
+    /// `loggedSeq` refuses it. One statement, in place of reading the newest seq alone: the
+    /// mark costs a plain create no statement of its own.
+    func markedSeq(_ group: GroupRecorder) throws -> Int64 {
+        let seq = try database.cachedStatement("""
+            UPDATE change SET group_first = coalesce(?1, seq), group_origin = ?2 WHERE seq = (SELECT max(seq) FROM change)
+            RETURNING seq
+            """).firstRow([SQLValue(group.first), .integer(origin)]) { $0.int64(0) } ?? 0
+        // Out of range, loggedSeq throws the error that refuses the write.
+        guard TaskRules.seqs.contains(seq) else { return try loggedSeq() }
+        if group.first == nil { group.first = seq }
+        return seq
+    }
+
+    /// Marks the changes from seq `first` through `last` as one group of this store's: those
+    /// a reversal wrote row by row.
+    private func markGroup(first: Int64, last: Int64) throws {
+        try database.run("UPDATE change SET group_first = ?, group_origin = ? WHERE seq BETWEEN ? AND ?",
+                         [.integer(first), .integer(origin), .integer(first), .integer(last)])
+        if firstOwnGroup == nil { firstOwnGroup = first }
+    }
+
+    /// The group's key, the seq of its first change, for the snapshots taken before that
+    /// change is logged: SQLite numbers a change after the largest seq in the log, and the
+    /// write lock keeps other writers out until the transaction ends. A savepoint that is
+    /// rolled back frees its seqs for the next operation of the group, so the key holds.
+    func key(of group: GroupRecorder) throws -> Int64 {
+        if let first = group.first { return first }
+        let first = try Schema.newestSeq(in: database) &+ 1
+        group.first = first
+        return first
     }
 
     /// Keeps task `taskPK` as it is before group `group` changes it; once per task and group.
@@ -73,10 +99,11 @@ extension TaskStore {
         FROM change_before WHERE group_seq = ?
         """
 
-    /// Removes the groups whose changes pruning removed (all or some of them) through `seq`.
+    /// Removes what belongs to the groups whose changes pruning removed (all or some of them)
+    /// through `seq`; the marks went with the changes.
     func pruneGroups(through seq: Int64) throws {
-        try database.run("DELETE FROM change_group WHERE seq <= ?", [.integer(seq)])
         try database.run("DELETE FROM change_before WHERE group_seq <= ?", [.integer(seq)])
+        try database.run("DELETE FROM change_reversal WHERE seq <= ?1 OR (seq IS NULL AND reverts <= ?1)", [.integer(seq)])
     }
 
     // MARK: Reverting
@@ -88,14 +115,13 @@ extension TaskStore {
                 let tasks = try tasks(of: target)
                 if !force, let conflict = try conflict(with: target, tasks: tasks) { throw conflict }
                 let snapshots = try snapshots(of: target)
-                let first = try recordingGroup(kind, reverts: target.seq) { group in
-                    try restore(tasks, to: snapshots, group: group)
-                    return group
-                }
+                let group = GroupRecorder()
+                let first = try key(of: group)
+                try restore(tasks, to: snapshots, group: group)
                 let last = try Schema.newestSeq(in: database)
-                // 0: reverted by a reversal that changed nothing, so that it is not offered again.
-                try database.run("UPDATE change_group SET reverted_by = ? WHERE seq = ?",
-                                 [.integer(last >= first ? first : 0), .integer(target.seq)])
+                if last >= first { try markGroup(first: first, last: last) }
+                try database.run("INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
+                                 [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
                 var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
                 for task in tasks {
                     if let now = try load(id: task.id) { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
@@ -106,7 +132,7 @@ extension TaskStore {
         }
     }
 
-    /// A group as change_group holds it.
+    /// A group as the change log marks it.
     private struct StoredGroup {
         var seq: Int64
         var lastSeq: Int64
@@ -114,18 +140,39 @@ extension TaskStore {
         var kind: ChangeGroup.Kind
     }
 
-    /// The group that an undo (`kind` .undo) or a redo reverts in `scope`, if any.
+    /// The group that an undo (`kind` .undo) or a redo reverts in `scope`, if any: read from
+    /// the change log backwards, where a group's newest change is its last. A group pruning
+    /// cut into is none.
     private func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> StoredGroup? {
-        let mine = scope == .connection ? "origin = ?1 AND" : "?1 IS NOT NULL AND"
+        var mine = ""
+        var bound: Int64 = 0
+        if scope == .connection {
+            mine = "AND c.group_origin = ?1 AND c.seq >= ?2"
+            if origin != WriteOrigin.commandLine {
+                guard let first = firstOwnGroup else { return nil }
+                bound = first
+            }
+        }
+        let notReverted = "NOT EXISTS (SELECT 1 FROM change_reversal x WHERE x.reverts = c.group_first)"
         let sql = kind == .undo
-            ? "SELECT seq, last_seq, origin, kind FROM change_group WHERE \(mine) kind != 'undo' AND reverted_by IS NULL ORDER BY seq DESC LIMIT 1"
-            : """
-              SELECT seq, last_seq, origin, kind FROM change_group
-              WHERE \(mine) kind = 'undo' AND reverted_by IS NULL
-                AND seq > coalesce((SELECT seq FROM change_group WHERE \(mine) kind = 'write' ORDER BY seq DESC LIMIT 1), 0)
-              ORDER BY seq DESC LIMIT 1
+            ? """
+              SELECT c.group_first, c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
+              LEFT JOIN change_reversal r ON r.seq = c.group_first
+              WHERE c.group_origin IS NOT NULL \(mine) AND c.group_first > ?3
+                AND (r.kind IS NULL OR r.kind = 'redo') AND \(notReverted)
+              ORDER BY c.seq DESC LIMIT 1
               """
-        return try database.cachedStatement(sql).firstRow([.integer(origin)]) { row in
+            : """
+              SELECT c.group_first, c.seq, c.group_origin, r.kind FROM change c
+              JOIN change_reversal r ON r.seq = c.group_first
+              WHERE c.group_origin IS NOT NULL \(mine) AND c.group_first > ?3 AND r.kind = 'undo' AND \(notReverted)
+                AND c.seq > coalesce((SELECT c.seq FROM change c WHERE c.group_origin IS NOT NULL \(mine)
+                                      AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = c.group_first)
+                                      ORDER BY c.seq DESC LIMIT 1), 0)
+              ORDER BY c.seq DESC LIMIT 1
+              """
+        let values: [SQLValue] = [.integer(origin), .integer(bound), .integer(try Schema.prunedThrough(in: database))]
+        return try database.cachedStatement(sql).firstRow(values) { row in
             StoredGroup(seq: row.int64(0), lastSeq: row.int64(1), origin: row.int64(2),
                         kind: ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
         }
@@ -232,7 +279,10 @@ extension TaskStore {
     private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
         var groups: [(seq: Int64, lastSeq: Int64)] = []
         var reverts: [Int64: Int64] = [:]
-        try database.cachedStatement("SELECT seq, last_seq, reverts FROM change_group WHERE seq > ? ORDER BY seq")
+        try database.cachedStatement("""
+            SELECT c.group_first, max(c.seq), r.reverts FROM change c LEFT JOIN change_reversal r ON r.seq = c.group_first
+            WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY c.group_first ORDER BY c.group_first
+            """)
             .forEachRow([.integer(after)]) { row in
                 groups.append((row.int64(0), row.int64(1)))
                 if !row.isNull(2) { reverts[row.int64(0)] = row.int64(2) }
@@ -269,11 +319,11 @@ extension TaskStore {
     /// name exists again. A dependency on a task that no longer exists is left out. Each task
     /// that changes is at its next version (a recreated one, past the version it was deleted
     /// at); one already as its snapshot is left alone.
-    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: Int64) throws {
+    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: GroupRecorder) throws {
         let now = clock()
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
             guard let (pk, _) = try loadWithKey(id: task.id) else { continue }
-            try snapshot(taskPK: pk, group: group)
+            try snapshot(taskPK: pk, group: try key(of: group))
             _ = try removeFromDependents(taskPK: pk, id: task.id, group: group)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
         }
@@ -301,7 +351,7 @@ extension TaskStore {
                 next.version = current.version
                 next.updatedAt = current.updatedAt
                 if !next.isIdentical(to: current) {
-                    try self.snapshot(taskPK: pk, group: group)
+                    try self.snapshot(taskPK: pk, group: try key(of: group))
                     try replaceRow(pk: pk, with: try nextVersion(of: next, at: now), dueAt: snapshot.dueAt,
                                    waitAt: snapshot.waitAt, oldTags: current.tags)
                 }
@@ -327,4 +377,11 @@ extension TaskStore {
         try statement.forEachRow([.integer(first - 1), .integer(last - first + 1)]) { row in changes.append(columns.change(in: row)) }
         return changes
     }
+}
+
+/// A change group being written.
+final class GroupRecorder {
+    /// The seq of its first change, once known (`TaskStore.key(of:)` knows it before that
+    /// change is logged).
+    var first: Int64?
 }

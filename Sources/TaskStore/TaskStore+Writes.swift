@@ -92,7 +92,7 @@ extension TaskStore {
     /// The operations inside the caller's transaction, in the group `group`, or each in a
     /// group of its own when it is nil.
     private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                         locatingFields: Bool, group: Int64?) throws -> [Result<OperationOutcome, TaskStoreError>] {
+                         locatingFields: Bool, group: GroupRecorder?) throws -> [Result<OperationOutcome, TaskStoreError>] {
         func run(_ operation: PreparedOperation) throws -> OperationOutcome {
             if let group { return try self.run(operation, group: group) }
             return try recordingGroup { try self.run(operation, group: $0) }
@@ -123,7 +123,7 @@ extension TaskStore {
     /// Runs a checked operation inside the caller's transaction, as part of change group
     /// `group`. The change log rows are written by triggers (see `Schema`), so writers other
     /// than Taskline are recorded too.
-    private func run(_ operation: PreparedOperation, group: Int64) throws -> OperationOutcome {
+    private func run(_ operation: PreparedOperation, group: GroupRecorder) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
             if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
@@ -137,7 +137,7 @@ extension TaskStore {
                 createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
-            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
+            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group))
 
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -158,21 +158,21 @@ extension TaskStore {
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
-            try snapshot(taskPK: pk, group: group)
+            try snapshot(taskPK: pk, group: try key(of: group))
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
                            waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
             }
-            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next))
+            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next, group: group))
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            try snapshot(taskPK: pk, group: group)
+            try snapshot(taskPK: pk, group: try key(of: group))
             let dependents = try removeFromDependents(taskPK: pk, id: id, group: group)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try markedSeq(group), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
     }
@@ -193,12 +193,12 @@ extension TaskStore {
 
     /// Takes the task being deleted out of every task that depends on it, each at its next
     /// version, in change group `group`; returns those updates' changes.
-    func removeFromDependents(taskPK: Int64, id: String, group: Int64) throws -> [TaskChange] {
+    func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder) throws -> [TaskChange] {
         var dependents: [String] = []
         try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
             .forEachRow([.integer(taskPK)]) { dependents.append($0.text(0)) }
         guard !dependents.isEmpty else { return [] }
-        try snapshotDependents(of: taskPK, group: group)
+        try snapshotDependents(of: taskPK, group: try key(of: group))
         try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
         let now = clock()
         var changes: [TaskChange] = []
@@ -207,7 +207,7 @@ extension TaskStore {
             let next = try nextVersion(of: current, at: now)
             try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
                            waitAt: try storedTime(current.wait, of: current), oldTags: current.tags)
-            changes.append(try lastChange(.updated, task: next))
+            changes.append(try lastChange(.updated, task: next, group: group))
         }
         return changes
     }
@@ -335,9 +335,9 @@ extension TaskStore {
         return milliseconds
     }
 
-    /// The change the trigger just logged for `task`.
-    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
+    /// The change the trigger just logged for `task`, in change group `group`.
+    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder) throws -> TaskChange {
+        TaskChange(seq: try markedSeq(group), kind: kind, id: task.id, version: task.version, task: task)
     }
 
     /// The seq of the change a write just logged, refusing the write (its transaction or

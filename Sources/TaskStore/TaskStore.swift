@@ -22,6 +22,9 @@ public actor TaskStore {
     public nonisolated let path: String
     /// Who writes through this store (`WriteOrigin`): its change groups carry it.
     public nonisolated let origin: Int64
+    /// The first group this store recorded: an origin other than the command line's is this
+    /// store's alone, so its groups are no older (nil: it has none).
+    var firstOwnGroup: Int64?
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.

@@ -176,9 +176,9 @@ import Testing
         #expect(try await open().undo(scope: .database)?.deleted == ["a"])
         // Pruning keeps the newest change, the last undo's: its group is whole and stays.
         let database = try Database(path: directory.file("tasks.sqlite"))
-        #expect(try database.integer("SELECT count(*) FROM change_group") == 4)
+        #expect(try database.integer("SELECT count(*) FROM change_reversal") == 2)
         _ = try await reopened.pruneHistory(before: .max)
-        #expect(try database.integer("SELECT count(*) FROM change_group") == 1)
+        #expect(try database.integer("SELECT count(*) FROM change_reversal") == 1)
         #expect(try database.integer("SELECT count(*) FROM change_before WHERE group_seq < (SELECT max(seq) FROM change)") == 0)
         #expect(try await reopened.undo(scope: .database) == nil)
         #expect(try await reopened.redo(scope: .database)?.tasks.map(\.title) == ["a"])
@@ -189,7 +189,7 @@ import Testing
         _ = try await store.create(TaskDraft(id: "a", title: "a"))
         _ = try await store.update(id: "a", changes: TaskChanges(title: "a"))
         let database = try Database(path: directory.file("tasks.sqlite"))
-        #expect(try database.integer("SELECT count(*) FROM change_group") == 1)
+        #expect(try database.integer("SELECT count(*) FROM change WHERE group_origin IS NOT NULL") == 1)
         #expect(try database.integer("SELECT count(*) FROM change_before") == 0)
     }
 }
