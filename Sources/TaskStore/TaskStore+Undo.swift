@@ -27,17 +27,21 @@ extension TaskStore {
         return value
     }
 
-    /// The seq of the change a write just logged, marked as one of `group`'s; refused as
-    /// `loggedSeq` refuses it. One statement, in place of reading the newest seq alone: the
-    /// mark costs a plain create no statement of its own.
-    func markedSeq(_ group: GroupRecorder) throws -> Int64 {
-        let seq = try database.cachedStatement("""
-            UPDATE change SET group_first = coalesce(?1, seq), group_origin = ?2 WHERE seq = (SELECT max(seq) FROM change)
-            RETURNING seq
-            """).firstRow([SQLValue(group.first), .integer(origin)]) { $0.int64(0) } ?? 0
-        // Out of range, loggedSeq throws the error that refuses the write.
-        guard TaskRules.seqs.contains(seq) else { return try loggedSeq() }
-        if group.first == nil { group.first = seq }
+    /// The seq of the change a write just logged (`loggedSeq`), marked as one of `group`'s.
+    /// `markedByInsert`: the change is a creation by this store, which the insert trigger
+    /// marked as starting a group (schema 18); as the group's first change it needs no more.
+    /// Otherwise the mark rewrites the row, on a page the commit writes anyway (marking it in
+    /// the statement that reads its seq, UPDATE … RETURNING, cost more than two statements).
+    func markedSeq(_ group: GroupRecorder, markedByInsert: Bool = false) throws -> Int64 {
+        let seq = try loggedSeq()
+        if markedByInsert, group.first == nil {
+            group.first = seq
+            return seq
+        }
+        let first = group.first ?? seq
+        try database.cachedStatement("UPDATE change SET group_first = ?, group_origin = ? WHERE seq = ?")
+            .run([.integer(first), .integer(origin), .integer(seq)])
+        group.first = first
         return seq
     }
 
@@ -153,21 +157,21 @@ extension TaskStore {
                 bound = first
             }
         }
-        let notReverted = "NOT EXISTS (SELECT 1 FROM change_reversal x WHERE x.reverts = c.group_first)"
+        let notReverted = "NOT EXISTS (SELECT 1 FROM change_reversal x WHERE x.reverts = coalesce(c.group_first, c.seq))"
         let sql = kind == .undo
             ? """
-              SELECT c.group_first, c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
-              LEFT JOIN change_reversal r ON r.seq = c.group_first
-              WHERE c.group_origin IS NOT NULL \(mine) AND c.group_first > ?3
+              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
+              LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3
                 AND (r.kind IS NULL OR r.kind = 'redo') AND \(notReverted)
               ORDER BY c.seq DESC LIMIT 1
               """
             : """
-              SELECT c.group_first, c.seq, c.group_origin, r.kind FROM change c
-              JOIN change_reversal r ON r.seq = c.group_first
-              WHERE c.group_origin IS NOT NULL \(mine) AND c.group_first > ?3 AND r.kind = 'undo' AND \(notReverted)
+              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, r.kind FROM change c
+              JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3 AND r.kind = 'undo' AND \(notReverted)
                 AND c.seq > coalesce((SELECT c.seq FROM change c WHERE c.group_origin IS NOT NULL \(mine)
-                                      AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = c.group_first)
+                                      AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = coalesce(c.group_first, c.seq))
                                       ORDER BY c.seq DESC LIMIT 1), 0)
               ORDER BY c.seq DESC LIMIT 1
               """
@@ -280,8 +284,9 @@ extension TaskStore {
         var groups: [(seq: Int64, lastSeq: Int64)] = []
         var reverts: [Int64: Int64] = [:]
         try database.cachedStatement("""
-            SELECT c.group_first, max(c.seq), r.reverts FROM change c LEFT JOIN change_reversal r ON r.seq = c.group_first
-            WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY c.group_first ORDER BY c.group_first
+            SELECT coalesce(c.group_first, c.seq) AS first, max(c.seq), r.reverts FROM change c
+            LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+            WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY first ORDER BY first
             """)
             .forEachRow([.integer(after)]) { row in
                 groups.append((row.int64(0), row.int64(1)))
@@ -338,7 +343,7 @@ extension TaskStore {
             row.dependsOn = []
             row.version = max(row.version, try versionDeleted(id: task.id) ?? row.version)
             row = try nextVersion(of: row, at: now)
-            guard let pk = try insertRow(row, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { continue }
+            guard let pk = try insertRow(row, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt, origin: origin) else { continue }
             restored.append((pk, snapshot, nil))
         }
         let exists = try database.cachedStatement("SELECT 1 FROM task WHERE id = ?")

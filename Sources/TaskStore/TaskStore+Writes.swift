@@ -135,9 +135,9 @@ extension TaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1)
-            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
+            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
-            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group))
+            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group, markedByInsert: true))
 
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -262,11 +262,13 @@ extension TaskStore {
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
     /// the id exists. The caller has checked the task (`dueAt` and `waitAt` are its due date
     /// and wait time in ms) and holds a write transaction; it writes the dependencies.
-    func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
+    /// `origin`: the change starts a group of that origin's (nil: none, as for an import).
+    func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?, origin: Int64? = nil) throws -> Int64? {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
-                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
+                              origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
@@ -274,6 +276,7 @@ extension TaskStore {
                 SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
+                SQLValue(origin),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -336,8 +339,9 @@ extension TaskStore {
     }
 
     /// The change the trigger just logged for `task`, in change group `group`.
-    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder) throws -> TaskChange {
-        TaskChange(seq: try markedSeq(group), kind: kind, id: task.id, version: task.version, task: task)
+    private func lastChange(_ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder,
+                            markedByInsert: Bool = false) throws -> TaskChange {
+        TaskChange(seq: try markedSeq(group, markedByInsert: markedByInsert), kind: kind, id: task.id, version: task.version, task: task)
     }
 
     /// The seq of the change a write just logged, refusing the write (its transaction or
