@@ -226,6 +226,29 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     }
 }
 
+/// Undo and redo of one `tasks/apply` that updated 1,000 tasks spread over the file: each
+/// reversal reads the group's 1,000 changes and snapshots and writes 1,000 tasks back, a
+/// change group of its own. Undo and redo alternate, so every round reverts the same amount.
+@MainActor func measureUndo(size: Int, db: String) {
+    let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
+    let server = spawn(db, ["--durability", "normal"])
+    server.initialize()
+    let operations = (0..<min(size, 1000)).map { index in
+        #"{"update":{"id":"\#(benchTaskID(spreadTaskNumber(index, size: size)))","changes":{"title":"undo bench \#(index)","priority":3}}}"#
+    }
+    server.call("tasks/apply", #"{"operations":[\#(operations.joined(separator: ","))]}"#)
+    let rounds = options.quick ? 3 : 15
+    var undos: [Double] = []
+    var redos: [Double] = []
+    for _ in 0..<rounds {
+        undos.append(seconds { server.call("tasks/undo") } * 1000)
+        redos.append(seconds { server.call("tasks/redo") } * 1000)
+    }
+    report.add(group, "undo of a 1,000-change group (tasks/apply), median", median(undos), "ms", target: .atMost(100))
+    report.add(group, "redo of it, median", median(redos), "ms")
+    server.shutdown()
+}
+
 /// Two servers on one file: how soon one hears of the other's commits, and what a watching
 /// server costs while nothing happens.
 @MainActor func measureLiveNotifications() {
@@ -282,7 +305,10 @@ for size in options.sizes {
     let before = CPUTimes.now()
     if options.runs("reads") { measureReads(size: size, db: db) }
     if options.runs("queries") { measureQueries(size: size, db: db) }
-    if options.runs("writes") { measureWrites(size: size, db: db) }
+    if options.runs("writes") {
+        measureWrites(size: size, db: db)
+        measureUndo(size: size, db: db)
+    }
     report.add(group, "CPU time stolen by the hypervisor while measuring", CPUTimes.now().stolenPercent(since: before), "%")
 }
 if options.runs("live") {

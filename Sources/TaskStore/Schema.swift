@@ -428,6 +428,49 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 20) { db in
+            // Change groups, for undo and redo: each write request and each tasks/apply is
+            // one group, the run of changes its transaction logged (a transaction holds the
+            // write lock, so no other change falls between). Each change of a group is marked
+            // with it: `group_first` is the group's first change's seq (NULL on that change
+            // itself), `group_origin` the connection that wrote it (0: the command line);
+            // another program's changes have none. A table of groups was one more B-tree
+            // page in every commit. An undo or a
+            // redo is a group too, with a row of change_reversal saying what it `reverts`
+            // (`seq` NULL when it changed nothing, so that its target counts as reverted).
+            // change_before holds, for each task a group updated or deleted, the task's row
+            // before the group as a JSON object keyed by column name (TaskStore.snapshotSQL);
+            // a task the group created has none, so a create writes no snapshot. All of it
+            // goes with the change log when it is pruned.
+            // A create marks its change from the insert itself: the task row carries the
+            // origin that created it (`origin`, NULL for an import and for other programs)
+            // and the log's insert trigger copies it, so that the change is a group of its
+            // own (`group_first` NULL: it starts one) at no cost of a statement. Changes
+            // that are not a group's first, and updates and deletions, are marked by an
+            // update of the row the write just logged (TaskStore.markedSeq).
+            try db.execute("""
+                ALTER TABLE change ADD COLUMN group_first INTEGER;
+                ALTER TABLE change ADD COLUMN group_origin INTEGER;
+                ALTER TABLE task ADD COLUMN origin INTEGER;
+                DROP TRIGGER task_log_insert;
+                CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at, group_origin) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), NEW.origin);
+                END;
+                CREATE TABLE change_reversal (
+                    seq INTEGER,
+                    kind TEXT NOT NULL CHECK (kind = 'undo' OR kind = 'redo'),
+                    reverts INTEGER NOT NULL
+                );
+                CREATE INDEX change_reversal_by_seq ON change_reversal (seq);
+                CREATE INDEX change_reversal_by_target ON change_reversal (reverts);
+                CREATE TABLE change_before (
+                    group_seq INTEGER NOT NULL,
+                    task_id TEXT NOT NULL,
+                    task TEXT NOT NULL,
+                    PRIMARY KEY (group_seq, task_id)
+                ) WITHOUT ROWID;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

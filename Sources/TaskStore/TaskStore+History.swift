@@ -74,6 +74,7 @@ extension TaskStore {
                 guard let through = try lastPrunable(before: cutoff) else { return 0 }
                 try database.run("DELETE FROM change WHERE seq <= ?", [.integer(through)])
                 let removed = database.changes
+                try pruneGroups(through: through)
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(Schema.prunedThroughKey), .integer(through)])
                 return removed
             }

@@ -21,7 +21,7 @@ extension TaskStore {
     /// One write in its own transaction.
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try translatingSQLiteErrors { try writeTransaction { try run(prepared) } }
+        return try translatingSQLiteErrors { try writeTransaction { try recordingGroup { try run(prepared, group: $0) } } }
     }
 
     /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
@@ -51,7 +51,7 @@ extension TaskStore {
     /// Independent writes committed together: one transaction, each in a savepoint, so each
     /// fails alone and one sync to disk serves them all (group commit).
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try run(operations.map(Self.prepare), atomic: false, locatingFields: false)
+        try run(operations.map(Self.prepare), atomic: false, locatingFields: false, groupEach: true)
     }
 
     private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
@@ -65,11 +65,12 @@ extension TaskStore {
     }
 
     /// `locatingFields`: a params error found while running (an unknown dependency) names
-    /// its operation, as `apply` reports them.
+    /// its operation, as `apply` reports them. `groupEach`: each operation is a change group
+    /// of its own (a request of its own); otherwise all of them are one.
     private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                     locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+                     locatingFields: Bool, groupEach: Bool = false) throws -> [Result<OperationOutcome, TaskStoreError>] {
         do {
-            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields)
+            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields, groupEach: groupEach)
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // The conflict was seen inside the transaction just undone, perhaps after an earlier
             // operation changed the task: report the task as it is committed.
@@ -79,37 +80,50 @@ extension TaskStore {
     }
 
     private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                                  locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+                                  locatingFields: Bool, groupEach: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try translatingSQLiteErrors {
             try writeTransaction {
-                var results: [Result<OperationOutcome, TaskStoreError>] = []
-                results.reserveCapacity(prepared.count)
-                for (index, operation) in prepared.enumerated() {
-                    switch operation {
-                    case .failure(let error):
-                        results.append(.failure(error))
-                    case .success(let operation) where atomic:
-                        do {
-                            results.append(.success(try run(operation)))
-                        } catch let error as TaskStoreError {
-                            throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
-                        }
-                    case .success(let operation):
-                        do {
-                            results.append(.success(try database.savepoint { try run(operation) }))
-                        } catch let error as TaskStoreError {
-                            results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
-                        }
-                    }
-                }
-                return results
+                if groupEach { return try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: nil) }
+                return try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: $0) }
             }
         }
     }
 
-    /// Runs a checked operation inside the caller's transaction. The change log rows are
-    /// written by triggers (see `Schema`), so writers other than Taskline are recorded too.
-    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+    /// The operations inside the caller's transaction, in the group `group`, or each in a
+    /// group of its own when it is nil.
+    private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+                         locatingFields: Bool, group: GroupRecorder?) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+            if let group { return try self.run(operation, group: group) }
+            return try recordingGroup { try self.run(operation, group: $0) }
+        }
+        var results: [Result<OperationOutcome, TaskStoreError>] = []
+        results.reserveCapacity(prepared.count)
+        for (index, operation) in prepared.enumerated() {
+            switch operation {
+            case .failure(let error):
+                results.append(.failure(error))
+            case .success(let operation) where atomic:
+                do {
+                    results.append(.success(try run(operation)))
+                } catch let error as TaskStoreError {
+                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
+                }
+            case .success(let operation):
+                do {
+                    results.append(.success(try database.savepoint { try run(operation) }))
+                } catch let error as TaskStoreError {
+                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
+                }
+            }
+        }
+        return results
+    }
+
+    /// Runs a checked operation inside the caller's transaction, as part of change group
+    /// `group`. The change log rows are written by triggers (see `Schema`), so writers other
+    /// than Taskline are recorded too.
+    private func run(_ operation: PreparedOperation, group: GroupRecorder) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
             if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
@@ -122,9 +136,9 @@ extension TaskStore {
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
                 createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
-            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
+            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin) else { throw TaskStoreError.alreadyExists(id: id) }
             try insertDependencies(dependencies, taskPK: pk)
-            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task))
+            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group, markedByInsert: true))
 
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -148,27 +162,29 @@ extension TaskStore {
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
-            let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now) : nil
+            try snapshot(taskPK: pk, group: try key(of: group))
+            let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now, group: group) : nil
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
                            waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
             }
-            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next),
+            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next, group: group),
                                     otherChanges: successor.map { [$0] } ?? [])
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let dependents = try removeFromDependents(taskPK: pk, id: id)
+            try snapshot(taskPK: pk, group: try key(of: group))
+            let dependents = try removeFromDependents(taskPK: pk, id: id, group: group)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try loggedSeq(), kind: .deleted, id: id, version: current.version, task: nil)
+            let change = TaskChange(seq: try markedSeq(group), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
     }
 
     /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
-    private func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
+    func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
         guard task.version < TaskRules.versions.upperBound else {
             throw TaskStoreError.outOfRange("""
                 task \(task.id) is at version \(task.version), and a version goes no higher than \
@@ -182,12 +198,13 @@ extension TaskStore {
     }
 
     /// Takes the task being deleted out of every task that depends on it, each at its next
-    /// version; returns those updates' changes.
-    private func removeFromDependents(taskPK: Int64, id: String) throws -> [TaskChange] {
+    /// version, in change group `group`; returns those updates' changes.
+    func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder) throws -> [TaskChange] {
         var dependents: [String] = []
         try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
             .forEachRow([.integer(taskPK)]) { dependents.append($0.text(0)) }
         guard !dependents.isEmpty else { return [] }
+        try snapshotDependents(of: taskPK, group: try key(of: group))
         try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
         let now = clock()
         var changes: [TaskChange] = []
@@ -196,7 +213,7 @@ extension TaskStore {
             let next = try nextVersion(of: current, at: now)
             try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
                            waitAt: try storedTime(current.wait, of: current), oldTags: current.tags)
-            changes.append(try lastChange(.updated, task: next))
+            changes.append(try lastChange(.updated, task: next, group: group))
         }
         return changes
     }
@@ -251,12 +268,13 @@ extension TaskStore {
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
     /// the id exists. The caller has checked the task (`dueAt` and `waitAt` are its due date
     /// and wait time in ms) and holds a write transaction; it writes the dependencies.
-    func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
+    /// `origin`: the change starts a group of that origin's (nil: none, as for an import).
+    func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?, origin: Int64? = nil) throws -> Int64? {
         try database.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
                               created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
-                              recurrence, series_id, remind, remind_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              recurrence, series_id, remind, remind_at, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
@@ -266,6 +284,7 @@ extension TaskStore {
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
                 SQLValue(task.recurrence), SQLValue(task.seriesId),
                 SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)),
+                SQLValue(origin),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -330,9 +349,10 @@ extension TaskStore {
         return milliseconds
     }
 
-    /// The change the trigger just logged for `task`.
-    func lastChange(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
-        TaskChange(seq: try loggedSeq(), kind: kind, id: task.id, version: task.version, task: task)
+    /// The change the trigger just logged for `task`, in change group `group`.
+    func lastChange(_ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder,
+                    markedByInsert: Bool = false) throws -> TaskChange {
+        TaskChange(seq: try markedSeq(group, markedByInsert: markedByInsert), kind: kind, id: task.id, version: task.version, task: task)
     }
 
     /// The seq of the change a write just logged, refusing the write (its transaction or

@@ -20,14 +20,20 @@ public actor TaskStore {
     /// a lock rather than the actor, so that the store can let it go in `deinit`.
     private let watcher = Mutex<DatabaseWatcher?>(nil)
     public nonisolated let path: String
+    /// Who writes through this store (`WriteOrigin`): its change groups carry it.
+    public nonisolated let origin: Int64
+    /// The first group this store recorded: an origin other than the command line's is this
+    /// store's alone, so its groups are no older (nil: it has none).
+    var firstOwnGroup: Int64?
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
     public init(path: String, options: StoreOptions = StoreOptions(), loop: EventLoop? = nil,
-                clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+                origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         self.database = try StoreFile.open(path: path, options: options)
         self.clock = clock
         self.path = path
+        self.origin = origin
         self.loop = loop ?? EventLoop.startThread()
         ownsLoop = loop == nil
     }

@@ -17,6 +17,9 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     public static func describeCycle(_ ids: [String]) -> String {
         (ids + ids.prefix(1)).joined(separator: " → ")
     }
+    /// An undo or redo found tasks of its group changed since: `tasks` as they are now,
+    /// and the ids of those that no longer exist.
+    case undoConflict(tasks: [TaskItem], deleted: [String])
     /// Operation `index` of an atomic `apply` failed, so none was applied.
     case operationFailed(index: Int, error: TaskStoreError)
 

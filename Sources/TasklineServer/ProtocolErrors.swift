@@ -9,6 +9,7 @@ enum TasklineErrorCode {
     static let storageFailure = 1004
     static let historyExpired = 1005
     static let dependencyCycle = 1006
+    static let undoConflict = 1007
 }
 
 extension ResponseError {
@@ -36,6 +37,10 @@ extension ResponseError {
             self.init(code: TasklineErrorCode.dependencyCycle,
                       message: "Dependency cycle: \(TaskStoreError.describeCycle(ids))",
                       data: ["cycle": .array(ids.map(JSON.string))])
+        case .undoConflict(let tasks, let deleted):
+            self.init(code: TasklineErrorCode.undoConflict,
+                      message: "Undo conflict: \(tasks.count + deleted.count) of the group's tasks changed since; nothing was reverted",
+                      data: ["tasks": TaskJSON.encode(tasks), "deleted": .array(deleted.map(JSON.string))])
         case .operationFailed(let index, let error):
             // The failing operation's own error. A params error already names the operation
             // in its field path; the others say which operation it was in `data.operation`.

@@ -64,7 +64,7 @@ enum HostileInput {
     static func ndjsonCases() -> [HostileCase] {
         notJSON() + invalidUTF8() + nulBytes() + numbers() + ids() + envelopes() + batches() + duplicateKeys()
             + deepNesting() + hugeStrings() + sqlText() + unicodeTitles() + lifecycle() + applyAbuse() + fetchAbuse()
-            + changesAndUpdateAbuse() + projectDependencyAbuse() + recurrenceAbuse() + reminderAbuse()
+            + changesAndUpdateAbuse() + projectDependencyAbuse() + recurrenceAbuse() + reminderAbuse() + undoAbuse()
     }
 
     static func notJSON() -> [HostileCase] {
@@ -556,6 +556,29 @@ enum HostileInput {
                     [request("tasks/create", ["id": "far-reminder", "title": "t", "remindAt": "9999-12-31T23:59:59.999-23:59"])],
                     [.ok], changes: 1, stored: created("far-reminder", ["remindAt": "9999-12-31T23:59:59.999-23:59"])),
         ]
+    }
+
+    // MARK: - Undo and redo
+
+    /// Bad params of tasks/undo and tasks/redo, and one undo and redo of the session's own
+    /// create: an undo in scope connection would revert the corpus's other writes.
+    static func undoAbuse() -> [HostileCase] {
+        var cases: [HostileCase] = []
+        for method in ["tasks/undo", "tasks/redo"] {
+            for (name, scope) in [("SQL", JSON.string("connection' OR 1=1 --")), ("10 MB", .string(String(repeating: "s", count: tenMegabytes))),
+                                  ("a number", 1), ("an array", ["database"]), ("an object", ["scope": "database"]), ("empty", "")] {
+                cases.append(hostile("\(method) scope of \(name)", request(method, ["scope": scope]), .error(-32602)))
+            }
+            cases.append(hostile("\(method) force of a string", request(method, ["force": "true"]), .error(-32602)))
+            cases.append(hostile("\(method) with params of an array", request(method, ["connection"]), .error(-32602)))
+            cases.append(hostile("\(method) with an unknown member", request(method, ["scope": "database", "group": 1]), .error(-32602)))
+        }
+        let title: JSON = "undo me: ' OR 1=1 --"
+        cases.append(session("undo and redo of the session's own create", [
+            request("tasks/create", ["id": "undo-me", "title": title, "tags": ["%", "_"]]),
+            request("tasks/undo", ["scope": "connection"]), request("tasks/redo", ["force": true]),
+        ], [.ok, .ok, .ok], changes: 3, stored: created("undo-me", ["title": title, "tags": ["%", "_"]], version: 2)))
+        return cases
     }
 
     // MARK: - LSP framing

@@ -88,6 +88,9 @@ import Testing
         "newFilePageSize": "an integer constant (the page size of a new file)",
         "ShortID.keySQL": "a fixed expression (a task id's short-id key)",
         "pendingReminder": "a fixed condition (task_reminder_due's)",
+        "snapshotObject": "a fixed expression (a task's row as a JSON object, TaskStore+Undo)",
+        "mine": "one of two fixed conditions (an undo's scope)",
+        "notReverted": "a fixed condition (a group not reverted yet)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

@@ -7,7 +7,7 @@ import Testing
         let result = try #require(run.result("init"))
         #expect(result["serverInfo"]?["name"] == "taskline")
         #expect(result["protocolVersion"] == "1")
-        #expect(result["capabilities"]?["methods"] == ["tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply"])
+        #expect(result["capabilities"]?["methods"] == ["tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply", "tasks/undo", "tasks/redo"])
         #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true, "remind": false])
         #expect(run.exitCode == 1)
     }

@@ -125,6 +125,44 @@ export interface TaskChange {
 }
 
 /** One page of tasks/changes. */
+// --- undo and redo ---
+
+/** A change group: one write request, one apply, one undo or one redo. */
+export interface ChangeGroup {
+  firstSeq: number;
+  lastSeq: number;
+  kind: 'write' | 'undo' | 'redo';
+  /** Written by this connection. */
+  own: boolean;
+  /** When its first change was made (RFC 3339, UTC). */
+  at: string;
+}
+
+export interface UndoResult {
+  /** The group undone. */
+  undone: ChangeGroup;
+  /** The group's tasks as the undo left them. */
+  tasks: Task[];
+  /** The ids of the group's tasks the undo left absent. */
+  deleted: string[];
+}
+
+export interface RedoResult {
+  /** The undo redone. */
+  redone: ChangeGroup;
+  tasks: Task[];
+  deleted: string[];
+}
+
+export interface UndoOptions extends RequestOptions {
+  /** 'connection' (the default): this connection's groups; 'database': any writer's. */
+  scope?: 'connection' | 'database';
+  /** Revert even tasks changed since the group (else UndoConflictError). */
+  force?: boolean;
+}
+
+// --- end of undo and redo ---
+
 export interface ChangesPage {
   /** The changes after `since`, oldest first. */
   changes: TaskChange[];
@@ -315,6 +353,10 @@ export declare class TasklineClient extends EventEmitter {
   apply(operations: ApplyOperation[], options?: ApplyOptions): Promise<ApplyResult[]>;
   /** The changes after `since` (0 for the beginning); rejects with HistoryExpiredError when they are no longer kept. */
   changes(since: number, options?: ChangesOptions): Promise<ChangesPage>;
+  /** Reverts this connection's (or with scope 'database', any writer's) newest change group; null when there is none. */
+  undo(options?: UndoOptions): Promise<UndoResult | null>;
+  /** Re-applies the newest undo of the scope; null when there is none. */
+  redo(options?: UndoOptions): Promise<RedoResult | null>;
   /** Every change after `since`, page by page until none are left. */
   changesSince(since: number, options?: ChangesSinceOptions): AsyncGenerator<TaskChange, void, undefined>;
 
@@ -409,6 +451,18 @@ export declare class HistoryExpiredError extends TasklineError {
   data: { oldestSeq: number };
   /** The oldest seq the server still keeps. */
   oldestSeq: number;
+}
+
+/** undo() or redo() found tasks of the group changed since, and reverted nothing. */
+export declare class UndoConflictError extends TasklineError {
+  constructor(message: string, data?: { tasks: Task[]; deleted: string[] });
+  static readonly code: 1007;
+  code: 1007;
+  data: { tasks: Task[]; deleted: string[] };
+  /** Those tasks as they are now. */
+  tasks: Task[];
+  /** The ids of those that no longer exist. */
+  deleted: string[];
 }
 
 export declare class InvalidParamsError extends TasklineError {

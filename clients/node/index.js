@@ -7,6 +7,7 @@ export {
   TaskAlreadyExistsError,
   StorageError,
   HistoryExpiredError,
+  UndoConflictError,
   InvalidParamsError,
   MethodNotFoundError,
   ServerNotInitializedError,

@@ -30,6 +30,7 @@ struct MethodOutcome: Sendable {
 enum TaskMethods {
     static let all: [any TaskMethod.Type] = [
         CreateTask.self, GetTask.self, FetchTasks.self, UpdateTask.self, DeleteTask.self, GetChanges.self, ApplyOperations.self,
+        UndoGroup.self, RedoGroup.self,
     ]
     static let byName: [String: any TaskMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 

@@ -28,6 +28,8 @@ enum Subcommands {
         ModifyCommand.self,
         DoneCommand.self,
         RemoveCommand.self,
+        UndoCommand.self,
+        RedoCommand.self,
         ListCommand.self,
         NextCommand.self,
         OverdueCommand.self,
@@ -127,6 +129,7 @@ struct CommandFailure: Error {
         case .storage(_, _, let message): "storage failure: \(message)"
         case .historyExpired(let since, _): "changes after \(since) are no longer kept"
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
+        case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
         }
     }
@@ -151,7 +154,7 @@ enum StoreAccess {
         if !create, path != ":memory:", access(path, F_OK) != 0 {
             throw CommandFailure(exitCode: 3, "there is no database at \(path)")
         }
-        return try TaskStore(path: path)
+        return try TaskStore(path: path, origin: WriteOrigin.commandLine)
     }
 
     /// Runs `body` with the store, then closes it (so that the WAL is checkpointed and

@@ -17,10 +17,11 @@ struct TaskEdit: Sendable {
     var dependsOn: [String]?
     /// A rule (`FREQ=WEEKLY`); `.some(nil)` stops the series.
     var recurrence: String??
+    var remindAt: String??
 
     var isEmpty: Bool {
         titleWords.isEmpty && addTags.isEmpty && removeTags.isEmpty && notes == nil && priority == nil
-            && due == nil && wait == nil && project == nil && dependsOn == nil && recurrence == nil
+            && due == nil && wait == nil && project == nil && dependsOn == nil && recurrence == nil && remindAt == nil
     }
 }
 
@@ -95,8 +96,8 @@ enum InlineAttributes {
             }
             edit.recurrence = .some(rule)
         },
-        InlineAttribute(name: "remind", form: "remind:DATE", available: false) { _, _, _ throws(UsageError) in
-            throw UsageError("remind: is not available: this taskline's task store keeps no reminders")
+        InlineAttribute(name: "remind", form: "remind:DATE") { value, edit, dates throws(UsageError) in
+            edit.remindAt = .some(value.isEmpty ? nil : try dates.time(value, for: "remind:"))
         },
     ]
 

@@ -22,6 +22,8 @@ enum AttributeHelp {
                                 (daily, weekdays, weekly, biweekly, monthly, quarterly,
                                 yearly, 3d, 2w, 6mo, or a rule: FREQ=MONTHLY;BYMONTHDAY=1);
                                 needs a due date
+          remind:DATE           when an editor or the TUI that asks for reminders shows it
+                                (a day: its start)
         An attribute with nothing after the colon clears it (due:). A word with a colon
         whose name is not one of these (re:meeting) is refused rather than put in the title;
         words after -- are title words whatever they look like: taskline add -- re:meeting.
@@ -77,6 +79,7 @@ struct EditOptions: Sendable {
             case "dependsOn": "depends:"
             case "priority": "pri:"
             case "recurrence", "recurrence.rule": "recur:"
+            case "remindAt": "remind:"
             default: "--" + field
             }
             return UsageError("\(name) \(reason)")
@@ -143,7 +146,8 @@ enum AddCommand: Command {
         let draft = TaskDraft(
             title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
             tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
-            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil)
+            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil,
+            remindAt: edit.remindAt ?? nil)
         let task = try store.writing { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
@@ -182,7 +186,8 @@ enum ModifyCommand: Command {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
         var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
-                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence)
+                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence,
+                                  remindAt: edit.remindAt)
         if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
         if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
             changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
@@ -302,8 +307,12 @@ struct TaskIDsOptions: Sendable {
 enum PeopleOutput {
     /// `added 3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list, after a word.
     static func line(_ task: TaskItem, prefix: String, shortID: String) -> String {
-        let table = TaskTable(terminal: .stdout(), dates: .current())
-        return prefix + " " + table.lines([task], shortID: { _ in shortID })[0]
+        prefix + " " + row(task, shortID: shortID)
+    }
+
+    /// `3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list.
+    static func row(_ task: TaskItem, shortID: String) -> String {
+        TaskTable(terminal: .stdout(), dates: .current()).lines([task], shortID: { _ in shortID })[0]
     }
 
     static func task(_ task: TaskItem, prefix: String, store: isolated TaskStore) throws {

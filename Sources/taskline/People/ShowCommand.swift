@@ -39,7 +39,7 @@ enum ShowCommand: Command {
         if let project = task.project { rows.append(("Project", project)) }
         if !task.tags.isEmpty { rows.append(("Tags", task.tags.map { "+" + $0 }.joined(separator: " "))) }
         rows.append(("Priority", task.priority == 0 ? "none" : "\(PriorityName.letters[task.priority]) (\(PriorityName.names[task.priority]))"))
-        for (name, value) in [("Due", task.due), ("Wait", task.wait)] {
+        for (name, value) in [("Due", task.due), ("Wait", task.wait), ("Remind", task.remindAt)] {
             guard let value else { continue }
             let shown = PeopleDates.show(value, now: dates.now, calendar: dates.calendar, open: !task.done && name == "Due")
             var text = shown.map { $0.relative == $0.absolute ? $0.absolute : "\($0.absolute) (\($0.relative))" } ?? value

@@ -253,6 +253,28 @@ export class TasklineClient extends EventEmitter {
     return this.request('tasks/changes', { since, limit }, options);
   }
 
+  /**
+   * Reverts the newest change group (a write request or an apply, or a redo) not
+   * undone yet: this connection's (`scope: 'connection'`, the default) or any
+   * writer's (`scope: 'database'`). Resolves with `{ undone, tasks, deleted }`, or
+   * null when there is nothing to undo. Rejects with UndoConflictError when tasks
+   * of the group changed since, unless `force`.
+   */
+  async undo({ scope, force, ...options } = {}) {
+    const result = await this.request('tasks/undo', { scope, force }, options);
+    return result.undone ? result : null;
+  }
+
+  /**
+   * Re-applies the newest undo of the scope not redone yet, unless a write of the
+   * scope came after it: `{ redone, tasks, deleted }`, or null when there is
+   * nothing to redo. Rejects with UndoConflictError as undo() does.
+   */
+  async redo({ scope, force, ...options } = {}) {
+    const result = await this.request('tasks/redo', { scope, force }, options);
+    return result.redone ? result : null;
+  }
+
   /** Every change after `since`, fetched page by page until none are left. */
   async *changesSince(since, { pageSize, ...options } = {}) {
     let page = { seq: since, hasMore: true };

@@ -73,6 +73,21 @@ export class HistoryExpiredError extends TasklineError {
   }
 }
 
+/**
+ * undo() or redo() found tasks of the group changed since, and reverted nothing
+ * (pass `force: true` to revert anyway). `tasks` are those tasks as they are now,
+ * `deleted` the ids of those that no longer exist.
+ */
+export class UndoConflictError extends TasklineError {
+  static code = 1007;
+
+  constructor(message, data) {
+    super(message, { code: UndoConflictError.code, data });
+    this.tasks = data?.tasks ?? [];
+    this.deleted = data?.deleted ?? [];
+  }
+}
+
 export class InvalidParamsError extends TasklineError {
   static code = -32602;
 
@@ -149,6 +164,7 @@ const classByCode = new Map(
     TaskAlreadyExistsError,
     StorageError,
     HistoryExpiredError,
+    UndoConflictError,
     InvalidParamsError,
     MethodNotFoundError,
     ServerNotInitializedError,

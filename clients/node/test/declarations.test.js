@@ -28,6 +28,7 @@ const PAIRS = {
   DidChangeParams: 'tasksDidChangeParams',
   DidMissChangesParams: 'tasksDidMissChangesParams',
   RemindParams: 'tasksRemindParams',
+  ChangeGroup: 'changeGroup',
   InitializeResult: 'initializeResult',
 };
 

@@ -26,6 +26,7 @@ MODELS = {
     models.DidChange: "tasksDidChangeParams",
     models.DidMissChanges: "tasksDidMissChangesParams",
     models.Remind: "tasksRemindParams",
+    models.ChangeGroup: "changeGroup",
 }
 
 #: ServerInfo flattens the initialize result: each field and the path it is read from.

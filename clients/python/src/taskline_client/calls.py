@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypedDict, TypeVar
 
-from .models import ChangesPage, FetchPage, Task
+from .models import ChangesPage, FetchPage, Reversal, Task
 from .query import Filter, SortKey
 from .timestamps import DueInput, format_due
 
@@ -107,6 +107,23 @@ def changes(since: int, limit: int | None) -> Call[ChangesPage]:
     if limit is not None:
         params["limit"] = limit
     return Call("tasks/changes", params, ChangesPage.from_wire)
+
+
+def undo(scope: str | None, force: bool) -> Call[Reversal | None]:
+    return Call("tasks/undo", _reversal_params(scope, force), lambda result: Reversal.from_wire(result, "undone"))
+
+
+def redo(scope: str | None, force: bool) -> Call[Reversal | None]:
+    return Call("tasks/redo", _reversal_params(scope, force), lambda result: Reversal.from_wire(result, "redone"))
+
+
+def _reversal_params(scope: str | None, force: bool) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if scope is not None:
+        params["scope"] = scope
+    if force:
+        params["force"] = True
+    return params
 
 
 def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from . import calls
 from .discovery import PathArg
 from .errors import ServerExited, TasklineError, Timeout
 from .framing import FrameDecoder, FramingError
-from .models import Change, ChangesPage, FetchPage, Remind, ServerInfo, Task
+from .models import Change, ChangesPage, FetchPage, Remind, Reversal, ServerInfo, Task
 from .operations import OperationLike, OperationResult, apply_call
 from .rpc import PendingCalls, cancel_frame, notification_frame, request_frame
 from .session import (
@@ -151,6 +151,20 @@ class Client:
         is reported in its result's `error`.
         """
         return self._perform(apply_call(operations, atomic))
+
+    def undo(self, *, scope: str | None = None, force: bool = False) -> Reversal | None:
+        """Reverts the newest change group (a write request or an `apply`, or a
+        redo) not undone yet: this connection's (`scope="connection"`, the
+        default) or any writer's (`scope="database"`). None when there is
+        nothing to undo. Raises `UndoConflict` when tasks of the group changed
+        since, unless `force=True`."""
+        return self._perform(calls.undo(scope, force))
+
+    def redo(self, *, scope: str | None = None, force: bool = False) -> Reversal | None:
+        """Re-applies the newest undo of the scope not redone yet, unless a
+        write of the scope came after it. None when there is nothing to redo;
+        `UndoConflict` as for `undo()`."""
+        return self._perform(calls.redo(scope, force))
 
     def changes(self, since: int, limit: int | None = None) -> ChangesPage:
         """The changes after `since` (a seq; 0 for the beginning), oldest first,

@@ -174,6 +174,26 @@ class RequestCancelled(ServerError):
     code = -32800
 
 
+class UndoConflict(ServerError):
+    """`undo()` or `redo()` found tasks of the group changed since, and reverted
+    nothing (pass `force=True` to revert anyway). `tasks` are those tasks as they
+    are now; `deleted` the ids of those that no longer exist."""
+
+    code = 1007
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        from .models import Task
+
+        tasks = self._data_member("tasks")
+        return tuple(Task.from_wire(task) for task in tasks) if isinstance(tasks, list) else ()
+
+    @property
+    def deleted(self) -> tuple[str, ...]:
+        deleted = self._data_member("deleted")
+        return tuple(deleted) if isinstance(deleted, list) else ()
+
+
 _OPERATION_FIELD = re.compile(r"operations\[(\d+)\]")
 
 _CLASS_BY_CODE: dict[int, type[ServerError]] = {
@@ -184,6 +204,7 @@ _CLASS_BY_CODE: dict[int, type[ServerError]] = {
         TaskAlreadyExists,
         StorageError,
         HistoryExpired,
+        UndoConflict,
         InvalidParams,
         MethodNotFound,
         ServerNotInitialized,

@@ -275,3 +275,60 @@ _Parsed = TypeVar("_Parsed")
 
 def _optional(parse: Callable[[Any], _Parsed], value: Any | None) -> _Parsed | None:
     return None if value is None else parse(value)
+
+
+# --- Undo and redo (tasks/undo, tasks/redo) ---
+
+
+class GroupKind(str, enum.Enum):
+    WRITE = "write"
+    UNDO = "undo"
+    REDO = "redo"
+
+
+@dataclass(frozen=True)
+class ChangeGroup:
+    """A change group: the changes of one write request, one `apply`, one undo
+    or one redo, from `first_seq` to `last_seq`. `own` when this connection
+    wrote it; `at` when its first change was made."""
+
+    first_seq: int
+    last_seq: int
+    kind: GroupKind
+    own: bool
+    at: datetime
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ChangeGroup:
+        return cls(
+            first_seq=data["firstSeq"],
+            last_seq=data["lastSeq"],
+            kind=GroupKind(data["kind"]),
+            own=data["own"],
+            at=parse_timestamp(data["at"]),
+        )
+
+
+@dataclass(frozen=True)
+class Reversal:
+    """What `undo()` or `redo()` did: the group it reverted, the group's tasks
+    as it left them, and the ids of those it left absent. Its own changes come
+    in `tasks/didChange`."""
+
+    group: ChangeGroup
+    tasks: tuple[Task, ...]
+    deleted: tuple[str, ...]
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any], member: str) -> Reversal | None:
+        """None for the empty result: there was nothing to revert."""
+        if member not in data:
+            return None
+        return cls(
+            group=ChangeGroup.from_wire(data[member]),
+            tasks=tuple(Task.from_wire(task) for task in data["tasks"]),
+            deleted=tuple(data["deleted"]),
+        )
+
+
+# --- end of undo and redo ---

@@ -1,0 +1,394 @@
+import SQLite
+
+/// Undo and redo: change groups, each task's state before a group changed it, and reverting
+/// a group as a new group (schema 20 says how they are stored).
+///
+/// Undo reverts the newest group of the scope that is a write or a redo and not reverted
+/// yet; redo reverts the newest undo of the scope that is not reverted yet and is newer than
+/// the scope's newest write, so that a new write ends what can be redone. Undoing an undo is
+/// a redo, and a redo can be undone again, as in an editor.
+extension TaskStore {
+    public func undo(scope: UndoScope = .connection, force: Bool = false) throws -> Reversal? {
+        try revert(.undo, scope: scope, force: force)
+    }
+
+    public func redo(scope: UndoScope = .connection, force: Bool = false) throws -> Reversal? {
+        try revert(.redo, scope: scope, force: force)
+    }
+
+    // MARK: Recording
+
+    /// Runs `body` inside the caller's transaction or savepoint as one change group by this
+    /// store's origin: each change it logs is marked with the group (`markedSeq`).
+    func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
+        let group = GroupRecorder()
+        let value = try body(group)
+        if firstOwnGroup == nil, let first = group.first { firstOwnGroup = first }
+        return value
+    }
+
+    /// The seq of the change a write just logged (`loggedSeq`), marked as one of `group`'s.
+    /// `markedByInsert`: the change is a creation by this store, which the insert trigger
+    /// marked as starting a group (schema 20); as the group's first change it needs no more.
+    /// Otherwise the mark rewrites the row, on a page the commit writes anyway (marking it in
+    /// the statement that reads its seq, UPDATE … RETURNING, cost more than two statements).
+    func markedSeq(_ group: GroupRecorder, markedByInsert: Bool = false) throws -> Int64 {
+        let seq = try loggedSeq()
+        if markedByInsert, group.first == nil {
+            group.first = seq
+            return seq
+        }
+        let first = group.first ?? seq
+        try database.cachedStatement("UPDATE change SET group_first = ?, group_origin = ? WHERE seq = ?")
+            .run([.integer(first), .integer(origin), .integer(seq)])
+        group.first = first
+        return seq
+    }
+
+    /// Marks the changes from seq `first` through `last` as one group of this store's: those
+    /// a reversal wrote row by row.
+    private func markGroup(first: Int64, last: Int64) throws {
+        try database.run("UPDATE change SET group_first = ?, group_origin = ? WHERE seq BETWEEN ? AND ?",
+                         [.integer(first), .integer(origin), .integer(first), .integer(last)])
+        if firstOwnGroup == nil { firstOwnGroup = first }
+    }
+
+    /// The group's key, the seq of its first change, for the snapshots taken before that
+    /// change is logged: SQLite numbers a change after the largest seq in the log, and the
+    /// write lock keeps other writers out until the transaction ends. A savepoint that is
+    /// rolled back frees its seqs for the next operation of the group, so the key holds.
+    func key(of group: GroupRecorder) throws -> Int64 {
+        if let first = group.first { return first }
+        let first = try Schema.newestSeq(in: database) &+ 1
+        group.first = first
+        return first
+    }
+
+    /// Keeps task `taskPK` as it is before group `group` changes it; once per task and group.
+    func snapshot(taskPK: Int64, group: Int64) throws {
+        try database.cachedStatement(Self.snapshotSQL).run([.integer(group), .integer(taskPK)])
+    }
+
+    /// The same for every task that depends on task `taskPK`.
+    func snapshotDependents(of taskPK: Int64, group: Int64) throws {
+        try database.cachedStatement(Self.snapshotDependentsSQL).run([.integer(group), .integer(taskPK)])
+    }
+
+    /// A task's row as a JSON object keyed by column name. An object rather than a copy of
+    /// the task table's columns: a column that a later schema adds goes into the object
+    /// without a change to change_before, and an object written before it reads as the
+    /// column's default. The instants (`due_at`, `wait_at`) are kept as stored, so that a
+    /// restore writes back what the row held.
+    private static let snapshotObject = """
+        json_object('id', id, 'title', title, 'notes', notes, 'done', done, 'priority', priority, 'tags', tags,
+                    'due', due, 'due_at', due_at, 'project', project, 'depends_on', depends_on, 'wait', wait,
+                    'wait_at', wait_at, 'meta', meta, 'created_at', created_at, 'updated_at', updated_at,
+                    'completed_at', completed_at, 'version', version, 'recurrence', recurrence, 'series_id', series_id,
+                    'remind', remind)
+        """
+    private static let snapshotSQL =
+        "INSERT OR IGNORE INTO change_before (group_seq, task_id, task) SELECT ?, id, \(snapshotObject) FROM task WHERE pk = ?"
+    private static let snapshotDependentsSQL = """
+        INSERT OR IGNORE INTO change_before (group_seq, task_id, task) SELECT ?, id, \(snapshotObject) FROM task
+        WHERE pk IN (SELECT task_pk FROM task_dependency WHERE depends_on_pk = ?)
+        """
+
+    /// The snapshots of group `?`, in `TaskColumns`' names, with the stored instants.
+    private static let snapshotsSQL = """
+        SELECT NULL AS pk, task ->> 'id' AS id, task ->> 'title' AS title, task ->> 'notes' AS notes,
+               task ->> 'done' AS done, task ->> 'priority' AS priority, task ->> 'tags' AS tags, task ->> 'due' AS due,
+               task ->> 'due_at' AS due_at, task ->> 'project' AS project, task ->> 'depends_on' AS depends_on,
+               task ->> 'wait' AS wait, task ->> 'wait_at' AS wait_at, task ->> 'meta' AS meta,
+               task ->> 'created_at' AS created_at, task ->> 'updated_at' AS updated_at,
+               task ->> 'completed_at' AS completed_at, task ->> 'version' AS version,
+               task ->> 'recurrence' AS recurrence, task ->> 'series_id' AS series_id, task ->> 'remind' AS remind
+        FROM change_before WHERE group_seq = ?
+        """
+
+    /// Removes what belongs to the groups whose changes pruning removed (all or some of them)
+    /// through `seq`; the marks went with the changes.
+    func pruneGroups(through seq: Int64) throws {
+        try database.run("DELETE FROM change_before WHERE group_seq <= ?", [.integer(seq)])
+        try database.run("DELETE FROM change_reversal WHERE seq <= ?1 OR (seq IS NULL AND reverts <= ?1)", [.integer(seq)])
+    }
+
+    // MARK: Reverting
+
+    private func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {
+        try translatingSQLiteErrors {
+            try writeTransaction {
+                guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
+                let tasks = try tasks(of: target)
+                if !force, let conflict = try conflict(with: target, tasks: tasks) { throw conflict }
+                let snapshots = try snapshots(of: target)
+                let group = GroupRecorder()
+                let first = try key(of: group)
+                try restore(tasks, to: snapshots, group: group)
+                let last = try Schema.newestSeq(in: database)
+                if last >= first { try markGroup(first: first, last: last) }
+                try database.run("INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
+                                 [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
+                var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
+                for task in tasks {
+                    if let now = try load(id: task.id) { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
+                }
+                if last >= first { reversal.changes = try changes(from: first, through: last) }
+                return reversal
+            }
+        }
+    }
+
+    /// A group as the change log marks it.
+    private struct StoredGroup {
+        var seq: Int64
+        var lastSeq: Int64
+        var origin: Int64
+        var kind: ChangeGroup.Kind
+    }
+
+    /// The group that an undo (`kind` .undo) or a redo reverts in `scope`, if any: read from
+    /// the change log backwards, where a group's newest change is its last. A group pruning
+    /// cut into is none.
+    private func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> StoredGroup? {
+        var mine = ""
+        var bound: Int64 = 0
+        if scope == .connection {
+            mine = "AND c.group_origin = ?1 AND c.seq >= ?2"
+            if origin != WriteOrigin.commandLine {
+                guard let first = firstOwnGroup else { return nil }
+                bound = first
+            }
+        }
+        let notReverted = "NOT EXISTS (SELECT 1 FROM change_reversal x WHERE x.reverts = coalesce(c.group_first, c.seq))"
+        let sql = kind == .undo
+            ? """
+              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
+              LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3
+                AND (r.kind IS NULL OR r.kind = 'redo') AND \(notReverted)
+              ORDER BY c.seq DESC LIMIT 1
+              """
+            : """
+              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, r.kind FROM change c
+              JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3 AND r.kind = 'undo' AND \(notReverted)
+                AND c.seq > coalesce((SELECT c.seq FROM change c WHERE c.group_origin IS NOT NULL \(mine)
+                                      AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = coalesce(c.group_first, c.seq))
+                                      ORDER BY c.seq DESC LIMIT 1), 0)
+              ORDER BY c.seq DESC LIMIT 1
+              """
+        let values: [SQLValue] = [.integer(origin), .integer(bound), .integer(try Schema.prunedThrough(in: database))]
+        return try database.cachedStatement(sql).firstRow(values) { row in
+            StoredGroup(seq: row.int64(0), lastSeq: row.int64(1), origin: row.int64(2),
+                        kind: ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
+        }
+    }
+
+    private func describe(_ group: StoredGroup) throws -> ChangeGroup {
+        let at = try database.integer("SELECT at FROM change WHERE seq = ?", [.integer(group.seq)]) ?? 0
+        return ChangeGroup(firstSeq: group.seq, lastSeq: group.lastSeq, kind: group.kind, own: group.origin == origin, at: at)
+    }
+
+    /// One task a group changed.
+    private struct GroupTask {
+        var id: String
+        /// Its last change in the group deleted it.
+        var deleted: Bool
+        /// Its version after the group (a deletion's: the version it was deleted at).
+        var version: Int64
+    }
+
+    /// The tasks `group` changed, in the order of their first change in it.
+    private func tasks(of group: StoredGroup) throws -> [GroupTask] {
+        var tasks: [GroupTask] = []
+        var index: [[UInt8]: Int] = [:]  // by bytes: Swift's == holds canonically equivalent ids equal
+        try database.cachedStatement("SELECT kind, task_id, version FROM change WHERE seq BETWEEN ? AND ? ORDER BY seq")
+            .forEachRow([.integer(group.seq), .integer(group.lastSeq)]) { row in
+                let id = row.text(1)
+                let task = GroupTask(id: id, deleted: row.text(0) == TaskChange.Kind.deleted.rawValue, version: row.int64(2))
+                if let at = index[Array(id.utf8)] {
+                    tasks[at] = task
+                } else {
+                    index[Array(id.utf8)] = tasks.count
+                    tasks.append(task)
+                }
+            }
+        return tasks
+    }
+
+    /// A task as it was before a group, with its stored instants.
+    private struct Snapshot {
+        var task: TaskItem
+        var dueAt: Int64?
+        var waitAt: Int64?
+    }
+
+    private struct SnapshotColumns: RowLayout {
+        let task: TaskColumns
+        let dueAt, waitAt: Int32
+
+        init(_ statement: Statement) {
+            task = TaskColumns(statement)
+            dueAt = statement.columnIndex("due_at")
+            waitAt = statement.columnIndex("wait_at")
+        }
+    }
+
+    /// The states before `group` of the tasks it updated or deleted, by id bytes. A task it
+    /// created has none: reverting the group deletes it.
+    private func snapshots(of group: StoredGroup) throws -> [[UInt8]: Snapshot] {
+        var snapshots: [[UInt8]: Snapshot] = [:]
+        let statement = try database.cachedStatement(Self.snapshotsSQL)
+        let columns = statement.layout(SnapshotColumns.self)
+        try statement.forEachRow([.integer(group.seq)]) { row in
+            let task = columns.task.task(in: row)
+            snapshots[Array(task.id.utf8)] = Snapshot(task: task, dueAt: row.optionalInt64(columns.dueAt),
+                                                      waitAt: row.optionalInt64(columns.waitAt))
+        }
+        return snapshots
+    }
+
+    /// The undo conflict `group` meets, if any: some of its tasks changed after it, other than
+    /// by groups that later reversals cancel out. A task is unchanged when it is at the
+    /// version the group left it at (or absent, as the group left it) and was not deleted
+    /// since; otherwise the log after the group tells.
+    private func conflict(with group: StoredGroup, tasks: [GroupTask]) throws -> TaskStoreError? {
+        let deletedSince = try database.cachedStatement(
+            "SELECT 1 FROM change WHERE task_id = ? AND kind = 'deleted' AND seq > ? LIMIT 1")
+        var suspects: Set<[UInt8]> = []
+        for task in tasks {
+            let current = try load(id: task.id)
+            let unchanged: Bool
+            if task.deleted {
+                unchanged = current == nil
+            } else {
+                let deleted = try deletedSince.firstRow([.text(task.id), .integer(group.lastSeq)]) { _ in true } ?? false
+                unchanged = current?.version == task.version && !deleted
+            }
+            if !unchanged { suspects.insert(Array(task.id.utf8)) }
+        }
+        guard !suspects.isEmpty else { return nil }
+        let changed = try changedSince(group.lastSeq, among: suspects)
+        guard !changed.isEmpty else { return nil }
+        var now: [TaskItem] = []
+        var gone: [String] = []
+        for task in tasks where changed.contains(Array(task.id.utf8)) {
+            if let current = try load(id: task.id) { now.append(current) } else { gone.append(task.id) }
+        }
+        return .undoConflict(tasks: now, deleted: gone)
+    }
+
+    /// The ids among `ids` that a change after seq `after` touched, leaving out the changes of
+    /// groups that a chain of reversals after `after` cancels: a group, its undo, that undo's
+    /// redo, … cancel out when there is an even number of them. A change in no group
+    /// (another program's) always counts.
+    private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
+        var groups: [(seq: Int64, lastSeq: Int64)] = []
+        var reverts: [Int64: Int64] = [:]
+        try database.cachedStatement("""
+            SELECT coalesce(c.group_first, c.seq) AS first, max(c.seq), r.reverts FROM change c
+            LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+            WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY first ORDER BY first
+            """)
+            .forEachRow([.integer(after)]) { row in
+                groups.append((row.int64(0), row.int64(1)))
+                if !row.isNull(2) { reverts[row.int64(0)] = row.int64(2) }
+            }
+        let later = Set(groups.map(\.seq))
+        var revertedBy: [Int64: Int64] = [:]
+        for (group, target) in reverts where later.contains(target) { revertedBy[target] = group }
+        var cancelled: Set<Int64> = []
+        for group in groups where !(reverts[group.seq].map(later.contains) ?? false) {
+            var chain = [group.seq]
+            while let next = revertedBy[chain[chain.count - 1]] { chain.append(next) }
+            if chain.count % 2 == 0 { cancelled.formUnion(chain) }
+        }
+        var changed: Set<[UInt8]> = []
+        try database.cachedStatement("SELECT seq, task_id FROM change WHERE seq > ? ORDER BY seq").forEachRow([.integer(after)]) { row in
+            let id = Array(row.text(1).utf8)
+            guard ids.contains(id), !changed.contains(id) else { return }
+            let seq = row.int64(0)
+            // The last group that starts at or before the change.
+            var low = 0, high = groups.count
+            while low < high {
+                let middle = (low + high) / 2
+                if groups[middle].seq <= seq { low = middle + 1 } else { high = middle }
+            }
+            let inGroup = low > 0 && groups[low - 1].lastSeq >= seq
+            if !inGroup || !cancelled.contains(groups[low - 1].seq) { changed.insert(id) }
+        }
+        return changed
+    }
+
+    /// Puts `tasks` back as `snapshots` hold them, in the caller's group `group`: deletes those
+    /// that have none (the group created them), writes back the others, recreating those
+    /// that are gone with their ids, and sets their dependencies last, once every task they
+    /// name exists again. A dependency on a task that no longer exists is left out. Each task
+    /// that changes is at its next version (a recreated one, past the version it was deleted
+    /// at); one already as its snapshot is left alone.
+    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: GroupRecorder) throws {
+        let now = clock()
+        for task in tasks where snapshots[Array(task.id.utf8)] == nil {
+            guard let (pk, _) = try loadWithKey(id: task.id) else { continue }
+            try snapshot(taskPK: pk, group: try key(of: group))
+            _ = try removeFromDependents(taskPK: pk, id: task.id, group: group)
+            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
+        }
+        var restored: [(pk: Int64, snapshot: Snapshot, current: TaskItem?)] = []
+        for task in tasks {
+            guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
+            if let (pk, current) = try loadWithKey(id: task.id) {
+                restored.append((pk, snapshot, current))
+                continue
+            }
+            var row = snapshot.task
+            row.dependsOn = []
+            row.version = max(row.version, try versionDeleted(id: task.id) ?? row.version)
+            row = try nextVersion(of: row, at: now)
+            guard let pk = try insertRow(row, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt, origin: origin) else { continue }
+            restored.append((pk, snapshot, nil))
+        }
+        let exists = try database.cachedStatement("SELECT 1 FROM task WHERE id = ?")
+        var dependencies: [(pk: Int64, ids: [String])] = []
+        for (pk, snapshot, current) in restored {
+            let wanted = try snapshot.task.dependsOn.filter { try exists.firstRow([.text($0)]) { _ in true } != nil }
+            if let current {
+                var next = snapshot.task
+                next.dependsOn = wanted
+                next.version = current.version
+                next.updatedAt = current.updatedAt
+                if !next.isIdentical(to: current) {
+                    try self.snapshot(taskPK: pk, group: try key(of: group))
+                    try replaceRow(pk: pk, with: try nextVersion(of: next, at: now), dueAt: snapshot.dueAt,
+                                   waitAt: snapshot.waitAt, oldTags: current.tags)
+                }
+            }
+            if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }
+        }
+        // All taken out first: tasks that swapped who depends on whom close no cycle midway.
+        for (pk, _) in dependencies { try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)]) }
+        for (pk, ids) in dependencies { try replaceDependencies(of: pk, with: ids, field: "dependsOn") }
+    }
+
+    /// The version task `id` was last deleted at, if the log holds its deletion.
+    private func versionDeleted(id: String) throws -> Int64? {
+        try database.cachedStatement("SELECT version FROM change WHERE task_id = ? AND kind = 'deleted' ORDER BY seq DESC LIMIT 1")
+            .firstRow([.text(id)]) { $0.int64(0) }
+    }
+
+    /// The changes from seq `first` through `last`, each with its task as it is now.
+    private func changes(from first: Int64, through last: Int64) throws -> [TaskChange] {
+        var changes: [TaskChange] = []
+        let statement = try database.cachedStatement(Self.changesSQL)
+        let columns = statement.layout(ChangeColumns.self)
+        try statement.forEachRow([.integer(first - 1), .integer(last - first + 1)]) { row in changes.append(columns.change(in: row)) }
+        return changes
+    }
+}
+
+/// A change group being written.
+final class GroupRecorder {
+    /// The seq of its first change, once known (`TaskStore.key(of:)` knows it before that
+    /// change is logged).
+    var first: Int64?
+}
