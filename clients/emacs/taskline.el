@@ -191,8 +191,14 @@ A server started with other options (another database) is stopped first."
 An error answer goes to ON-ERROR when given (with the error object),
 else it is shown.  An exit of the server is reported when it happens,
 not as the error of every request it leaves unanswered."
-  (if (not (process-live-p (taskline--session-process session)))
-      (taskline--report "the server is not running")
+  (cond
+   ((not (process-live-p (taskline--session-process session)))
+    (taskline--report "the server is not running"))
+   ((eq (process-status (taskline--session-process session)) 'stop)
+    ;; A stopped server takes no input (sending to it is an error): it is as stuck as one
+    ;; that does not answer, and is replaced when the request would have timed out.
+    (run-at-time taskline-request-timeout nil #'taskline--on-timeout session method taskline-request-timeout))
+   (t
     (jsonrpc-async-request
      (taskline--session-connection session) method params
      :success-fn on-success
@@ -203,7 +209,7 @@ not as the error of every request it leaves unanswered."
                      (taskline--report "%s" (plist-get error :message)))))
      :timeout taskline-request-timeout
      :timeout-fn (let ((timeout taskline-request-timeout))
-                   (lambda () (taskline--on-timeout session method timeout))))))
+                   (lambda () (taskline--on-timeout session method timeout)))))))
 
 (defun taskline--on-timeout (session method timeout)
   "SESSION did not answer METHOD within TIMEOUT seconds: it is stuck; replace it."
