@@ -190,6 +190,16 @@ import Testing
             #expect(steps.contains { $0.contains("task_by_project") }, "\(steps)")
             #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
         }
+        // By project and due date, each way, the tasks with a project are read in order.
+        for (descending, index) in [(false, "task_by_project_due_asc"), (true, "task_by_project_due_desc")] {
+            let sort = [SortKey(field: .project, descending: descending), SortKey(field: .due, descending: descending)]
+            for filter in [TaskFilter(), TaskFilter(blocked: false)] {
+                let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
+                let steps = try queryPlan(plan.pageRuns(after: nil)[0], in: database)
+                #expect(steps.contains { $0.contains(index) }, "\(steps)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(steps)")
+            }
+        }
         _ = store
     }
 
