@@ -42,7 +42,7 @@ import Testing
         #expect(tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
             "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
             "priority": 0, "tags": [], "due": .null, "project": .null, "dependsOn": [], "wait": .null, "meta": [:],
-            "recurrence": .null, "seriesId": .null, "createdAt": "2024-01-02T08:15:12.000Z",
+            "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-01-02T08:15:12.000Z",
             "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
         ])
         // due, priority H, project, tags, annotations.
@@ -51,7 +51,7 @@ import Testing
             "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
             "done": false, "priority": 3, "tags": ["garden", "weekend"],
             "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:],
-            "recurrence": .null, "seriesId": .null, "createdAt": "2024-09-03T19:04:12.000Z",
+            "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-09-03T19:04:12.000Z",
             "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
         ])
         // completed, with end; priority M.
