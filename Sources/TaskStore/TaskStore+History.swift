@@ -89,4 +89,28 @@ extension TaskStore {
         // Compared before subtracting: a seq another program stored may be Int64.min.
         return firstKept > oldest ? firstKept - 1 : nil
     }
+
+    /// One entry of the change log about a task.
+    public struct LoggedChange: Sendable, Hashable {
+        public var seq: Int64
+        public var kind: TaskChange.Kind
+        public var version: Int64
+        /// Milliseconds since the epoch.
+        public var at: Int64
+    }
+
+    /// Task `id`'s entries in the change log, oldest first, as far back as the log is kept:
+    /// its history of versions. The log has no index by task, so this reads all of it (for
+    /// one person's command, not for a client's every page).
+    public func loggedChanges(of id: String) throws -> [LoggedChange] {
+        try translatingSQLiteErrors {
+            var entries: [LoggedChange] = []
+            try database.cachedStatement("SELECT seq, kind, version, at FROM change WHERE task_id = ? ORDER BY seq")
+                .forEachRow([.text(id)]) { row in
+                    guard let kind = TaskChange.Kind(rawValue: row.text(1)) else { return }
+                    entries.append(LoggedChange(seq: row.int64(0), kind: kind, version: row.int64(2), at: row.int64(3)))
+                }
+            return entries
+        }
+    }
 }

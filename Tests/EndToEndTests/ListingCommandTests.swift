@@ -160,6 +160,9 @@ import Testing
         #expect(done.output.contains("Status     done\n"))
         #expect(done.output.contains("Completed  "))
         #expect(done.output.contains("Version    2\n"))
+        let history = done.output.split(separator: "\n").filter { $0.contains("  created  ") || $0.contains("  updated  ") }
+        #expect(history.count == 2 && history[0].hasPrefix("History    v1  created  ") && history[1].hasPrefix("           v2  updated  "),
+                "\(done.output)")
         #expect(try runTaskline(["show", "--db", path, bike]).output.contains("Depends on \(parts) [x] Buy parts\n"))
 
         let missing = try runTaskline(["show", "--db", path, "zzzz"])

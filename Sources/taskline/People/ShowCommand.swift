@@ -61,6 +61,9 @@ enum ShowCommand: Command {
         if task.updatedAt != task.createdAt { rows.append(("Updated", local(task.updatedAt, dates))) }
         if let completed = task.completedAt { rows.append(("Completed", local(completed, dates))) }
         if task.meta != TaskItem.emptyMeta { rows.append(("Meta", task.meta)) }
+        for (index, entry) in try store.loggedChanges(of: task.id).enumerated() {
+            rows.append((index == 0 ? "History" : "", "v\(entry.version)  \(entry.kind.rawValue)  \(Self.local(entry.at, dates))"))
+        }
         let output = OutputWriter()
         for (name, value) in rows {
             try output.line(terminal.paint(padded(name, to: 11), name.isEmpty ? nil : .bold) + value)
