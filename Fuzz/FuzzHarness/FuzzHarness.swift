@@ -132,8 +132,9 @@ public enum FuzzHarness {
         let text = JSONWriter.string(message).prefix(300)
         guard let object = message.objectValue, object["jsonrpc"] == "2.0" else { return ["not a JSON-RPC 2.0 message: \(text)"] }
         if let method = object["method"] {
-            return method == "tasks/didChange" && object["params"]?["changes"]?.arrayValue != nil
-                ? [] : ["an unexpected notification: \(text)"]
+            let expected = (method == "tasks/didChange" && object["params"]?["changes"]?.arrayValue != nil)
+                || (method == "tasks/remind" && object["params"]?["tasks"]?.arrayValue != nil)
+            return expected ? [] : ["an unexpected notification: \(text)"]
         }
         guard object["id"] != nil, (object["result"] == nil) != (object["error"] == nil) else {
             return ["a response without an id, or without exactly one of result and error: \(text)"]

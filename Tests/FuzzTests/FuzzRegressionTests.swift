@@ -1,5 +1,5 @@
 import Foundation
-import FuzzHarness
+@testable import FuzzHarness
 import Testing
 
 /// Every input the fuzzer ever crashed on (Fuzz/crashers) is replayed through the same
@@ -40,5 +40,13 @@ import Testing
             #expect(await Self.run(input) == [], "configuration \(config)")
         }
         #expect(FuzzHarness.Configuration(0b0100_1101) == FuzzHarness.Configuration(0b0100_1101))
+        // The notifications a server may send: tasks/didChange, and tasks/remind to a client
+        // that asked for reminders; any other is a finding.
+        let notifications = """
+            {"jsonrpc":"2.0","method":"tasks/didChange","params":{"changes":[]}}
+            {"jsonrpc":"2.0","method":"tasks/remind","params":{"tasks":[]}}
+            {"jsonrpc":"2.0","method":"tasks/other","params":{}}
+            """
+        #expect(FuzzHarness.check(output: Array(notifications.utf8)).count == 1)
     }
 }
