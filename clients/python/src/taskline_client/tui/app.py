@@ -30,7 +30,8 @@ _NOTES_LINES = 2  # below a separator line, when the terminal has room
 _OVERDUE_PAIR = 1
 _FORM_HINTS = (
     "Priority, Done: Space or ←/→ changes them.",
-    "Due, Wait: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Due, Wait, Remind: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Repeat: daily, weekdays, weekly, monthly, yearly, or a rule (FREQ=WEEKLY;BYDAY=TU); empty ends it.",
     "Project: a dot-separated path (Home.Garage); empty for none.",
     "Notes: Ctrl-O starts a new line (shown as ↵).",
 )
@@ -515,7 +516,7 @@ class TaskListApp:
             if label == form.focused:
                 cursor = (y, len(prefix) + cursor_x)
         y = 2 + len(EditForm.LABELS)
-        for text in [*_FORM_HINTS, *_wrap(form.message, columns - 1)]:
+        for text in [*_wrap(form.message, columns - 1), *_FORM_HINTS]:
             if y > last_line:
                 break
             view.draw_line(self._screen, y, text, curses.A_BOLD if text in form.message else curses.A_DIM)
