@@ -196,6 +196,12 @@ function M.show_notes()
   if task.wait ~= nil and task.wait ~= vim.NIL then
     field('Wait', task.wait .. ' (' .. format.when(task.wait, now) .. ')')
   end
+  if type(task.recurrence) == 'table' then
+    field('Repeat', task.recurrence.rule)
+  end
+  if task.remindAt ~= nil and task.remindAt ~= vim.NIL then
+    field('Remind', task.remindAt .. ' (' .. format.when(task.remindAt, now) .. ')')
+  end
   field('Project', task.project)
   field('Tags', table.concat(task.tags, ' '))
   field('Done', task.completedAt ~= vim.NIL and task.completedAt or nil)

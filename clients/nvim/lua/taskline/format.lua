@@ -4,6 +4,7 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
+local RECURRING_MARK = '↻'
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
 local function days_from_civil(year, month, day)
@@ -113,13 +114,16 @@ function M.due_words(task, now)
 end
 
 --- One task as a line, and where its due stands in it ({ first, last } byte
---- columns, 0-based, end exclusive) or nil:
----   [ ] !!! Title  due tomorrow  waits till in 3 days  +Home.Garage  #docs #work  (notes)
+--- columns, 0-based, end exclusive) or nil; `↻` marks a task that repeats:
+---   [ ] !!! ↻ Title  due tomorrow  waits till in 3 days  +Home.Garage  #docs #work  (notes)
 function M.line(task, now)
   local head = (task.done and '[x] ' or '[ ] ')
   local mark = PRIORITY_MARKS[task.priority] or ''
   if mark ~= '' then
     head = head .. mark .. ' '
+  end
+  if type(task.recurrence) == 'table' then
+    head = head .. RECURRING_MARK .. ' '
   end
   local line = head .. task.title
   local due_range
