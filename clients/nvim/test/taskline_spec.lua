@@ -283,6 +283,27 @@ test('done and waiting tasks are hidden by default; H and :TasklineToggleDone sh
   wait_for_lines({ 'No tasks to show; 4 done or waiting: press H to show them.' })
 end)
 
+test('when a due or a wait passes, the list shows it without a key press', function()
+  taskline.setup({ db = db })
+  local client = taskline.client()
+  local soon = os.time() + 3
+  call(client, 'tasks/create', { id = 'task-1', title = 'Due soon', due = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Actionable soon', wait = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
+  vim.cmd('Taskline')
+  local due_line = '[ ] Due soon  due today ' .. os.date('%H:%M', soon)
+  wait_for_lines({ due_line })
+  local function overdue_highlights()
+    return #vim.api.nvim_buf_get_extmarks(buffer.bufnr(), vim.api.nvim_create_namespace('taskline'), 0, -1, {})
+  end
+  assert_equal(0, overdue_highlights(), 'highlights before the due')
+  wait_for_lines({ due_line, '[ ] Actionable soon' }, 7000)
+  wait_for(function()
+    return 'the overdue highlight'
+  end, function()
+    return overdue_highlights() == 1
+  end, 2000)
+end)
+
 test('K shows the notes and fields of the task under the cursor in a float', function()
   call(taskline.client(), 'tasks/create', { title = 'With notes', notes = 'line one\nline two', project = 'Work',
     priority = 2, due = date_in(1), recurrence = { rule = 'FREQ=WEEKLY' }, remindAt = date_in(1) })

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from importlib.metadata import distribution
 from pathlib import Path
 from typing import Callable
@@ -607,6 +607,21 @@ def test_overdue_tasks_are_marked_and_due_dates_read_in_words(
     }
     assert (red in styled["Late"]) == colour
     assert all(red not in styled[title] for title in ("Soon", "Later", "Late but done"))
+
+
+def test_when_a_due_or_a_wait_passes_the_list_changes_without_a_key_press(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=3)).replace(microsecond=0)
+    with open_client() as client:
+        client.create("Due soon", due=soon.isoformat().replace("+00:00", "Z"))
+        client.create("Actionable soon", wait=soon.isoformat().replace("+00:00", "Z"))
+    tui = start_tui()
+    tui.screen.wait_for_text("1 hidden")
+    assert "!" not in tui.row("Due soon") and "Actionable soon" not in tui.screen.text()
+    tui.screen.wait_for(lambda screen: "Actionable soon" in screen, timeout=10)
+    assert "!today" in tui.row("Due soon")
+    assert tui.row("Actionable soon").startswith("[ ] Actionable soon")
 
 
 def test_the_notes_of_the_selected_task_are_shown_below_the_list(

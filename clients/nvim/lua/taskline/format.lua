@@ -104,6 +104,27 @@ function M.is_waiting(task, now)
   return compared_with_now(task.wait, now) == 1
 end
 
+--- When (seconds since the epoch) a line of `task_list` may next read otherwise: an
+--- open task's due date-time passing (overdue from the second after), its wait
+--- date-time coming, or else the next local midnight (dates in words, due and wait dates).
+function M.next_change(task_list, now)
+  local today = os.date('*t', now)
+  local next_change = os.time({ year = today.year, month = today.month, day = today.day + 1, hour = 0 })
+  local function consider(text, from)
+    local time = text ~= nil and text ~= vim.NIL and M.parse_time(text)
+    if time and time.epoch and time.epoch + from > now then
+      next_change = math.min(next_change, time.epoch + from)
+    end
+  end
+  for _, task in ipairs(task_list) do
+    if not task.done then
+      consider(task.due, 1)
+      consider(task.wait, 0)
+    end
+  end
+  return next_change
+end
+
 --- The due in words: `due tomorrow`, `due in 3 days`, `2 days overdue`.
 function M.due_words(task, now)
   local words, days = M.when(task.due, now)

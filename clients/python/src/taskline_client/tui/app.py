@@ -105,10 +105,15 @@ class TaskListApp:
         self._sync()
         while self._running:
             self._draw()
-            timeout = max(0.0, self._next_connect - time.monotonic()) if self._client is None else None
-            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [], timeout)
+            now = datetime.now().astimezone()
+            timeout = (view.next_change(self._copy.tasks.values(), now) - now).total_seconds()
+            if self._client is None:
+                timeout = min(timeout, self._next_connect - time.monotonic())
+            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [], max(0.0, timeout))
             if self._wakeup in ready:
                 self._on_wakeup(self._wakeup.drain())
+            if not ready:
+                self._refresh_view()  # the time passed a due or a wait: what is shown and hidden changes
             if self._client is None and time.monotonic() >= self._next_connect:
                 self._reconnect()
             self._handle_typed_keys()

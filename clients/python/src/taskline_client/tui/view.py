@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import curses
 import unicodedata
-from datetime import date, datetime
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
 
 from ..errors import InvalidParams, MethodNotFound, TasklineError
 from ..models import Priority, Task
@@ -125,6 +126,23 @@ def is_waiting(task: Task, now: datetime) -> bool:
     if isinstance(wait, date):
         return wait > now.date()
     return False
+
+
+def next_change(tasks: Iterable[Task], now: datetime) -> datetime:
+    """When a row may next read otherwise: an open task's due or wait date-time to
+    come (it turns overdue, or stops waiting), or else the next local midnight
+    (dates in words; due and wait dates)."""
+    midnight = datetime.combine(now.date() + timedelta(days=1), time.min).astimezone(now.tzinfo)
+    moments = [midnight]
+    for task in tasks:
+        for text in () if task.done else (task.due, task.wait):
+            try:
+                moment = parse_due(text) if text is not None else None
+            except ValueError:
+                continue
+            if isinstance(moment, datetime) and moment >= now:
+                moments.append(moment)
+    return min(moments)
 
 
 def format_row(task: Task, width: int, now: datetime, selected: bool) -> str:
