@@ -393,7 +393,7 @@ test('a repeating task is marked in the list; the form takes a rule by name and 
   local bufnr = form_buffer()
   vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat: FREQ=HOURLY' })
   vim.cmd('write')
-  wait_for_message('^taskline: not saved: rule: ')
+  wait_for_message('^taskline: not saved: repeat: FREQ must be ')
   vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat: Weekdays' })
   save_form(bufnr, 'the form to be saved')
   assert_equal({ rule = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR' }, call(client, 'tasks/get', { id = task.id }).recurrence,

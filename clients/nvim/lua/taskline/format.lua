@@ -168,13 +168,17 @@ function M.line(task, now)
   return line, due_range
 end
 
+-- The form's names of the fields whose wire name is not their form line's.
+local FIELD_NAMES = { recurrence = 'repeat', ['recurrence.rule'] = 'repeat', remindAt = 'remind' }
+
 --- A JSON-RPC error for people: a refused value by its field and the reason
---- (`due: must be an RFC 3339 …`), else the server's message.
+--- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), else the server's message.
 function M.error_in_words(err)
   local data = err.data
   if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
     and type(data.reason) == 'string' then
-    return data.field:match('[^.]+$') .. ': ' .. data.reason
+    local field = data.field:gsub('^changes%.', '')
+    return (FIELD_NAMES[field] or field:match('[^.]+$')) .. ': ' .. data.reason
   end
   return err.message
 end
