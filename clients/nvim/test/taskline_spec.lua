@@ -283,11 +283,32 @@ test('done and waiting tasks are hidden by default; H and :TasklineToggleDone sh
   wait_for_lines({ 'No tasks to show; 4 done or waiting: press H to show them.' })
 end)
 
+test('when a due or a wait passes, the list shows it without a key press', function()
+  taskline.setup({ db = db })
+  local client = taskline.client()
+  local soon = os.time() + 3
+  call(client, 'tasks/create', { id = 'task-1', title = 'Due soon', due = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Actionable soon', wait = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
+  vim.cmd('Taskline')
+  local due_line = '[ ] Due soon  due today ' .. os.date('%H:%M', soon)
+  wait_for_lines({ due_line })
+  local function overdue_highlights()
+    return #vim.api.nvim_buf_get_extmarks(buffer.bufnr(), vim.api.nvim_create_namespace('taskline'), 0, -1, {})
+  end
+  assert_equal(0, overdue_highlights(), 'highlights before the due')
+  wait_for_lines({ due_line, '[ ] Actionable soon' }, 7000)
+  wait_for(function()
+    return 'the overdue highlight'
+  end, function()
+    return overdue_highlights() == 1
+  end, 2000)
+end)
+
 test('K shows the notes and fields of the task under the cursor in a float', function()
   call(taskline.client(), 'tasks/create', { title = 'With notes', notes = 'line one\nline two', project = 'Work',
-    priority = 2 })
+    priority = 2, due = date_in(1), recurrence = { rule = 'FREQ=WEEKLY' }, remindAt = date_in(1) })
   vim.cmd('Taskline')
-  wait_for_lines({ '[ ] !! With notes  +Work  (notes)' })
+  wait_for_lines({ '[ ] !! ↻ With notes  due tomorrow  +Work  (notes)' })
   local list_window = vim.api.nvim_get_current_win()
   press('K')
   local float
@@ -298,8 +319,9 @@ test('K shows the notes and fields of the task under the cursor in a float', fun
   end
   assert(float, 'a floating window')
   local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false)
-  assert_equal({ 'With notes', '', 'Priority: medium', 'Project: Work', '', 'line one', 'line two' }, lines,
-    'the float')
+  assert_equal({ 'With notes', '', 'Priority: medium', 'Due: ' .. date_in(1) .. ' (due tomorrow)',
+    'Repeat: FREQ=WEEKLY', 'Remind: ' .. date_in(1) .. ' (tomorrow)', 'Project: Work', '', 'line one', 'line two' },
+    lines, 'the float')
   assert_equal(list_window, vim.api.nvim_get_current_win(), 'the focused window')
   vim.api.nvim_win_close(float, true)
 end)
@@ -312,6 +334,16 @@ local function form_buffer()
   end
 end
 
+-- :write in the form, and wait until the save is answered.
+local function save_form(bufnr, what)
+  vim.cmd('write')
+  wait_for(function()
+    return what
+  end, function()
+    return not vim.bo[bufnr].modified
+  end)
+end
+
 test('e opens a form of every field; :write saves what changed in one update', function()
   local client = taskline.client()
   local task = call(client, 'tasks/create', { title = 'Plan', tags = { 'a' }, notes = 'old notes' })
@@ -320,42 +352,55 @@ test('e opens a form of every field; :write saves what changed in one update', f
   press('e')
   local bufnr = form_buffer()
   assert_equal(bufnr, vim.api.nvim_get_current_buf(), 'the current buffer')
-  assert_equal({ 'Title: Plan', 'Priority: none', 'Due: ', 'Wait: ', 'Project: ', 'Tags: a', 'Notes:', 'old notes' },
-    vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form')
+  assert_equal({ 'Title: Plan', 'Priority: none', 'Due: ', 'Wait: ', 'Project: ', 'Tags: a', 'Repeat: ', 'Remind: ',
+    'Notes:', 'old notes' }, vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form')
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, {
     'Title: Plan the trip', 'Priority: h', 'Due: tomorrow', 'Wait: +2d', 'Project: Home.Travel',
-    'Tags: #a b', 'Notes:', 'new notes', 'second line' })
+    'Tags: #a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z', 'Notes:', 'new notes', 'second line' })
   local sent = record_requests(client)
-  vim.cmd('write')
-  wait_for(function()
-    return 'the form to be saved'
-  end, function()
-    return not vim.bo[bufnr].modified
-  end)
+  save_form(bufnr, 'the form to be saved')
   assert_equal({ 'tasks/update' }, methods_sent_by(client, sent), 'requests')
   local stored = call(client, 'tasks/get', { id = task.id })
-  assert_equal({ 'Plan the trip', 3, date_in(1), date_in(2), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line', 2 },
+  assert_equal({ 'Plan the trip', 3, date_in(1), date_in(2), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line',
+    { rule = 'FREQ=WEEKLY;BYDAY=TU' }, '2030-01-02T09:00:00Z', 2 },
     { stored.title, stored.priority, stored.due, stored.wait, stored.project, stored.tags, stored.notes,
-      stored.version }, 'the stored task')
+      stored.recurrence, stored.remindAt, stored.version }, 'the stored task')
   assert_equal({ 'Title: Plan the trip', 'Priority: high', 'Due: ' .. date_in(1), 'Wait: ' .. date_in(2),
-    'Project: Home.Travel', 'Tags: a b', 'Notes:', 'new notes', 'second line' },
-    vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form after saving')
-  -- Cleared fields are sent as null; an unchanged form sends nothing.
-  vim.api.nvim_buf_set_lines(bufnr, 2, 5, false, { 'Due:', 'Wait:', 'Project:' })
-  vim.cmd('write')
-  wait_for(function()
-    return 'the second save'
-  end, function()
-    return not vim.bo[bufnr].modified
-  end)
+    'Project: Home.Travel', 'Tags: a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z', 'Notes:',
+    'new notes', 'second line' }, vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form after saving')
+  -- Cleared fields are sent as null (a due stays: a repeating task needs one); an unchanged form sends nothing.
+  vim.api.nvim_buf_set_lines(bufnr, 3, 8, false, { 'Wait:', 'Project:', 'Tags: a b', 'Repeat:', 'Remind:' })
+  save_form(bufnr, 'the second save')
   stored = call(client, 'tasks/get', { id = task.id })
-  assert_equal({ vim.NIL, vim.NIL, vim.NIL, 3 }, { stored.due, stored.wait, stored.project, stored.version },
-    'due, wait, project and version after clearing')
+  assert_equal({ vim.NIL, vim.NIL, vim.NIL, vim.NIL, 3 },
+    { stored.wait, stored.project, stored.recurrence, stored.remindAt, stored.version },
+    'wait, project, recurrence, remindAt and version after clearing')
   local sent_before = #sent
   vim.cmd('write')
   assert_equal(sent_before, #sent, 'requests sent by saving an unchanged form')
   vim.api.nvim_buf_delete(form_buffer(), { force = true })
-  wait_for_lines({ '[ ] !!! Plan the trip  #a #b  (notes)' })
+  wait_for_lines({ '[ ] !!! Plan the trip  due tomorrow  #a #b  (notes)' })
+end)
+
+test('a repeating task is marked in the list; the form takes a rule by name and shows the server refusing one', function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { id = 'task-1', title = 'Water plants', due = date_in(1) })
+  call(client, 'tasks/create', { id = 'task-2', title = 'Pay rent', due = date_in(1), priority = 1,
+    recurrence = { rule = 'FREQ=MONTHLY' } })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Water plants  due tomorrow', '[ ] ! ↻ Pay rent  due tomorrow' })
+  press('e')
+  local bufnr = form_buffer()
+  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat: FREQ=HOURLY' })
+  vim.cmd('write')
+  wait_for_message('^taskline: not saved: repeat: FREQ must be ')
+  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat: Weekdays' })
+  save_form(bufnr, 'the form to be saved')
+  assert_equal({ rule = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR' }, call(client, 'tasks/get', { id = task.id }).recurrence,
+    'the stored recurrence')
+  assert_equal('Repeat: weekdays', vim.api.nvim_buf_get_lines(bufnr, 6, 7, false)[1], 'the form after saving')
+  vim.api.nvim_buf_delete(bufnr, { force = true })
+  wait_for_lines({ '[ ] ↻ Water plants  due tomorrow', '[ ] ! ↻ Pay rent  due tomorrow' })
 end)
 
 test('the form says in words what is wrong, and keeps the edits', function()
@@ -382,7 +427,7 @@ test('the form says in words what is wrong, and keeps the edits', function()
   assert_equal(true, vim.bo[bufnr].modified, 'the form keeps its edits')
   local stored = call(client, 'tasks/get', { id = task.id })
   assert_equal({ 'Renamed elsewhere', 0, vim.NIL }, { stored.title, stored.priority, stored.project }, 'stored')
-  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, {})
+  vim.api.nvim_buf_set_lines(bufnr, 8, 9, false, {})
   vim.cmd('write')
   assert_equal({ 'taskline: not saved: the form has no "Notes:" line' }, take_messages(), 'messages')
   vim.api.nvim_buf_delete(form_buffer(), { force = true })

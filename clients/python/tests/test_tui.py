@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from importlib.metadata import distribution
 from pathlib import Path
 from typing import Callable
@@ -440,6 +440,60 @@ def test_the_form_clears_wait_and_project_and_names_a_refused_field_in_words(
     assert (saved.project, saved.wait, saved.version) == (None, None, 2)
 
 
+def test_the_form_sets_a_repeat_by_name_and_a_reminder_and_the_list_marks_the_task(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    tui, task = _edit_a_new_task(start_tui, client, "Water plants")
+    tui.screen.press("Tab", "Tab")
+    tui.screen.type("tomorrow")
+    for _ in range(6):
+        tui.screen.press("Tab")
+    tui.screen.wait_for_text("> Repeat")
+    tui.screen.type("Weekdays")
+    tui.screen.press("Tab")
+    tui.screen.type("2030-01-02T09:00:00Z")
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    saved = client.get(task.id)
+    assert saved.recurrence is not None and saved.recurrence.rule == "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
+    assert (saved.remind_at, saved.version) == ("2030-01-02T09:00:00Z", 2)
+    tui.screen.wait_for(lambda screen: tui.row("Water plants").startswith("[ ] ↻ Water plants"))
+    client.create("Once")
+    tui.screen.wait_for_text("Once")
+    assert tui.row("Once").startswith("[ ] Once")
+
+    tui.screen.press("k", "e")
+    tui.screen.wait_for_text("> Title    Water plants")
+    screen = tui.screen.text()
+    assert "  Repeat   weekdays" in screen and "  Remind   2030-01-02T09:00:00Z" in screen
+
+
+def test_the_form_ends_a_repeat_clears_a_reminder_and_names_a_refused_rule_in_words(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    task = client.create("Pay rent", due=tomorrow, recurrence="FREQ=MONTHLY;BYMONTHDAY=1", remind_at=tomorrow)
+    tui = start_tui()
+    tui.screen.wait_for_text("↻ Pay rent")
+    tui.screen.press("e")
+    tui.screen.wait_for_text("> Title    Pay rent")
+    tui.screen.press("BTab", "BTab")
+    tui.screen.wait_for_text("> Repeat   FREQ=MONTHLY;BYMONTHDAY=1")
+    tui.screen.press("C-u")
+    tui.screen.type("FREQ=HOURLY")
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("Not saved: Repeat: ")
+    assert "-32602" not in screen and "recurrence.rule" not in screen and "Invalid params" not in screen
+    assert client.get(task.id).version == 1
+    tui.screen.press("C-u", "Tab", "C-u", "Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    saved = client.get(task.id)
+    assert (saved.recurrence, saved.remind_at, saved.due, saved.version) == (None, None, tomorrow, 2)
+    tui.screen.wait_for(lambda screen: tui.row("Pay rent").startswith("[ ] Pay rent"))
+
+
 def test_escape_leaves_the_form_without_saving(
     start_tui: Callable[..., Tui], open_client: Callable[..., Client]
 ) -> None:
@@ -553,6 +607,21 @@ def test_overdue_tasks_are_marked_and_due_dates_read_in_words(
     }
     assert (red in styled["Late"]) == colour
     assert all(red not in styled[title] for title in ("Soon", "Later", "Late but done"))
+
+
+def test_when_a_due_or_a_wait_passes_the_list_changes_without_a_key_press(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=3)).replace(microsecond=0)
+    with open_client() as client:
+        client.create("Due soon", due=soon.isoformat().replace("+00:00", "Z"))
+        client.create("Actionable soon", wait=soon.isoformat().replace("+00:00", "Z"))
+    tui = start_tui()
+    tui.screen.wait_for_text("1 hidden")
+    assert "!" not in tui.row("Due soon") and "Actionable soon" not in tui.screen.text()
+    tui.screen.wait_for(lambda screen: "Actionable soon" in screen, timeout=10)
+    assert "!today" in tui.row("Due soon")
+    assert tui.row("Actionable soon").startswith("[ ] Actionable soon")
 
 
 def test_the_notes_of_the_selected_task_are_shown_below_the_list(

@@ -14,7 +14,10 @@ local VERSION_CONFLICT = 1002
 local UNDO_CONFLICT = 1007
 local METHOD_NOT_FOUND = -32601
 
+local uv = vim.uv or vim.loop -- vim.loop is deprecated since 0.10
 local namespace = vim.api.nvim_create_namespace('taskline')
+-- Renders the open list again when time changes what it shows (format.next_change).
+local clock = uv.new_timer()
 vim.cmd('highlight default link TasklineOverdue ErrorMsg')
 vim.cmd('highlight default link TasklineDone Comment')
 
@@ -64,6 +67,11 @@ local function render()
   for _, highlight in ipairs(highlights) do
     vim.api.nvim_buf_add_highlight(view.bufnr, namespace, unpack(highlight))
   end
+  clock:start((format.next_change(tasks.list(), now) - now) * 1000, 0, vim.schedule_wrap(function()
+    if view then
+      render()
+    end
+  end))
 end
 
 tasks.on_update = function()
@@ -196,6 +204,12 @@ function M.show_notes()
   if task.wait ~= nil and task.wait ~= vim.NIL then
     field('Wait', task.wait .. ' (' .. format.when(task.wait, now) .. ')')
   end
+  if type(task.recurrence) == 'table' then
+    field('Repeat', task.recurrence.rule)
+  end
+  if task.remindAt ~= nil and task.remindAt ~= vim.NIL then
+    field('Remind', task.remindAt .. ' (' .. format.when(task.remindAt, now) .. ')')
+  end
   field('Project', task.project)
   field('Tags', table.concat(task.tags, ' '))
   field('Done', task.completedAt ~= vim.NIL and task.completedAt or nil)
@@ -294,6 +308,7 @@ local function create_buffer()
     buffer = bufnr,
     callback = function()
       view = nil
+      clock:stop()
       tasks.stop_following()
     end,
   })

@@ -15,6 +15,16 @@ local FIELDS = {
   { 'Wait', 'wait' },
   { 'Project', 'project' },
   { 'Tags', 'tags' },
+  { 'Repeat', 'recurrence' },
+  { 'Remind', 'remindAt' },
+}
+-- The names the Repeat line takes besides a rule, and the rules they stand for.
+local RULE_NAMES = {
+  daily = 'FREQ=DAILY',
+  weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
+  weekly = 'FREQ=WEEKLY',
+  monthly = 'FREQ=MONTHLY',
+  yearly = 'FREQ=YEARLY',
 }
 local NOTES_LABEL = 'Notes:'
 
@@ -26,6 +36,20 @@ local function text_of(value)
   return (value == nil or value == vim.NIL) and '' or value
 end
 
+local function rule_of(task)
+  return type(task.recurrence) == 'table' and task.recurrence.rule or vim.NIL
+end
+
+-- The rule by its name in RULE_NAMES when it has one.
+local function rule_text(rule)
+  for name, named in pairs(RULE_NAMES) do
+    if named == rule then
+      return name
+    end
+  end
+  return text_of(rule)
+end
+
 local function form_lines(task)
   local values = {
     title = task.title,
@@ -34,6 +58,8 @@ local function form_lines(task)
     wait = text_of(task.wait),
     project = text_of(task.project),
     tags = table.concat(task.tags, ' '),
+    recurrence = rule_text(rule_of(task)),
+    remindAt = text_of(task.remindAt),
   }
   local lines = {}
   for _, field in ipairs(FIELDS) do
@@ -125,16 +151,22 @@ function M.parse(lines)
     wait = time_value(values.wait),
     project = values.project == '' and vim.NIL or values.project,
     tags = tags,
+    recurrence = values.recurrence == '' and vim.NIL or RULE_NAMES[values.recurrence:lower()] or values.recurrence,
+    remindAt = time_value(values.remindAt),
     notes = table.concat(vim.list_slice(lines, notes_at + 1), '\n'),
   }
 end
 
---- The members of `fields` that differ from the task's.
+--- The members of `fields` that differ from the task's, as `tasks/update` takes them.
 function M.changes(task, fields)
   local changes = {}
   for name, value in pairs(fields) do
     local before = task[name]
-    if name == 'tags' then
+    if name == 'recurrence' then
+      if value ~= rule_of(task) then
+        changes.recurrence = value == vim.NIL and vim.NIL or { rule = value }
+      end
+    elseif name == 'tags' then
       if not vim.deep_equal(sorted_set(value), sorted_set(before)) then
         changes.tags = value
       end

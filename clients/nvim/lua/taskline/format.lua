@@ -4,6 +4,7 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
+local RECURRING_MARK = '↻'
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
 local function days_from_civil(year, month, day)
@@ -103,6 +104,27 @@ function M.is_waiting(task, now)
   return compared_with_now(task.wait, now) == 1
 end
 
+--- When (seconds since the epoch) a line of `task_list` may next read otherwise: an
+--- open task's due date-time passing (overdue from the second after), its wait
+--- date-time coming, or else the next local midnight (dates in words, due and wait dates).
+function M.next_change(task_list, now)
+  local today = os.date('*t', now)
+  local next_change = os.time({ year = today.year, month = today.month, day = today.day + 1, hour = 0 })
+  local function consider(text, from)
+    local time = text ~= nil and text ~= vim.NIL and M.parse_time(text)
+    if time and time.epoch and time.epoch + from > now then
+      next_change = math.min(next_change, time.epoch + from)
+    end
+  end
+  for _, task in ipairs(task_list) do
+    if not task.done then
+      consider(task.due, 1)
+      consider(task.wait, 0)
+    end
+  end
+  return next_change
+end
+
 --- The due in words: `due tomorrow`, `due in 3 days`, `2 days overdue`.
 function M.due_words(task, now)
   local words, days = M.when(task.due, now)
@@ -113,13 +135,16 @@ function M.due_words(task, now)
 end
 
 --- One task as a line, and where its due stands in it ({ first, last } byte
---- columns, 0-based, end exclusive) or nil:
----   [ ] !!! Title  due tomorrow  waits till in 3 days  +Home.Garage  #docs #work  (notes)
+--- columns, 0-based, end exclusive) or nil; `↻` marks a task that repeats:
+---   [ ] !!! ↻ Title  due tomorrow  waits till in 3 days  +Home.Garage  #docs #work  (notes)
 function M.line(task, now)
   local head = (task.done and '[x] ' or '[ ] ')
   local mark = PRIORITY_MARKS[task.priority] or ''
   if mark ~= '' then
     head = head .. mark .. ' '
+  end
+  if type(task.recurrence) == 'table' then
+    head = head .. RECURRING_MARK .. ' '
   end
   local line = head .. task.title
   local due_range
@@ -143,13 +168,17 @@ function M.line(task, now)
   return line, due_range
 end
 
+-- The form's names of the fields whose wire name is not their form line's.
+local FIELD_NAMES = { recurrence = 'repeat', ['recurrence.rule'] = 'repeat', remindAt = 'remind' }
+
 --- A JSON-RPC error for people: a refused value by its field and the reason
---- (`due: must be an RFC 3339 …`), else the server's message.
+--- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), else the server's message.
 function M.error_in_words(err)
   local data = err.data
   if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
     and type(data.reason) == 'string' then
-    return data.field:match('[^.]+$') .. ': ' .. data.reason
+    local field = data.field:gsub('^changes%.', '')
+    return (FIELD_NAMES[field] or field:match('[^.]+$')) .. ': ' .. data.reason
   end
   return err.message
 end

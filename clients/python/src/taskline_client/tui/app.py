@@ -30,7 +30,8 @@ _NOTES_LINES = 2  # below a separator line, when the terminal has room
 _OVERDUE_PAIR = 1
 _FORM_HINTS = (
     "Priority, Done: Space or ←/→ changes them.",
-    "Due, Wait: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Due, Wait, Remind: YYYY-MM-DD, today, tomorrow, +3d, or a date-time; empty for none.",
+    "Repeat: daily, weekdays, weekly, monthly, yearly, or a rule (FREQ=WEEKLY;BYDAY=TU); empty ends it.",
     "Project: a dot-separated path (Home.Garage); empty for none.",
     "Notes: Ctrl-O starts a new line (shown as ↵).",
 )
@@ -104,10 +105,15 @@ class TaskListApp:
         self._sync()
         while self._running:
             self._draw()
-            timeout = max(0.0, self._next_connect - time.monotonic()) if self._client is None else None
-            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [], timeout)
+            now = datetime.now().astimezone()
+            timeout = (view.next_change(self._copy.tasks.values(), now) - now).total_seconds()
+            if self._client is None:
+                timeout = min(timeout, self._next_connect - time.monotonic())
+            ready, _, _ = select.select([sys.stdin, self._wakeup], [], [], max(0.0, timeout))
             if self._wakeup in ready:
                 self._on_wakeup(self._wakeup.drain())
+            if not ready:
+                self._refresh_view()  # the time passed a due or a wait: what is shown and hidden changes
             if self._client is None and time.monotonic() >= self._next_connect:
                 self._reconnect()
             self._handle_typed_keys()
@@ -515,7 +521,7 @@ class TaskListApp:
             if label == form.focused:
                 cursor = (y, len(prefix) + cursor_x)
         y = 2 + len(EditForm.LABELS)
-        for text in [*_FORM_HINTS, *_wrap(form.message, columns - 1)]:
+        for text in [*_wrap(form.message, columns - 1), *_FORM_HINTS]:
             if y > last_line:
                 break
             view.draw_line(self._screen, y, text, curses.A_BOLD if text in form.message else curses.A_DIM)

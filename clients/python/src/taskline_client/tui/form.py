@@ -15,6 +15,14 @@ _PRIORITY_NAMES = ["none", "low", "medium", "high"]
 _DONE_NAMES = ["no", "yes"]
 _CHOICES = {"Priority": _PRIORITY_NAMES, "Done": _DONE_NAMES}
 _RELATIVE_DAYS = re.compile(r"\+(\d{1,4})d?\Z")
+#: The names the Repeat field takes besides a rule, and the rules they stand for.
+RULE_NAMES = {
+    "daily": "FREQ=DAILY",
+    "weekdays": "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR",
+    "weekly": "FREQ=WEEKLY",
+    "monthly": "FREQ=MONTHLY",
+    "yearly": "FREQ=YEARLY",
+}
 NEW_LINE = "\x0f"  # Ctrl-O, as in Emacs: open a line
 _NEXT_KEYS = {"\t", curses.KEY_DOWN}
 _PREVIOUS_KEYS = {curses.KEY_BTAB, curses.KEY_UP}
@@ -31,12 +39,21 @@ def describe(task: Task) -> str:
     return (
         f"title “{task.title}”, notes “{notes}”, due {task.due or 'none'}, wait {task.wait or 'none'}, "
         f"project {task.project or 'none'}, tags {tags}, "
-        f"priority {PRIORITY_LABELS[task.priority] or 'none'}, done {'yes' if task.done else 'no'}"
+        f"priority {PRIORITY_LABELS[task.priority] or 'none'}, done {'yes' if task.done else 'no'}, "
+        f"repeat {_rule_in_words(task)}, remind {task.remind_at or 'none'}"
     )
 
 
+def _rule_in_words(task: Task) -> str:
+    """The task's rule, by its name in the Repeat field when it has one."""
+    if task.recurrence is None:
+        return "none"
+    names = {rule: name for name, rule in RULE_NAMES.items()}
+    return names.get(task.recurrence.rule, task.recurrence.rule)
+
+
 class EditForm:
-    LABELS = ("Title", "Notes", "Due", "Wait", "Project", "Tags", "Priority", "Done")
+    LABELS = ("Title", "Notes", "Due", "Wait", "Project", "Tags", "Priority", "Done", "Repeat", "Remind")
 
     def __init__(self, task: Task) -> None:
         self.original = task
@@ -53,6 +70,8 @@ class EditForm:
             "Tags": LineEditor(" ".join(task.tags)),
             "Priority": LineEditor(_PRIORITY_NAMES[task.priority]),
             "Done": LineEditor(_DONE_NAMES[task.done]),
+            "Repeat": LineEditor("" if task.recurrence is None else _rule_in_words(task)),
+            "Remind": LineEditor(task.remind_at or ""),
         }
 
     @property
@@ -88,6 +107,8 @@ class EditForm:
             "tags": tuple(tag.lstrip("#") for tag in self.editors["Tags"].text.split() if tag.lstrip("#")),
             "priority": _choice(self.editors["Priority"].text, _PRIORITY_NAMES, "Priority"),
             "done": bool(_choice(self.editors["Done"].text, _DONE_NAMES, "Done")),
+            "recurrence": _rule(self.editors["Repeat"].text.strip()),
+            "remind_at": _time(self.editors["Remind"].text.strip(), self.original.remind_at, today),
         }
         original = self.original
         before = {
@@ -99,6 +120,8 @@ class EditForm:
             "tags": tuple(sorted(set(original.tags))),
             "priority": int(original.priority),
             "done": original.done,
+            "recurrence": None if original.recurrence is None else original.recurrence.rule,
+            "remind_at": original.remind_at,
         }
         changed = {name: value for name, value in values.items() if value != before[name]}
         if "tags" in changed and tuple(sorted(set(changed["tags"]))) == before["tags"]:
@@ -122,6 +145,13 @@ def _time(text: str, original: str | None, today: date) -> str | None:
     if relative:
         return (today + timedelta(days=int(relative.group(1)))).isoformat()
     return text  # a date or date-time; the server says what is wrong with anything else
+
+
+def _rule(text: str) -> str | None:
+    """A rule (as written; the server says what is wrong with it) or one of `RULE_NAMES`."""
+    if not text:
+        return None
+    return RULE_NAMES.get(text.lower(), text)
 
 
 def _choice(text: str, names: list[str], label: str) -> int:

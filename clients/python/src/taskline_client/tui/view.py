@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import curses
 import unicodedata
-from datetime import date, datetime
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
 
 from ..errors import InvalidParams, MethodNotFound, TasklineError
 from ..models import Priority, Task
@@ -16,12 +17,15 @@ _DUE_WIDTH = 18
 OVERDUE_MARK = "!"
 SELECTED_MARK = ">"
 WAITING_MARK = "[w]"
+RECURRING_MARK = "↻"
+#: The form's names for fields whose wire name is not one capitalized.
+_FIELD_LABELS = {"recurrence": "Repeat", "recurrence.rule": "Repeat", "remindAt": "Remind"}
 
 #: Every key, as the `?` overlay lists them.
 KEYS = [
     ("↑ k  ↓ j  PgUp PgDn  g G", "move the selection"),
     ("a", "add a task"),
-    ("e  Enter", "edit the selected task: every field in a form"),
+    ("e  Enter", f"edit the selected task: every field in a form ({RECURRING_MARK}: it repeats)"),
     ("r", "rename the selected task"),
     ("space  x", "mark done / not done"),
     ("d", "delete (asks y/n)"),
@@ -124,20 +128,38 @@ def is_waiting(task: Task, now: datetime) -> bool:
     return False
 
 
+def next_change(tasks: Iterable[Task], now: datetime) -> datetime:
+    """When a row may next read otherwise: an open task's due or wait date-time to
+    come (it turns overdue, or stops waiting), or else the next local midnight
+    (dates in words; due and wait dates)."""
+    midnight = datetime.combine(now.date() + timedelta(days=1), time.min).astimezone(now.tzinfo)
+    moments = [midnight]
+    for task in tasks:
+        for text in () if task.done else (task.due, task.wait):
+            try:
+                moment = parse_due(text) if text is not None else None
+            except ValueError:
+                continue
+            if isinstance(moment, datetime) and moment >= now:
+                moments.append(moment)
+    return min(moments)
+
+
 def format_row(task: Task, width: int, now: datetime, selected: bool) -> str:
     """One task as a line of exactly `width` cells: selection mark, done mark
-    (`[w]` for a waiting task), title, priority, due (with `!` when overdue),
-    project and tags."""
+    (`[w]` for a waiting task), title (after `↻` when it repeats), priority,
+    due (with `!` when overdue), project and tags."""
     done_mark = "[x]" if task.done else WAITING_MARK if is_waiting(task, now) else "[ ]"
     mark = f"{SELECTED_MARK if selected else ' '} {done_mark}"
     tags = " ".join([*([f"+{task.project}"] if task.project else []), *(f"#{tag}" for tag in task.tags)])
     tags_width = min(len(tags), max(0, width // 4))
     fixed = len(mark) + 1 + 1 + _PRIORITY_WIDTH + 1 + _DUE_WIDTH + (1 + tags_width if tags_width else 0)
-    title_width = max(1, width - fixed)
+    repeats = f"{RECURRING_MARK} " if task.recurrence is not None else ""
+    title_width = max(1, width - fixed - len(repeats))
     due = due_in_words(task, now)
     if is_overdue(task, now):
         due = OVERDUE_MARK + due
-    row = f"{mark} {fit(task.title, title_width)} {fit(PRIORITY_LABELS[task.priority], _PRIORITY_WIDTH)} "
+    row = f"{mark} {repeats}{fit(task.title, title_width)} {fit(PRIORITY_LABELS[task.priority], _PRIORITY_WIDTH)} "
     row += fit(due, _DUE_WIDTH)
     if tags_width:
         row += " " + fit(tags, tags_width)
@@ -150,7 +172,8 @@ def error_in_words(error: TasklineError) -> str:
     if isinstance(error, InvalidParams) and isinstance(error.data, dict):
         field, reason = error.data.get("field"), error.data.get("reason")
         if isinstance(field, str) and isinstance(reason, str):
-            return f"{field.rpartition('.')[2].capitalize()}: {reason}"
+            name = field.removeprefix("changes.")
+            return f"{_FIELD_LABELS.get(name) or name.rpartition('.')[2].capitalize()}: {reason}"
     if isinstance(error, MethodNotFound) and isinstance(error.data, dict):
         return f"this taskline server does not know {error.data.get('method')} (it is older than this program)"
     message = getattr(error, "message", None)
