@@ -222,7 +222,14 @@ struct FetchPlan {
     var countSQL: String {
         countsFromTotals
             ? "SELECT coalesce(sum(count), 0) FROM task_total" + whereSQL(extra: [])
-            : "SELECT count(*) FROM \(source)" + whereSQL(extra: [])
+            : "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: []))
+    }
+
+    /// `sql` with the `+` taken off its columns. A page's clauses keep SQLite from their
+    /// indexes so that it reads the sort order; a count has no order to keep, and counts
+    /// fastest from those indexes.
+    static func unplussed(_ sql: String) -> String {
+        sql.replacing(/(^|[ (])\+(?=[a-z])/) { $0.output.1 }
     }
 
     /// CROSS JOIN keeps SQLite reading the taggings first, in their index's order.
@@ -337,9 +344,7 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
-        // A run's own clauses keep SQLite from their indexes (`+`) so that it reads the
-        // sort order; a count has no order to keep, and counts fastest from those indexes.
-        let countSQL = "SELECT count(*) FROM \(source)" + whereSQL(extra: extra.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 })
+        let countSQL = "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: extra))
         var extra = extra
         var values = whereValues
         if let cursorValues {

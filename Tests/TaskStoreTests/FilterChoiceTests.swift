@@ -72,6 +72,12 @@ import Testing
         }
     }
 
+    /// Counts read the indexes a page keeps out of its way: only a column's `+` comes off.
+    @Test func countsTakeThePlusOffColumnsOnly() {
+        #expect(FetchPlan.unplussed(" WHERE +done = ? AND (+task.wait_at IS NULL OR +task.wait_at <= ?) AND +task.x > 1 + 2")
+                == " WHERE done = ? AND (task.wait_at IS NULL OR task.wait_at <= ?) AND task.x > 1 + 2")
+    }
+
     /// The tasks `filter` matches, decided apart from SQL.
     func matches(_ filter: TaskFilter, among tasks: [TaskItem], store: TaskStore) async throws -> [TaskItem] {
         let byID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0) })
