@@ -29,24 +29,30 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
     process.standardOutput = output
     process.standardError = errors
     try process.run()
-    // Both outputs are drained at once, so a large output never blocks the process.
+    // Both outputs are drained at once, so a large output never blocks the process, each on
+    // a thread of its own: Dispatch's global queue runs as many blocks at once as there are
+    // cores, and with other tests' reads holding those, these waited there past the timeout
+    // for a command that had long finished.
     let collected = CollectedOutput()
     let group = DispatchGroup()
     for (pipe, isStdout) in [(output, true), (errors, false)] {
         group.enter()
-        DispatchQueue.global().async {
+        Thread {
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             collected.set(data, stdout: isStdout)
             group.leave()
-        }
+        }.start()
     }
     // The process may exit before it reads its input (a usage error): the write then fails
     // with EPIPE and stops, rather than kill the test process.
     if let stdin { writeAll(Array(stdin), to: input.fileHandleForWriting.fileDescriptor) }
     try input.fileHandleForWriting.close()
     guard group.wait(timeout: .now() + timeout) == .success else {
+        var info = siginfo_t()
+        let exited = waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT | WNOHANG) == 0 && info._sifields._sigchld.si_pid != 0
         process.terminate()
-        throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+        throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s "
+            + (exited ? "(it had exited, but its output had not ended)" : "(it was still running)"))
     }
     return CommandResult(status: try exitStatus(of: process, timeout: timeout), stdout: collected.stdout,
                          stderr: String(decoding: collected.stderr, as: UTF8.self))
