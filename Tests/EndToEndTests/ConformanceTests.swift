@@ -8,7 +8,7 @@ import Testing
     @Test func everyTranscriptPasses() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let runner = Process()
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         runner.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         runner.arguments = ["python3", root.appendingPathComponent("protocol/conformance/run.py").path, "--", ServerProcess.binaryPath]
         runner.standardOutput = output

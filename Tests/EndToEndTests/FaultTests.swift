@@ -216,7 +216,7 @@ import Testing
         let parent = Process()
         parent.executableURL = URL(fileURLWithPath: "/bin/sh")
         parent.arguments = ["-c", script, "sh", ServerProcess.binaryPath, path, fifo]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         parent.standardOutput = output
         try parent.run()
         var serverPID: Int32 = 0
@@ -269,7 +269,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
         process.arguments = ["--target", "\(pid)", "--mount", "sqlite3", path, "PRAGMA integrity_check"]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -295,7 +295,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path, sql]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -16,8 +16,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
+        let output = Pipe.closedOnExec()
+        let errors = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice

@@ -92,8 +92,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", oracle]
-        let input = Pipe()
-        let output = Pipe()
+        let input = Pipe.closedOnExec()
+        let output = Pipe.closedOnExec()
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -291,7 +291,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "'\(ServerProcess.binaryPath)' export --db '\(path)' | head -n 1 > /dev/null"]
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardError = errors
         try process.run()
         process.waitUntilExit()

@@ -63,7 +63,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", "stty cols 70; '\(ServerProcess.binaryPath)' list --db '\(path)'", "/dev/null"]
         process.environment = ProcessInfo.processInfo.environment.merging(["TERM": "xterm", "NO_COLOR": "", "COLUMNS": ""]) { $1 }
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
@@ -84,8 +84,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
         process.arguments = ["--db", path]
         process.standardInput = terminal.slave
-        let output = Pipe()
-        let errors = Pipe()
+        let output = Pipe.closedOnExec()
+        let errors = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -101,7 +101,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", referencePath]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardInput = FileHandle(forReadingAtPath: inputPath)
         process.standardOutput = output
         try process.run()

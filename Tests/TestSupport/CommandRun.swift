@@ -22,17 +22,16 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
+    let input = Pipe.closedOnExec()
+    let output = Pipe.closedOnExec()
+    let errors = Pipe.closedOnExec()
     process.standardInput = input
     process.standardOutput = output
     process.standardError = errors
     try process.run()
     // Both outputs are drained at once, so a large output never blocks the process, each on
-    // a thread of its own: Dispatch's global queue runs as many blocks at once as there are
-    // cores, and with other tests' reads holding those, these waited there past the timeout
-    // for a command that had long finished.
+    // a thread of its own rather than on Dispatch's global queue, which other tests' blocking
+    // reads can hold.
     let collected = CollectedOutput()
     let group = DispatchGroup()
     for (pipe, isStdout) in [(output, true), (errors, false)] {

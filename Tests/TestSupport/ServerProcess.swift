@@ -12,9 +12,9 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     public let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let input = Pipe.closedOnExec()
+    private let output = Pipe.closedOnExec()
+    private let errors = Pipe.closedOnExec()
     private var decoder: FrameDecoder
     private var received: [JSON] = []
     private let stderrLock = NSLock()
