@@ -225,6 +225,13 @@ struct FetchPlan {
             : "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: []))
     }
 
+    /// Counts `run`'s tasks, with its `values` (an offset comes without a cursor): how much of
+    /// an offset a run used up when it returned none. Not for a merge, the last run. Made
+    /// only for an offset, not for every page.
+    func countSQL(of run: Run) -> String {
+        "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: run.clauses))
+    }
+
     /// `sql` with the `+` taken off its columns. A page's clauses keep SQLite from their
     /// indexes so that it reads the sort order; a count has no order to keep, and counts
     /// fastest from those indexes.
@@ -243,9 +250,8 @@ struct FetchPlan {
         /// `LIMIT ? OFFSET ?` are its last two parameters.
         var sql: String
         var values: [SQLValue]
-        /// Counts the run's tasks, with `values` (an offset comes without a cursor): how much
-        /// of an offset a run used up when it returned none. Not for a merge, the last run.
-        var countSQL: String
+        /// The run's own clauses, for `countSQL(of:)`.
+        var clauses: [String]
     }
 
     /// The queries for the page after `cursor` (none: the first page), in order.
@@ -344,7 +350,7 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
-        let countSQL = "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: extra))
+        let clauses = extra
         var extra = extra
         var values = whereValues
         if let cursorValues {
@@ -355,7 +361,7 @@ struct FetchPlan {
         let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
         let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
         guard merging else {
-            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values, countSQL: countSQL)
+            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values, clauses: clauses)
         }
         // A compound's ORDER BY names result columns, here the sort keys by their names.
         // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
@@ -363,7 +369,7 @@ struct FetchPlan {
         let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
         let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
             + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
-        return Run(sql: sql, values: values + values, countSQL: countSQL)
+        return Run(sql: sql, values: values + values, clauses: clauses)
     }
 
     private static func order(_ keys: [SortExpression]) -> String {

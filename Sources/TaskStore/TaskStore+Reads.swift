@@ -54,7 +54,7 @@ extension TaskStore {
                 }
                 // A run that returned nothing held no more tasks than the offset skips.
                 if offset > 0 && index < runs.count - 1 {
-                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(run.countSQL).firstRow(run.values) { $0.int64(0) } ?? 0)
+                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(plan.countSQL(of: run)).firstRow(run.values) { $0.int64(0) } ?? 0)
                 }
             }
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
