@@ -742,7 +742,7 @@ FIELD is title, notes, due, wait, priority, project or tags."
   (taskline--render))
 
 (defun taskline--undo-or-redo (method word &optional force)
-  "Send METHOD (tasks/undo or tasks/redo, this session's changes); WORD names it.
+  "Send METHOD (tasks/undo or tasks/redo, the changes of this editor's connection); WORD names it.
 After an undo conflict (another program changed a task since) ask whether
 to go ahead anyway, then send it again with FORCE."
   (when-let ((session (taskline--session)))

@@ -873,7 +873,7 @@ test('initialize asks for reminders, and each tasks/remind task is shown through
     take_messages(), 'messages')
 end)
 
-test('u and <C-r> undo and redo this session\'s changes with tasks/undo and tasks/redo', function()
+test('u and <C-r> undo and redo this connection\'s changes with tasks/undo and tasks/redo', function()
   local client = taskline.client()
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })

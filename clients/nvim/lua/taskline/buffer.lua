@@ -226,7 +226,7 @@ function M.toggle_hidden()
   end
 end
 
--- tasks/undo or tasks/redo on this session's changes; after a conflict (1007),
+-- tasks/undo or tasks/redo on the changes of this editor's connection; after a conflict (1007),
 -- asks whether to go ahead anyway.
 local function undo_or_redo(get_client, method, word, force)
   local client, reason = get_client()
