@@ -50,6 +50,14 @@ public enum Log {
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
+            if written < 0 && errno == EAGAIN {
+                // stderr shares its open file with stdout (`2>&1`), which the protocol's
+                // writer makes non-blocking: wait for room rather than lose the line, but
+                // not for ever, so that a reader that stopped cannot stop the server.
+                var poller = pollfd(fd: STDERR_FILENO, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, 5_000) == 0 { return }
+                continue
+            }
             if written <= 0 { return }
             offset += written
         }

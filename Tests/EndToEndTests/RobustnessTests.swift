@@ -29,6 +29,35 @@ import Testing
         #expect(page["result"]?["total"] == .integer(100))
     }
 
+    /// stdout and stderr on one pipe, as `2>&1` gives them: the server makes that open file
+    /// non-blocking for its answers, and a log line that finds the pipe full must wait for
+    /// room, not be lost.
+    @Test func logLinesSharingAFullPipeWithTheAnswersAreKept() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
+        process.arguments = ["--db", ":memory:", "--log-level", "info"]
+        let input = Pipe.closedOnExec()
+        let output = Pipe.closedOnExec()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let count = 3000
+        // Some 450 KB of answers and log lines: the pipe (64 KiB) is full long before the end.
+        writeAll(Array(String(repeating: "{bad json\n", count: count).utf8), to: input.fileHandleForWriting.fileDescriptor)
+        try input.fileHandleForWriting.close()
+        usleep(500_000)
+        let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
+        process.waitUntilExit()
+        // Two writers share the pipe, so a log line may fall inside an answer: the lines are
+        // taken out wherever they are, which gives back the answers whole.
+        let logLine = /taskline: info: bad input[^\n]*\n/
+        let logged = text.matches(of: logLine).count
+        let answered = text.replacing(logLine, with: "").components(separatedBy: #""code":-32700"#).count - 1
+        #expect(answered == count)
+        #expect(logged == count)
+    }
+
     @Test func exitsWithinASecondOfTheClientProcessDying() throws {
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/bin/sleep")
