@@ -73,7 +73,8 @@ let package = Package(
 
         // Temporary folders, a driver for the real binary and a seeded generator, shared by the
         // test targets and the power-loss driver.
-        .target(name: "TestSupport", dependencies: ["JSONRPC"], path: "Tests/TestSupport"),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "TestSupport", dependencies: ["JSONRPC", "CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),

@@ -14,7 +14,7 @@ import Testing
         runner.standardOutput = output
         runner.standardError = output
         try runner.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let report = String(decoding: try output.fileHandleForReading.readAll(within: 900), as: UTF8.self)
         runner.waitUntilExit()
         #expect(runner.terminationStatus == 0, "\(report)")
         #expect(report.contains(" passed, 0 failed"), "\(report)")

@@ -229,7 +229,7 @@ import Testing
         // Wait for both answers (and the notification), so the write is acknowledged.
         var received = Data()
         while received.split(separator: UInt8(ascii: "\n")).count < 3 && Date() < deadline {
-            received += output.fileHandleForReading.availableData
+            received += try output.fileHandleForReading.readChunk(until: deadline) ?? Data()
         }
         #expect(String(decoding: received, as: UTF8.self).contains(#""id":"orphan""#))
 
@@ -272,7 +272,7 @@ import Testing
         let output = Pipe.closedOnExec()
         process.standardOutput = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }
@@ -298,7 +298,7 @@ import Testing
         let output = Pipe.closedOnExec()
         process.standardOutput = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
         return text
     }

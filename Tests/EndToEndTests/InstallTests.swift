@@ -24,8 +24,8 @@ import Testing
         try process.run()
         let collected = DispatchGroup()
         nonisolated(unsafe) var errorData = Data()
-        DispatchQueue.global().async(group: collected) { errorData = errors.fileHandleForReading.readDataToEndOfFile() }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async(group: collected) { errorData = (try? errors.fileHandleForReading.readAll()) ?? Data() }
+        let outputData = try output.fileHandleForReading.readAll()
         collected.wait()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))

@@ -99,7 +99,7 @@ import Testing
         try process.run()
         input.fileHandleForWriting.write(Data(JSONWriter.bytes(["tasks": .array(tasks), "sorts": .array(sorts)])))
         try input.fileHandleForWriting.close()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
+        let text = try output.fileHandleForReading.readAll()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let orders = try JSONParser.parse(Array(text).filter { $0 != 0x0A })

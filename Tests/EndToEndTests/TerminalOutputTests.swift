@@ -67,7 +67,7 @@ import Testing
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
         let lines = text.split(separator: "\r\n").map(String.init)
         #expect(lines.first?.contains("\u{1B}[4mID\u{1B}[0m") == true, "\(text)")
@@ -91,8 +91,8 @@ import Testing
         try process.run()
         terminal.type(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"# + "\n")
         terminal.type("\u{04}")  // Ctrl-D: the end of the input
-        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let hint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let answer = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
+        let hint = String(decoding: try errors.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
         #expect(answer.contains(#""id":1,"result""#), "\(answer)")
         #expect(hint.hasPrefix("taskline: this is the Taskline server, reading JSON-RPC on stdin; for the command line see taskline --help"))

@@ -105,7 +105,7 @@ import Testing
         process.standardInput = FileHandle(forReadingAtPath: inputPath)
         process.standardOutput = output
         try process.run()
-        let report = output.fileHandleForReading.readDataToEndOfFile()
+        let report = try output.fileHandleForReading.readAll()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         return String(decoding: report, as: UTF8.self).split(separator: "\n").map(String.init)

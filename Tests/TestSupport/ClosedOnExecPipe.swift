@@ -1,16 +1,24 @@
+import CTestSupport
 import Foundation
 
 extension Pipe {
-    /// A pipe whose ends are close-on-exec, so that a process spawned meanwhile for another
-    /// test does not inherit them. Foundation's `Pipe()` makes inheritable descriptors, and
-    /// `Process` closes in the child only those open when it listed them: a server spawned
-    /// by another test at that moment kept the write end of a command's output, whose
-    /// reader then waited for an end that never came. (Marked right after it is made: a
-    /// spawn in those few instructions can still inherit it.)
+    /// A pipe whose ends are close-on-exec from the moment they exist, so that a process
+    /// spawned meanwhile for another test does not inherit them: a server that held the
+    /// write end of a command's output kept that command's reader waiting for an end that
+    /// never came.
+    ///
+    /// Foundation's `Pipe()` makes inheritable descriptors, and `Process` closes in the child
+    /// only the descriptors it saw open before spawning. So the pipe's descriptor numbers are
+    /// taken over (`dup3` closes and replaces a number in one step) by a pipe made with
+    /// `O_CLOEXEC`: a child spawned between `Pipe()` and the takeover holds only the
+    /// first pipe, which nothing reads or writes.
     public static func closedOnExec() -> Pipe {
         let pipe = Pipe()
-        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
-            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        var ends: [Int32] = [-1, -1]
+        guard test_pipe_cloexec(&ends) == 0 else { fatalError("pipe2: \(String(cString: strerror(errno)))") }
+        for (end, handle) in zip(ends, [pipe.fileHandleForReading, pipe.fileHandleForWriting]) {
+            guard test_dup_cloexec(end, handle.fileDescriptor) >= 0 else { fatalError("dup3: \(String(cString: strerror(errno)))") }
+            close(end)
         }
         return pipe
     }

@@ -138,7 +138,7 @@ public func runTasklineWithTerminalStderr(_ arguments: [String], timeout: Double
 
 /// Writes all of `bytes` to `fd`, or stops early when the reader has gone (returns false).
 @discardableResult
-func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+public func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
     pipeSignalIgnored
     var offset = 0
     while offset < bytes.count {

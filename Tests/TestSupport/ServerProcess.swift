@@ -34,23 +34,37 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                self.stderrClosed.signal()
-            }
-            self.stderrLock.lock()
-            self.stderrData.append(data)
-            self.stderrLock.unlock()
-        }
         try process.run()
+        collectStandardError()
     }
 
     deinit {
-        errors.fileHandleForReading.readabilityHandler = nil
         if process.isRunning { process.terminate() }
+    }
+
+    /// Reads the server's stderr on a thread of its own until the server closes it.
+    ///
+    /// The thread holds the pipe's read end, so the descriptor stays open for as long as it
+    /// is read, whenever this object goes away; a `readabilityHandler` leaves a dispatch
+    /// source watching a descriptor that the handle's release closes, and its number's next
+    /// owner then confuses the source.
+    private func collectStandardError() {
+        let reader = errors.fileHandleForReading
+        let thread = Thread { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(reader.fileDescriptor, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                guard let self else { continue }  // keep draining, so the server never blocks on stderr
+                self.stderrLock.lock()
+                self.stderrData.append(contentsOf: buffer[0..<count])
+                self.stderrLock.unlock()
+            }
+            self?.stderrClosed.signal()
+            try? reader.close()
+        }
+        thread.start()
     }
 
     public var stderr: String {
@@ -137,17 +151,10 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Raw bytes from stdout, or nil at end of file.
     public func readChunk(until deadline: Date) throws -> [UInt8]? {
-        let fd = output.fileHandleForReading.fileDescriptor
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            let remaining = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
-            let ready = poll(&poller, 1, remaining)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { throw Timeout(description: "no output within the time limit; stderr: \(stderr)") }
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            return count <= 0 ? nil : Array(buffer[0..<count])
+        do {
+            return try output.fileHandleForReading.readChunk(until: deadline).map { Array($0) }
+        } catch is FileHandle.ReadTimeout {
+            throw Timeout(description: "no output within the time limit; stderr: \(stderr)")
         }
     }
 

@@ -1,0 +1,12 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+#include "CTestSupport.h"
+
+int test_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+int test_dup_cloexec(int oldfd, int newfd) {
+    return dup3(oldfd, newfd, O_CLOEXEC);
+}
