@@ -278,7 +278,14 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             }
             for index in 1..<targets.count where targets[index].revents != 0 {
                 let source = polled[index - 1]
-                if !source.isCancelled { source.handler(targets[index].revents) }
+                guard !source.isCancelled else { continue }
+                guard targets[index].revents & Int16(POLLNVAL) == 0 else {
+                    // Closed by its owner without `cancel()`: poll would answer at once, for ever.
+                    Log.error("descriptor \(source.fd) was closed while the loop polled it; it is no longer polled")
+                    source.cancel()
+                    continue
+                }
+                source.handler(targets[index].revents)
             }
             // Checked once per wait: a timer can only have come due while the loop waited,
             // or while it worked, which always ends in a wait.

@@ -50,6 +50,31 @@ import Testing
         #expect(timers.allSatisfy { !$0.isScheduled })
     }
 
+    /// A source whose descriptor its owner closed without cancelling it is dropped, not
+    /// handed `POLLNVAL` on every round (which kept the loop busy for ever).
+    @Test func aSourceClosedWithoutCancellingIsDropped() {
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[1]) }
+        // A number far above those in use, so that no other test's next descriptor takes it
+        // once it is closed.
+        let watched = fcntl(fds[0], F_DUPFD, 900)
+        close(fds[0])
+        #expect(watched >= 900)
+        let calls = Mutex(0)
+        let added = Mutex(false)
+        loop.execute {
+            _ = loop.addSource(fd: watched, events: Int16(POLLIN)) { _ in calls.withLock { $0 += 1 } }
+            close(watched)
+            added.withLock { $0 = true }
+        }
+        #expect(waitUntil { added.withLock { $0 } })
+        usleep(200_000)
+        #expect(calls.withLock { $0 } == 0)
+    }
+
     /// A descriptor that becomes ready wakes a sleeping loop, and work handed over from
     /// another thread runs on the loop's own.
     @Test func aSourceAndWorkFromAnotherThreadWakeTheLoop() {
