@@ -187,8 +187,10 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             loop.timers.schedule(self, at: deadline)
         }
 
+        /// A delay past the clock's end (some 584 years) means never, rather than a trap.
         public func schedule(after nanoseconds: UInt64) {
-            schedule(at: EventLoop.now() + nanoseconds)
+            let (deadline, overflow) = EventLoop.now().addingReportingOverflow(nanoseconds)
+            schedule(at: overflow ? .max : deadline)
         }
 
         public func cancel() {

@@ -63,7 +63,7 @@ struct IdleWait {
     private static func sleep(_ targets: inout [pollfd], until deadline: UInt64?) -> Int32 {
         guard let deadline else { return poll(&targets, nfds_t(targets.count), -1) }
         let remaining = deadline - min(deadline, monotonicNanoseconds())
-        return taskline_poll_nanoseconds(&targets, nfds_t(targets.count), Int64(remaining))
+        return taskline_poll_nanoseconds(&targets, nfds_t(targets.count), Int64(clamping: remaining))
     }
 
     private mutating func pause(_ onPause: () -> Bool, at time: UInt64) -> Bool {

@@ -50,6 +50,21 @@ import Testing
         #expect(timers.allSatisfy { !$0.isScheduled })
     }
 
+    /// A timer set as far off as the clock goes waits (it neither traps nor fires), and the
+    /// loop keeps serving.
+    @Test func aTimerAtTheEndOfTimeNeverFires() {
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        let fired = Mutex(0)
+        loop.execute {
+            loop.makeTimer { fired.withLock { $0 += 1 } }.schedule(after: .max)
+            loop.makeTimer { fired.withLock { $0 += 10 } }.schedule(after: 1_000_000)
+        }
+        #expect(waitUntil { fired.withLock { $0 } == 10 })
+        usleep(50_000)
+        #expect(fired.withLock { $0 } == 10)
+    }
+
     /// A source whose descriptor its owner closed without cancelling it is dropped, not
     /// handed `POLLNVAL` on every round (which kept the loop busy for ever).
     @Test func aSourceClosedWithoutCancellingIsDropped() {
