@@ -41,14 +41,18 @@ class TmuxScreen:
         return [line.rstrip() for line in self.text().splitlines()]
 
     def wait_for(self, condition: Callable[[str], bool], timeout: float = 5.0) -> str:
-        """The screen once `condition` holds for it; fails showing the last screen."""
+        """The screen once `condition` holds for it and it has settled (two captures in a
+        row alike: a capture can catch curses half-way through redrawing, with a new count
+        in the header and the old rows below); fails showing the last screen."""
         deadline = time.monotonic() + timeout
+        previous = None
         while True:
             screen = self.text()
-            if condition(screen):
+            if condition(screen) and (screen == previous or time.monotonic() > deadline):
                 return screen
             if time.monotonic() > deadline:
                 raise AssertionError(f"the screen never got there; it shows:\n{screen}")
+            previous = screen
             time.sleep(0.05)
 
     def wait_for_text(self, text: str, timeout: float = 5.0) -> str:
