@@ -4,14 +4,18 @@
     python3 protocol/conformance/run.py [options] [TRANSCRIPT...] -- COMMAND...
 
 Each transcript gets a fresh server: COMMAND plus `--db <fresh temporary file>`
-plus the transcript's own `args`. Prints one line per failing transcript, then
-`N passed, N failed`. The transcript format is described in README.md.
+(with --postgres, `--db postgresql:///<fresh database>`) plus the transcript's own
+`args`. Prints one line per failing transcript, then `N passed, N failed` (and
+`, N skipped` when transcripts that need a SQLite file were left out on PostgreSQL).
+The transcript format is described in README.md.
 """
 
 import argparse
 import sys
+from fnmatch import fnmatch
 from pathlib import Path
 
+from replay.databases import PostgresDatabases, sqlite_file, sqlite_only
 from replay.player import Outcome, play
 from replay.schema import SchemaChecker, jsonschema_available
 from replay.transcript import load
@@ -53,6 +57,25 @@ def parse_arguments(argv):
         help="the sqlite3 command-line shell that sqlite3Exec steps run (default: sqlite3 on PATH)",
     )
     parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave out transcripts whose file names match PATTERN (shell wildcards; may be repeated)",
+    )
+    parser.add_argument(
+        "--postgres",
+        metavar="CONNINFO",
+        help="serve each transcript from a new PostgreSQL database, made through this libpq key=value connection "
+        "string (a role that may create databases); transcripts that need the SQLite file are skipped",
+    )
+    parser.add_argument(
+        "--postgres-role",
+        default="taskline",
+        metavar="ROLE",
+        help="the role that owns each new database and that the server connects as (default taskline)",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="print passing transcripts and the server's stderr on failure"
     )
     options = parser.parse_args(argv[:split])
@@ -76,11 +99,31 @@ def main(argv):
     else:
         checker = None
         print("note: jsonschema is not installed; server messages are not checked against the schema", file=sys.stderr)
-    passed = failed = 0
+    fresh_database = sqlite_file
+    if options.postgres:
+        try:
+            fresh_database = PostgresDatabases(options.postgres, options.postgres_role).fresh
+        except RuntimeError as error:
+            usage_error(str(error))
+    passed = failed = skipped = 0
     for path in transcript_paths(options.transcripts):
         try:
+            transcript = load(path)
+            skipped_by = next((pattern for pattern in options.skip if fnmatch(path.name, pattern)), None)
+            reason = f"--skip {skipped_by}" if skipped_by else sqlite_only(transcript) if options.postgres else None
+            if reason:
+                skipped += 1
+                if options.verbose:
+                    print(f"skip {path.name}: {reason}", flush=True)
+                continue
             outcome = play(
-                load(path), options.command, options.timeout, checker, options.allow_additions, options.sqlite3
+                transcript,
+                options.command,
+                options.timeout,
+                checker,
+                options.allow_additions,
+                options.sqlite3,
+                fresh_database,
             )
         except TranscriptError as error:
             outcome = Outcome(f"malformed transcript: {error}", "")
@@ -95,7 +138,7 @@ def main(argv):
             passed += 1
             if options.verbose:
                 print(f"ok   {path.name}", flush=True)
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 0 if failed == 0 and passed > 0 else 1
 
 

@@ -202,3 +202,27 @@ def test_a_step_for_a_second_server_that_was_never_started_is_an_error(server, t
     assert (
         'FAIL alone.json step 1 (where): the second server is not running: start it with "spawnSecond"' in result.stdout
     )
+
+
+def test_skip_leaves_out_matching_transcripts_and_counts_them(server):
+    result = run("--require-schema", "--skip", "tasks-get*", "--skip", "framing-*", "--", server)
+    names = [path.name for path in TRANSCRIPTS.glob("*.json")]
+    left_out = [name for name in names if name.startswith(("tasks-get", "framing-"))]
+    assert left_out, "the patterns match no transcript"
+    assert summary(result) == f"{len(names) - len(left_out)} passed, 0 failed, {len(left_out)} skipped"
+    assert result.returncode == 0
+
+
+def test_on_postgresql_transcripts_that_need_the_sqlite_file_are_skipped(tmp_path):
+    from replay.databases import sqlite_only
+    from replay.transcript import load
+
+    reasons = {path.name: sqlite_only(load(path)) for path in TRANSCRIPTS.glob("*.json")}
+    assert reasons["cross-process-sqlite3.json"] == "its sqlite3Exec step works on the SQLite file"
+    assert reasons["storage-busy.json"] is not None
+    assert reasons["tasks-get.json"] is None
+    spawned = tmp_path / "spawned.json"
+    spawned.write_text(
+        '{"description": "d", "steps": [{"spawnSecond": {"args": ["--durability", "full"]}}]}', encoding="utf-8"
+    )
+    assert sqlite_only(load(spawned)) == "its server takes --durability, a SQLite option"

@@ -4,12 +4,11 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import tempfile
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from pathlib import Path
 
+from .databases import sqlite_file
 from .framing import encode_json, frame
 from .matching import Matcher, show
 from .server import ServerFailure, ServerProcess
@@ -118,8 +117,8 @@ class Session:
 
     def __init__(self, transcript, command, database, timeout, checker, allow_additions, sqlite3_command="sqlite3"):
         self.transcript = transcript
-        self.command = [*command, "--db", str(database)]
-        self.database = database
+        self.command = [*command, "--db", database.argument]
+        self.database = database.path
         self.default_timeout = transcript.timeout or timeout
         self.checker = checker
         self.allow_additions = allow_additions
@@ -385,13 +384,20 @@ class Session:
 _PEER_EXPECTATIONS = ("expect", "expectAnyOrder", "expectChanges", "expectSilence", "expectExit")
 
 
-def play(transcript, command, timeout, checker=None, allow_additions=False, sqlite3_command="sqlite3"):
-    """Plays `transcript` against a fresh server; the outcome's failure is one line, or None."""
-    with tempfile.TemporaryDirectory(prefix="taskline-conformance-") as folder:
+def play(
+    transcript,
+    command,
+    timeout,
+    checker=None,
+    allow_additions=False,
+    sqlite3_command="sqlite3",
+    fresh_database=sqlite_file,
+):
+    """Plays `transcript` against a fresh server on a fresh database (`fresh_database()`, a
+    context manager); the outcome's failure is one line, or None."""
+    with fresh_database() as database:
         try:
-            session = Session(
-                transcript, command, Path(folder) / "tasks.sqlite", timeout, checker, allow_additions, sqlite3_command
-            )
+            session = Session(transcript, command, database, timeout, checker, allow_additions, sqlite3_command)
         except ServerFailure as failure:
             return Outcome(str(failure), "")
         try:
