@@ -152,7 +152,7 @@ extension TaskStore {
                 summary.unchanged += 1
                 return nil
             }
-            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, oldTags: current.tags)
+            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
             summary.replaced += 1
             return TaskItem.identical(current.dependsOn, checked.task.dependsOn) ? nil : pk
         }

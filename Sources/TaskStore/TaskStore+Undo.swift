@@ -360,7 +360,7 @@ extension TaskStore {
                 if !next.isIdentical(to: current) {
                     try self.snapshot(taskPK: pk, group: try key(of: group))
                     try replaceRow(pk: pk, with: try nextVersion(of: next, at: now), dueAt: snapshot.dueAt,
-                                   waitAt: snapshot.waitAt, oldTags: current.tags)
+                                   waitAt: snapshot.waitAt, current: current)
                 }
             }
             if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }
