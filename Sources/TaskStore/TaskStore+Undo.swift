@@ -116,7 +116,8 @@ extension TaskStore {
 
     private func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {
         try translatingSQLiteErrors {
-            try writeTransaction {
+            // A group may hold thousands of changes.
+            try withBulkWriteSettings { try writeTransaction {
                 guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
                 let tasks = try tasks(of: target)
                 if !force, let conflict = try conflict(with: target, tasks: tasks) { throw conflict }
@@ -134,7 +135,7 @@ extension TaskStore {
                 }
                 if last >= first { reversal.changes = try changes(from: first, through: last) }
                 return reversal
-            }
+            } }
         }
     }
 

@@ -45,7 +45,9 @@ extension TaskStore {
         if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
             throw TaskStoreError.operationFailed(index: index, error: error)
         }
-        return try run(prepared, atomic: atomic, locatingFields: true)
+        // Past a few hundred operations, their pages no longer fit the usual cache.
+        guard prepared.count >= 256 else { return try run(prepared, atomic: atomic, locatingFields: true) }
+        return try withBulkWriteSettings { try run(prepared, atomic: atomic, locatingFields: true) }
     }
 
     /// Independent writes committed together: one transaction, each in a savepoint, so each
@@ -181,6 +183,18 @@ extension TaskStore {
             let change = TaskChange(seq: try markedSeq(group), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
+    }
+
+    /// Runs `body` with a page cache of up to 256 MiB (used only as far as the write needs
+    /// it), then restores the usual size: a write that touches more pages than the cache
+    /// holds spills them to the WAL mid-transaction and reads them back, and with several
+    /// indexes per task that starts at a few hundred tasks. (Statement journals are already
+    /// in memory: see `StoreFile.configure`.)
+    func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T {
+        let cacheSize = try database.integer("PRAGMA cache_size") ?? -2000
+        try database.execute("PRAGMA cache_size = -262144")
+        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
+        return try body()
     }
 
     /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
