@@ -54,7 +54,8 @@ import TasklineServer
 /// instance is not either; a timed due keeps its UTC offset on every occurrence, where
 /// Taskwarrior keeps the local time of day across a change of daylight saving time.
 ///
-/// One instance reads one pass over the input: counts and held instances start from nothing.
+/// An instance serves one pass over the input (each pass of `--skip-invalid` makes its own),
+/// so that its counts and the instances it holds are that pass's.
 final class TaskwarriorImport {
     private let now: Int64
     /// Tasks not imported, by status.
