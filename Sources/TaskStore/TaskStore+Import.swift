@@ -122,16 +122,6 @@ extension TaskStore {
         return summary
     }
 
-    /// Runs `body` with a page cache of up to 256 MiB (used only as far as the import needs
-    /// it), so that a large import rewrites fewer pages, then restores the usual size.
-    /// (Statement journals are already in memory: see `StoreFile.configure`.)
-    private func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T {
-        let cacheSize = try database.integer("PRAGMA cache_size") ?? -2000
-        try database.execute("PRAGMA cache_size = -262144")
-        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
-        return try body()
-    }
-
     /// Writes one checked task but its dependencies, inside the import's transaction;
     /// returns the key of its row when its dependencies are to be written.
     private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws -> Int64? {
@@ -152,7 +142,7 @@ extension TaskStore {
                 summary.unchanged += 1
                 return nil
             }
-            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, oldTags: current.tags)
+            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
             summary.replaced += 1
             return TaskItem.identical(current.dependsOn, checked.task.dependsOn) ? nil : pk
         }

@@ -45,7 +45,9 @@ extension TaskStore {
         if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
             throw TaskStoreError.operationFailed(index: index, error: error)
         }
-        return try run(prepared, atomic: atomic, locatingFields: true)
+        // Past a few hundred operations, their pages no longer fit the usual cache.
+        guard prepared.count >= 256 else { return try run(prepared, atomic: atomic, locatingFields: true) }
+        return try withBulkWriteSettings { try run(prepared, atomic: atomic, locatingFields: true) }
     }
 
     /// Independent writes committed together: one transaction, each in a savepoint, so each
@@ -165,7 +167,7 @@ extension TaskStore {
             try snapshot(taskPK: pk, group: try key(of: group))
             let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now, group: group) : nil
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
-                           waitAt: waitAt ?? storedTime(current.wait, of: current), oldTags: current.tags)
+                           waitAt: waitAt ?? storedTime(current.wait, of: current), current: current)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
             }
@@ -181,6 +183,18 @@ extension TaskStore {
             let change = TaskChange(seq: try markedSeq(group), kind: .deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
+    }
+
+    /// Runs `body` with a page cache of up to 256 MiB (used only as far as the write needs
+    /// it), then restores the usual size: a write that touches more pages than the cache
+    /// holds spills them to the WAL mid-transaction and reads them back, and with several
+    /// indexes per task that starts at a few hundred tasks. (Statement journals are already
+    /// in memory: see `StoreFile.configure`.)
+    func withBulkWriteSettings<T>(_ body: () throws -> T) throws -> T {
+        let cacheSize = try database.integer("PRAGMA cache_size") ?? -2000
+        try database.execute("PRAGMA cache_size = -262144")
+        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
+        return try body()
     }
 
     /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
@@ -212,7 +226,7 @@ extension TaskStore {
             guard let (pk, current) = try loadWithKey(id: dependentID) else { continue }
             let next = try nextVersion(of: current, at: now)
             try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
-                           waitAt: try storedTime(current.wait, of: current), oldTags: current.tags)
+                           waitAt: try storedTime(current.wait, of: current), current: current)
             changes.append(try lastChange(.updated, task: next, group: group))
         }
         return changes
@@ -292,25 +306,45 @@ extension TaskStore {
         return pk
     }
 
-    /// Overwrites every field of row `pk` with `task`'s but its dependencies, and its tags
-    /// when they differ from `oldTags`. Same preconditions as `insertRow`.
-    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, oldTags: [String]) throws {
-        try database.run("""
-            UPDATE task SET title = ?, title_fold = ?, notes = ?, notes_fold = ?, done = ?, priority = ?,
-                            due = ?, due_at = ?, created_at = ?, updated_at = ?, completed_at = ?, version = ?,
-                            project = ?, wait = ?, wait_at = ?, meta = ?, recurrence = ?, series_id = ?,
-                            remind = ?, remind_at = ?
-            WHERE pk = ?
-            """, [
-                .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
-                .text(TaskRules.folded(task.notes)), SQLValue(task.done), SQLValue(task.priority),
-                SQLValue(task.due), SQLValue(dueAt), .integer(task.createdAt), .integer(task.updatedAt),
-                SQLValue(task.completedAt), .integer(task.version),
-                SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
-                SQLValue(task.recurrence), SQLValue(task.seriesId),
-                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)), .integer(pk),
-            ])
-        if !TaskItem.identical(task.tags, oldTags) {
+    /// Gives row `pk`, which holds `current`, `task`'s fields but its dependencies, and its
+    /// tags when they differ. Same preconditions as `insertRow`. Only the columns whose value
+    /// changes are set: SQLite rewrites an entry of every index on a column an UPDATE sets,
+    /// and runs every trigger `OF` it, whether the value changes or not, so setting them all
+    /// rewrote a random page of each index (and both of a task's tag entries) per task.
+    /// A stored instant is set with its text, or when it differs from what the text says.
+    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, current: TaskItem) throws {
+        // The version always: setting it is what logs the change (`task_log_update`), also
+        // when only the tags or dependencies differ.
+        var assignments = ["version = ?"]
+        var values: [SQLValue] = [.integer(task.version)]
+        func set(_ assignment: String, to new: [SQLValue], unless unchanged: Bool) {
+            guard !unchanged else { return }
+            assignments.append(assignment)
+            values += new
+        }
+        func same(_ a: String?, _ b: String?) -> Bool {
+            a == nil ? b == nil : b.map { a!.utf8.elementsEqual($0.utf8) } ?? false
+        }
+        set("title = ?, title_fold = ?", to: [.text(task.title), .text(TaskRules.folded(task.title))], unless: same(task.title, current.title))
+        set("notes = ?, notes_fold = ?", to: [.text(task.notes), .text(TaskRules.folded(task.notes))], unless: same(task.notes, current.notes))
+        set("done = ?", to: [SQLValue(task.done)], unless: task.done == current.done)
+        set("priority = ?", to: [SQLValue(task.priority)], unless: task.priority == current.priority)
+        set("due = ?, due_at = ?", to: [SQLValue(task.due), SQLValue(dueAt)],
+            unless: same(task.due, current.due) && dueAt == (try? storedTime(current.due, of: current)))
+        set("created_at = ?", to: [.integer(task.createdAt)], unless: task.createdAt == current.createdAt)
+        set("updated_at = ?", to: [.integer(task.updatedAt)], unless: task.updatedAt == current.updatedAt)
+        set("completed_at = ?", to: [SQLValue(task.completedAt)], unless: task.completedAt == current.completedAt)
+        set("project = ?", to: [SQLValue(task.project)], unless: same(task.project, current.project))
+        set("wait = ?, wait_at = ?", to: [SQLValue(task.wait), SQLValue(waitAt)],
+            unless: same(task.wait, current.wait) && waitAt == (try? storedTime(current.wait, of: current)))
+        set("meta = ?", to: [.text(task.meta)], unless: same(task.meta, current.meta))
+        set("recurrence = ?", to: [SQLValue(task.recurrence)], unless: same(task.recurrence, current.recurrence))
+        set("series_id = ?", to: [SQLValue(task.seriesId)], unless: same(task.seriesId, current.seriesId))
+        let remindAt = try storedTime(task.remindAt, of: task)
+        set("remind = ?, remind_at = ?", to: [SQLValue(task.remindAt), SQLValue(remindAt)],
+            unless: same(task.remindAt, current.remindAt) && remindAt == (try? storedTime(current.remindAt, of: current)))
+        try database.run("UPDATE task SET \(assignments.joined(separator: ", ")) WHERE pk = ?", values + [.integer(pk)])
+        if !TaskItem.identical(task.tags, current.tags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])
             try insertTags(of: task, taskPK: pk)
         }

@@ -214,6 +214,35 @@ import Testing
         #expect(open.map { $0["due"] } == ["2026-12-03T09:00:00Z"])
     }
 
+    /// The series' pending instance with the earliest due becomes the task, wherever it is in
+    /// the file; equal dues go by entry, then by the file's order. A run of --skip-invalid
+    /// that reads the file again (for a record the store refuses) chooses the same.
+    @Test func theEarliestDueInstanceBecomesTheTaskWhateverTheOrder() throws {
+        func record(_ uuid: Int, _ fields: String) -> String {
+            #"{"uuid":"00000000-0000-4000-8000-00000000000\#(uuid)","description":"Water the plants",\#(fields)}"#
+        }
+        let instance = #""status":"pending","recur":"weekly","parent":"00000000-0000-4000-8000-000000000001""#
+        let text = [
+            record(2, #"\#(instance),"due":"20261209T180000Z","entry":"20260101T000000Z""#),
+            record(3, #"\#(instance),"due":"20261202T180000Z","entry":"20260103T000000Z""#),
+            record(1, #""status":"recurring","recur":"weekly","due":"20261125T180000Z","entry":"20260101T000000Z""#),
+            record(4, #"\#(instance),"due":"20261202T180000Z","entry":"20260102T000000Z""#),
+            record(5, #"\#(instance),"due":"20261202T180000Z","entry":"20260102T000000Z""#),
+            #"{"uuid":"00000000-0000-4000-8000-000000000006","description":"Bell\u0007","status":"pending"}"#,
+        ].joined(separator: "\n")
+        let path = directory.file("out-of-order.sqlite")
+        let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path, "--skip-invalid"], stdin: Data(text.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("imported 1 new task, skipped 1 bad record"), "\(result.stderr)")
+        #expect(result.stderr.contains("not imported from Taskwarrior: 1 recurring (deleted tasks, recurrence templates)"), "\(result.stderr)")
+        #expect(result.stderr.contains("not imported from Taskwarrior: 3 later pending instances of recurring tasks"), "\(result.stderr)")
+        let tasks = try exported(path)
+        #expect(Array(tasks.keys) == ["00000000-0000-4000-8000-000000000004"])
+        #expect(tasks["00000000-0000-4000-8000-000000000004"]?["due"] == "2026-12-02T18:00:00Z")
+        #expect(tasks["00000000-0000-4000-8000-000000000004"]?["recurrence"] == ["rule": "FREQ=WEEKLY"])
+        #expect(try runTaskline(["check", "--db", path]).status == 0)
+    }
+
     /// Taskwarrior keeps `due:2026-12-05` as the local midnight, in UTC: in Berlin
     /// `20261204T230000Z` in winter, `20260604T220000Z` in summer. Imported where that is
     /// midnight, it is the date; elsewhere the instant.

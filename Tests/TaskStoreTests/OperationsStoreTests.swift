@@ -74,4 +74,17 @@ import Testing
         #expect(again.unchanged == 1)
         #expect(try await store.currentSeq() == 2, "nothing written for an identical record")
     }
+
+    /// A record that differs from its task in the tags alone, at the same version, is a
+    /// change like any other: the log records it, though the row's other columns stay.
+    @Test func aReplaceOfTheTagsAloneIsLogged() async throws {
+        let store = try makeStore(directory)
+        _ = try await store.importTasks([.task(task("x"), line: 1)], onConflict: .fail)
+        var retagged = task("x")
+        retagged.tags = ["c"]
+        let replaced = try await store.importTasks([.task(retagged, line: 1)], onConflict: .replace)
+        #expect(replaced.replaced == 1)
+        #expect(try await store.get(id: "x").tags == ["c"])
+        #expect(try await store.currentSeq() == 2)
+    }
 }

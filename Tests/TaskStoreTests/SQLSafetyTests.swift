@@ -91,6 +91,7 @@ import Testing
         "snapshotObject": "a fixed expression (a task's row as a JSON object, TaskStore+Undo)",
         "mine": "one of two fixed conditions (an undo's scope)",
         "notReverted": "a fixed condition (a group not reverted yet)",
+        "assignments.joined(separator: \", \")": "fixed column assignments (`title = ?, title_fold = ?`, TaskStore+Writes)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

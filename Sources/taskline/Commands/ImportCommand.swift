@@ -81,11 +81,7 @@ enum ImportCommand: Command {
         let progress = ProgressBar(label: "importing")
         defer { progress.finish() }
         let now = Timestamp.now()
-        let taskwarrior = TaskwarriorImport(now: now)
-        let decode: (JSON) throws(TaskStoreError) -> TaskItem? = switch options.source {
-        case .taskline: { json throws(TaskStoreError) in try TaskJSON.decodeTask(json, now: now) }
-        case .taskwarrior: taskwarrior.task(from:)
-        }
+        var taskwarrior = TaskwarriorImport(now: now)
         // With --skip-invalid, a record the store refuses (a rule it breaks, a dependency on a
         // skipped record) is known only once the transaction has failed: the import then runs
         // again from the start without it, until it goes through.
@@ -93,7 +89,14 @@ enum ImportCommand: Command {
         var summary: ImportSummary?
         while summary == nil {
             try input.rewind()
-            let records = ImportRecords(reader: JSONRecordReader(fileDescriptor: input.fd), decode: decode,
+            taskwarrior = TaskwarriorImport(now: now)
+            let decode: (JSON, Int) throws(TaskStoreError) -> TaskItem?
+            var heldBack: () -> [ImportRecord] = { [] }
+            switch options.source {
+            case .taskline: decode = { json, _ throws(TaskStoreError) in try TaskJSON.decodeTask(json, now: now) }
+            case .taskwarrior: (decode, heldBack) = (taskwarrior.task(from:line:), taskwarrior.heldBack)
+            }
+            let records = ImportRecords(reader: JSONRecordReader(fileDescriptor: input.fd), decode: decode, heldBack: heldBack,
                                         progress: progress, totalBytes: input.size, skipping: options.skipInvalid ? skipped : nil)
             do {
                 summary = try store.importTasks(records, onConflict: options.onConflict)
@@ -119,7 +122,7 @@ enum ImportCommand: Command {
     /// Reports every bad record, and says what would get the import through.
     private static func refusal(_ failure: ImportFailure, input: InputFile, progress: ProgressBar) -> CommandFailure {
         progress.finish()
-        for problem in failure.problems { note("\(input.name): \(explained(problem))") }
+        for problem in failure.problems.sorted(by: { $0.line < $1.line }) { note("\(input.name): \(explained(problem))") }
         if failure.count > failure.problems.count {
             note("… and \(grouped(failure.count - failure.problems.count)) more bad records")
         }
@@ -156,8 +159,12 @@ final class SkippedRecords {
 /// The records of an import, read and decoded one at a time as the store asks for them.
 struct ImportRecords: Sequence, IteratorProtocol {
     let reader: JSONRecordReader
-    /// Nil: a record that is fine but not to be imported (a deleted Taskwarrior task).
-    let decode: (JSON) throws(TaskStoreError) -> TaskItem?
+    /// A record and its line; nil for a record that is fine but not to be imported (a
+    /// deleted Taskwarrior task) or not yet (one `heldBack` may return).
+    let decode: (JSON, Int) throws(TaskStoreError) -> TaskItem?
+    /// Records to import once the input is read.
+    let heldBack: () -> [ImportRecord]
+    private var held: [ImportRecord]?
     let progress: ProgressBar
     let totalBytes: Int?
     /// Where a bad record goes instead of failing the import (--skip-invalid), and the
@@ -165,10 +172,11 @@ struct ImportRecords: Sequence, IteratorProtocol {
     let skipping: SkippedRecords?
     private var count = 0
 
-    init(reader: JSONRecordReader, decode: @escaping (JSON) throws(TaskStoreError) -> TaskItem?,
-         progress: ProgressBar, totalBytes: Int?, skipping: SkippedRecords? = nil) {
+    init(reader: JSONRecordReader, decode: @escaping (JSON, Int) throws(TaskStoreError) -> TaskItem?,
+         heldBack: @escaping () -> [ImportRecord], progress: ProgressBar, totalBytes: Int?, skipping: SkippedRecords? = nil) {
         self.reader = reader
         self.decode = decode
+        self.heldBack = heldBack
         self.progress = progress
         self.totalBytes = totalBytes
         self.skipping = skipping
@@ -193,7 +201,7 @@ struct ImportRecords: Sequence, IteratorProtocol {
                 return .invalid(ImportProblem(line: record.line, field: nil, reason: failure.reason))
             case .success(let json):
                 do {
-                    guard let task = try decode(json) else { continue }
+                    guard let task = try decode(json, record.line) else { continue }
                     return .task(task, line: record.line)
                 } catch {
                     guard case .invalid(let field, let reason) = error else {
@@ -204,8 +212,11 @@ struct ImportRecords: Sequence, IteratorProtocol {
                 }
             }
         }
-        progress.update(fraction: totalBytes.map { _ in 1 }, detail: "\(grouped(count)) records", final: true)
-        return nil
+        if held == nil {
+            progress.update(fraction: totalBytes.map { _ in 1 }, detail: "\(grouped(count)) records", final: true)
+            held = heldBack().reversed()
+        }
+        return held!.popLast()
     }
 }
 

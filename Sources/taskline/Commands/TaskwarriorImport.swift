@@ -22,7 +22,7 @@ import TasklineServer
 /// | `depends` | `dependsOn` (lowercased; a comma-separated string or an array) |
 /// | `wait` | `wait`, as an RFC 3339 date-time in UTC |
 /// | `annotations` | `notes`, one line per annotation: its time, a space, its text |
-/// | `recur` of a pending instance with a `due` | `recurrence`, by the table below; the series' first pending instance in the file becomes the task, its later pending instances are dropped (counted in the summary): Taskline makes each next occurrence when one is done |
+/// | `recur` of a pending instance with a `due` | `recurrence`, by the table below; the series' pending instance with the earliest `due` (then the earliest `entry`, then the first in the file) becomes the task, its other pending instances are dropped (counted in the summary): Taskline makes each next occurrence when one is done |
 /// | `until` of such an instance | the rule's `UNTIL` |
 /// | any other field | a member of `meta.taskwarrior`, its value as Taskwarrior wrote it |
 ///
@@ -47,22 +47,26 @@ import TasklineServer
 /// user-defined attributes) have no field of their own in Taskline yet; the summary says
 /// which were kept in `meta.taskwarrior`, on how many tasks.
 ///
+/// A series' instances are held back until the whole input is read, since any of them may
+/// have the earliest due; the one chosen is imported last, with its own line.
+///
 /// Left out: a template (`status: recurring`) is not imported, so a series with no pending
-/// instance is not either; which instance becomes the task goes by the file's order, not by
-/// comparing due dates (records are imported as they are read): Taskwarrior 2 writes a
-/// series' instances in the order it made them, their due order, unless a due was edited
-/// since; a timed due keeps its UTC offset on every occurrence, where
+/// instance is not either; a timed due keeps its UTC offset on every occurrence, where
 /// Taskwarrior keeps the local time of day across a change of daylight saving time.
+///
+/// An instance serves one pass over the input (each pass of `--skip-invalid` makes its own),
+/// so that its counts and the instances it holds are that pass's.
 final class TaskwarriorImport {
     private let now: Int64
     /// Tasks not imported, by status.
     private var notImported: [String: Int] = [:]
     /// Fields kept in `meta.taskwarrior`, with how many tasks had them.
     private var keptInMeta: [String: Int] = [:]
-    /// The recurring series imported, by their template's uuid (an instance's `parent`).
-    private var seriesImported: Set<String> = []
-    /// Pending instances dropped because their series was imported from an earlier one.
-    private var laterInstances = 0
+    /// Each recurring series' instance to import so far, by its template's uuid (an
+    /// instance's `parent`), with what orders its instances: due, then entry.
+    private var series: [String: (task: TaskItem, line: Int, rank: (due: Int64, entry: Int64))] = [:]
+    /// Pending instances of recurring series with a rule, the imported ones among them.
+    private var instances = 0
     /// `recur` values with no rule, with how many tasks had them.
     private var unmappedRecur: [String: Int] = [:]
 
@@ -75,8 +79,9 @@ final class TaskwarriorImport {
         tzset()
     }
 
-    /// The task, or nil for one that is not imported (deleted, or a recurrence template).
-    func task(from json: JSON) throws(TaskStoreError) -> TaskItem? {
+    /// The task, or nil for one that is not imported (deleted, or a recurrence template) or
+    /// not yet (an instance of a recurring series: see `heldBack`).
+    func task(from json: JSON, line: Int) throws(TaskStoreError) -> TaskItem? {
         guard case .object(let object) = json else {
             throw .invalid(field: "", reason: "must be an object, not \(json.typeName)")
         }
@@ -99,14 +104,13 @@ final class TaskwarriorImport {
         let modified = try date(object, "modified")?.milliseconds ?? entry
         let end = try date(object, "end")?.milliseconds
 
-        let due = try localDue(object)
+        let dueDate = try date(object, "due")
+        let due = dueDate.map { Self.localDue($0.text, $0.milliseconds) }
         var rule: String?
+        var seriesID: String?
         if !done, let recur = try string(object, "recur") {
             if let mapped = RecurrenceName.rule(for: recur), due != nil {
-                guard seriesImported.insert((try string(object, "parent") ?? uuid).lowercased()).inserted else {
-                    laterInstances += 1
-                    return nil
-                }
+                seriesID = (try string(object, "parent") ?? uuid).lowercased()
                 rule = try date(object, "until").map { mapped + ";UNTIL=" + Self.basicForm($0.milliseconds) } ?? mapped
             } else {
                 unmappedRecur[recur, default: 0] += 1
@@ -127,12 +131,24 @@ final class TaskwarriorImport {
         guard TaskJSON.depth(of: meta) <= TaskJSON.maxMetaDepth else {
             throw .invalid(field: "meta", reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep (its fields kept in meta.taskwarrior)")
         }
-        return TaskItem(
+        let task = TaskItem(
             id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
             priority: try priority(object), tags: try strings(object, "tags"), due: due,
             project: project, dependsOn: try strings(object, "depends").map { $0.lowercased() }, wait: try date(object, "wait")?.text,
             meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta), recurrence: rule,
             createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
+        guard let seriesID, let dueDate else { return task }
+        instances += 1
+        let rank = (due: dueDate.milliseconds, entry: entry)
+        if let held = series[seriesID], !(rank < held.rank) { return nil }
+        series[seriesID] = (task, line, rank)
+        return nil
+    }
+
+    /// The instance each recurring series is imported from, once the input is read: the
+    /// one with the earliest due, then the earliest entry, then the first in the file.
+    func heldBack() -> [ImportRecord] {
+        series.values.sorted { $0.line < $1.line }.map { .task($0.task, line: $0.line) }
     }
 
     /// The summary's notes on what was not imported.
@@ -141,8 +157,9 @@ final class TaskwarriorImport {
             let counts = notImported.sorted { $0.key < $1.key }.map { "\(grouped($0.value)) \($0.key)" }
             note("not imported from Taskwarrior: \(counts.joined(separator: ", ")) (deleted tasks, recurrence templates)")
         }
-        if laterInstances > 0 {
-            note("not imported from Taskwarrior: \(grouped(laterInstances)) later pending instance\(laterInstances == 1 ? "" : "s") of recurring tasks (Taskline makes the next occurrence when one is done)")
+        let otherInstances = instances - series.count
+        if otherInstances > 0 {
+            note("not imported from Taskwarrior: \(grouped(otherInstances)) later pending instance\(otherInstances == 1 ? "" : "s") of recurring tasks (Taskline makes the next occurrence when one is done)")
         }
         if !unmappedRecur.isEmpty {
             let counts = unmappedRecur.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
@@ -158,8 +175,7 @@ final class TaskwarriorImport {
 
     /// `due`; a date alone when it is midnight where the import runs (`TZ`): Taskwarrior keeps
     /// `due:2026-12-05` as that local midnight in UTC (`20261204T230000Z` in Berlin).
-    private func localDue(_ object: JSONObject) throws(TaskStoreError) -> String? {
-        guard let (text, milliseconds) = try date(object, "due") else { return nil }
+    private static func localDue(_ text: String, _ milliseconds: Int64) -> String {
         var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
         var local = tm()
         guard milliseconds % 1000 == 0, localtime_r(&seconds, &local) != nil,
