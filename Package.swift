@@ -36,14 +36,17 @@ let package = Package(
         .target(name: "CEventLoop"),
         // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
         .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
-        // The task model and the actor that owns the database; its storage setup configures
+        // The task model, its rules and errors, and `TaskStoring`, what the server asks of a
+        // store: shared by the stores, none of whose databases it knows.
+        .target(name: "TaskModel", dependencies: ["EventLoop"]),
+        // The store on SQLite: the actor that owns the database; its storage setup configures
         // the SQLite library (CSQLite's shim) and registers the WAL buffer.
-        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore", "EventLoop"], swiftSettings: sameExecutor),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "EventLoop"], swiftSettings: sameExecutor),
         // The dates people type on the command line and the way it shows them: pure
         // functions of the text, the time and the time zone.
         .target(name: "PeopleDates", dependencies: ["TaskStore"]),

@@ -1,3 +1,5 @@
+import TaskModel
+
 /// One record of an import, as the caller read it from its input.
 public enum ImportRecord: Sendable {
     /// A whole task, from line `line` of the input. Every field is kept as it is,

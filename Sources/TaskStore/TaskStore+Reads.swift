@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Reading tasks: one by id, and pages of them.
 extension TaskStore {

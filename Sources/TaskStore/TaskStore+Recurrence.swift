@@ -1,15 +1,5 @@
 import SQLite
-
-extension TaskRules {
-    /// A recurrence rule (`field` names the recurrence; its rule is `field.rule`) on a task
-    /// that has a due date (`hasDue`): the rule needs one to start from.
-    static func validateRecurrence(_ rule: String, hasDue: Bool, field: String) throws {
-        _ = try RecurrenceRule(rule, field: field + ".rule")
-        guard hasDue else {
-            throw TaskStoreError.invalid(field: field, reason: "needs a due date: a recurring task must have one")
-        }
-    }
-}
+import TaskModel
 
 /// Recurring tasks: completing one creates its next occurrence in the same transaction.
 extension TaskStore {

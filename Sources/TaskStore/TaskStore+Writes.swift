@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Writing tasks: each operation checked, then run in a transaction (or a savepoint of one)
 /// that the change log's triggers record.

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// Taskline's own error codes, beside JSON-RPC's.
 enum TasklineErrorCode {

@@ -77,4 +77,11 @@ public struct TaskPage: Sendable, Hashable {
     public var total: Int?
     /// The database's newest `seq` as of this page: where `tasks/changes` takes over.
     public var seq: Int64
+
+    public init(tasks: [TaskItem], nextCursor: String?, total: Int?, seq: Int64) {
+        self.tasks = tasks
+        self.nextCursor = nextCursor
+        self.total = total
+        self.seq = seq
+    }
 }

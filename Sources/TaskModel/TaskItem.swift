@@ -62,7 +62,7 @@ public struct TaskItem: Sendable, Hashable {
 
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
     /// (é, and e followed by U+0301) equal, but a client that writes one must get it back.
-    func isIdentical(to other: TaskItem) -> Bool {
+    package func isIdentical(to other: TaskItem) -> Bool {
         self == other && Self.identical(texts, other.texts)
     }
 
@@ -74,7 +74,7 @@ public struct TaskItem: Sendable, Hashable {
 
     public static let emptyMeta = "{}"
 
-    static func identical(_ a: [String], _ b: [String]) -> Bool {
+    package static func identical(_ a: [String], _ b: [String]) -> Bool {
         a.elementsEqual(b) { $0.utf8.elementsEqual($1.utf8) }
     }
 }
@@ -178,4 +178,9 @@ public struct TaskChange: Sendable, Hashable {
 public struct WriteResult<Value: Sendable>: Sendable {
     public var value: Value
     public var change: TaskChange?
+
+    public init(value: Value, change: TaskChange?) {
+        self.value = value
+        self.change = change
+    }
 }
