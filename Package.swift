@@ -42,6 +42,8 @@ let package = Package(
         // The store on SQLite: the actor that owns the database; its storage setup configures
         // the SQLite library (CSQLite's shim) and registers the WAL buffer.
         .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // The store on PostgreSQL: the same interface, over the PostgreSQL module.
+        .target(name: "PostgresStore", dependencies: ["TaskModel", "PostgreSQL", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
@@ -87,5 +89,8 @@ let package = Package(
         .testTarget(name: "PeopleDatesTests", dependencies: ["PeopleDates", "TaskStore"]),
         // Against a real cluster: run inside scripts/with-postgres, or they skip.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
+        // The store, and the real binary serving it, against a real cluster: run inside
+        // scripts/with-postgres, or they skip.
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
     ]
 )

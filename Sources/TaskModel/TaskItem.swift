@@ -79,6 +79,27 @@ public struct TaskItem: Sendable, Hashable {
     }
 }
 
+extension TaskItem {
+    /// The task with the fields `changes` sets replaced, `tags` and `dependsOn` as the rules
+    /// normalised them (`PreparedOperation`); version and times are the writer's.
+    package func changed(by changes: TaskChanges, tags: [String]?, dependsOn: [String]?) -> TaskItem {
+        var next = self
+        if let title = changes.title { next.title = title }
+        if let notes = changes.notes { next.notes = notes }
+        if let priority = changes.priority { next.priority = priority }
+        if let tags { next.tags = tags }
+        if case .some(let due) = changes.due { next.due = due }
+        if case .some(let project) = changes.project { next.project = project }
+        if let dependsOn { next.dependsOn = dependsOn }
+        if case .some(let wait) = changes.wait { next.wait = wait }
+        if let meta = changes.meta { next.meta = meta }
+        if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
+        if let done = changes.done { next.done = done }
+        if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
+        return next
+    }
+}
+
 /// What a client asks for when it creates a task. Absent fields take their defaults.
 public struct TaskDraft: Sendable, Hashable {
     public var id: String?

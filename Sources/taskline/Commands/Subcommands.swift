@@ -131,6 +131,7 @@ struct CommandFailure: Error {
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
         case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
+        case .unsupported(let feature, let store): "the \(store) store does not support \(feature) yet"
         }
     }
 }

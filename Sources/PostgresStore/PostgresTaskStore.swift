@@ -1,0 +1,104 @@
+import EventLoop
+import Logging
+import PostgreSQL
+import TaskModel
+
+/// The task store on PostgreSQL: the one owner of its connection, an actor on `loop`, as
+/// `TaskStore` is on SQLite. Several servers on several machines share one database: each
+/// hears the others' commits through LISTEN/NOTIFY (`ChangeListener`) and reads them from
+/// the change log.
+public actor PostgresTaskStore: TaskStoring {
+    public nonisolated let loop: EventLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    private nonisolated let ownsLoop: Bool
+
+    let connection: PostgresConnection
+    /// The connection string without its passwords, for messages and logs.
+    public nonisolated let redactedConnectionString: String
+    private let connectionString: String
+    let clock: @Sendable () -> Int64
+    /// Listens for other writers' commits, once asked to (`watchExternalChanges`).
+    private var listener: ChangeListener?
+    /// Inside a writing transaction: the newest seq it has handed out (see `writing`).
+    var lastSeq: Int64 = 0
+
+    /// The name this store gives itself in `TaskStoreError.unsupported`.
+    static let storeName = "postgresql"
+    /// The channel of the payload-free NOTIFY each writing transaction sends: named after
+    /// the database's id, since channels are shared by every schema of a database.
+    let channel: String
+
+    /// Connects with libpq's URI or key=value string and makes or upgrades the schema.
+    /// Throws `StoreOpenError` for a database that cannot be used.
+    public init(connectionString: String, loop: EventLoop? = nil, clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+        let name = redactPasswords(in: connectionString)
+        do {
+            connection = try PostgresConnection(connectionString)
+            try PostgresSchema.prepare(connection, name: name)
+            let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
+            channel = "taskline_changes_\(id)"
+        } catch let error as PostgresError {
+            throw StoreOpenError.cannotOpen(path: name, detail: error.description)
+        }
+        self.connectionString = connectionString
+        redactedConnectionString = name
+        self.clock = clock
+        self.loop = loop ?? EventLoop.startThread()
+        ownsLoop = loop == nil
+    }
+
+    deinit {
+        if ownsLoop { loop.stop(exitCode: 0) }
+    }
+
+    public func close() {
+        listener = nil
+    }
+
+    public func databaseID() throws -> Int64 {
+        try translatingErrors { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }
+    }
+
+    /// LISTENs on a connection of its own, whose socket the loop watches.
+    @discardableResult
+    public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
+        listener = try translatingErrors {
+            try ChangeListener(connectionString: connectionString, channel: channel,
+                               ownPID: connection.backendPID, loop: loop, onChange: onChange)
+        }
+        return true
+    }
+
+    public func hasExternalChanges() throws -> Bool {
+        try translatingErrors { try listener?.takeChanges() ?? false }
+    }
+
+    public func undo(scope: UndoScope, force: Bool) throws -> Reversal? {
+        throw TaskStoreError.unsupported(feature: "tasks/undo", store: Self.storeName)
+    }
+
+    public func redo(scope: UndoScope, force: Bool) throws -> Reversal? {
+        throw TaskStoreError.unsupported(feature: "tasks/redo", store: Self.storeName)
+    }
+}
+
+extension PostgresTaskStore {
+    /// Runs `body`, turning PostgreSQL's errors into `TaskStoreError.storage` (1004), whose
+    /// `code` and `extendedCode` are 0 and whose message names the SQLSTATE. A lost
+    /// connection is opened again for the next call (a new session), which a retry may find.
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError {
+            if connection.status == .bad {
+                do {
+                    try connection.reset()
+                } catch {
+                    Log.warning("cannot reconnect to \(redactedConnectionString): \(error)")
+                }
+            }
+            let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? (error.connectionLost ? "the database is unreachable; a retry may succeed" : "libpq")
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)")
+        }
+    }
+}
