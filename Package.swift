@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "PeopleDates", dependencies: ["TaskStore"]),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
+            dependencies: ["TasklineServer", "TaskStore", "PostgresStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]

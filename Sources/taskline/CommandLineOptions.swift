@@ -9,6 +9,8 @@ import Glibc
 struct CommandLineOptions {
     var databasePath: String
     var store = StoreOptions()
+    /// The last option given that only a SQLite file takes (`--template`, …).
+    var sqliteOnlyOption: String?
     var framing: Framing?
     var maxMessageBytes = 16 * 1024 * 1024
     var logLevel = Log.Level.warning
@@ -33,7 +35,9 @@ struct CommandLineOptions {
 
         Options:
           --db PATH                 database file (default: $XDG_DATA_HOME/taskline/tasks.sqlite,
-                                    else ~/.local/share/taskline/tasks.sqlite); :memory: for none
+                                    else ~/.local/share/taskline/tasks.sqlite); :memory: for none;
+                                    or a PostgreSQL database: postgresql://…, postgres://… or
+                                    libpq's key=value string (see docs/postgresql.md)
           --template FILE           when the database does not exist yet, start from a copy of FILE
           --durability full|normal  full (default): acknowledged writes survive power loss;
                                     normal: they survive a crash of taskline
@@ -67,9 +71,15 @@ struct CommandLineOptions {
             case "--help", "-h": options.action = .help
             case "--version": options.action = .version
             case "--db": options.databasePath = try reader.value()
-            case "--template": options.store.templatePath = try reader.value()
-            case "--durability": options.store.durability = try reader.choice(Durability.self)
-            case "--busy-timeout": options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
+            case "--template":
+                options.store.templatePath = try reader.value()
+                options.sqliteOnlyOption = name
+            case "--durability":
+                options.store.durability = try reader.choice(Durability.self)
+                options.sqliteOnlyOption = name
+            case "--busy-timeout":
+                options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
+                options.sqliteOnlyOption = name
             case "--history-days": options.historyDays = try reader.integer(in: 0...36_500)
             case "--framing": options.framing = try reader.choice(Framing.self)
             case "--max-message-bytes": options.maxMessageBytes = try reader.integer(in: 1...(1 << 31))
@@ -85,6 +95,9 @@ struct CommandLineOptions {
             }
         }
         if options.databasePath.isEmpty { throw UsageError("--db needs a path") }
+        if let option = options.sqliteOnlyOption, case .postgresql = StoreLocation(options.databasePath) {
+            throw UsageError("\(option) applies to SQLite files, not to a PostgreSQL database")
+        }
         return options
     }
 

@@ -152,6 +152,9 @@ enum StoreAccess {
     /// missing file is an error (exit 3) rather than a new empty database: exporting,
     /// listing or backing up a mistyped path should say so.
     static func open(_ path: String, create: Bool) throws -> TaskStore {
+        if case .postgresql = StoreLocation(path) {
+            throw CommandFailure(exitCode: 3, "the commands work on SQLite files; a PostgreSQL database is served by the server alone (see docs/postgresql.md)")
+        }
         if !create, path != ":memory:", access(path, F_OK) != 0 {
             throw CommandFailure(exitCode: 3, "there is no database at \(path)")
         }
