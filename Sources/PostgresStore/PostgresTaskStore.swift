@@ -16,6 +16,7 @@ public actor PostgresTaskStore: TaskStoring {
     /// The connection string without its passwords, for messages and logs.
     public nonisolated let redactedConnectionString: String
     private let connectionString: String
+    private let lockTimeoutMilliseconds: Int32
     let clock: @Sendable () -> Int64
     /// Listens for other writers' commits, once asked to (`watchExternalChanges`).
     private var listener: ChangeListener?
@@ -29,11 +30,15 @@ public actor PostgresTaskStore: TaskStoring {
     let channel: String
 
     /// Connects with libpq's URI or key=value string and makes or upgrades the schema.
-    /// Throws `StoreOpenError` for a database that cannot be used.
-    public init(connectionString: String, loop: EventLoop? = nil, clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+    /// `lockTimeoutMilliseconds`: how long a statement waits for another's lock (such as a
+    /// writer for the counter row) before failing with 1004; 0 waits for ever. Throws
+    /// `StoreOpenError` for a database that cannot be used.
+    public init(connectionString: String, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
+                clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         let name = redactPasswords(in: connectionString)
         do {
             connection = try PostgresConnection(connectionString)
+            try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
             try PostgresSchema.prepare(connection, name: name)
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
@@ -41,10 +46,16 @@ public actor PostgresTaskStore: TaskStoring {
             throw StoreOpenError.cannotOpen(path: name, detail: error.description)
         }
         self.connectionString = connectionString
+        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         redactedConnectionString = name
         self.clock = clock
         self.loop = loop ?? EventLoop.startThread()
         ownsLoop = loop == nil
+    }
+
+    /// What each session of the store's is set to: a new one after a reconnection too.
+    private static func configure(_ connection: PostgresConnection, lockTimeoutMilliseconds: Int32) throws {
+        try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text("\(lockTimeoutMilliseconds)ms")])
     }
 
     deinit {
@@ -93,6 +104,7 @@ extension PostgresTaskStore {
             if connection.status == .bad {
                 do {
                     try connection.reset()
+                    try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
                 } catch {
                     Log.warning("cannot reconnect to \(redactedConnectionString): \(error)")
                 }

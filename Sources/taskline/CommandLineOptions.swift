@@ -41,7 +41,8 @@ struct CommandLineOptions {
           --template FILE           when the database does not exist yet, start from a copy of FILE
           --durability full|normal  full (default): acknowledged writes survive power loss;
                                     normal: they survive a crash of taskline
-          --busy-timeout MS         how long a write waits for another process's lock (default 5000)
+          --busy-timeout MS         how long a write waits for another process's lock (default 5000;
+                                    PostgreSQL's lock_timeout)
           --history-days N          keep the change log for tasks/changes this many days (default 30)
           --framing lsp|ndjson      input framing (default: detected from the first byte)
           --max-message-bytes N     largest accepted message (default 16777216)
@@ -77,9 +78,7 @@ struct CommandLineOptions {
             case "--durability":
                 options.store.durability = try reader.choice(Durability.self)
                 options.sqliteOnlyOption = name
-            case "--busy-timeout":
-                options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
-                options.sqliteOnlyOption = name
+            case "--busy-timeout": options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
             case "--history-days": options.historyDays = try reader.integer(in: 0...36_500)
             case "--framing": options.framing = try reader.choice(Framing.self)
             case "--max-message-bytes": options.maxMessageBytes = try reader.integer(in: 1...(1 << 31))

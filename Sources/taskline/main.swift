@@ -63,7 +63,9 @@ let store: any TaskStoring
 do {
     switch location {
     case .sqlite(let path): store = try TaskStore(path: path, options: options.store, loop: loop)
-    case .postgresql(let connectionString): store = try PostgresTaskStore(connectionString: connectionString, loop: loop)
+    case .postgresql(let connectionString):
+        store = try PostgresTaskStore(connectionString: connectionString,
+                                      lockTimeoutMilliseconds: options.store.busyTimeoutMilliseconds, loop: loop)
     }
 } catch {
     Log.error("\(error)")

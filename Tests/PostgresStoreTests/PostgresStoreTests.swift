@@ -206,6 +206,25 @@ import Testing
         #expect(try PostgresConnection(foreign).query("SELECT to_regclass('change_log') IS NULL AS absent")[0].bool("absent"))
     }
 
+    /// A writer waits for another's transaction no longer than the lock timeout, then fails
+    /// with 1004 naming PostgreSQL's lock_not_available.
+    @Test func aWriterWaitsForTheCounterNoLongerThanTheLockTimeout() async throws {
+        let connectionString = try Cluster.freshSchema()
+        let store = try PostgresTaskStore(connectionString: connectionString, lockTimeoutMilliseconds: 200)
+        let holder = try PostgresConnection(connectionString)
+        try holder.execute("BEGIN; SELECT seq FROM change_counter FOR UPDATE")
+        let started = ContinuousClock.now
+        await #expect {
+            try await store.perform(.create(TaskDraft(title: "waits")))
+        } throws: { error in
+            guard case TaskStoreError.storage(0, 0, let message) = error else { return false }
+            return message.contains("55P03")
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        try holder.execute("ROLLBACK")
+        #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
+    }
+
     @Test func whatIsNotServedYetIsSaidSo() async throws {
         let store = try Cluster.store()
         await #expect(throws: TaskStoreError.unsupported(feature: "tasks/undo", store: "postgresql")) {
