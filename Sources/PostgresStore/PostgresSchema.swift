@@ -65,14 +65,19 @@ enum PostgresSchema {
         );
         CREATE INDEX change_log_deletions ON change_log (task_id, seq) WHERE kind = 'deleted';
         """,
+        """
+        -- The next occurrence a completed recurring task made: completing it again makes none
+        -- while that one exists.
+        ALTER TABLE task ADD COLUMN successor_id text COLLATE "C";
+        """,
     ]
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.
     private static let migrationLock: Int64 = 0x7461_736B_6C69_6E65
 
-    /// Makes or upgrades the schema, or refuses the database. `name` is the redacted
-    /// connection string, for messages.
-    static func prepare(_ connection: PostgresConnection, name: String) throws {
+    /// Makes (when `create`) or upgrades the schema, or refuses the database. `name` is the
+    /// redacted connection string, for messages.
+    static func prepare(_ connection: PostgresConnection, name: String, create: Bool) throws {
         try connection.transaction(.readCommitted) {
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(migrationLock)])
             let present = Set(try connection.query("""
@@ -91,6 +96,8 @@ enum PostgresSchema {
                 }
             } else if !present.isEmpty {
                 throw StoreOpenError.foreignSchema(path: name, detail: "it has tables named \(present.sorted().joined(separator: ", ")) that Taskline did not make")
+            } else if !create {
+                throw StoreOpenError.cannotOpen(path: name, detail: "it holds no Taskline tables (in its search_path)")
             }
             for step in current..<version {
                 try connection.execute(migrations[step])

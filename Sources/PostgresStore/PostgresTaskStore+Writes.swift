@@ -10,19 +10,19 @@ import TaskModel
 /// by its commit.
 extension PostgresTaskStore {
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
-        let prepared = try prepare(operation)
+        let prepared = try PreparedOperation(operation)
         return try writing { try run(prepared) }
     }
 
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        let prepared = operations.map { operation in Result { try prepare(operation) }.mapError(Self.storeError) }
+        let prepared = operations.map { operation in Result { try PreparedOperation(operation) }.mapError(Self.storeError) }
         return try writing { try runEach(prepared, atomic: false, locatingFields: false) }
     }
 
     public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
         let prepared = operations.enumerated().map { index, operation in
             operation.flatMap { operation in
-                Result { try prepare(operation) }.mapError { Self.storeError($0).located(in: operation.path(index: index)) }
+                Result { try PreparedOperation(operation) }.mapError { Self.storeError($0).located(in: operation.path(index: index)) }
             }
         }
         if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
@@ -33,21 +33,9 @@ extension PostgresTaskStore {
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // Seen inside the transaction just undone, perhaps after an earlier operation
             // changed the task: report the task as it is committed.
-            let current = try translatingErrors { try load(id: seen.id) }
+            let current = try translatingErrors(readOnly: true) { try load(id: seen.id) }
             throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
         }
-    }
-
-    /// The rules' checks, and what this store does not serve yet: recurrence.
-    private func prepare(_ operation: TaskOperation) throws -> PreparedOperation {
-        let prepared = try PreparedOperation(operation)
-        let recurs = switch operation {
-        case .create(let draft): draft.recurrence != nil
-        case .update(_, let changes, _): changes.recurrence != nil
-        case .delete: false
-        }
-        if recurs { throw TaskStoreError.unsupported(feature: "recurrence", store: Self.storeName) }
-        return prepared
     }
 
     private static func storeError(_ error: any Error) -> TaskStoreError {
@@ -55,7 +43,7 @@ extension PostgresTaskStore {
     }
 
     /// Runs `body` in a writing transaction (see above).
-    private func writing<T>(_ body: () throws -> T) throws -> T {
+    func writing<T>(_ body: () throws -> T) throws -> T {
         try translatingErrors {
             try connection.transaction(.readCommitted) {
                 let start = try connection.query("SELECT seq FROM change_counter FOR UPDATE")[0].int64("seq")
@@ -111,7 +99,7 @@ extension PostgresTaskStore {
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
-                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
             guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             return OperationOutcome(result: .task(task), change: try log(.created, task: task))
 
@@ -119,16 +107,19 @@ extension PostgresTaskStore {
             guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
+            try next.keepSeries(changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
+            let successor = next.done && !current.done ? try makeSuccessor(of: next, at: now) : nil
             try replace(next, dueAt: dueAt ?? storedTime(current.due, of: current), waitAt: waitAt ?? storedTime(current.wait, of: current))
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try checkExist(requested, field: "changes.dependsOn")
                 if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
             }
-            return OperationOutcome(result: .task(next), change: try log(.updated, task: next))
+            return OperationOutcome(result: .task(next), change: try log(.updated, task: next),
+                                    otherChanges: successor.map { [$0] } ?? [])
 
         case .delete(let id, let ifVersion):
             guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -138,6 +129,29 @@ extension PostgresTaskStore {
             let change = try log(.deleted, id: id, version: current.version, task: nil)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
+    }
+
+    /// Creates the next occurrence of `task`, just completed, and returns its change; nil when
+    /// the task does not recur, its rule makes no further occurrence, or the next occurrence it
+    /// made before still exists (it was completed, reopened, and is completed again).
+    private func makeSuccessor(of task: TaskItem, at now: Int64) throws -> TaskChange? {
+        guard let rule = task.recurrence else { return nil }
+        let parsed: RecurrenceRule
+        do {
+            parsed = try RecurrenceRule(rule, field: "recurrence.rule")
+        } catch {
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads")
+        }
+        guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
+        let claimed = try connection.run("""
+            UPDATE task SET successor_id = $1
+            WHERE id = $2 AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
+            """, [.text(successor.id), .text(task.id)])
+        guard claimed == 1 else { return nil }
+        guard try insert(successor, dueAt: try storedTime(successor.due, of: successor), waitAt: nil) else {
+            throw TaskStoreError.alreadyExists(id: successor.id)
+        }
+        return try log(.created, task: successor)
     }
 
     /// Takes `id` out of every task that depends on it, each at its next version; returns
@@ -155,7 +169,7 @@ extension PostgresTaskStore {
     }
 
     /// An unknown id among `ids` is refused, naming its place in the request (`field[2]`).
-    private func checkExist(_ ids: [String], field: String) throws {
+    func checkExist(_ ids: [String], field: String) throws {
         guard !ids.isEmpty else { return }
         let known = Set(try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(ids)])
             .map { try $0.text("id") })
@@ -166,7 +180,7 @@ extension PostgresTaskStore {
 
     /// The cycle through task `id` that its stored dependencies close, from the task itself
     /// (each depends on the next, the last on the first); nil when there is none.
-    private func cycle(from id: String) throws -> [String]? {
+    func cycle(from id: String) throws -> [String]? {
         let rows = try connection.query("""
             WITH RECURSIVE reach(id, path) AS (
                 SELECT dependency, ARRAY[dependency] FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
@@ -202,7 +216,7 @@ extension PostgresTaskStore {
     }
 
     /// Inserts `task` unless its id is taken; false when it is.
-    private func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
+    func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
         try connection.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
                               depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
@@ -215,7 +229,7 @@ extension PostgresTaskStore {
 
     /// Overwrites the row of `task.id` with `task`. A reminder is sent again once its time
     /// changes or the task is reopened.
-    private func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
+    func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
         try connection.run("""
             UPDATE task SET title = $2, title_fold = $3, notes = $4, notes_fold = $5, done = $6, priority = $7,
                             tags = string_to_array($8, chr(31)), due = $9, due_at = $10, project = $11,
@@ -238,7 +252,7 @@ extension PostgresTaskStore {
         ]
     }
 
-    private func log(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
+    func log(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
         try log(kind, id: task.id, version: task.version, task: task)
     }
 

@@ -29,17 +29,17 @@ public actor PostgresTaskStore: TaskStoring {
     /// the database's id, since channels are shared by every schema of a database.
     let channel: String
 
-    /// Connects with libpq's URI or key=value string and makes or upgrades the schema.
-    /// `lockTimeoutMilliseconds`: how long a statement waits for another's lock (such as a
+    /// Connects with libpq's URI or key=value string and makes (unless not to `create`) or
+    /// upgrades the schema. `lockTimeoutMilliseconds`: how long a statement waits for another's lock (such as a
     /// writer for the counter row) before failing with 1004; 0 waits for ever. Throws
     /// `StoreOpenError` for a database that cannot be used.
-    public init(connectionString: String, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
+    public init(connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
                 clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         let name = redactPasswords(in: connectionString)
         do {
             connection = try PostgresConnection(connectionString)
             try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
-            try PostgresSchema.prepare(connection, name: name)
+            try PostgresSchema.prepare(connection, name: name, create: create)
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
         } catch let error as PostgresError {
@@ -55,7 +55,8 @@ public actor PostgresTaskStore: TaskStoring {
 
     /// What each session of the store's is set to: a new one after a reconnection too.
     private static func configure(_ connection: PostgresConnection, lockTimeoutMilliseconds: Int32) throws {
-        try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text("\(lockTimeoutMilliseconds)ms")])
+        let timeout = "\(lockTimeoutMilliseconds)ms"
+        try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
     }
 
     deinit {
@@ -67,7 +68,7 @@ public actor PostgresTaskStore: TaskStoring {
     }
 
     public func databaseID() throws -> Int64 {
-        try translatingErrors { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }
+        try translatingErrors(readOnly: true) { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }
     }
 
     /// LISTENs on a connection of its own, whose socket the loop watches.
@@ -81,7 +82,7 @@ public actor PostgresTaskStore: TaskStoring {
     }
 
     public func hasExternalChanges() throws -> Bool {
-        try translatingErrors { try listener?.takeChanges() ?? false }
+        listener?.takeChanges() ?? false
     }
 
     public func undo(scope: UndoScope, force: Bool) throws -> Reversal? {
@@ -96,21 +97,36 @@ public actor PostgresTaskStore: TaskStoring {
 extension PostgresTaskStore {
     /// Runs `body`, turning PostgreSQL's errors into `TaskStoreError.storage` (1004), whose
     /// `code` and `extendedCode` are 0 and whose message names the SQLSTATE. A lost
-    /// connection is opened again for the next call (a new session), which a retry may find.
-    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    /// connection is opened again (a new session); `body` then runs once more when it only
+    /// reads (`readOnly`), and a write is answered 1004, which a retry may get past: whether
+    /// a write whose commit got no answer committed is not known here.
+    func translatingErrors<T>(readOnly: Bool = false, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as PostgresError {
-            if connection.status == .bad {
-                do {
-                    try connection.reset()
-                    try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
-                } catch {
-                    Log.warning("cannot reconnect to \(redactedConnectionString): \(error)")
-                }
+            guard connection.status == .bad, reconnect(), readOnly else { throw Self.storeError(error) }
+            do {
+                return try body()
+            } catch let error as PostgresError {
+                throw Self.storeError(error)
             }
-            let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? (error.connectionLost ? "the database is unreachable; a retry may succeed" : "libpq")
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)")
         }
+    }
+
+    private func reconnect() -> Bool {
+        do {
+            try connection.reset()
+            try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+            Log.info("reconnected to \(redactedConnectionString)")
+            return true
+        } catch {
+            Log.warning("cannot reconnect to \(redactedConnectionString): \(error)")
+            return false
+        }
+    }
+
+    private static func storeError(_ error: PostgresError) -> TaskStoreError {
+        let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? (error.connectionLost ? "the database is unreachable; a retry may succeed" : "libpq")
+        return .storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)")
     }
 }

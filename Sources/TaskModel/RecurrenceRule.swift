@@ -308,3 +308,28 @@ extension TaskRules {
         }
     }
 }
+
+extension TaskItem {
+    /// Holds an updated task to the rules of recurrence, which depend on the fields it keeps:
+    /// a recurring task has a due date, and belongs to a series (its own, when it starts one).
+    /// A refusal names the field the update sent.
+    package mutating func keepSeries(changes: TaskChanges) throws {
+        guard recurrence != nil else { return }
+        guard due != nil else {
+            if changes.recurrence != nil {
+                throw TaskStoreError.invalid(field: "changes.recurrence", reason: "needs a due date: a recurring task must have one")
+            }
+            throw TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
+        }
+        if seriesId == nil { seriesId = id }
+    }
+
+    /// The next occurrence of this task, just completed, by its rule `parsed`, made at `now`
+    /// with the id `id`; nil when it does not recur or the rule makes no further occurrence.
+    package func successor(by parsed: RecurrenceRule, id: String, at now: Int64) -> TaskItem? {
+        guard let rule = recurrence, let due, let (nextDue, nextRule) = parsed.next(after: due, ruleText: rule) else { return nil }
+        return TaskItem(
+            id: id, title: title, notes: notes, priority: priority, tags: tags, due: nextDue,
+            project: project, recurrence: nextRule, seriesId: seriesId ?? self.id, createdAt: now, updatedAt: now)
+    }
+}

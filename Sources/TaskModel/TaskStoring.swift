@@ -1,6 +1,7 @@
 import EventLoop
 
-/// What the server asks of a store, whichever database holds the tasks: SQLite
+/// What the server, `taskline export` and `taskline import` ask of a store, whichever
+/// database holds the tasks: SQLite
 /// (`TaskStore`) or PostgreSQL (`PostgresTaskStore`). Each is an actor owning its
 /// connection and running on `loop`, the server's executor too (`Server` shares it).
 ///
@@ -41,6 +42,16 @@ public protocol TaskStoring: Actor {
 
     /// Marks the reminders due at `now` as this caller's to send, and returns them.
     func claimDueReminders(now: Int64) throws -> DueReminders
+
+    /// Calls `body` with every task, oldest first (by `createdAt`, then `id`), all read from
+    /// one snapshot, a few at a time; returns how many there were. An error `body` throws
+    /// stops the export and is rethrown as it is.
+    @discardableResult
+    func exportTasks(_ body: (TaskItem) throws -> Void) throws -> Int
+    /// Imports `records` in one transaction: all of them, or, when any is invalid or (with
+    /// `.fail`) conflicts with an existing task, none (`ImportFailure`, the first
+    /// `maxProblems` bad records in detail). Every field is kept as the record has it.
+    func importTasks(_ records: some Sequence<ImportRecord>, onConflict: ConflictPolicy, maxProblems: Int) throws -> ImportSummary
 
     /// Closes the connection: the last step before the process exits.
     func close()

@@ -145,7 +145,7 @@ extension TaskStore {
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
             var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
-            try Self.keepSeries(of: &next, changes: changes)
+            try next.keepSeries(changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
             let now = clock()

@@ -98,7 +98,9 @@ import Testing
         async let readSeqs: [Int64] = {
             var seen: [Int64] = []
             var last: Int64 = 0
-            while done.value < writers.count || last < Int64(writers.count * perWriter) {
+            // Until the writers are done and all is read, or a writer failed and gave up.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while done.value < writers.count || last < Int64(writers.count * perWriter), ContinuousClock.now < deadline {
                 let page = try await reader.changes(since: last, limit: 1000)
                 seen += page.changes.map(\.seq)
                 last = page.seq
@@ -182,6 +184,47 @@ import Testing
         #expect(try await listening.hasExternalChanges() == false)
     }
 
+    /// Its server processes ended (as by a restart): a write is answered 1004 and the next
+    /// goes through on a new connection, reads reconnect by themselves, and the listener
+    /// reconnects and reports, so that its owner reads what it may have missed, then hears
+    /// other writers again.
+    @Test func aStoreWhoseConnectionsAreLostReconnects() async throws {
+        let connectionString = try Cluster.freshSchema()
+        let victim = "victim_\(UInt32.random(in: 0...UInt32.max))"
+        let store = try Cluster.store(connectionString + " application_name=\(victim)")
+        let other = try Cluster.store(connectionString)
+        let wakeUps = Counter()
+        try await store.watchExternalChanges { wakeUps.add() }
+        let terminated = try PostgresConnection(connectionString).query("""
+            SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
+            """, [.text(victim)])[0].int("n")
+        #expect(terminated == 2)
+
+        await #expect {
+            try await store.perform(.create(TaskDraft(title: "lost")))
+        } throws: { error in
+            guard case TaskStoreError.storage(0, 0, _) = error else { return false }
+            return true
+        }
+        #expect(try await store.currentSeq() == 0)
+        #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
+
+        try await Self.wait(until: { wakeUps.value >= 1 })
+        #expect(try await store.hasExternalChanges())
+        let before = wakeUps.value
+        _ = try await other.perform(.create(TaskDraft(title: "theirs")))
+        try await Self.wait(until: { wakeUps.value > before })
+        #expect(try await store.hasExternalChanges())
+        #expect(try await store.changes(since: 1, limit: 10).changes.map(\.seq) == [2])
+    }
+
+    private static func wait(until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     @Test func aSchemaNewerThanTheBinaryOrTablesNotTaskinesAreRefused() async throws {
         let newer = try Cluster.freshSchema()
         let id = try await Cluster.store(newer).databaseID()
@@ -230,10 +273,26 @@ import Testing
         await #expect(throws: TaskStoreError.unsupported(feature: "tasks/undo", store: "postgresql")) {
             try await store.undo(scope: .connection, force: false)
         }
-        await #expect(throws: TaskStoreError.unsupported(feature: "recurrence", store: "postgresql")) {
-            try await store.perform(.create(TaskDraft(title: "Weekly", due: "2026-12-01", recurrence: "FREQ=WEEKLY")))
+        await #expect(throws: TaskStoreError.unsupported(feature: "tasks/redo", store: "postgresql")) {
+            try await store.redo(scope: .database, force: true)
         }
-        #expect(try await store.currentSeq() == 0)
+    }
+
+    /// Completing a recurring task creates its next occurrence, once.
+    @Test func completingARecurringTaskMakesItsNextOccurrenceOnce() async throws {
+        let store = try Cluster.store()
+        let weekly = try #require(try await store.perform(.create(TaskDraft(title: "Bins", due: "2026-12-01", recurrence: "FREQ=WEEKLY;COUNT=3"))).task)
+        #expect(weekly.seriesId == weekly.id)
+        let done = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil))
+        let next = try #require(done.otherChanges.first?.task)
+        #expect(done.changes.map(\.seq) == [2, 3])
+        #expect(next.due == "2026-12-08" && next.recurrence == "FREQ=WEEKLY;COUNT=2" && next.seriesId == weekly.id && !next.done)
+        _ = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: false), ifVersion: nil))
+        #expect(try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil)).otherChanges.isEmpty)
+        await #expect(throws: TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")) {
+            try await store.perform(.update(id: next.id, changes: TaskChanges(due: .some(nil)), ifVersion: nil))
+        }
+        #expect(try await store.fetch(TaskQuery(limit: 10)).tasks.count == 2)
     }
 
     @Test func dueRemindersAreClaimedOnce() async throws {

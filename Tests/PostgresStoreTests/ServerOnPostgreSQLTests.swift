@@ -75,8 +75,8 @@ import Testing
         #expect(undo["error"]?["code"] == 1008)
         #expect(undo["error"]?["data"]?["feature"] == "tasks/undo")
         #expect(undo["error"]?["data"]?["store"] == "postgresql")
-        let recurring = try server.call(2, "tasks/create", #"{"title":"Weekly","due":"2026-12-01","recurrence":{"rule":"FREQ=WEEKLY"}}"#)
-        #expect(recurring["error"]?["code"] == 1008)
+        let redo = try server.call(2, "tasks/redo", #"{"scope":"database"}"#)
+        #expect(redo["error"]?["data"]?["feature"] == "tasks/redo")
         // The server goes on.
         #expect(try server.call(3, "tasks/create", #"{"title":"Once"}"#)["result"]?["version"] == 1)
     }
@@ -96,11 +96,48 @@ import Testing
         #expect(server.stderr.contains("Taskline will not touch it"))
     }
 
-    @Test func theCommandsAndSQLiteOptionsRefuseAPostgreSQLDatabase() throws {
+    /// `taskline export --db FILE | taskline import - --db postgresql://…` and back again keep
+    /// every field: each export is the same, byte for byte.
+    @Test func tasksMoveFromSQLiteToPostgreSQLAndBackWithEveryField() throws {
+        let directory = TemporaryDirectory()
+        let records = [
+            #"{"id":"a","title":"Plan","notes":"two\nlines é","done":true,"priority":2,"tags":["x","y"],"due":"2026-12-01T17:00:00.5+01:00","project":"Home.Garage","wait":"2026-11-30","meta":{"k":[1,2]},"remindAt":"2026-12-01T08:00:00Z","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-02T00:00:00Z","completedAt":"2026-01-02T00:00:00Z","version":7}"#,
+            #"{"id":"b","title":"After the plan","dependsOn":["a","c"],"createdAt":"2026-01-03T00:00:00Z","version":2}"#,
+            #"{"id":"c","title":"Weekly","due":"2026-12-07","recurrence":{"rule":"FREQ=WEEKLY"},"createdAt":"2026-01-04T00:00:00Z"}"#,
+        ]
+        let first = directory.file("first.sqlite")
+        #expect(try runTaskline(["import", "-", "--db", first], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
+        let fromSQLite = try runTaskline(["export", "--db", first])
+        #expect(fromSQLite.status == 0 && fromSQLite.lines.count == 3)
+
+        let postgres = try Cluster.freshSchema()
+        let imported = try runTaskline(["import", "-", "--db", postgres], stdin: fromSQLite.stdout)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let fromPostgreSQL = try runTaskline(["export", "--db", postgres])
+        #expect(fromPostgreSQL.status == 0)
+        #expect(fromPostgreSQL.output == fromSQLite.output)
+
+        let second = directory.file("second.sqlite")
+        #expect(try runTaskline(["import", "-", "--db", second], stdin: fromPostgreSQL.stdout).status == 0)
+        #expect(try runTaskline(["export", "--db", second]).output == fromSQLite.output)
+
+        // Imported again with --on-conflict fail, nothing is: every id exists.
+        let again = try runTaskline(["import", "-", "--db", postgres], stdin: fromSQLite.stdout)
+        #expect(again.status != 0)
+        #expect(try runTaskline(["export", "--db", postgres]).output == fromSQLite.output)
+    }
+
+    @Test func exportingASchemaWithoutTasklinesTablesExits3() throws {
+        let result = try runTaskline(["export", "--db", try Cluster.freshSchema()])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no Taskline tables"))
+    }
+
+    @Test func theOtherCommandsAndSQLiteOptionsRefuseAPostgreSQLDatabase() throws {
         let connectionString = try Cluster.freshSchema()
         let result = try runTaskline(["add", "x", "--db", connectionString])
         #expect(result.status == 3)
-        #expect(result.stderr.contains("SQLite files"))
+        #expect(result.stderr.contains("need a SQLite file"))
         let server = try ServerProcess(["--db", connectionString, "--durability", "normal"])
         #expect(server.waitForExit() == 2)
     }
