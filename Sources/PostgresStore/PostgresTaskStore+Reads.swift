@@ -34,7 +34,7 @@ extension PostgresTaskStore {
         } }
     }
 
-    /// Marks the reminders due at `now` (up to `TaskStore.remindersPerClaim`'s 100) as sent,
+    /// Marks the reminders due at `now` (up to `DueReminders.perClaim`) as sent,
     /// and returns them, in the order of their times, then of their ids. Another server's
     /// claim in progress is skipped, not waited for: each reminder is sent by one server.
     public func claimDueReminders(now: Int64) throws -> DueReminders {
@@ -45,9 +45,9 @@ extension PostgresTaskStore {
                 let rows = try connection.query("""
                     UPDATE task SET reminded = true WHERE id IN (
                         SELECT id FROM task WHERE \(Self.pendingReminder) AND remind_at <= $1
-                        ORDER BY remind_at, id LIMIT 100 FOR UPDATE SKIP LOCKED)
+                        ORDER BY remind_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
                     RETURNING remind_at, \(TaskRow.columns)
-                    """, [.integer(now)])
+                    """, [.integer(now), PostgresValue(DueReminders.perClaim)])
                 let claimed = try rows.map { (at: try $0.int64("remind_at"), task: try TaskRow.task(in: $0)) }
                     .sorted { $0.at != $1.at ? $0.at < $1.at : $0.task.id.utf8.lexicographicallyPrecedes($1.task.id.utf8) }
                 return DueReminders(tasks: claimed.map(\.task), next: try nextReminder())

@@ -7,6 +7,9 @@ public struct DueReminders: Sendable {
     /// before `now` when more were due than one call takes.
     public var next: Int64?
 
+    /// How many reminders one claim takes: one `tasks/remind` each.
+    public static let perClaim = 100
+
     public init(tasks: [TaskItem], next: Int64?) {
         self.tasks = tasks
         self.next = next

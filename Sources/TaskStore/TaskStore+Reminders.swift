@@ -6,7 +6,7 @@ import TaskModel
 /// transaction, is the one that sends it; the others, and that server later, find it marked.
 extension TaskStore {
     /// How many reminders one call takes: one `tasks/remind` each.
-    public static let remindersPerClaim = 100
+    public static let remindersPerClaim = DueReminders.perClaim
 
     /// Marks the reminders due at `now` (up to `remindersPerClaim`) as sent, and returns them
     /// for the caller to send, with the time of the next. When none is due it only reads the
