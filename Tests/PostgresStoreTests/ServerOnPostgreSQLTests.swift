@@ -69,6 +69,46 @@ import Testing
         #expect(page["result"]?["seq"] == 10)
     }
 
+    /// Each server's connections ended twice while two servers write (as by a restart of the
+    /// cluster): a write may be answered 1004 and go through when sent again, and each client
+    /// still hears every change exactly once, in seq order.
+    @Test func serversWhoseConnectionsAreLostMissNothingAndRepeatNothing() throws {
+        let connectionString = try Cluster.freshSchema()
+        let name = "outage_\(UInt32.random(in: 0...UInt32.max))"
+        let clients = try (0..<2).map { _ in Client(try start(connectionString + " application_name=\(name)")) }
+        var written = 0
+        var refused = 0
+        for round in 0..<3 {
+            for client in clients {
+                for _ in 0..<10 {
+                    var answer = try client.request("tasks/create", #"{"title":"round \#(round)"}"#)
+                    for _ in 0..<50 where answer["result"] == nil {
+                        #expect(answer["error"]?["code"] == 1004)
+                        refused += 1
+                        usleep(50_000)
+                        answer = try client.request("tasks/create", #"{"title":"round \#(round)"}"#)
+                    }
+                    #expect(answer["result"] != nil)
+                    written += 1
+                }
+            }
+            if round < 2 {
+                let ended = try PostgresConnection(connectionString).query("""
+                    SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
+                    """, [.text(name)])[0].int("n")
+                #expect(ended == 4)  // each server's own connection and its listener's
+            }
+        }
+        #expect(refused <= 4)
+        for client in clients {
+            let seqs = try client.waitForChanges(count: written).map { $0["seq"] }
+            #expect(seqs == (1...written).map { JSON.integer(Int64($0)) })
+        }
+        usleep(300_000)
+        for client in clients { _ = try client.request("tasks/fetch", #"{"limit":1}"#) }
+        #expect(clients.allSatisfy { $0.changes.count == written })
+    }
+
     @Test func whatTheStoreDoesNotServeIsAnsweredWith1008() throws {
         let server = try start(try Cluster.freshSchema())
         let undo = try server.call(1, "tasks/undo", "{}")
