@@ -36,20 +36,25 @@ let package = Package(
         .target(name: "CEventLoop"),
         // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
         .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
-        // The task model and the actor that owns the database; its storage setup configures
+        // The task model, its rules and errors, and `TaskStoring`, what the server asks of a
+        // store: shared by the stores, none of whose databases it knows.
+        .target(name: "TaskModel", dependencies: ["EventLoop"]),
+        // The store on SQLite: the actor that owns the database; its storage setup configures
         // the SQLite library (CSQLite's shim) and registers the WAL buffer.
-        .target(name: "TaskStore", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // The store on PostgreSQL: the same interface, over the PostgreSQL module.
+        .target(name: "PostgresStore", dependencies: ["TaskModel", "PostgreSQL", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskStore", "EventLoop"], swiftSettings: sameExecutor),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "EventLoop"], swiftSettings: sameExecutor),
         // The dates people type on the command line and the way it shows them: pure
         // functions of the text, the time and the time zone.
         .target(name: "PeopleDates", dependencies: ["TaskStore"]),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
+            dependencies: ["TasklineServer", "TaskStore", "PostgresStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
@@ -85,5 +90,8 @@ let package = Package(
         .testTarget(name: "PeopleDatesTests", dependencies: ["PeopleDates", "TaskStore"]),
         // Against a real cluster: run inside scripts/with-postgres, or they skip.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
+        // The store, and the real binary serving it, against a real cluster: run inside
+        // scripts/with-postgres, or they skip.
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Turns a validated `TaskQuery` into SQL and bound values.
 ///

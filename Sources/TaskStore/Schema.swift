@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Taskline's schema and its migrations.
 enum Schema {

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// What `TaskStore.check` found.
 public struct StoreCheckReport: Sendable {

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import SQLite
+import TaskModel
 
 /// How much an acknowledged write must survive.
 public enum Durability: String, Sendable, CaseIterable {

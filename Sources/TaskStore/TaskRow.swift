@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Where a query's result holds a task's columns (`FetchPlan.taskColumns`), found by name
 /// once per prepared statement.

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 extension TaskStore {
     /// Calls `body` with every task, oldest first (by `createdAt`, then `id`), all read from

@@ -1,17 +1,11 @@
 import SQLite
+import TaskModel
 
 /// The change log: what changed after a seq, and pruning what is old.
 extension TaskStore {
     /// The newest `seq` ever handed out: 0 for a database that never changed.
     public func currentSeq() throws -> Int64 {
         try translatingSQLiteErrors { try Schema.newestSeq(in: database) }
-    }
-
-    public struct ChangePage: Sendable, Hashable {
-        public var changes: [TaskChange]
-        /// Where the next call should start: the last change's seq, or `since` when there was none.
-        public var seq: Int64
-        public var hasMore: Bool
     }
 
     /// Every change after `since`, oldest first, at most `limit`. Creations and updates carry

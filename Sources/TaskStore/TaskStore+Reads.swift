@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Reading tasks: one by id, and pages of them.
 extension TaskStore {
@@ -10,14 +11,7 @@ extension TaskStore {
     }
 
     public func fetch(_ query: TaskQuery) throws -> TaskPage {
-        guard (1...TaskQuery.maxLimit).contains(query.limit) else {
-            throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
-        }
-        if let offset = query.offset {
-            guard offset >= 0 else { throw TaskStoreError.invalid(field: "offset", reason: "must be 0 or more") }
-            guard query.cursor == nil else { throw TaskStoreError.invalid(field: "offset", reason: "cannot be combined with cursor") }
-        }
-        try Self.validate(sort: query.sort)
+        try query.validate()
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
         return try translatingSQLiteErrors { try database.readTransaction {
@@ -72,17 +66,6 @@ extension TaskStore {
     /// with `tasks/changes` can tell a replaced file from the one it followed.
     public func databaseID() throws -> Int64 {
         try translatingSQLiteErrors { try database.integer("SELECT value FROM meta WHERE key = ?", [.text(Schema.databaseIDKey)]) ?? 0 }
-    }
-
-    /// A sort has 1 to `TaskQuery.maxSortKeys` keys, each field at most once.
-    private static func validate(sort: [SortKey]) throws {
-        guard (1...TaskQuery.maxSortKeys).contains(sort.count) else {
-            throw TaskStoreError.invalid(field: "sort", reason: "must have 1 to \(TaskQuery.maxSortKeys) entries")
-        }
-        var seen: Set<SortKey.Field> = []
-        for (index, key) in sort.enumerated() where !seen.insert(key.field).inserted {
-            throw TaskStoreError.invalid(field: "sort[\(index)].field", reason: "\(key.field.rawValue) appears more than once")
-        }
     }
 
     func load(id: String) throws -> TaskItem? {

@@ -1,32 +1,8 @@
 import SQLite
-
-extension TaskRules {
-    /// A recurrence rule (`field` names the recurrence; its rule is `field.rule`) on a task
-    /// that has a due date (`hasDue`): the rule needs one to start from.
-    static func validateRecurrence(_ rule: String, hasDue: Bool, field: String) throws {
-        _ = try RecurrenceRule(rule, field: field + ".rule")
-        guard hasDue else {
-            throw TaskStoreError.invalid(field: field, reason: "needs a due date: a recurring task must have one")
-        }
-    }
-}
+import TaskModel
 
 /// Recurring tasks: completing one creates its next occurrence in the same transaction.
 extension TaskStore {
-    /// Holds an updated task to the rules of recurrence, which depend on the fields it keeps:
-    /// a recurring task has a due date, and belongs to a series (its own, when it starts one).
-    /// A refusal names the field the update sent.
-    static func keepSeries(of task: inout TaskItem, changes: TaskChanges) throws {
-        guard task.recurrence != nil else { return }
-        guard task.due != nil else {
-            if changes.recurrence != nil {
-                throw TaskStoreError.invalid(field: "changes.recurrence", reason: "needs a due date: a recurring task must have one")
-            }
-            throw TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
-        }
-        if task.seriesId == nil { task.seriesId = task.id }
-    }
-
     /// Creates the next occurrence of `task` (row `pk`), which has just been completed, and
     /// returns its change, one of group `group`'s; nil when the task does not recur, its rule makes no further
     /// occurrence, or the next occurrence it made before still exists (it was completed,

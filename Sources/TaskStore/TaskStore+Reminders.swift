@@ -1,21 +1,12 @@
 import SQLite
+import TaskModel
 
 /// Reminders: a task whose `remindAt` has passed while it is not done is reminded of once
 /// per database. The server that marks it reminded (`reminded`, schema 19), in a write
 /// transaction, is the one that sends it; the others, and that server later, find it marked.
 extension TaskStore {
-    /// Reminders that `claimDueReminders` marked as this caller's to send, and when the next
-    /// one not yet due is.
-    public struct DueReminders: Sendable {
-        /// In the order of their times, then of their rows.
-        public var tasks: [TaskItem]
-        /// In ms since the epoch; nil when no open task has a reminder still to send. At or
-        /// before `now` when more were due than one call takes.
-        public var next: Int64?
-    }
-
     /// How many reminders one call takes: one `tasks/remind` each.
-    public static let remindersPerClaim = 100
+    public static let remindersPerClaim = DueReminders.perClaim
 
     /// Marks the reminders due at `now` (up to `remindersPerClaim`) as sent, and returns them
     /// for the caller to send, with the time of the next. When none is due it only reads the

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Undo and redo: change groups, each task's state before a group changed it, and reverting
 /// a group as a new group (schema 20 says how they are stored).

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Writing tasks: each operation checked, then run in a transaction (or a savepoint of one)
 /// that the change log's triggers record.
@@ -145,20 +146,8 @@ extension TaskStore {
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            var next = current
-            if let title = changes.title { next.title = title }
-            if let notes = changes.notes { next.notes = notes }
-            if let priority = changes.priority { next.priority = priority }
-            if let tags { next.tags = tags }
-            if case .some(let due) = changes.due { next.due = due }
-            if case .some(let project) = changes.project { next.project = project }
-            if let dependsOn { next.dependsOn = dependsOn }
-            if case .some(let wait) = changes.wait { next.wait = wait }
-            if let meta = changes.meta { next.meta = meta }
-            if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
-            if let done = changes.done { next.done = done }
-            if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
-            try Self.keepSeries(of: &next, changes: changes)
+            var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
+            try next.keepSeries(changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
             let now = clock()

@@ -1,6 +1,7 @@
 import EventLoop
 import SQLite
 import Synchronization
+@_exported import TaskModel
 
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
@@ -108,3 +109,5 @@ public actor TaskStore {
         return try watcher.ignoringWrites(transaction)
     }
 }
+
+extension TaskStore: TaskStoring {}

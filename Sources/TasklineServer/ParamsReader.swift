@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// Reads a params object member by member, turning every type or range problem into
 /// `-32602` with the dotted path of the field, and refusing members nobody read, so that

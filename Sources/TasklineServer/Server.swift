@@ -1,7 +1,7 @@
 import EventLoop
 import JSONRPC
 import Logging
-import TaskStore
+import TaskModel
 
 /// The Taskline server: the lifecycle, the method table, and the order of output.
 ///
@@ -47,7 +47,7 @@ public actor Server {
         case shutDown
     }
 
-    let store: TaskStore
+    let store: any TaskStoring
     let writer: MessageWriter
     private let options: Options
     let events = EventQueue<Event>()
@@ -82,7 +82,7 @@ public actor Server {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
 
-    public init(store: TaskStore, writer: MessageWriter, options: Options) {
+    public init(store: any TaskStoring, writer: MessageWriter, options: Options) {
         self.store = store
         self.writer = writer
         self.options = options
@@ -440,7 +440,7 @@ public actor Server {
                         "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue)]))
                     self.missed = nil
                 }
-                let page: TaskStore.ChangePage
+                let page: ChangePage
                 do {
                     page = try await store.changes(since: lastNotifiedSeq, limit: Self.logPageSize)
                 } catch TaskStoreError.historyExpired {

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 extension TaskJSON {
     /// Reads a task object in its wire form, as `encode` writes it (and `taskline export`),

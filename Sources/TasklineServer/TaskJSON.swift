@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// The wire form of tasks and changes. Public for the command line, whose export and
 /// import speak the same task object as the protocol.

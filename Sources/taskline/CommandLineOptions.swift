@@ -9,6 +9,8 @@ import Glibc
 struct CommandLineOptions {
     var databasePath: String
     var store = StoreOptions()
+    /// The last option given that only a SQLite file takes (`--template`, …).
+    var sqliteOnlyOption: String?
     var framing: Framing?
     var maxMessageBytes = 16 * 1024 * 1024
     var logLevel = Log.Level.warning
@@ -33,11 +35,14 @@ struct CommandLineOptions {
 
         Options:
           --db PATH                 database file (default: $XDG_DATA_HOME/taskline/tasks.sqlite,
-                                    else ~/.local/share/taskline/tasks.sqlite); :memory: for none
+                                    else ~/.local/share/taskline/tasks.sqlite); :memory: for none;
+                                    or a PostgreSQL database: postgresql://…, postgres://… or
+                                    libpq's key=value string (see docs/postgresql.md)
           --template FILE           when the database does not exist yet, start from a copy of FILE
           --durability full|normal  full (default): acknowledged writes survive power loss;
                                     normal: they survive a crash of taskline
-          --busy-timeout MS         how long a write waits for another process's lock (default 5000)
+          --busy-timeout MS         how long a write waits for another process's lock (default 5000;
+                                    PostgreSQL's lock_timeout)
           --history-days N          keep the change log for tasks/changes this many days (default 30)
           --framing lsp|ndjson      input framing (default: detected from the first byte)
           --max-message-bytes N     largest accepted message (default 16777216)
@@ -67,8 +72,12 @@ struct CommandLineOptions {
             case "--help", "-h": options.action = .help
             case "--version": options.action = .version
             case "--db": options.databasePath = try reader.value()
-            case "--template": options.store.templatePath = try reader.value()
-            case "--durability": options.store.durability = try reader.choice(Durability.self)
+            case "--template":
+                options.store.templatePath = try reader.value()
+                options.sqliteOnlyOption = name
+            case "--durability":
+                options.store.durability = try reader.choice(Durability.self)
+                options.sqliteOnlyOption = name
             case "--busy-timeout": options.store.busyTimeoutMilliseconds = Int32(try reader.integer(in: 0...Int(Int32.max)))
             case "--history-days": options.historyDays = try reader.integer(in: 0...36_500)
             case "--framing": options.framing = try reader.choice(Framing.self)
@@ -85,6 +94,9 @@ struct CommandLineOptions {
             }
         }
         if options.databasePath.isEmpty { throw UsageError("--db needs a path") }
+        if let option = options.sqliteOnlyOption, case .postgresql = StoreLocation(options.databasePath) {
+            throw UsageError("\(option) applies to SQLite files, not to a PostgreSQL database")
+        }
         return options
     }
 

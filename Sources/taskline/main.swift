@@ -1,6 +1,7 @@
 import EventLoop
 import JSONRPC
 import Logging
+import PostgresStore
 import TaskStore
 import TasklineServer
 #if canImport(Glibc)
@@ -57,14 +58,20 @@ let connection = Connection(
     inputFD: STDIN_FILENO, outputFD: protocolFD,
     options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes), loop: loop)
 
-let store: TaskStore
+let location = StoreLocation(options.databasePath)
+let store: any TaskStoring
 do {
-    store = try TaskStore(path: options.databasePath, options: options.store, loop: loop)
+    switch location {
+    case .sqlite(let path): store = try TaskStore(path: path, options: options.store, loop: loop)
+    case .postgresql(let connectionString):
+        store = try PostgresTaskStore(connectionString: connectionString,
+                                      lockTimeoutMilliseconds: options.store.busyTimeoutMilliseconds, loop: loop)
+    }
 } catch {
     Log.error("\(error)")
     exit(3)
 }
-Log.info("serving \(options.databasePath)")
+Log.info("serving \(location)")
 
 let server = Server(store: store, writer: connection.writer, options: Server.Options(
     maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
@@ -78,7 +85,7 @@ Task(executorPreference: loop) {
     // the next start has no WAL to replay. The connection is left open, and so are the
     // -wal and -shm files, without which a database in a read-only folder cannot be opened.
     do {
-        try await store.checkpoint()
+        try await (store as? TaskStore)?.checkpoint()
     } catch {
         Log.info("could not checkpoint the database before exiting: \(error)")
     }

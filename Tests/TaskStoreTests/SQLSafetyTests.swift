@@ -92,6 +92,17 @@ import Testing
         "mine": "one of two fixed conditions (an undo's scope)",
         "notReverted": "a fixed condition (a group not reverted yet)",
         "assignments.joined(separator: \", \")": "fixed column assignments (`title = ?, title_fold = ?`, TaskStore+Writes)",
+        // PostgresStore
+        "TaskRow.columns": "a fixed column list",
+        "Self.pendingReminder": "a fixed condition (a reminder still to send)",
+        "blocked ? \"\" : \"NOT \"": "one of two words",
+        "Self.column(key.field)": "a sort-key column from PostgresFetchPlan.column's fixed set",
+        "key.descending ? \"DESC\" : \"ASC\"": "a direction",
+        "sort.last!.descending ? \"DESC\" : \"ASC\"": "a direction",
+        "whereClause": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "filterWhereClause": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "values.count + 1": "a parameter number",
+        "values.count + 2": "a parameter number",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

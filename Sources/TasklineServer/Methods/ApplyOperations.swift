@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// `tasks/apply`: several writes in one transaction, all or none when `atomic`.
 enum ApplyOperations: TaskMethod {
@@ -56,7 +56,7 @@ enum ApplyOperations: TaskMethod {
         return method.operation(from: params)
     }
 
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
         let results = try await store.apply(params.operations, atomic: params.atomic)
         var changes: [TaskJSON.ChangeText] = []
         let encoded: [JSON] = results.map { result in

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 enum CreateTask: SingleWriteMethod {
     static let name = "tasks/create"

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 enum DeleteTask: SingleWriteMethod {
     struct Params: Sendable {

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// `tasks/changes`: what happened after a `seq`, for a client that reconnects or missed
 /// notifications.
@@ -16,7 +16,7 @@ enum GetChanges: TaskMethod {
         return Params(since: since, limit: try reader.int("limit") ?? 100)
     }
 
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
         let page = try await store.changes(since: params.since, limit: params.limit)
         return MethodOutcome(result: [
             "changes": .array(page.changes.map(TaskJSON.encode)),

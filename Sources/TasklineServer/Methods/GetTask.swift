@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 enum GetTask: TaskMethod {
     static let name = "tasks/get"
@@ -8,7 +8,7 @@ enum GetTask: TaskMethod {
         try reader.requiredString("id")
     }
 
-    static func run(_ id: String, on store: TaskStore) async throws -> MethodOutcome {
+    static func run(_ id: String, on store: any TaskStoring) async throws -> MethodOutcome {
         MethodOutcome(result: TaskJSON.encode(try await store.get(id: id)))
     }
 }

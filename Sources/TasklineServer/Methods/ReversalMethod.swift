@@ -1,12 +1,12 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// `tasks/undo` and `tasks/redo`: revert the newest change group of a scope that there is
 /// to revert. Their params are the same: `scope` and `force`.
 protocol ReversalMethod: TaskMethod where Params == ReversalParams {
     /// The result's member that holds the reverted group (`undone`, `redone`).
     static var groupMember: String { get }
-    static func revert(_ params: ReversalParams, on store: isolated TaskStore) throws -> Reversal?
+    static func revert(_ params: ReversalParams, on store: any TaskStoring) async throws -> Reversal?
 }
 
 struct ReversalParams: Sendable {
@@ -28,7 +28,7 @@ extension ReversalMethod {
     }
 
     /// `{<groupMember>: group, tasks, deleted}`, or `{}` when there was nothing to revert.
-    static func run(_ params: ReversalParams, on store: TaskStore) async throws -> MethodOutcome {
+    static func run(_ params: ReversalParams, on store: any TaskStoring) async throws -> MethodOutcome {
         guard let reversal = try await revert(params, on: store) else { return MethodOutcome(result: .object([:])) }
         return MethodOutcome(result: [
             groupMember: encode(reversal.group),
@@ -54,8 +54,8 @@ enum UndoGroup: ReversalMethod {
     static let name = "tasks/undo"
     static let groupMember = "undone"
 
-    static func revert(_ params: ReversalParams, on store: isolated TaskStore) throws -> Reversal? {
-        try store.undo(scope: params.scope, force: params.force)
+    static func revert(_ params: ReversalParams, on store: any TaskStoring) async throws -> Reversal? {
+        try await store.undo(scope: params.scope, force: params.force)
     }
 }
 
@@ -63,7 +63,7 @@ enum RedoGroup: ReversalMethod {
     static let name = "tasks/redo"
     static let groupMember = "redone"
 
-    static func revert(_ params: ReversalParams, on store: isolated TaskStore) throws -> Reversal? {
-        try store.redo(scope: params.scope, force: params.force)
+    static func revert(_ params: ReversalParams, on store: any TaskStoring) async throws -> Reversal? {
+        try await store.redo(scope: params.scope, force: params.force)
     }
 }

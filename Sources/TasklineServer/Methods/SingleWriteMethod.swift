@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// A method that is one write: `tasks/create`, `tasks/update`, `tasks/delete`. Waiting
 /// requests of these kinds can be committed together (see `Server`).
@@ -8,7 +8,7 @@ protocol SingleWriteMethod: TaskMethod {
 }
 
 extension SingleWriteMethod {
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
         MethodOutcome(try await store.perform(operation(from: params)))
     }
 

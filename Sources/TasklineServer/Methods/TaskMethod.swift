@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 /// One `tasks/*` request type: how its params are read and what it does with the store.
 protocol TaskMethod: Sendable {
@@ -7,7 +7,7 @@ protocol TaskMethod: Sendable {
     static var name: String { get }
     /// Reads every member it knows; the caller refuses any member left over.
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params
-    static func run(_ params: Params, on store: TaskStore) async throws -> MethodOutcome
+    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome
 }
 
 struct MethodOutcome: Sendable {
@@ -34,7 +34,7 @@ enum TaskMethods {
     ]
     static let byName: [String: any TaskMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    static func call<Method: TaskMethod>(_ method: Method.Type, params: JSON?, store: TaskStore) async throws -> MethodOutcome {
+    static func call<Method: TaskMethod>(_ method: Method.Type, params: JSON?, store: any TaskStoring) async throws -> MethodOutcome {
         var reader = try ParamsReader(params)
         let decoded = try method.params(from: &reader)
         try reader.finish()

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 
 enum UpdateTask: SingleWriteMethod {
     struct Params: Sendable {

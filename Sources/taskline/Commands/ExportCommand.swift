@@ -25,7 +25,8 @@ enum ExportCommand: Command {
         whatever their number. `taskline import` reads the output back, every field intact.
 
         Options:
-          --db PATH              the database (default: the server's)
+          --db PATH              the database (default: the server's), a file or a PostgreSQL
+                                 address (postgresql://…)
           --format jsonl|json    one task per line (default), or one JSON array
         """
 
@@ -42,11 +43,11 @@ enum ExportCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        try await StoreAccess.using(options.database, create: false) { try await export(options.format, from: $0) }
+        try await StoreAccess.usingEither(options.database, create: false) { try await export(options.format, from: $0) }
         return 0
     }
 
-    private static func export(_ format: Format, from store: isolated TaskStore) throws {
+    private static func export(_ format: Format, from store: isolated any TaskStoring) throws {
         let output = OutputWriter()
         var count = 0
         if format == .json { try output.write("[") }

@@ -43,7 +43,8 @@ enum ImportCommand: Command {
         progress bar is drawn on stderr when it is a terminal; a summary follows there.
 
         Options:
-          --db PATH                          the database (default: the server's; created if missing)
+          --db PATH                          the database (default: the server's; created if missing),
+                                             a file or a PostgreSQL address (postgresql://…)
           --on-conflict fail|skip|replace    when a task with the same id exists: fail the
                                              import (default), keep the existing task, or
                                              replace it with the record, every field
@@ -73,11 +74,11 @@ enum ImportCommand: Command {
     static func run(_ options: Options) async throws -> Int32 {
         let input = try InputFile(options.file!, rereadable: options.skipInvalid)
         defer { input.close() }
-        try await StoreAccess.using(options.database, create: true) { try await importTasks(options, from: input, into: $0) }
+        try await StoreAccess.usingEither(options.database, create: true) { try await importTasks(options, from: input, into: $0) }
         return 0
     }
 
-    private static func importTasks(_ options: Options, from input: InputFile, into store: isolated TaskStore) throws {
+    private static func importTasks(_ options: Options, from input: InputFile, into store: isolated any TaskStoring) throws {
         let progress = ProgressBar(label: "importing")
         defer { progress.finish() }
         let now = Timestamp.now()
@@ -99,7 +100,7 @@ enum ImportCommand: Command {
             let records = ImportRecords(reader: JSONRecordReader(fileDescriptor: input.fd), decode: decode, heldBack: heldBack,
                                         progress: progress, totalBytes: input.size, skipping: options.skipInvalid ? skipped : nil)
             do {
-                summary = try store.importTasks(records, onConflict: options.onConflict)
+                summary = try store.importTasks(records, onConflict: options.onConflict, maxProblems: ImportFailure.detailedProblems)
             } catch let failure as ImportFailure {
                 let newlySkipped = failure.problems.filter { skipped.lines[$0.line] == nil }
                 guard options.skipInvalid, !newlySkipped.isEmpty else { throw refusal(failure, input: input, progress: progress) }

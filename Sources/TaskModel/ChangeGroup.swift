@@ -46,6 +46,13 @@ public struct Reversal: Sendable, Hashable {
     public var deleted: [String]
     /// The changes the reversal committed, in seq order.
     public var changes: [TaskChange]
+
+    public init(group: ChangeGroup, tasks: [TaskItem], deleted: [String], changes: [TaskChange]) {
+        self.group = group
+        self.tasks = tasks
+        self.deleted = deleted
+        self.changes = changes
+    }
 }
 
 /// Who writes through a store: its groups carry it, and scope `connection` means its groups.

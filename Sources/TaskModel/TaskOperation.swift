@@ -14,11 +14,11 @@ public enum TaskOperation: Sendable, Hashable {
     }
 
     /// Where operation `index` of an `apply` is, in a field path.
-    func path(index: Int) -> String {
+    package func path(index: Int) -> String {
         Self.path(kind: kind, index: index)
     }
 
-    static func path(kind: String, index: Int) -> String {
+    package static func path(kind: String, index: Int) -> String {
         "operations[\(index)].\(kind)"
     }
 }
@@ -47,21 +47,27 @@ public struct OperationOutcome: Sendable, Hashable {
         if case .task(let task) = result { return task }
         return nil
     }
+
+    public init(result: Result, change: TaskChange?, otherChanges: [TaskChange] = []) {
+        self.result = result
+        self.change = change
+        self.otherChanges = otherChanges
+    }
 }
 
 /// An operation whose values have passed the task rules, ready to run in a transaction.
 /// Checking happens before the write lock is taken, so a bad request never holds it.
-struct PreparedOperation {
-    enum Action {
+package struct PreparedOperation {
+    package enum Action {
         case create(TaskDraft, id: String, tags: [String], dueAt: Int64?, dependsOn: [String], waitAt: Int64?)
         case update(id: String, changes: TaskChanges, tags: [String]?, dueAt: Int64??, dependsOn: [String]?, waitAt: Int64??,
                     ifVersion: Int64?)
         case delete(id: String, ifVersion: Int64?)
     }
 
-    let action: Action
+    package let action: Action
 
-    init(_ operation: TaskOperation) throws {
+    package init(_ operation: TaskOperation) throws {
         switch operation {
         case .create(let draft):
             let id = draft.id ?? TaskItem.newID()
@@ -109,10 +115,10 @@ struct PreparedOperation {
     }
 
     /// The operation's name on the wire.
-    let kind: String
+    package let kind: String
 
     /// `error` as operation `index` of an `apply` reports it.
-    func locate(_ error: TaskStoreError, index: Int) -> TaskStoreError {
+    package func locate(_ error: TaskStoreError, index: Int) -> TaskStoreError {
         error.located(in: TaskOperation.path(kind: kind, index: index))
     }
 

@@ -16,13 +16,13 @@ public enum TaskRules {
     /// A task's `version` and the change log's `seq` stay at most 2^53 − 1, the largest
     /// integer every client reads exactly (JSON numbers are doubles in many languages).
     public static let maxCounter: Int64 = 9_007_199_254_740_991
-    static let versions: ClosedRange<Int64> = 1...maxCounter
-    static let seqs: ClosedRange<Int64> = 1...maxCounter
+    package static let versions: ClosedRange<Int64> = 1...maxCounter
+    package static let seqs: ClosedRange<Int64> = 1...maxCounter
     /// The times a task carries: years 0000 to 9999, the ones RFC 3339 can write (and an
     /// import can read back).
-    static let timestamps: ClosedRange<Int64> = Timestamp.parse("0000-01-01")!...Timestamp.parse("9999-12-31T23:59:59.999Z")!
+    package static let timestamps: ClosedRange<Int64> = Timestamp.parse("0000-01-01")!...Timestamp.parse("9999-12-31T23:59:59.999Z")!
 
-    static func validateID(_ id: String, field: String = "id") throws {
+    package static func validateID(_ id: String, field: String = "id") throws {
         let count = id.unicodeScalars.count
         guard (1...maxIDLength).contains(count) else {
             throw TaskStoreError.invalid(field: field, reason: "must be 1 to \(maxIDLength) characters")
@@ -32,7 +32,7 @@ public enum TaskRules {
         }
     }
 
-    static func validateTitle(_ title: String, field: String) throws {
+    package static func validateTitle(_ title: String, field: String) throws {
         guard title.unicodeScalars.count <= maxTitleLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxTitleLength) characters")
         }
@@ -44,27 +44,27 @@ public enum TaskRules {
         }
     }
 
-    static func validateNotes(_ notes: String, field: String) throws {
+    package static func validateNotes(_ notes: String, field: String) throws {
         guard notes.unicodeScalars.count <= maxNotesLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxNotesLength) characters")
         }
     }
 
-    static func validatePriority(_ priority: Int, field: String) throws {
+    package static func validatePriority(_ priority: Int, field: String) throws {
         guard priorities.contains(priority) else {
             throw TaskStoreError.invalid(field: field, reason: "must be 0 (none), 1 (low), 2 (medium) or 3 (high)")
         }
     }
 
     /// Checks each tag and returns the set, sorted by code point.
-    static func normalizeTags(_ tags: [String], field: String) throws -> [String] {
+    package static func normalizeTags(_ tags: [String], field: String) throws -> [String] {
         try validateTags(tags, field: field)
         return Array(Set(tags)).sorted(by: codePointOrder)
     }
 
     /// At most `maxTags` as sent, duplicates counted: the limit is on the request, so that
     /// a schema can check it. The same for a task's tags and a filter's.
-    static func validateTags(_ tags: [String], field: String) throws {
+    package static func validateTags(_ tags: [String], field: String) throws {
         guard tags.count <= maxTags else {
             throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxTags) tags")
         }
@@ -73,7 +73,7 @@ public enum TaskRules {
         }
     }
 
-    static func validateTag(_ tag: String, field: String) throws {
+    package static func validateTag(_ tag: String, field: String) throws {
         guard (1...maxTagLength).contains(tag.unicodeScalars.count) else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must be 1 to \(maxTagLength) characters")
         }
@@ -84,7 +84,7 @@ public enum TaskRules {
 
     /// A dot-separated path of 1 to `maxProjectSegments` segments, each 1 to
     /// `maxProjectSegmentLength` characters without white space, control characters or dots.
-    static func validateProject(_ project: String, field: String) throws {
+    package static func validateProject(_ project: String, field: String) throws {
         guard project.unicodeScalars.count <= maxProjectLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxProjectLength) characters")
         }
@@ -103,7 +103,7 @@ public enum TaskRules {
     }
 
     /// Checks each id and returns the set, sorted by code point.
-    static func normalizeDependencies(_ ids: [String], field: String) throws -> [String] {
+    package static func normalizeDependencies(_ ids: [String], field: String) throws -> [String] {
         guard ids.count <= maxDependencies else {
             throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxDependencies) ids")
         }
@@ -119,26 +119,26 @@ public enum TaskRules {
         return set
     }
 
-    static func validateMeta(_ meta: String, field: String) throws {
+    package static func validateMeta(_ meta: String, field: String) throws {
         guard meta.utf8.count <= maxMetaSize else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxMetaSize) bytes as compact JSON")
         }
     }
 
-    static func validateVersion(_ version: Int64, field: String) throws {
+    package static func validateVersion(_ version: Int64, field: String) throws {
         guard version >= versions.lowerBound else { throw TaskStoreError.invalid(field: field, reason: "must be 1 or more") }
         guard version <= versions.upperBound else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(versions.upperBound) (2^53 − 1)")
         }
     }
 
-    static func validateTimestamp(_ milliseconds: Int64?, field: String) throws {
+    package static func validateTimestamp(_ milliseconds: Int64?, field: String) throws {
         guard let milliseconds, !timestamps.contains(milliseconds) else { return }
         throw TaskStoreError.invalid(field: field, reason: "must be a time in the years 0000 to 9999")
     }
 
     /// Returns a due date's or wait time's sort key in milliseconds.
-    static func dueMilliseconds(_ due: String, field: String) throws -> Int64 {
+    package static func dueMilliseconds(_ due: String, field: String) throws -> Int64 {
         guard let milliseconds = Timestamp.parse(due) else {
             throw TaskStoreError.invalid(field: field, reason: "must be an RFC 3339 date-time with an offset, or a date (YYYY-MM-DD)")
         }
@@ -146,14 +146,14 @@ public enum TaskRules {
     }
 
     /// The form titles and notes are compared in for sorting and the text filter.
-    static func folded(_ text: String) -> String {
+    package static func folded(_ text: String) -> String {
         text.lowercased()
     }
 
     /// White space, as protocol/README.md §4 lists it: Unicode's White_Space property
     /// (Unicode 16) and U+FEFF, which ECMA-262 counts as white space too. A fixed list, so
     /// that it does not move with the Unicode version of whoever checks it.
-    static let whiteSpace: [ClosedRange<UInt32>] = [
+    package static let whiteSpace: [ClosedRange<UInt32>] = [
         0x09...0x0D, 0x20...0x20, 0x85...0x85, 0xA0...0xA0, 0x1680...0x1680, 0x2000...0x200A,
         0x2028...0x2029, 0x202F...0x202F, 0x205F...0x205F, 0x3000...0x3000, 0xFEFF...0xFEFF,
     ]
@@ -162,11 +162,11 @@ public enum TaskRules {
         whiteSpace.contains { $0.contains(scalar.value) }
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    static func codePointOrder(_ a: String, _ b: String) -> Bool {
+    package static func codePointOrder(_ a: String, _ b: String) -> Bool {
         a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
     }
 }

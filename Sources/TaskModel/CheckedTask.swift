@@ -1,17 +1,17 @@
 /// A whole task as an import brings it or a check reads it back, held to the rules
 /// `tasks/create` applies to its fields (the very same checks) and to those for the fields
 /// only the server sets.
-struct CheckedTask {
+package struct CheckedTask {
     /// The task with its tags made a sorted set.
-    let task: TaskItem
+    package let task: TaskItem
     /// The due date in ms since the epoch: its sort and filter key.
-    let dueAt: Int64?
+    package let dueAt: Int64?
     /// The wait time in ms since the epoch: the `waiting` filter's key.
-    let waitAt: Int64?
+    package let waitAt: Int64?
     /// The reminder time in ms since the epoch.
-    let remindAt: Int64?
+    package let remindAt: Int64?
 
-    init(_ item: TaskItem) throws {
+    package init(_ item: TaskItem) throws {
         let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
                               priority: item.priority, tags: item.tags, due: item.due, project: item.project,
                               dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence,

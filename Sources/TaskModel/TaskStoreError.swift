@@ -1,5 +1,3 @@
-import SQLite
-
 public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case notFound(id: String)
     case versionConflict(current: TaskItem)
@@ -22,36 +20,14 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case undoConflict(tasks: [TaskItem], deleted: [String])
     /// Operation `index` of an atomic `apply` failed, so none was applied.
     case operationFailed(index: Int, error: TaskStoreError)
-
-    /// SQLite's error as the store reports it: its primary and extended codes and its
-    /// message, which clients receive as error 1004's data.
-    init(_ error: SQLiteError) {
-        self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
-    }
-
-    /// A write that would carry a stored number past the range Taskline keeps it in (a
-    /// version or seq that another program wrote): reported as SQLite reports a failed CHECK
-    /// constraint, SQLITE_CONSTRAINT_CHECK, since the range is a rule of the stored data.
-    static func outOfRange(_ message: String) -> TaskStoreError {
-        .storage(code: ResultCode.constraintCheck.primary.rawValue, extendedCode: ResultCode.constraintCheck.rawValue, message: message)
-    }
+    /// The store does not serve this (a method such as `tasks/undo`): `feature` names it,
+    /// `store` the kind of database (`postgresql`).
+    case unsupported(feature: String, store: String)
 
     /// The same error with its field path placed under `path` (`operations[2].update`).
-    func located(in path: String) -> TaskStoreError {
+    package func located(in path: String) -> TaskStoreError {
         guard case .invalid(let field, let reason) = self else { return self }
         return .invalid(field: "\(path).\(field)", reason: reason)
-    }
-}
-
-/// Runs `body`, turning SQLite's errors into `TaskStoreError.storage`; every other error
-/// (the store's own, or one that a caller's closure threw) goes through as it is. The one
-/// translation of SQLite's errors for a store that is open; `StoreOpenError.init` is the
-/// one for opening.
-func translatingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as SQLiteError {
-        throw TaskStoreError(error)
     }
 }
 
@@ -64,15 +40,6 @@ public enum StoreOpenError: Error, Sendable, CustomStringConvertible {
     /// Schema objects Taskline did not make (or made otherwise), one line each.
     case unexpectedObjects(path: String, objects: [String])
     case cannotOpen(path: String, detail: String)
-
-    /// SQLite's error while opening `path`: a file that is not a database (or is damaged),
-    /// or one that SQLite cannot open.
-    init(_ error: SQLiteError, path: String) {
-        switch error.resultCode {
-        case .notADatabase, .corrupt: self = .notADatabase(path: path, detail: error.message)
-        default: self = .cannotOpen(path: path, detail: error.message)
-        }
-    }
 
     public var description: String {
         switch self {

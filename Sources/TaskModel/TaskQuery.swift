@@ -21,6 +21,27 @@ public struct TaskQuery: Sendable, Hashable {
     }
 }
 
+extension TaskQuery {
+    /// The limit, offset and sort within their rules; the filter and cursor are the store's
+    /// to read. A sort has 1 to `maxSortKeys` keys, each field at most once.
+    package func validate() throws {
+        guard (1...Self.maxLimit).contains(limit) else {
+            throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(Self.maxLimit)")
+        }
+        if let offset {
+            guard offset >= 0 else { throw TaskStoreError.invalid(field: "offset", reason: "must be 0 or more") }
+            guard cursor == nil else { throw TaskStoreError.invalid(field: "offset", reason: "cannot be combined with cursor") }
+        }
+        guard (1...Self.maxSortKeys).contains(sort.count) else {
+            throw TaskStoreError.invalid(field: "sort", reason: "must have 1 to \(Self.maxSortKeys) entries")
+        }
+        var seen: Set<SortKey.Field> = []
+        for (index, key) in sort.enumerated() where !seen.insert(key.field).inserted {
+            throw TaskStoreError.invalid(field: "sort[\(index)].field", reason: "\(key.field.rawValue) appears more than once")
+        }
+    }
+}
+
 public struct TaskFilter: Sendable, Hashable {
     public var done: Bool?
     /// A task matches when it has all of these.
@@ -77,4 +98,11 @@ public struct TaskPage: Sendable, Hashable {
     public var total: Int?
     /// The database's newest `seq` as of this page: where `tasks/changes` takes over.
     public var seq: Int64
+
+    public init(tasks: [TaskItem], nextCursor: String?, total: Int?, seq: Int64) {
+        self.tasks = tasks
+        self.nextCursor = nextCursor
+        self.total = total
+        self.seq = seq
+    }
 }

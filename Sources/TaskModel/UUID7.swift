@@ -14,9 +14,9 @@ import Synchronization
 /// Each id is greater than the one before in this process, even when the clock steps back
 /// or two are made in the same tick, so tasks created in one millisecond are listed in the
 /// order they were made (the fetch order breaks ties by id).
-final class UUID7: Sendable {
+package final class UUID7: Sendable {
     /// The generator the store's ids come from: one per process, so that they all grow.
-    static let shared = UUID7()
+    package static let shared = UUID7()
 
     private struct State {
         /// The last timestamp given out: milliseconds << 12 | fraction.
@@ -29,7 +29,9 @@ final class UUID7: Sendable {
 
     private let state = Mutex(State())
 
-    func next() -> String {
+    package init() {}
+
+    package func next() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let nanoseconds = UInt64(spec.tv_nsec)
@@ -38,7 +40,7 @@ final class UUID7: Sendable {
     }
 
     /// The next id for a clock reading of `milliseconds` and `fraction` 4096ths of one.
-    func next(milliseconds: UInt64, fraction: UInt64) -> String {
+    package func next(milliseconds: UInt64, fraction: UInt64) -> String {
         let (stamp, random) = state.withLock { state in
             state.last = max(milliseconds << 12 | fraction, state.last + 1)
             if state.used == state.pool.count {

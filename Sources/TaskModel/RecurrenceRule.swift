@@ -18,28 +18,28 @@ public struct RecurrenceRule: Sendable, Hashable {
 
     /// A `BYDAY` element: a weekday (0 Monday … 6 Sunday), and for `MONTHLY` and `YEARLY` an
     /// optional ordinal (`2MO` the second Monday, `-1FR` the last Friday of the period).
-    struct Weekday: Hashable, Sendable {
+    package struct Weekday: Hashable, Sendable {
         var ordinal: Int?
         var day: Int
     }
 
     /// `UNTIL`: a date (`20261231`), or a UTC date-time (`20261231T235959Z`) in ms.
-    enum Until: Hashable, Sendable {
+    package enum Until: Hashable, Sendable {
         case date(days: Int64)
         case instant(milliseconds: Int64)
     }
 
     public let frequency: Frequency
     public let interval: Int
-    let weekdays: [Weekday]
-    let monthDays: [Int]
+    package let weekdays: [Weekday]
+    package let monthDays: [Int]
     public let count: Int?
-    let until: Until?
+    package let until: Until?
 
     public static let maxLength = 256
     public static let intervals = 1...10_000
     public static let counts = 1...100_000
-    static let weekdayNames = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    package static let weekdayNames = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 
     /// Reads `text`, refusing with `TaskStoreError.invalid` (naming `field`) what is not in
     /// the subset or breaks RFC 5545's rules for it.
@@ -147,7 +147,7 @@ public struct RecurrenceRule: Sendable, Hashable {
     /// `start` as the series' start. The calendar repeats every 400 years (146,097 days,
     /// 20,871 weeks, 4,800 months), so a rule that gives no date within that many of its
     /// periods never will.
-    func nextDate(after start: Int64) -> Int64? {
+    package func nextDate(after start: Int64) -> Int64? {
         let limit = Timestamp.days(fromCivil: 10_000, 1, 1)
         let cycle: Int64 = switch frequency {
         case .daily: 146_097
@@ -234,7 +234,7 @@ public struct RecurrenceRule: Sendable, Hashable {
     // MARK: - Reading and writing the parts
 
     /// 0 for Monday … 6 for Sunday; 1970-01-01 was a Thursday.
-    static func weekday(of day: Int64) -> Int {
+    package static func weekday(of day: Int64) -> Int {
         Int(day + 3 - floorDivide(day + 3, 7) * 7)
     }
 
@@ -295,5 +295,41 @@ public struct RecurrenceRule: Sendable, Hashable {
         text.split(separator: ";", omittingEmptySubsequences: false).map { part in
             part.uppercased().hasPrefix("COUNT=") ? part.prefix(6) + String(count) : part
         }.joined(separator: ";")
+    }
+}
+
+extension TaskRules {
+    /// A recurrence rule (`field` names the recurrence; its rule is `field.rule`) on a task
+    /// that has a due date (`hasDue`): the rule needs one to start from.
+    package static func validateRecurrence(_ rule: String, hasDue: Bool, field: String) throws {
+        _ = try RecurrenceRule(rule, field: field + ".rule")
+        guard hasDue else {
+            throw TaskStoreError.invalid(field: field, reason: "needs a due date: a recurring task must have one")
+        }
+    }
+}
+
+extension TaskItem {
+    /// Holds an updated task to the rules of recurrence, which depend on the fields it keeps:
+    /// a recurring task has a due date, and belongs to a series (its own, when it starts one).
+    /// A refusal names the field the update sent.
+    package mutating func keepSeries(changes: TaskChanges) throws {
+        guard recurrence != nil else { return }
+        guard due != nil else {
+            if changes.recurrence != nil {
+                throw TaskStoreError.invalid(field: "changes.recurrence", reason: "needs a due date: a recurring task must have one")
+            }
+            throw TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
+        }
+        if seriesId == nil { seriesId = id }
+    }
+
+    /// The next occurrence of this task, just completed, by its rule `parsed`, made at `now`
+    /// with the id `id`; nil when it does not recur or the rule makes no further occurrence.
+    package func successor(by parsed: RecurrenceRule, id: String, at now: Int64) -> TaskItem? {
+        guard let rule = recurrence, let due, let (nextDue, nextRule) = parsed.next(after: due, ruleText: rule) else { return nil }
+        return TaskItem(
+            id: id, title: title, notes: notes, priority: priority, tags: tags, due: nextDue,
+            project: project, recurrence: nextRule, seriesId: seriesId ?? self.id, createdAt: now, updatedAt: now)
     }
 }

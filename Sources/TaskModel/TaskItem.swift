@@ -62,7 +62,7 @@ public struct TaskItem: Sendable, Hashable {
 
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
     /// (é, and e followed by U+0301) equal, but a client that writes one must get it back.
-    func isIdentical(to other: TaskItem) -> Bool {
+    package func isIdentical(to other: TaskItem) -> Bool {
         self == other && Self.identical(texts, other.texts)
     }
 
@@ -74,8 +74,29 @@ public struct TaskItem: Sendable, Hashable {
 
     public static let emptyMeta = "{}"
 
-    static func identical(_ a: [String], _ b: [String]) -> Bool {
+    package static func identical(_ a: [String], _ b: [String]) -> Bool {
         a.elementsEqual(b) { $0.utf8.elementsEqual($1.utf8) }
+    }
+}
+
+extension TaskItem {
+    /// The task with the fields `changes` sets replaced, `tags` and `dependsOn` as the rules
+    /// normalised them (`PreparedOperation`); version and times are the writer's.
+    package func changed(by changes: TaskChanges, tags: [String]?, dependsOn: [String]?) -> TaskItem {
+        var next = self
+        if let title = changes.title { next.title = title }
+        if let notes = changes.notes { next.notes = notes }
+        if let priority = changes.priority { next.priority = priority }
+        if let tags { next.tags = tags }
+        if case .some(let due) = changes.due { next.due = due }
+        if case .some(let project) = changes.project { next.project = project }
+        if let dependsOn { next.dependsOn = dependsOn }
+        if case .some(let wait) = changes.wait { next.wait = wait }
+        if let meta = changes.meta { next.meta = meta }
+        if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
+        if let done = changes.done { next.done = done }
+        if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
+        return next
     }
 }
 
@@ -178,4 +199,9 @@ public struct TaskChange: Sendable, Hashable {
 public struct WriteResult<Value: Sendable>: Sendable {
     public var value: Value
     public var change: TaskChange?
+
+    public init(value: Value, change: TaskChange?) {
+        self.value = value
+        self.change = change
+    }
 }

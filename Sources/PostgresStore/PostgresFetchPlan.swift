@@ -1,0 +1,221 @@
+import PostgreSQL
+import TaskModel
+
+/// `tasks/fetch` as SQL for PostgreSQL: the filter's conditions with their parameters, the
+/// sort, and the keyset cursor (the sort-key values and id of a page's last task).
+///
+/// Sort keys that can be absent (`due`, `project`) put tasks without them last in either
+/// order; `id`, by code point, breaks ties in the order of the last key.
+struct PostgresFetchPlan {
+    /// The parameters of `pageSQL`: the filter's, then the cursor's.
+    private(set) var values: [PostgresValue] = []
+    private var conditions: [String] = []
+    /// How many of `conditions` and `values` are the filter's, which the total counts.
+    private var filterConditionCount = 0
+    private var filterValueCount = 0
+    private let sort: [SortKey]
+
+    init(query: TaskQuery, now: Int64) throws {
+        sort = query.sort
+        let filter = query.filter
+        try TaskRules.validateTags(filter.tags, field: "filter.tags")
+        if !filter.tags.isEmpty {
+            add("task.tags @> string_to_array($, chr(31))", [TaskRow.list(filter.tags)])
+        }
+        if let text = filter.text {
+            guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
+                throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
+            }
+            let folded = PostgresValue.text(TaskRules.folded(text))
+            add("(strpos(task.title_fold, $) > 0 OR strpos(task.notes_fold, $) > 0)", [folded, folded])
+        }
+        if let after = filter.dueAfter {
+            add("task.due_at >= $", [.integer(try TaskRules.dueMilliseconds(after, field: "filter.dueAfter"))])
+        }
+        if let before = filter.dueBefore {
+            add("task.due_at < $", [.integer(try TaskRules.dueMilliseconds(before, field: "filter.dueBefore"))])
+        }
+        if let project = filter.project {
+            try TaskRules.validateProject(project, field: "filter.project")
+            add("(task.project = $ OR starts_with(task.project, $))", [.text(project), .text(project + ".")])
+        }
+        if let blocked = filter.blocked {
+            add("\(blocked ? "" : "NOT ")EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)", [])
+        }
+        if let waiting = filter.waiting {
+            add(waiting ? "task.wait_at > $" : "(task.wait_at IS NULL OR task.wait_at <= $)", [.integer(now)])
+        }
+        if let ids = filter.ids {
+            guard ids.count <= TaskFilter.maxIDs else {
+                throw TaskStoreError.invalid(field: "filter.ids", reason: "at most \(TaskFilter.maxIDs) ids")
+            }
+            add("task.id = ANY(string_to_array($, chr(31)))", [TaskRow.list(ids)])
+        }
+        if let done = filter.done {
+            add("task.done = $", [.boolean(done)])
+        }
+        filterConditionCount = conditions.count
+        filterValueCount = values.count
+        if let encoded = query.cursor {
+            guard let cursor = Cursor(encoded: encoded, sort: sort) else {
+                throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
+            }
+            addAfter(cursor)
+        }
+    }
+
+    /// `condition` with each `$` numbered after the parameters so far.
+    private mutating func add(_ condition: String, _ parameters: [PostgresValue]) {
+        var numbered = ""
+        var next = values.count
+        for character in condition {
+            if character == "$" {
+                next += 1
+                numbered += "$\(next)"
+            } else {
+                numbered.append(character)
+            }
+        }
+        conditions.append(numbered)
+        values += parameters
+    }
+
+    /// The filter's conditions and the cursor's, for the page.
+    private var whereClause: String { Self.whereClause(conditions) }
+    /// The filter's conditions alone, for the total.
+    private var filterWhereClause: String { Self.whereClause(conditions.prefix(filterConditionCount)) }
+
+    private static func whereClause(_ conditions: some Collection<String>) -> String {
+        conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    /// The page, `$1` and `$2` after `values` its limit and offset.
+    var pageSQL: String {
+        let order = (sort.map { key in
+            "\(Self.column(key.field)) \(key.descending ? "DESC" : "ASC") NULLS LAST"
+        } + ["task.id \(sort.last!.descending ? "DESC" : "ASC")"]).joined(separator: ", ")
+        return """
+            SELECT \(TaskRow.columns) FROM task \(whereClause)
+            ORDER BY \(order) LIMIT $\(values.count + 1) OFFSET $\(values.count + 2)
+            """
+    }
+
+    /// The tasks matching the filter, wherever the cursor is: with `countValues`.
+    var countSQL: String {
+        "SELECT count(*) AS n FROM task \(filterWhereClause)"
+    }
+
+    var countValues: [PostgresValue] { Array(values.prefix(filterValueCount)) }
+
+    /// The column a sort field orders by: titles lowercased, times in ms.
+    private static func column(_ field: SortKey.Field) -> String {
+        switch field {
+        case .createdAt: "task.created_at"
+        case .updatedAt: "task.updated_at"
+        case .due: "task.due_at"
+        case .priority: "task.priority"
+        case .title: "task.title_fold"
+        case .project: "task.project"
+        }
+    }
+
+    /// The sort key's value of `task`, as the column holds it.
+    private static func value(of field: SortKey.Field, in task: TaskItem) -> PostgresValue {
+        switch field {
+        case .createdAt: .integer(task.createdAt)
+        case .updatedAt: .integer(task.updatedAt)
+        case .due: PostgresValue(task.due.flatMap(Timestamp.parse))
+        case .priority: PostgresValue(task.priority)
+        case .title: .text(TaskRules.folded(task.title))
+        case .project: PostgresValue(task.project)
+        }
+    }
+
+    func cursor(after task: TaskItem) -> String {
+        Cursor(values: sort.map { Self.value(of: $0.field, in: task) }, id: task.id).encoded(sort: sort)
+    }
+
+    /// Only the tasks after `cursor` in the sort order: for some key, all keys before it
+    /// equal and it after; or all keys equal and the id after.
+    private mutating func addAfter(_ cursor: Cursor) {
+        var alternatives: [String] = []
+        var parameters: [PostgresValue] = []
+        var equal: [String] = []
+        var equalParameters: [PostgresValue] = []
+        for (key, value) in zip(sort, cursor.values) {
+            let column = Self.column(key.field)
+            let comparison = key.descending ? "<" : ">"
+            if value != .null {
+                alternatives.append("(" + (equal + ["(\(column) \(comparison) $ OR \(column) IS NULL)"]).joined(separator: " AND ") + ")")
+                parameters += equalParameters + [value]
+                equal.append("\(column) = $")
+                equalParameters.append(value)
+            } else {
+                // Nothing comes after an absent value but other absent ones.
+                equal.append("\(column) IS NULL")
+            }
+        }
+        let idComparison = sort.last!.descending ? "<" : ">"
+        alternatives.append("(" + (equal + ["task.id \(idComparison) $"]).joined(separator: " AND ") + ")")
+        parameters += equalParameters + [.text(cursor.id)]
+        add("(" + alternatives.joined(separator: " OR ") + ")", parameters)
+    }
+}
+
+/// Where a page ended: the sort-key values and the id of its last task, with the sort they
+/// belong to. Encoded as hex, so that it is opaque and holds any text.
+private struct Cursor {
+    var values: [PostgresValue]
+    var id: String
+
+    private static let prefix = "pg1."
+    private static let separator: Character = "\u{1F}"
+
+    init(values: [PostgresValue], id: String) {
+        self.values = values
+        self.id = id
+    }
+
+    /// Nil for a string this store did not make, or made for another sort.
+    init?(encoded: String, sort: [SortKey]) {
+        guard encoded.hasPrefix(Self.prefix), let bytes = Hex.decode(String(encoded.dropFirst(Self.prefix.count))) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == sort.count + 2, parts[0] == Self.signature(sort) else { return nil }
+        var values: [PostgresValue] = []
+        for (key, part) in zip(sort, parts[1...]) {
+            guard let value = Self.decode(part, field: key.field) else { return nil }
+            values.append(value)
+        }
+        self.init(values: values, id: parts[parts.count - 1])
+    }
+
+    func encoded(sort: [SortKey]) -> String {
+        let parts = [Self.signature(sort)] + values.map(Self.encode) + [id]
+        return Self.prefix + Hex.encode(Array(parts.joined(separator: String(Self.separator)).utf8))
+    }
+
+    private static func signature(_ sort: [SortKey]) -> String {
+        sort.map { $0.field.rawValue + ($0.descending ? "-" : "+") }.joined(separator: ",")
+    }
+
+    private static func encode(_ value: PostgresValue) -> String {
+        switch value {
+        case .integer(let number): "i\(number)"
+        case .text(let text): "t" + text
+        default: "n"
+        }
+    }
+
+    /// A value of the type the field's column holds.
+    private static func decode(_ part: String, field: SortKey.Field) -> PostgresValue? {
+        if part == "n" { return field == .due || field == .project ? .null : nil }
+        switch (part.first, field) {
+        case ("i", .createdAt), ("i", .updatedAt), ("i", .due), ("i", .priority):
+            return Int64(part.dropFirst()).map(PostgresValue.integer)
+        case ("t", .title), ("t", .project):
+            return .text(String(part.dropFirst()))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import PostgreSQL
+import TaskModel
+
+/// The store's tables in PostgreSQL, made and upgraded by versioned migrations that the
+/// database records in `taskline_schema`. Tables of the same names that Taskline did not
+/// make are refused (`StoreOpenError`, exit 3), as a newer schema than this binary knows is.
+///
+/// Lists (`tags`, `depends_on`) are `text[]`, passed and read as text joined with U+001F,
+/// which no tag or id may hold (TaskRules refuses control characters).
+enum PostgresSchema {
+    /// The newest version this binary knows: `migrations.count`.
+    static var version: Int { migrations.count }
+
+    /// The tables Taskline makes, by name: any of them without `taskline_schema` is another's.
+    static let tables = ["taskline_schema", "task", "change_counter", "change_log"]
+
+    /// `migrations[n]` takes the schema from version n to n + 1.
+    static let migrations = [
+        """
+        CREATE TABLE taskline_schema (
+            version integer NOT NULL,
+            database_id bigint NOT NULL,
+            pruned_through bigint NOT NULL DEFAULT 0
+        );
+        CREATE TABLE task (
+            id text COLLATE "C" PRIMARY KEY,
+            title text NOT NULL,
+            title_fold text COLLATE "C" NOT NULL,
+            notes text NOT NULL,
+            notes_fold text NOT NULL,
+            done boolean NOT NULL,
+            priority integer NOT NULL,
+            tags text[] NOT NULL,
+            due text,
+            due_at bigint,
+            project text COLLATE "C",
+            depends_on text[] NOT NULL,
+            wait text,
+            wait_at bigint,
+            meta text NOT NULL,
+            recurrence text,
+            series_id text,
+            remind text,
+            remind_at bigint,
+            reminded boolean NOT NULL DEFAULT false,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            completed_at bigint,
+            version bigint NOT NULL
+        );
+        CREATE INDEX task_by_created ON task (created_at, id);
+        CREATE INDEX task_by_tags ON task USING gin (tags);
+        CREATE INDEX task_by_dependency ON task USING gin (depends_on);
+        CREATE INDEX task_reminder_due ON task (remind_at) WHERE remind_at IS NOT NULL AND NOT done AND NOT reminded;
+        -- One row: the newest seq handed out. Each writing transaction holds it from its
+        -- first statement to its commit (see PostgresTaskStore+Writes.swift).
+        CREATE TABLE change_counter (seq bigint NOT NULL);
+        INSERT INTO change_counter VALUES (0);
+        CREATE TABLE change_log (
+            seq bigint PRIMARY KEY,
+            kind text NOT NULL CHECK (kind IN ('created', 'updated', 'deleted')),
+            task_id text COLLATE "C" NOT NULL,
+            version bigint NOT NULL,
+            at bigint NOT NULL
+        );
+        CREATE INDEX change_log_deletions ON change_log (task_id, seq) WHERE kind = 'deleted';
+        """,
+        """
+        -- The next occurrence a completed recurring task made: completing it again makes none
+        -- while that one exists.
+        ALTER TABLE task ADD COLUMN successor_id text COLLATE "C";
+        """,
+    ]
+
+    /// Any number, the same in every Taskline: migrations on one database wait for each other.
+    private static let migrationLock: Int64 = 0x7461_736B_6C69_6E65
+
+    /// Makes (when `create`) or upgrades the schema, or refuses the database. `name` is the
+    /// redacted connection string, for messages.
+    static func prepare(_ connection: PostgresConnection, name: String, create: Bool) throws {
+        try connection.transaction(.readCommitted) {
+            try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(migrationLock)])
+            let present = Set(try connection.query("""
+                SELECT c.relname FROM pg_class c
+                WHERE c.relname = ANY(string_to_array($1, ',')) AND pg_table_is_visible(c.oid)
+                """, [.text(tables.joined(separator: ","))]).map { try $0.text("relname") })
+            var current = 0
+            if present.contains("taskline_schema") {
+                current = try storedVersion(connection, name: name)
+                if current > version {
+                    throw StoreOpenError.newerSchema(path: name, version: current, supported: version)
+                }
+                let missing = tables.filter { !present.contains($0) }
+                if !missing.isEmpty {
+                    throw StoreOpenError.unexpectedObjects(path: name, objects: missing.map { "table \($0) is missing" })
+                }
+            } else if !present.isEmpty {
+                throw StoreOpenError.foreignSchema(path: name, detail: "it has tables named \(present.sorted().joined(separator: ", ")) that Taskline did not make")
+            } else if !create {
+                throw StoreOpenError.cannotOpen(path: name, detail: "it holds no Taskline tables (in its search_path)")
+            }
+            for step in current..<version {
+                try connection.execute(migrations[step])
+            }
+            if current == 0 {
+                try connection.run("INSERT INTO taskline_schema (version, database_id) VALUES ($1, $2)",
+                                   [.integer(Int64(version)), .integer(Int64.random(in: 1...Int64.max))])
+            } else if current < version {
+                try connection.run("UPDATE taskline_schema SET version = $1", [.integer(Int64(version))])
+            }
+        }
+    }
+
+    /// The version `taskline_schema` records; a table of that name that is not Taskline's is refused.
+    private static func storedVersion(_ connection: PostgresConnection, name: String) throws -> Int {
+        let columns = Set(try connection.query("""
+            SELECT attname FROM pg_attribute WHERE attrelid = 'taskline_schema'::regclass AND attnum > 0 AND NOT attisdropped
+            """).map { try $0.text("attname") })
+        guard columns == ["version", "database_id", "pruned_through"] else {
+            throw StoreOpenError.foreignSchema(path: name, detail: "its table taskline_schema has the columns \(columns.sorted().joined(separator: ", "))")
+        }
+        let rows = try connection.query("SELECT version FROM taskline_schema")
+        guard rows.count == 1 else {
+            throw StoreOpenError.unexpectedObjects(path: name, objects: ["taskline_schema has \(rows.count) rows, not 1"])
+        }
+        return try rows[0].int("version")
+    }
+}

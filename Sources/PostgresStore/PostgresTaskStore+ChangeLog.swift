@@ -1,0 +1,65 @@
+import PostgreSQL
+import TaskModel
+
+/// The change log: `seq` has no gaps and follows commit order (see `writing`), so a reader
+/// that has seen seq N never later finds a smaller one.
+extension PostgresTaskStore {
+    public func currentSeq() throws -> Int64 {
+        try translatingErrors(readOnly: true) { try connection.query("SELECT seq FROM change_counter")[0].int64("seq") }
+    }
+
+    /// Every change after `since`, oldest first, at most `limit`, read in one snapshot.
+    /// Creations and updates carry the task as it is now (absent when it has since been
+    /// deleted); deletions are tombstones.
+    public func changes(since: Int64, limit: Int) throws -> ChangePage {
+        guard since >= 0 else { throw TaskStoreError.invalid(field: "since", reason: "must be 0 or more") }
+        guard (1...TaskQuery.maxLimit).contains(limit) else {
+            throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
+        }
+        return try translatingErrors(readOnly: true) { try connection.transaction(.repeatableRead) {
+            let state = try connection.query("SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current")[0]
+            let prunedThrough = try state.int64("pruned")
+            if since < prunedThrough {
+                throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
+            }
+            let current = try state.int64("current")
+            if since > current {
+                throw TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is \(current)")
+            }
+            let rows = try connection.query(Self.changesSQL, [.integer(since), .integer(Int64(limit) + 1)])
+            let changes = try rows.prefix(limit).map { row in
+                TaskChange(seq: try row.int64("seq"), kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated,
+                           id: try row.text("task_id"), version: try row.int64("change_version"),
+                           task: row.isNull("id") ? nil : try TaskRow.task(in: row))
+            }
+            return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: rows.count > limit)
+        } }
+    }
+
+    private static let changesSQL = """
+        SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, \(TaskRow.columns)
+        FROM change_log LEFT JOIN task ON task.id = change_log.task_id AND change_log.kind <> 'deleted'
+            -- not a later task that reused the id of one deleted since
+            AND NOT EXISTS (SELECT 1 FROM change_log AS later
+                            WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+        WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
+        """
+
+    /// Removes the changes recorded before `cutoff`, but for the newest, and remembers how
+    /// far the log was cut.
+    @discardableResult
+    public func pruneHistory(before cutoff: Int64) throws -> Int {
+        try translatingErrors { try connection.transaction(.readCommitted) {
+            let bounds = try connection.query("""
+                SELECT (SELECT min(seq) FROM change_log) AS oldest,
+                       coalesce((SELECT min(seq) FROM change_log WHERE at >= $1), (SELECT seq FROM change_counter)) AS first_kept
+                """, [.integer(cutoff)])[0]
+            guard let oldest = try bounds.optionalInt64("oldest") else { return 0 }
+            let firstKept = try bounds.int64("first_kept")
+            guard firstKept > oldest else { return 0 }
+            let removed = try connection.run("DELETE FROM change_log WHERE seq < $1", [.integer(firstKept)])
+            try connection.run("UPDATE taskline_schema SET pruned_through = greatest(pruned_through, $1)", [.integer(firstKept - 1)])
+            return removed
+        } }
+    }
+}

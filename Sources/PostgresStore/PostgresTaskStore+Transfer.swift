@@ -1,0 +1,87 @@
+import PostgreSQL
+import TaskModel
+
+/// `taskline export` and `taskline import`.
+extension PostgresTaskStore {
+    /// Every task, oldest first, from one snapshot, read through a cursor a batch at a time.
+    @discardableResult
+    public func exportTasks(_ body: (TaskItem) throws -> Void) throws -> Int {
+        try translatingErrors { try connection.transaction(.repeatableRead) {
+            try connection.execute("DECLARE export NO SCROLL CURSOR FOR SELECT \(TaskRow.columns) FROM task ORDER BY created_at, id")
+            var count = 0
+            while true {
+                let rows = try connection.query("FETCH 500 FROM export")
+                for row in rows {
+                    try body(try TaskRow.task(in: row))
+                    count += 1
+                }
+                if rows.count < 500 { return count }
+            }
+        } }
+    }
+
+    /// In one writing transaction, logging each task written (`created`, or `updated` when
+    /// `replace` overwrites one), so that running servers tell their clients. Dependencies
+    /// are checked once every task is in: a record may depend on a later one.
+    public func importTasks(_ records: some Sequence<ImportRecord>, onConflict: ConflictPolicy, maxProblems: Int) throws -> ImportSummary {
+        try writing {
+            var summary = ImportSummary()
+            var problems = ImportProblems(maxProblems: maxProblems)
+            var dependencies: [(task: TaskItem, line: Int)] = []
+            for record in records {
+                switch record {
+                case .invalid(let problem):
+                    problems.note(problem)
+                case .task(let task, let line):
+                    do {
+                        if let written = try importTask(task, onConflict: onConflict, summary: &summary), !written.dependsOn.isEmpty {
+                            dependencies.append((written, line))
+                        }
+                    } catch {
+                        try problems.note(error, line: line)
+                    }
+                }
+            }
+            for (task, line) in dependencies {
+                do {
+                    if task.dependsOn.contains(where: { $0.utf8.elementsEqual(task.id.utf8) }) {
+                        throw TaskStoreError.dependencyCycle(ids: [task.id])
+                    }
+                    try checkExist(task.dependsOn, field: "dependsOn")
+                    if let cycle = try cycle(from: task.id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+                } catch {
+                    try problems.note(error, line: line)
+                }
+            }
+            try problems.check()
+            return summary
+        }
+    }
+
+    /// Writes one checked task; returns it when it was written.
+    private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws -> TaskItem? {
+        let checked = try CheckedTask(item)
+        if try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) {
+            summary.inserted += 1
+            _ = try log(.created, task: checked.task)
+            return checked.task
+        }
+        switch onConflict {
+        case .fail:
+            throw TaskStoreError.alreadyExists(id: item.id)
+        case .skip:
+            summary.skipped += 1
+            return nil
+        case .replace:
+            guard let current = try load(id: item.id) else { throw TaskStoreError.alreadyExists(id: item.id) }
+            if current.isIdentical(to: checked.task) {
+                summary.unchanged += 1
+                return nil
+            }
+            try replace(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt)
+            summary.replaced += 1
+            _ = try log(.updated, task: checked.task)
+            return checked.task
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import PostgreSQL
+import TaskModel
+
+/// Writes. Each writing transaction runs at READ COMMITTED and first locks the one row of
+/// `change_counter`, which it holds until it commits or rolls back: writers run one at a
+/// time across every server on the database, each statement sees every commit before it
+/// (so `ifVersion` and dependency checks are exact), and the seqs a transaction hands out
+/// follow the last one committed, without gaps (a rollback hands none out) and in commit
+/// order. It ends by storing the newest seq and a payload-free `NOTIFY`, both delivered
+/// by its commit.
+extension PostgresTaskStore {
+    public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
+        let prepared = try PreparedOperation(operation)
+        return try writing { try run(prepared) }
+    }
+
+    public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        let prepared = operations.map { operation in Result { try PreparedOperation(operation) }.mapError(Self.storeError) }
+        return try writing { try runEach(prepared, atomic: false, locatingFields: false) }
+    }
+
+    public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        let prepared = operations.enumerated().map { index, operation in
+            operation.flatMap { operation in
+                Result { try PreparedOperation(operation) }.mapError { Self.storeError($0).located(in: operation.path(index: index)) }
+            }
+        }
+        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
+            throw TaskStoreError.operationFailed(index: index, error: error)
+        }
+        do {
+            return try writing { try runEach(prepared, atomic: atomic, locatingFields: true) }
+        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
+            // Seen inside the transaction just undone, perhaps after an earlier operation
+            // changed the task: report the task as it is committed.
+            let current = try translatingErrors(readOnly: true) { try load(id: seen.id) }
+            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
+        }
+    }
+
+    private static func storeError(_ error: any Error) -> TaskStoreError {
+        error as? TaskStoreError ?? .invalid(field: "", reason: "\(error)")
+    }
+
+    /// Runs `body` in a writing transaction (see above).
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        try translatingErrors {
+            try connection.transaction(.readCommitted) {
+                let start = try connection.query("SELECT seq FROM change_counter FOR UPDATE")[0].int64("seq")
+                lastSeq = start
+                let value = try body()
+                if lastSeq != start {
+                    try connection.run("UPDATE change_counter SET seq = $1", [.integer(lastSeq)])
+                    try connection.execute("NOTIFY \(channel)")
+                }
+                return value
+            }
+        }
+    }
+
+    private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+                         locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        var results: [Result<OperationOutcome, TaskStoreError>] = []
+        for (index, operation) in prepared.enumerated() {
+            switch operation {
+            case .failure(let error):
+                results.append(.failure(error))
+            case .success(let operation) where atomic:
+                do {
+                    results.append(.success(try run(operation)))
+                } catch let error as TaskStoreError {
+                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
+                }
+            case .success(let operation):
+                let seqBefore = lastSeq
+                try connection.execute("SAVEPOINT operation")
+                do {
+                    results.append(.success(try run(operation)))
+                    try connection.execute("RELEASE SAVEPOINT operation")
+                } catch let error as TaskStoreError {
+                    try connection.execute("ROLLBACK TO SAVEPOINT operation")
+                    lastSeq = seqBefore
+                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
+                }
+            }
+        }
+        return results
+    }
+
+    /// One checked operation inside the caller's writing transaction.
+    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+        switch operation.action {
+        case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
+            if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
+                throw TaskStoreError.dependencyCycle(ids: [own])
+            }
+            try checkExist(draft.dependsOn, field: "dependsOn")
+            let now = clock()
+            let task = TaskItem(
+                id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
+                tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
+                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+            guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
+            return OperationOutcome(result: .task(task), change: try log(.created, task: task))
+
+        case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
+            guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
+            try next.keepSeries(changes: changes)
+            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
+            let now = clock()
+            if next.done != current.done { next.completedAt = next.done ? now : nil }
+            next = try nextVersion(of: next, at: now)
+            let successor = next.done && !current.done ? try makeSuccessor(of: next, at: now) : nil
+            try replace(next, dueAt: dueAt ?? storedTime(current.due, of: current), waitAt: waitAt ?? storedTime(current.wait, of: current))
+            if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
+                try checkExist(requested, field: "changes.dependsOn")
+                if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+            }
+            return OperationOutcome(result: .task(next), change: try log(.updated, task: next),
+                                    otherChanges: successor.map { [$0] } ?? [])
+
+        case .delete(let id, let ifVersion):
+            guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
+            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
+            let dependents = try removeFromDependents(id)
+            try connection.run("DELETE FROM task WHERE id = $1", [.text(id)])
+            let change = try log(.deleted, id: id, version: current.version, task: nil)
+            return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
+        }
+    }
+
+    /// Creates the next occurrence of `task`, just completed, and returns its change; nil when
+    /// the task does not recur, its rule makes no further occurrence, or the next occurrence it
+    /// made before still exists (it was completed, reopened, and is completed again).
+    private func makeSuccessor(of task: TaskItem, at now: Int64) throws -> TaskChange? {
+        guard let rule = task.recurrence else { return nil }
+        let parsed: RecurrenceRule
+        do {
+            parsed = try RecurrenceRule(rule, field: "recurrence.rule")
+        } catch {
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads")
+        }
+        guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
+        let claimed = try connection.run("""
+            UPDATE task SET successor_id = $1
+            WHERE id = $2 AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
+            """, [.text(successor.id), .text(task.id)])
+        guard claimed == 1 else { return nil }
+        guard try insert(successor, dueAt: try storedTime(successor.due, of: successor), waitAt: nil) else {
+            throw TaskStoreError.alreadyExists(id: successor.id)
+        }
+        return try log(.created, task: successor)
+    }
+
+    /// Takes `id` out of every task that depends on it, each at its next version; returns
+    /// those updates' changes, in id order.
+    private func removeFromDependents(_ id: String) throws -> [TaskChange] {
+        let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE $1 = ANY(depends_on) ORDER BY id", [.text(id)])
+        let now = clock()
+        return try rows.map { row in
+            let current = try TaskRow.task(in: row)
+            var next = try nextVersion(of: current, at: now)
+            next.dependsOn.removeAll { $0.utf8.elementsEqual(id.utf8) }
+            try replace(next, dueAt: try storedTime(current.due, of: current), waitAt: try storedTime(current.wait, of: current))
+            return try log(.updated, task: next)
+        }
+    }
+
+    /// An unknown id among `ids` is refused, naming its place in the request (`field[2]`).
+    func checkExist(_ ids: [String], field: String) throws {
+        guard !ids.isEmpty else { return }
+        let known = Set(try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(ids)])
+            .map { try $0.text("id") })
+        if let index = ids.firstIndex(where: { !known.contains($0) }) {
+            throw TaskStoreError.invalid(field: "\(field)[\(index)]", reason: "no task has the id \(ids[index])")
+        }
+    }
+
+    /// The cycle through task `id` that its stored dependencies close, from the task itself
+    /// (each depends on the next, the last on the first); nil when there is none.
+    func cycle(from id: String) throws -> [String]? {
+        let rows = try connection.query("""
+            WITH RECURSIVE reach(id, path) AS (
+                SELECT dependency, ARRAY[dependency] FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
+                UNION ALL
+                SELECT dependency, reach.path || dependency
+                FROM reach JOIN task ON task.id = reach.id, unnest(task.depends_on) AS dependency
+                WHERE reach.id <> $1 AND NOT dependency = ANY(reach.path)
+            )
+            SELECT array_to_string(path, chr(31)) AS path FROM reach WHERE id = $1 ORDER BY array_length(path, 1) LIMIT 1
+            """, [.text(id)])
+        guard let path = try rows.first?.text("path") else { return nil }
+        return [id] + path.split(separator: TaskRow.separator).dropLast().map(String.init)
+    }
+
+    /// `task` at its next version, changed at `now`; refused at the top of the range.
+    private func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
+        guard task.version < TaskRules.versions.upperBound else {
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id) is at version \(task.version), and a version goes no higher than \(TaskRules.versions.upperBound)")
+        }
+        var next = task
+        next.updatedAt = now
+        next.version += 1
+        return next
+    }
+
+    /// A stored time as ms; one another program stored unreadable refuses the write.
+    private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
+        guard let text else { return nil }
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored time \(text) is not a date")
+        }
+        return milliseconds
+    }
+
+    /// Inserts `task` unless its id is taken; false when it is.
+    func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
+        try connection.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
+                              depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
+                              created_at, updated_at, completed_at, version)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, string_to_array($8, chr(31)), $9, $10, $11,
+                    string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+            ON CONFLICT (id) DO NOTHING
+            """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
+    }
+
+    /// Overwrites the row of `task.id` with `task`. A reminder is sent again once its time
+    /// changes or the task is reopened.
+    func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
+        try connection.run("""
+            UPDATE task SET title = $2, title_fold = $3, notes = $4, notes_fold = $5, done = $6, priority = $7,
+                            tags = string_to_array($8, chr(31)), due = $9, due_at = $10, project = $11,
+                            depends_on = string_to_array($12, chr(31)), wait = $13, wait_at = $14, meta = $15,
+                            recurrence = $16, series_id = $17, remind = $18, remind_at = $19,
+                            reminded = reminded AND remind_at IS NOT DISTINCT FROM $19 AND (NOT done OR $6),
+                            created_at = $20, updated_at = $21, completed_at = $22, version = $23
+            WHERE id = $1
+            """, try rowValues(task, dueAt: dueAt, waitAt: waitAt))
+    }
+
+    private func rowValues(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> [PostgresValue] {
+        [
+            .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)), .text(task.notes),
+            .text(TaskRules.folded(task.notes)), .boolean(task.done), PostgresValue(task.priority), TaskRow.list(task.tags),
+            PostgresValue(task.due), PostgresValue(dueAt), PostgresValue(task.project), TaskRow.list(task.dependsOn),
+            PostgresValue(task.wait), PostgresValue(waitAt), .text(task.meta), PostgresValue(task.recurrence),
+            PostgresValue(task.seriesId), PostgresValue(task.remindAt), PostgresValue(try storedTime(task.remindAt, of: task)),
+            .integer(task.createdAt), .integer(task.updatedAt), PostgresValue(task.completedAt), .integer(task.version),
+        ]
+    }
+
+    func log(_ kind: TaskChange.Kind, task: TaskItem) throws -> TaskChange {
+        try log(kind, id: task.id, version: task.version, task: task)
+    }
+
+    /// Appends a change with the next seq of the transaction's.
+    private func log(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?) throws -> TaskChange {
+        lastSeq += 1
+        try connection.run("INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
+                           [.integer(lastSeq), .text(kind.rawValue), .text(id), .integer(version), .integer(clock())])
+        return TaskChange(seq: lastSeq, kind: kind, id: id, version: version, task: task)
+    }
+}

@@ -1,0 +1,34 @@
+import PostgreSQL
+import TaskModel
+
+/// A task's row: the columns every read selects, and the task they make.
+enum TaskRow {
+    /// The separator of the lists passed and read as text (see `PostgresSchema`).
+    static let separator = "\u{1F}"
+
+    /// The task's columns.
+    static let columns = """
+        task.id, task.title, task.notes, task.done, task.priority, array_to_string(task.tags, chr(31)) AS tags,
+        task.due, task.project, array_to_string(task.depends_on, chr(31)) AS depends_on, task.wait, task.meta,
+        task.recurrence, task.series_id, task.remind, task.created_at, task.updated_at, task.completed_at, task.version
+        """
+
+    static func task(in row: PostgresRow) throws -> TaskItem {
+        TaskItem(
+            id: try row.text("id"), title: try row.text("title"), notes: try row.text("notes"), done: try row.bool("done"),
+            priority: try row.int("priority"), tags: list(try row.text("tags")), due: row.optionalText("due"),
+            project: row.optionalText("project"), dependsOn: list(try row.text("depends_on")), wait: row.optionalText("wait"),
+            meta: try row.text("meta"), recurrence: row.optionalText("recurrence"), seriesId: row.optionalText("series_id"),
+            createdAt: try row.int64("created_at"), updatedAt: try row.int64("updated_at"),
+            completedAt: try row.optionalInt64("completed_at"), version: try row.int64("version"), remindAt: row.optionalText("remind"))
+    }
+
+    /// A list as a parameter, for `string_to_array($n, chr(31))`.
+    static func list(_ values: [String]) -> PostgresValue {
+        .text(values.joined(separator: separator))
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.isEmpty ? [] : text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+    }
+}

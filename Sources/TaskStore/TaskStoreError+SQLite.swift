@@ -1,0 +1,40 @@
+import SQLite
+import TaskModel
+
+extension TaskStoreError {
+    /// SQLite's error as the store reports it: its primary and extended codes and its
+    /// message, which clients receive as error 1004's data.
+    init(_ error: SQLiteError) {
+        self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
+    }
+
+    /// A write that would carry a stored number past the range Taskline keeps it in (a
+    /// version or seq that another program wrote): reported as SQLite reports a failed CHECK
+    /// constraint, SQLITE_CONSTRAINT_CHECK, since the range is a rule of the stored data.
+    static func outOfRange(_ message: String) -> TaskStoreError {
+        .storage(code: ResultCode.constraintCheck.primary.rawValue, extendedCode: ResultCode.constraintCheck.rawValue, message: message)
+    }
+}
+
+/// Runs `body`, turning SQLite's errors into `TaskStoreError.storage`; every other error
+/// (the store's own, or one that a caller's closure threw) goes through as it is. The one
+/// translation of SQLite's errors for a store that is open; `StoreOpenError.init` is the
+/// one for opening.
+func translatingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as SQLiteError {
+        throw TaskStoreError(error)
+    }
+}
+
+extension StoreOpenError {
+    /// SQLite's error while opening `path`: a file that is not a database (or is damaged),
+    /// or one that SQLite cannot open.
+    init(_ error: SQLiteError, path: String) {
+        switch error.resultCode {
+        case .notADatabase, .corrupt: self = .notADatabase(path: path, detail: error.message)
+        default: self = .cannotOpen(path: path, detail: error.message)
+        }
+    }
+}
