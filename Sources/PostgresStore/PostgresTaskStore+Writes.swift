@@ -60,31 +60,19 @@ extension PostgresTaskStore {
 
     private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
                          locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        var results: [Result<OperationOutcome, TaskStoreError>] = []
-        for (index, operation) in prepared.enumerated() {
-            switch operation {
-            case .failure(let error):
-                results.append(.failure(error))
-            case .success(let operation) where atomic:
-                do {
-                    results.append(.success(try run(operation)))
-                } catch let error as TaskStoreError {
-                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
-                }
-            case .success(let operation):
-                let seqBefore = lastSeq
-                try connection.execute("SAVEPOINT operation")
-                do {
-                    results.append(.success(try run(operation)))
-                    try connection.execute("RELEASE SAVEPOINT operation")
-                } catch let error as TaskStoreError {
-                    try connection.execute("ROLLBACK TO SAVEPOINT operation")
-                    lastSeq = seqBefore
-                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
-                }
+        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: run) { body in
+            let seqBefore = lastSeq
+            try connection.execute("SAVEPOINT operation")
+            do {
+                let outcome = try body()
+                try connection.execute("RELEASE SAVEPOINT operation")
+                return outcome
+            } catch let error as TaskStoreError {
+                try connection.execute("ROLLBACK TO SAVEPOINT operation")
+                lastSeq = seqBefore
+                throw error
             }
         }
-        return results
     }
 
     /// One checked operation inside the caller's writing transaction.

@@ -122,6 +122,40 @@ package struct PreparedOperation {
         error.located(in: TaskOperation.path(kind: kind, index: index))
     }
 
+    /// The operations of an `apply`, in order, inside the caller's transaction: with
+    /// `atomic`, the first that fails fails them all (`operationFailed`, which the caller's
+    /// rollback undoes); without, each runs through `isolated` (a savepoint of its own), so
+    /// one that fails leaves the others' effects. Errors name the operation's fields
+    /// (`operations[i].…`) when `locatingFields`.
+    package static func runEach(
+        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool, locatingFields: Bool,
+        run: (PreparedOperation) throws -> OperationOutcome,
+        isolated: (() throws -> OperationOutcome) throws -> OperationOutcome
+    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        var results: [Result<OperationOutcome, TaskStoreError>] = []
+        results.reserveCapacity(prepared.count)
+        for (index, operation) in prepared.enumerated() {
+            switch operation {
+            case .failure(let error):
+                results.append(.failure(error))
+            case .success(let operation) where atomic:
+                do {
+                    results.append(.success(try run(operation)))
+                } catch let error as TaskStoreError {
+                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
+                }
+            case .success(let operation):
+                do {
+                    let outcome = try withoutActuallyEscaping(run) { run in try isolated { try run(operation) } }
+                    results.append(.success(outcome))
+                } catch let error as TaskStoreError {
+                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
+                }
+            }
+        }
+        return results
+    }
+
     /// A time a change sets (`.some`), clears (`.some(nil)`) or leaves alone (nil), in ms.
     private static func milliseconds(_ change: String??, field: String) throws -> Int64?? {
         guard case .some(let time) = change else { return nil }

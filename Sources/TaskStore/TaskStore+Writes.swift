@@ -96,31 +96,10 @@ extension TaskStore {
     /// group of its own when it is nil.
     private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
                          locatingFields: Bool, group: GroupRecorder?) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: { operation in
             if let group { return try self.run(operation, group: group) }
             return try recordingGroup { try self.run(operation, group: $0) }
-        }
-        var results: [Result<OperationOutcome, TaskStoreError>] = []
-        results.reserveCapacity(prepared.count)
-        for (index, operation) in prepared.enumerated() {
-            switch operation {
-            case .failure(let error):
-                results.append(.failure(error))
-            case .success(let operation) where atomic:
-                do {
-                    results.append(.success(try run(operation)))
-                } catch let error as TaskStoreError {
-                    throw TaskStoreError.operationFailed(index: index, error: locatingFields ? operation.locate(error, index: index) : error)
-                }
-            case .success(let operation):
-                do {
-                    results.append(.success(try database.savepoint { try run(operation) }))
-                } catch let error as TaskStoreError {
-                    results.append(.failure(locatingFields ? operation.locate(error, index: index) : error))
-                }
-            }
-        }
-        return results
+        }, isolated: { try database.savepoint($0) })
     }
 
     /// Runs a checked operation inside the caller's transaction, as part of change group
