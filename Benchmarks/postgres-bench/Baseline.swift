@@ -6,8 +6,9 @@ import PostgreSQL
 ///
 /// It must follow Sources/PostgresStore statement for statement: a create is
 /// `PostgresTaskStore.writing` around `insert` and `log` (PostgresTaskStore+Writes.swift),
-/// a get is `load` (PostgresTaskStore+Reads.swift) with `TaskRow.columns`. A change there
-/// is a change here.
+/// a get is `load` (PostgresTaskStore+Reads.swift) with `TaskRow.columns`, and a woken
+/// server's read of the log is `changes(since:limit:)` (PostgresTaskStore+ChangeLog.swift)
+/// with the server's page of 100. A change there is a change here.
 enum Baseline {
     static let taskColumns = """
         task.id, task.title, task.notes, task.done, task.priority, array_to_string(task.tags, chr(31)) AS tags,
@@ -45,6 +46,23 @@ enum Baseline {
                                [.integer(seq), .text("created"), .text(id), .integer(1), .integer(now)])
             try connection.run("UPDATE change_counter SET seq = $1", [.integer(seq)])
             try connection.execute("NOTIFY \(channel)")
+        }
+    }
+
+    static let changesSQL = """
+        SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, \(taskColumns)
+        FROM change_log LEFT JOIN task ON task.id = change_log.task_id AND change_log.kind <> 'deleted'
+            AND NOT EXISTS (SELECT 1 FROM change_log AS later
+                            WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+        WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
+        """
+
+    /// The seqs of the changes after `since`, up to 100, as a woken server reads them.
+    static func changes(since: Int64, on connection: PostgresConnection) throws -> [Int64] {
+        try connection.transaction(.repeatableRead) {
+            let state = try connection.query("SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current")[0]
+            guard try state.int64("pruned") <= since, try state.int64("current") >= since else { fatalError("baseline: log moved") }
+            return try connection.query(changesSQL, [.integer(since), .integer(101)]).prefix(100).map { try $0.int64("seq") }
         }
     }
 

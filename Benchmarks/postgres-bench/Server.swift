@@ -15,6 +15,8 @@ final class Server: @unchecked Sendable {
     /// Waits for output by spinning rather than by sleeping in `poll`, whose wake-up would be
     /// timed in every lock-step round trip. Off where many readers share the two cores.
     var spins = false
+    /// When the latest output was read (uptime ns): when the server's last line arrived.
+    private(set) var lastReadAt: UInt64 = 0
 
     init(binary: String, db: String) throws {
         process.executableURL = URL(fileURLWithPath: binary)
@@ -57,6 +59,7 @@ final class Server: @unchecked Sendable {
             }
             let count = read(fd, &chunk, chunk.count)
             if count > 0 {
+                lastReadAt = DispatchTime.now().uptimeNanoseconds
                 buffer += chunk[0..<count]
                 continue
             }

@@ -110,7 +110,7 @@ func connections(_ count: Int, _ db: String) throws -> [Handed<PostgresConnectio
 var report: [(key: String, value: Double, unit: String)] = []
 @MainActor func record(_ key: String, _ value: Double, _ unit: String, _ label: String) {
     report.append((key, value, unit))
-    print(label.padding(toLength: 64, withPad: " ", startingAt: 0) + String(format: "%10.1f ", value) + unit)
+    print(label.padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "%10.1f ", value) + unit)
 }
 
 let schemas = try Schemas(db: options.db)
@@ -180,63 +180,41 @@ do {
     record("getRatio", servedMedian / directMedian, "x", "  ratio (target <= 2)")
 }
 
-// 3. A write on one server to tasks/didChange on each listening server. The writer sends
-// creates on a schedule, without waiting for answers; a listener maps each change to its
-// write by the task's title, and counts seqs to find changes missed or told twice.
+// 3. A write on one server to tasks/didChange on each listening server, beside the same
+// through bare connections: one writing, the others listening and reading the log.
+@MainActor func recordLive(_ outcome: Live.Outcome, _ name: String, _ label: String, p99 p99Label: String) {
+    record("\(name)MedianMilliseconds", percentile(0.5, of: outcome.latencies), "ms", label)
+    record("\(name)P99Milliseconds", percentile(0.99, of: outcome.latencies), "ms", p99Label)
+    let side = name == "didChange" ? "" : "baseline "
+    record("\(name)Missed", Double(outcome.missed), "changes", "  \(side)missed, over all listeners (target 0)")
+    record("\(name)Doubled", Double(outcome.doubled), "changes", "  \(side)heard twice, over all listeners (target 0)")
+    record("\(name)BusyPercent", outcome.busyPercent, "%", "  \(side)machine CPU busy meanwhile")
+}
+
 do {
+    let live = Live(writes: Int(writesPerSecond * sizes.writeSeconds), listeners: sizes.listeners, writesPerSecond: writesPerSecond)
     let db = try schemas.fresh()
-    let writes = Int(writesPerSecond * sizes.writeSeconds)
     let writer = try Server(binary: options.taskline, db: db)
     writer.initialize(notifications: false)
-    let listeners = try (0..<sizes.listeners).map { _ in try Server(binary: options.taskline, db: db) }
+    let listeners = try (0..<live.listeners).map { _ in try Server(binary: options.taskline, db: db) }
     listeners.forEach { $0.initialize(notifications: true) }
-    let requests = (0..<writes).map { writer.request("tasks/create", #"{"title":"live \#($0)"}"#) }
-    let sent = Handed(value: UnsafeMutableBufferPointer<UInt64>.allocate(capacity: writes))
-    final class Heard: @unchecked Sendable { var changes: [(write: Int, seq: Int64, at: UInt64)] = [] }
-    let heard = (0..<sizes.listeners).map { _ in Heard() }
-    let deadline = now() + UInt64((sizes.writeSeconds + 15) * 1e9)
-
-    let group = DispatchGroup()
-    for (listener, log) in zip(listeners, heard) {
-        group.enter()
-        Thread {
-            defer { group.leave() }
-            while log.changes.count < writes, let line = listener.line(by: deadline) {
-                let at = now()
-                guard Server.isNotification(line), let json = try? JSONParser.parse(line),
-                      json["method"]?.stringValue == "tasks/didChange" else { continue }
-                for change in json["params"]?["changes"]?.arrayValue ?? [] {
-                    guard case .integer(let seq) = change["seq"], let title = change["task"]?["title"]?.stringValue,
-                          let write = Int(title.dropFirst("live ".count)) else { continue }
-                    log.changes.append((write, seq, at))
-                }
-            }
-        }.start()
-    }
-    Thread { for _ in 0..<writes { _ = writer.response() } }.start()
-    let start = now(), interval = UInt64(1e9 / writesPerSecond)
-    for index in 0..<writes {
-        let due = start + UInt64(index) * interval
-        while now() < due { usleep(UInt32(max(1, (due - now()) / 1_000 / 2))) }
-        sent.value[index] = now()
-        writer.send(requests[index])
-    }
-    group.wait()
-
-    var latencies: [Double] = [], missed = 0, doubled = 0
-    for log in heard {
-        let seqs = Set(log.changes.map(\.seq))
-        missed += Set(1...Int64(writes)).subtracting(seqs).count
-        doubled += log.changes.count - seqs.count
-        latencies += log.changes.map { Double($0.at - sent.value[$0.write]) / 1e6 }
-    }
-    sent.value.deallocate()
+    let requests = (0..<live.writes).map { writer.request("tasks/create", #"{"title":"live \#($0)"}"#) }
+    Thread { for _ in 0..<live.writes { _ = writer.response() } }.start()
+    let served = live.run(listen: { Live.listen(to: listeners[$0], writes: live.writes, deadline: $1) },
+                          write: { writer.send(requests[$0]) })
     (listeners + [writer]).forEach { $0.shutdown() }
-    let writeLabel = "\(writes) writes at \(Int(writesPerSecond))/s, \(sizes.listeners) listening servers"
-    record("didChangeMedianMilliseconds", percentile(0.5, of: latencies), "ms", "write to tasks/didChange elsewhere, median (target <= 20)")
-    record("didChangeP99Milliseconds", percentile(0.99, of: latencies), "ms", "  p99 (target <= 250); \(writeLabel)")
-    record("didChangeMissed", Double(missed), "changes", "  missed, over all listeners (target 0)")
-    record("didChangeDoubled", Double(doubled), "changes", "  told twice, over all listeners (target 0)")
+    recordLive(served, "didChange", "write to tasks/didChange elsewhere, median (target <= 20)",
+               p99: "  p99 (target <= 250)")
+    print("  (\(live.writes) creates at \(Int(writesPerSecond))/s, pipelined through one server; \(live.listeners) listening servers)")
+
+    let baselineDB = try schemas.fresh()
+    let connection = try PostgresConnection(baselineDB)
+    let channel = try Baseline.channel(connection)
+    let listening = try connections(live.listeners, baselineDB)
+    for listener in listening { try listener.value.listen(channel) }
+    let direct = live.run(listen: { Live.listen(on: listening[$0].value, channel: channel, writes: live.writes, deadline: $1) },
+                          write: { try! Baseline.create(title: "live \($0)", on: connection, channel: channel) })
+    recordLive(direct, "baselineNotify", "  baseline: write to log read elsewhere, median", p99: "  baseline p99")
 }
 
 try schemas.dropAll()
