@@ -63,6 +63,7 @@ let package = Package(
         // Benchmarks: `swift build -c release` builds both; see README's Performance section.
         .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite", "CWALBuffer"], path: "Benchmarks/sqlite-baseline"),
         .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
+        .executableTarget(name: "postgres-bench", dependencies: ["JSONRPC", "PostgreSQL"], path: "Benchmarks/postgres-bench"),
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
