@@ -107,6 +107,15 @@ extension TaskStore {
                     rule("task_total says \(open ?? 0) open and \(done ?? 0) done; the tasks are \(counts.tasks - counts.doneTasks) and \(counts.doneTasks)")
                 }
             }
+            if report.schemaVersion >= 22 {
+                let kept = "SELECT project, count FROM project_total"
+                let counted = "SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project"
+                try database.cachedStatement("""
+                    SELECT project FROM (\(kept) EXCEPT \(counted)) UNION SELECT project FROM (\(counted) EXCEPT \(kept)) ORDER BY project
+                    """).forEachRow { row in
+                    rule("project_total's count of project \(row.text(0)) does not match its tasks")
+                }
+            }
         }
         if report.schemaVersion >= 10 {
             attempt("checking the taggings") {
