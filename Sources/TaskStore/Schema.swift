@@ -487,8 +487,13 @@ enum Schema {
             // one of them up in the table. project_total counts the tasks of each project,
             // kept by triggers as task_total is: a project with its subprojects is a sum
             // over a few rows, not a count of hundreds of thousands of index entries. Only
-            // a task with a project writes a row of it.
+            // a task with a project writes a row of it. task_tag_by_tag holds each tag's
+            // tasks as task_tag's key does, without the copies of their sort keys that make
+            // the key's entries several times longer: counting a tag, or the tasks two tags
+            // share (a merge of their ranges), reads a few hundred pages instead of thousands,
+            // which the page cache holds.
             try db.execute("""
+                CREATE INDEX task_tag_by_tag ON task_tag (tag, task_pk);
                 DROP INDEX task_by_wait;
                 CREATE INDEX task_by_wait ON task (done, created_at, id, wait_at) WHERE wait_at IS NOT NULL;
                 CREATE TABLE project_total (project TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;

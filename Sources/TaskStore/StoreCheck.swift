@@ -73,16 +73,12 @@ extension TaskStore {
         // checked twice (two million lookups at a million tasks).
         let taggingsPass = report.schemaVersion >= 10
         attempt("PRAGMA foreign_key_check", into: \.foreignKeyProblems) {
-            var tables: [String] = []
-            try database.cachedStatement("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").forEachRow { row in
-                tables.append(row.text(0))
-            }
-            for table in tables where !(taggingsPass && table == "task_tag") {
-                let quoted = "\"" + table.replacing("\"", with: "\"\"") + "\""
-                try database.cachedStatement("PRAGMA foreign_key_check(\(quoted))").forEachRow { row in
-                    let rowid = row.isNull(1) ? "" : " \(row.int64(1))"
-                    report.foreignKeyProblems.append("a row\(rowid) of \(row.text(0)) refers to a missing row of \(row.text(2))")
-                }
+            try database.cachedStatement("""
+                SELECT fk.* FROM sqlite_schema AS s, pragma_foreign_key_check(s.name) AS fk
+                WHERE s.type = 'table' AND s.name IS NOT ? ORDER BY s.name
+                """).forEachRow([taggingsPass ? .text("task_tag") : .null]) { row in
+                let rowid = row.isNull(1) ? "" : " \(row.int64(1))"
+                report.foreignKeyProblems.append("a row\(rowid) of \(row.text(0)) refers to a missing row of \(row.text(2))")
             }
         }
         guard report.schemaVersion > 0 else { return report }  // a new file: no tables yet
@@ -119,10 +115,11 @@ extension TaskStore {
                 }
             }
             if report.schemaVersion >= 22 {
-                let kept = "SELECT project, count FROM project_total"
-                let counted = "SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project"
                 try database.cachedStatement("""
-                    SELECT project FROM (\(kept) EXCEPT \(counted)) UNION SELECT project FROM (\(counted) EXCEPT \(kept)) ORDER BY project
+                    WITH kept AS (SELECT project, count FROM project_total),
+                         counted AS (SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project)
+                    SELECT project FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
+                    UNION SELECT project FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY project
                     """).forEachRow { row in
                     rule("project_total's count of project \(row.text(0)) does not match its tasks")
                 }
