@@ -81,11 +81,20 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
-            // Copy runs of bytes that need no escape in one go.
+            guard let base = bytes.baseAddress else { return }
+            // Copy runs of bytes that need no escape in one go, looking at eight at a time.
             var runStart = 0
-            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
-                runStart = offset + 1
+            var offset = 0
+            while offset < bytes.count {
+                if offset + 8 <= bytes.count && !mayNeedEscape(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) {
+                    offset += 8
+                    continue
+                }
+                let byte = bytes[offset]
+                offset += 1
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(offset - 1)]))
+                runStart = offset
                 switch byte {
                 case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
                 case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
@@ -100,5 +109,15 @@ public enum JSONWriter {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// True when one of the eight bytes of `word` may be below 0x20, a quote or a backslash
+    /// (never false when one is): the zero-byte tests of "Bit Twiddling Hacks".
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let below = (word &- ones &* 0x20) & ~word & highs != 0
+        return below || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 }

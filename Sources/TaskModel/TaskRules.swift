@@ -23,29 +23,30 @@ public enum TaskRules {
     package static let timestamps: ClosedRange<Int64> = Timestamp.parse("0000-01-01")!...Timestamp.parse("9999-12-31T23:59:59.999Z")!
 
     package static func validateID(_ id: String, field: String = "id") throws {
-        let count = id.unicodeScalars.count
-        guard (1...maxIDLength).contains(count) else {
+        let facts = ScalarFacts(id)
+        guard (1...maxIDLength).contains(facts.count) else {
             throw TaskStoreError.invalid(field: field, reason: "must be 1 to \(maxIDLength) characters")
         }
-        guard !id.unicodeScalars.contains(where: isControl) else {
+        guard !facts.hasControl else {
             throw TaskStoreError.invalid(field: field, reason: "must not contain control characters")
         }
     }
 
     package static func validateTitle(_ title: String, field: String) throws {
-        guard title.unicodeScalars.count <= maxTitleLength else {
+        let facts = ScalarFacts(title)
+        guard facts.count <= maxTitleLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxTitleLength) characters")
         }
-        guard title.unicodeScalars.contains(where: { !isWhiteSpace($0) }) else {
+        guard facts.hasOtherThanWhiteSpace else {
             throw TaskStoreError.invalid(field: field, reason: "must contain a character that is not white space")
         }
-        guard !title.unicodeScalars.contains(where: isControl) else {
+        guard !facts.hasControl else {
             throw TaskStoreError.invalid(field: field, reason: "must not contain control characters")
         }
     }
 
     package static func validateNotes(_ notes: String, field: String) throws {
-        guard notes.unicodeScalars.count <= maxNotesLength else {
+        guard notes.utf8.count <= maxNotesLength || notes.unicodeScalars.count <= maxNotesLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxNotesLength) characters")
         }
     }
@@ -74,10 +75,11 @@ public enum TaskRules {
     }
 
     package static func validateTag(_ tag: String, field: String) throws {
-        guard (1...maxTagLength).contains(tag.unicodeScalars.count) else {
+        let facts = ScalarFacts(tag)
+        guard (1...maxTagLength).contains(facts.count) else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must be 1 to \(maxTagLength) characters")
         }
-        guard !tag.unicodeScalars.contains(where: { isControl($0) || isWhiteSpace($0) }) else {
+        guard !facts.hasControl && !facts.hasWhiteSpace else {
             throw TaskStoreError.invalid(field: field, reason: "a tag must not contain white space or control characters")
         }
     }
@@ -85,18 +87,26 @@ public enum TaskRules {
     /// A dot-separated path of 1 to `maxProjectSegments` segments, each 1 to
     /// `maxProjectSegmentLength` characters without white space, control characters or dots.
     package static func validateProject(_ project: String, field: String) throws {
-        guard project.unicodeScalars.count <= maxProjectLength else {
+        let facts = ScalarFacts(project)
+        guard facts.count <= maxProjectLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxProjectLength) characters")
         }
-        let segments = project.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+        // Each segment's length in scalars, and whether it has white space or a control
+        // character: over the bytes when every scalar is ASCII (a dot is one of each).
+        let excluded = { (scalar: Unicode.Scalar) in isControl(scalar) || isWhiteSpace(scalar) }
+        let segments = facts.isASCII
+            ? project.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+                .map { (length: $0.count, excluded: $0.contains { excluded(Unicode.Scalar($0)) }) }
+            : project.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+                .map { (length: $0.count, excluded: $0.contains(where: excluded)) }
         guard segments.count <= maxProjectSegments else {
             throw TaskStoreError.invalid(field: field, reason: "must have at most \(maxProjectSegments) dot-separated segments")
         }
         for segment in segments {
-            guard (1...maxProjectSegmentLength).contains(segment.count) else {
+            guard (1...maxProjectSegmentLength).contains(segment.length) else {
                 throw TaskStoreError.invalid(field: field, reason: "each dot-separated segment must be 1 to \(maxProjectSegmentLength) characters")
             }
-            guard !segment.contains(where: { isControl($0) || isWhiteSpace($0) }) else {
+            guard !segment.excluded else {
                 throw TaskStoreError.invalid(field: field, reason: "must not contain white space or control characters")
             }
         }
@@ -164,6 +174,41 @@ public enum TaskRules {
 
     package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// What the checks ask of a text's scalars, found in one pass: over its bytes when
+    /// they are all ASCII (each one scalar), the common case, else over its scalars.
+    struct ScalarFacts {
+        var count = 0
+        var isASCII = true
+        var hasControl = false
+        var hasWhiteSpace = false
+        var hasOtherThanWhiteSpace = false
+
+        init(_ text: String) {
+            var text = text
+            var facts = self
+            let ascii = text.withUTF8 { bytes in
+                for byte in bytes {
+                    guard byte < 0x80 else { return false }
+                    // isControl and isWhiteSpace, for the ASCII scalars.
+                    if byte < 0x20 || byte == 0x7F { facts.hasControl = true }
+                    if byte == 0x20 || (0x09...0x0D).contains(byte) { facts.hasWhiteSpace = true } else { facts.hasOtherThanWhiteSpace = true }
+                }
+                facts.count = bytes.count
+                return true
+            }
+            if ascii {
+                self = facts
+            } else {
+                isASCII = false
+                for scalar in text.unicodeScalars {
+                    count += 1
+                    if TaskRules.isControl(scalar) { hasControl = true }
+                    if TaskRules.isWhiteSpace(scalar) { hasWhiteSpace = true } else { hasOtherThanWhiteSpace = true }
+                }
+            }
+        }
     }
 
     package static func codePointOrder(_ a: String, _ b: String) -> Bool {

@@ -33,8 +33,9 @@ struct FetchPlan {
     let sort: [SortKey]
     private(set) var whereClauses: [String] = []
     private(set) var whereValues: [SQLValue] = []
-    /// True when the filter is at most `done`: the kept totals answer `includeTotal`.
-    private var countsFromTotals = false
+    /// How `includeTotal` counts, when a filter of one kind is read from what keeps its
+    /// count (nil: the tasks matching the clauses are counted).
+    private var kept: KeptCount?
     /// True when tasks are read through the first tag's taggings, which hold the default
     /// sort key: a sort by `createdAt` alone with a tags filter.
     private var drivenByTag = false
@@ -133,14 +134,11 @@ struct FetchPlan {
         }
         if let project = filter.project {
             try TaskRules.validateProject(project, field: "filter.project")
-            // `Home` and what sorts after `Home.` and before `Home/` ('/' follows '.'): an
-            // index range over `Home` … `Home/`, less the projects such as `Home-x` in it.
-            let range = [SQLValue.text(project), .text(project + "/"), .text(project), .text(project + ".")]
-            let condition = { (column: String) in "\(column) >= ? AND \(column) < ? AND (\(column) = ? OR \(column) > ?)" }
+            let range = Self.projectRange(project)
             if sort.first?.field == .project {
-                add(condition("task.project"), range)
+                add(Self.projectCondition("task.project"), range)
             } else {
-                try addSelective(condition, column: "project", values: range, database: database, hasSmallSet: &hasSmallSet)
+                try addSelective(Self.projectCondition, column: "project", values: range, database: database, hasSmallSet: &hasSmallSet)
             }
             hasProjectFilter = true
         }
@@ -189,8 +187,7 @@ struct FetchPlan {
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
         startsFromSmallSet = hasSmallSet
-        // Counted from the clauses, so that a filter added later cannot be missed.
-        countsFromTotals = whereClauses.count == (filter.done == nil ? 0 : 1)
+        kept = KeptCount(filter)
     }
 
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
@@ -214,16 +211,76 @@ struct FetchPlan {
         }
     }
 
+    /// `Home` and what sorts after `Home.` and before `Home/` ('/' follows '.'): an index
+    /// range over `Home` … `Home/`, less the projects such as `Home-x` in it.
+    static func projectCondition(_ column: String) -> String {
+        "\(column) >= ? AND \(column) < ? AND (\(column) = ? OR \(column) > ?)"
+    }
+
+    /// `projectCondition`'s values for `project`.
+    static func projectRange(_ project: String) -> [SQLValue] {
+        [.text(project), .text(project + "/"), .text(project), .text(project + ".")]
+    }
+
+    /// A filter of one kind whose count is read without visiting the tasks: at most `done`
+    /// from `task_total`, a project (and those under it) from `project_total`, tags from
+    /// their ranges of task_tag's key, one counted, several intersected in one merge of
+    /// those ranges (each in `task_pk` order). Any other clause needs the tasks themselves.
+    private enum KeptCount {
+        case totals(done: Bool?)
+        case project(String)
+        case tags([String])
+
+        init?(_ filter: TaskFilter) {
+            var rest = filter
+            rest.done = nil
+            if rest == TaskFilter() {
+                self = .totals(done: filter.done)
+                return
+            }
+            rest = filter
+            rest.project = nil
+            if rest == TaskFilter(), let project = filter.project {
+                self = .project(project)
+                return
+            }
+            rest = filter
+            rest.tags = []
+            if rest == TaskFilter(), !filter.tags.isEmpty {
+                self = .tags(filter.tags)
+                return
+            }
+            return nil
+        }
+
+        var sql: String {
+            switch self {
+            case .totals(let done): "SELECT coalesce(sum(count), 0) FROM task_total" + (done == nil ? "" : " WHERE done = ?")
+            case .project: "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .tags(let tags) where tags.count == 1: "SELECT count(*) FROM task_tag WHERE tag = ?"
+            case .tags(let tags):
+                "SELECT count(*) FROM (" + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
+                    .joined(separator: " INTERSECT ") + " ORDER BY 1)"
+            }
+        }
+
+        var values: [SQLValue] {
+            switch self {
+            case .totals(let done): done.map { [SQLValue($0)] } ?? []
+            case .project(let project): FetchPlan.projectRange(project)
+            case .tags(let tags): tags.map(SQLValue.text)
+            }
+        }
+    }
+
     /// How many tasks are done (or not), as `task_total` keeps them.
     private static func total(done: Bool, in database: Database) throws -> Int {
         try database.cachedStatement("SELECT count FROM task_total WHERE done = ?").firstRow([SQLValue(done)]) { $0.int(0) } ?? 0
     }
 
-    /// Counts the tasks that match: `whereValues` are its parameters.
-    var countSQL: String {
-        countsFromTotals
-            ? "SELECT coalesce(sum(count), 0) FROM task_total" + whereSQL(extra: [])
-            : "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: []))
+    /// Counts the tasks that match.
+    var count: (sql: String, values: [SQLValue]) {
+        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), whereValues)
     }
 
     /// Counts `run`'s tasks, with its `values` (an offset comes without a cursor): how much of

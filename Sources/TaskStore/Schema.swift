@@ -482,6 +482,39 @@ enum Schema {
                 CREATE INDEX task_by_project_due_desc ON task (project, due_sort_desc, id) WHERE project IS NOT NULL;
                 """)
         },
+        .init(version: 22) { db in
+            // Counts for `includeTotal` that read no task rows. task_by_wait holds each
+            // waiting task's wait time too: counting the tasks still waiting looked every
+            // one of them up in the table. project_total counts the tasks of each project,
+            // kept by triggers as task_total is: a project with its subprojects is a sum
+            // over a few rows, not a count of hundreds of thousands of index entries. Only
+            // a task with a project writes a row of it. task_tag_by_tag holds each tag's
+            // tasks as task_tag's key does, without the copies of their sort keys that make
+            // the key's entries several times longer: counting a tag, or the tasks two tags
+            // share (a merge of their ranges), reads a few hundred pages instead of thousands,
+            // which the page cache holds.
+            try db.execute("""
+                CREATE INDEX task_tag_by_tag ON task_tag (tag, task_pk);
+                DROP INDEX task_by_wait;
+                CREATE INDEX task_by_wait ON task (done, created_at, id, wait_at) WHERE wait_at IS NOT NULL;
+                CREATE TABLE project_total (project TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO project_total (project, count) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
+                CREATE TRIGGER project_total_insert AFTER INSERT ON task WHEN NEW.project IS NOT NULL BEGIN
+                    INSERT INTO project_total (project, count) VALUES (NEW.project, 1)
+                    ON CONFLICT (project) DO UPDATE SET count = count + 1;
+                END;
+                CREATE TRIGGER project_total_delete AFTER DELETE ON task WHEN OLD.project IS NOT NULL BEGIN
+                    DELETE FROM project_total WHERE project = OLD.project AND count = 1;
+                    UPDATE project_total SET count = count - 1 WHERE project = OLD.project;
+                END;
+                CREATE TRIGGER project_total_update AFTER UPDATE OF project ON task WHEN OLD.project IS NOT NEW.project BEGIN
+                    DELETE FROM project_total WHERE project = OLD.project AND count = 1;
+                    UPDATE project_total SET count = count - 1 WHERE project = OLD.project;
+                    INSERT INTO project_total (project, count) SELECT NEW.project, 1 WHERE NEW.project IS NOT NULL
+                    ON CONFLICT (project) DO UPDATE SET count = count + 1;
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

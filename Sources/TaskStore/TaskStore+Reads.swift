@@ -56,7 +56,8 @@ extension TaskStore {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
             if query.includeTotal {
-                page.total = Int(try database.cachedStatement(plan.countSQL).firstRow(plan.whereValues) { $0.int64(0) } ?? 0)
+                let count = plan.count
+                page.total = Int(try database.cachedStatement(count.sql).firstRow(count.values) { $0.int64(0) } ?? 0)
             }
             return page
         } }

@@ -49,7 +49,9 @@ public enum TaskJSON {
         320 + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count
     }
 
-    private static func append(_ task: TaskItem, to out: inout [UInt8]) {
+    /// Appends the task object to `out`: a stream of tasks (an export) is written into one
+    /// buffer, with no buffer of its own per task.
+    public static func append(_ task: TaskItem, to out: inout [UInt8]) {
         func key(_ name: StaticString) {
             JSONWriter.append(name, to: &out)
         }

@@ -22,4 +22,21 @@ import Testing
         #expect(written == "\"\\\"\\\\ é \u{7F} \u{2028} 😀\"")
         #expect(try JSONParser.parse(Array(written.utf8)) == .string(text))
     }
+
+    /// The writer passes over eight clean bytes at a time: an escape is found wherever it
+    /// falls in or across those words, beside multi-byte characters and bytes just above
+    /// the ones that need it.
+    @Test func anEscapeIsFoundAtEveryOffset() throws {
+        for special in ["\u{0}", "\u{1F}", "\"", "\\", "\n"] {
+            for length in 0..<20 {
+                for position in 0...length {
+                    var characters = Array(repeating: "é!#]", count: 6).joined().prefix(length).map(String.init)
+                    characters.insert(special, at: position)
+                    let text = characters.joined()
+                    #expect(try JSONParser.parse(Array(JSONWriter.string(.string(text)).utf8)) == .string(text), "\(Array(text.utf8))")
+                    #expect(!JSONWriter.string(.string(text)).utf8.contains { $0 < 0x20 })
+                }
+            }
+        }
+    }
 }

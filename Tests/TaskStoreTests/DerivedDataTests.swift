@@ -68,6 +68,45 @@ import Testing
         #expect(report.ruleProblems.isEmpty && report.isSound, "\(report.ruleProblems)")
     }
 
+    /// `includeTotal` with only a project, or only tags, is read from `project_total` and
+    /// task_tag's key, not counted over the tasks: the counts follow every write.
+    @Test func projectAndTagCountsFollowEveryWrite() async throws {
+        let store = try makeStore(directory)
+        func total(_ filter: TaskFilter) async throws -> Int? {
+            try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+        }
+        func expectTotals(_ home: Int, _ garage: Int, _ x: Int, _ xy: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let found = [try await total(TaskFilter(project: "Home")), try await total(TaskFilter(project: "Home.Garage")),
+                         try await total(TaskFilter(tags: ["x"])), try await total(TaskFilter(tags: ["x", "y"])),
+                         try await total(TaskFilter(tags: ["y", "x"]))]
+            #expect(found == [home, garage, x, xy, xy], sourceLocation: sourceLocation)
+        }
+        try await expectTotals(0, 0, 0, 0)
+        _ = try await store.apply([
+            .create(TaskDraft(id: "a", title: "a", tags: ["x"], project: "Home")),
+            .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"], project: "Home.Garage")),
+            .create(TaskDraft(id: "c", title: "c", tags: ["y"], project: "Home-x")),
+            .create(TaskDraft(id: "d", title: "d", tags: ["x", "y", "z"], project: "Homework")),
+        ], atomic: true)
+        try await expectTotals(2, 1, 3, 2)
+        _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "y"], project: .some("Home.Attic")))
+        _ = try await store.update(id: "a", changes: TaskChanges(project: .some(nil)))
+        try await expectTotals(2, 1, 4, 3)
+        _ = try await store.delete(id: "b")
+        try await expectTotals(1, 0, 3, 2)
+        // Another writer of the file.
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.run("UPDATE task SET project = 'Home.Garage' WHERE id IN ('a', 'd')")
+        try other.run("DELETE FROM task_tag WHERE tag = 'y' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
+        try await expectTotals(3, 2, 3, 1)
+        #expect(try other.integer("SELECT count(*) FROM project_total WHERE project = 'Homework'") == 0)
+        let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
+        #expect(report.isSound, "\(report.ruleProblems)")
+        try other.run("UPDATE project_total SET count = 5 WHERE project = 'Home.Garage'")
+        #expect(try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
+                == ["project_total's count of project Home.Garage does not match its tasks"])
+    }
+
     @Test func checkFindsCopiesOutOfStep() async throws {
         let store = try makeStore(directory)
         try await store.add("one", tags: ["a"], id: "one")

@@ -52,12 +52,10 @@ enum ExportCommand: Command {
         var count = 0
         if format == .json { try output.write("[") }
         try store.exportTasks { task in
-            switch format {
-            case .jsonl:
-                try output.write(JSONWriter.bytes(TaskJSON.encode(task)) + [0x0A])
-            case .json:
-                try output.write(count == 0 ? "\n" : ",\n")
-                try output.write(JSONWriter.bytes(TaskJSON.encode(task)))
+            try output.write { out in
+                if format == .json { JSONWriter.append(count == 0 ? "\n" : ",\n", to: &out) }
+                TaskJSON.append(task, to: &out)
+                if format == .jsonl { out.append(0x0A) }
             }
             count += 1
         }

@@ -24,6 +24,12 @@ final class OutputWriter {
         if buffer.count >= Self.capacity { try flush() }
     }
 
+    /// Lets `body` append to the buffer in place.
+    func write(_ body: (inout [UInt8]) -> Void) throws(CommandFailure) {
+        body(&buffer)
+        if buffer.count >= Self.capacity { try flush() }
+    }
+
     func write(_ text: String) throws(CommandFailure) {
         try write(Array(text.utf8))
     }
