@@ -61,27 +61,19 @@ extension PostgresTaskStore {
     /// Writes one checked task; returns it when it was written.
     private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws -> TaskItem? {
         let checked = try CheckedTask(item)
-        if try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) {
-            summary.inserted += 1
+        let imported = try onConflict.importRecord(
+            checked, summary: &summary,
+            insert: { try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) ? item.id : nil },
+            load: { try load(id: item.id).map { (item.id, $0) } },
+            replace: { _, _ in try replace(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) })
+        switch imported {
+        case .inserted:
             _ = try log(.created, task: checked.task)
-            return checked.task
-        }
-        switch onConflict {
-        case .fail:
-            throw TaskStoreError.alreadyExists(id: item.id)
-        case .skip:
-            summary.skipped += 1
-            return nil
-        case .replace:
-            guard let current = try load(id: item.id) else { throw TaskStoreError.alreadyExists(id: item.id) }
-            if current.isIdentical(to: checked.task) {
-                summary.unchanged += 1
-                return nil
-            }
-            try replace(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt)
-            summary.replaced += 1
+        case .replaced:
             _ = try log(.updated, task: checked.task)
-            return checked.task
+        case .untouched:
+            return nil
         }
+        return checked.task
     }
 }

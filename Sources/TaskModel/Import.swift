@@ -38,6 +38,46 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
     case replace
 }
 
+/// What one record of an import did to the database, for a store whose rows `Key` names.
+package enum ImportedRecord<Key> {
+    case inserted(Key)
+    /// `previous`: the task as it was before the record replaced it.
+    case replaced(Key, previous: TaskItem)
+    /// Skipped, or identical to the task there.
+    case untouched
+}
+
+extension ConflictPolicy {
+    /// One checked record, inside the import's transaction: `insert` it (nil when its id is
+    /// taken); when it is taken, fail, skip, or `load` the task there and `replace` it unless
+    /// identical. Counts what happened in `summary`.
+    package func importRecord<Key>(
+        _ checked: CheckedTask, summary: inout ImportSummary,
+        insert: () throws -> Key?, load: () throws -> (Key, TaskItem)?, replace: (Key, TaskItem) throws -> Void
+    ) throws -> ImportedRecord<Key> {
+        if let key = try insert() {
+            summary.inserted += 1
+            return .inserted(key)
+        }
+        switch self {
+        case .fail:
+            throw TaskStoreError.alreadyExists(id: checked.task.id)
+        case .skip:
+            summary.skipped += 1
+            return .untouched
+        case .replace:
+            guard let (key, current) = try load() else { throw TaskStoreError.alreadyExists(id: checked.task.id) }
+            if current.isIdentical(to: checked.task) {
+                summary.unchanged += 1
+                return .untouched
+            }
+            try replace(key, current)
+            summary.replaced += 1
+            return .replaced(key, previous: current)
+        }
+    }
+}
+
 public struct ImportSummary: Sendable, Hashable {
     /// New tasks.
     public var inserted = 0

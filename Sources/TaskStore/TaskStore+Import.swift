@@ -60,25 +60,17 @@ extension TaskStore {
     /// returns the key of its row when its dependencies are to be written.
     private func importTask(_ item: TaskItem, onConflict: ConflictPolicy, summary: inout ImportSummary) throws -> Int64? {
         let checked = try CheckedTask(item)
-        if let pk = try insertRow(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) {
-            summary.inserted += 1
-            return checked.task.dependsOn.isEmpty ? nil : pk
-        }
-        switch onConflict {
-        case .fail:
-            throw TaskStoreError.alreadyExists(id: item.id)
-        case .skip:
-            summary.skipped += 1
-            return nil
-        case .replace:
-            guard let (pk, current) = try loadWithKey(id: item.id) else { throw TaskStoreError.alreadyExists(id: item.id) }
-            if current.isIdentical(to: checked.task) {
-                summary.unchanged += 1
-                return nil
-            }
-            try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
-            summary.replaced += 1
-            return TaskItem.identical(current.dependsOn, checked.task.dependsOn) ? nil : pk
+        let imported = try onConflict.importRecord(
+            checked, summary: &summary,
+            insert: { try insertRow(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) },
+            load: { try loadWithKey(id: item.id) },
+            replace: { pk, current in
+                try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
+            })
+        switch imported {
+        case .inserted(let pk): return checked.task.dependsOn.isEmpty ? nil : pk
+        case .replaced(let pk, let previous): return TaskItem.identical(previous.dependsOn, checked.task.dependsOn) ? nil : pk
+        case .untouched: return nil
         }
     }
 }
