@@ -158,40 +158,47 @@ extension PostgresTaskStore {
     }
 
     /// Puts `tasks` back as `snapshots` hold them, in the caller's group `group`, and returns
-    /// the changes: deletes those that have none (the group created them), then writes back
-    /// the others, recreating those that are gone with their ids. A dependency on a task
+    /// the changes: deletes those that have none (the group created them; the newest first,
+    /// so that one depending on another created with it leaves no update behind), recreates
+    /// those that are gone with their ids, then writes back the others. A dependency on a task
     /// that no longer exists is left out; one that closes a cycle fails the reversal. Each
     /// task that changes is at its next version (a recreated one, past the version it was
     /// deleted at); one already as its snapshot is left alone.
     private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: Int64) throws -> [TaskChange] {
         var changes: [TaskChange] = []
-        for task in tasks where snapshots[Array(task.id.utf8)] == nil {
+        for task in tasks.reversed() where snapshots[Array(task.id.utf8)] == nil {
             guard let current = try load(id: task.id) else { continue }
             let (change, dependents) = try delete(current, group: group)
             changes += dependents + [change]
         }
         let now = clock()
         var dependenciesChanged: [String] = []
+        var present: [(snapshot: Snapshot, current: TaskItem)] = []
         for task in tasks {
             guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
-            let current = try load(id: task.id)
+            if let current = try load(id: task.id) {
+                present.append((snapshot, current))
+                continue
+            }
             var next = snapshot.task
             next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
-            if let current {
-                next.version = current.version
-                next.updatedAt = current.updatedAt
-                guard !next.isIdentical(to: current) else { continue }
-                try self.snapshot(id: task.id, group: group)
-                next = try nextVersion(of: next, at: now)
-                try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
-                changes.append(try log(.updated, task: next))
-            } else {
-                next.version = max(next.version, try versionDeleted(id: task.id) ?? next.version)
-                next = try nextVersion(of: next, at: now)
-                guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { throw TaskStoreError.alreadyExists(id: next.id) }
-                changes.append(try log(.created, task: next))
-            }
-            if !TaskItem.identical(next.dependsOn, current?.dependsOn ?? []) { dependenciesChanged.append(task.id) }
+            next.version = max(next.version, try versionDeleted(id: next.id) ?? next.version)
+            next = try nextVersion(of: next, at: now)
+            guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { throw TaskStoreError.alreadyExists(id: next.id) }
+            changes.append(try log(.created, task: next))
+            if !next.dependsOn.isEmpty { dependenciesChanged.append(next.id) }
+        }
+        for (snapshot, current) in present {
+            var next = snapshot.task
+            next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
+            next.version = current.version
+            next.updatedAt = current.updatedAt
+            guard !next.isIdentical(to: current) else { continue }
+            try self.snapshot(id: next.id, group: group)
+            next = try nextVersion(of: next, at: now)
+            try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
+            changes.append(try log(.updated, task: next))
+            if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }
         }
         for id in dependenciesChanged {
             if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }

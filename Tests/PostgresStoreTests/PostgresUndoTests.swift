@@ -85,8 +85,8 @@ import Testing
         #expect(redone.deleted == ["b"])
         #expect(try await !exists(store, "b"))
         #expect(try await store.get(id: "a").dependsOn == ["c"])
-        // Deleted a second time, it comes back past the version of its last deletion.
-        #expect(try await store.undo(scope: .connection, force: false)?.tasks.first { $0.id == "b" }?.version == deleted.version + 3)
+        // Deleted a second time (at version 2), it comes back past that version.
+        #expect(try await store.undo(scope: .connection, force: false)?.tasks.first { $0.id == "b" }?.version == deleted.version + 2)
     }
 
     @Test func anApplyIsOneGroupAndEachGroupCommittedRequestIsItsOwn() async throws {
@@ -104,7 +104,7 @@ import Testing
         _ = try await store.performEach([.create(TaskDraft(id: "c", title: "c")), .create(TaskDraft(id: "d", title: "d"))])
         #expect(try await store.undo(scope: .connection, force: false)?.deleted == ["d"])
         #expect(try await store.undo(scope: .connection, force: false)?.deleted == ["c"])
-        #expect(try await store.undo(scope: .connection, force: false)?.deleted == ["a", "b"])
+        #expect(try await store.undo(scope: .connection, force: false)?.deleted.sorted() == ["a", "b"])
         #expect(try await store.undo(scope: .connection, force: false)?.deleted == ["x"])
         #expect(try await store.undo(scope: .connection, force: false) == nil)
     }
