@@ -225,6 +225,20 @@ import Testing
         #expect(try database.query("SELECT count(*) AS n FROM change_before")[0].int("n") == 0)
     }
 
+    /// A database made before change groups gains their tables when opened; its earlier
+    /// writes are no groups, the writes after are.
+    @Test func aDatabaseFromBeforeChangeGroupsIsUpgraded() async throws {
+        let schema = try Cluster.freshSchema()
+        let old = try Cluster.store(schema)
+        _ = try await create(old, TaskDraft(id: "old", title: "old"))
+        try PostgresConnection(schema).execute("DROP TABLE change_group, change_before; UPDATE taskline_schema SET version = 2")
+        let store = try Cluster.store(schema)
+        #expect(try PostgresConnection(schema).query("SELECT version FROM taskline_schema")[0].int("version") > 2)
+        #expect(try await store.undo(scope: .database, force: false) == nil)
+        _ = try await update(store, "old", TaskChanges(title: "new"))
+        #expect(try await store.undo(scope: .connection, force: false)?.tasks.map(\.title) == ["old"])
+    }
+
     /// A dependency the reversal would restore that closes a cycle through a task outside
     /// the group fails the whole undo with 1006.
     @Test func aDependencyThatWouldCloseACycleFailsTheUndo() async throws {
