@@ -14,6 +14,12 @@ import Testing
         return task
     }
 
+    /// Two stores on one database, as two servers are.
+    func twoStores() throws -> (PostgresTaskStore, PostgresTaskStore) {
+        let schema = try Cluster.freshSchema()
+        return (try Cluster.store(schema), try Cluster.store(schema))
+    }
+
     func create(_ store: PostgresTaskStore, _ draft: TaskDraft) async throws -> TaskItem {
         try #require(try await store.perform(.create(draft)).task)
     }
@@ -110,9 +116,7 @@ import Testing
     }
 
     @Test func scopeConnectionMeansThisStoresOwnGroupsAndDatabaseAnyones() async throws {
-        let schema = try Cluster.freshSchema()
-        let mine = try Cluster.store(schema)
-        let theirs = try Cluster.store(schema)
+        let (mine, theirs) = try twoStores()
         _ = try await create(mine, TaskDraft(id: "m", title: "m"))
         _ = try await create(theirs, TaskDraft(id: "t", title: "t"))
         let undone = try #require(try await mine.undo(scope: .connection, force: false))
@@ -128,9 +132,7 @@ import Testing
     }
 
     @Test func aTaskChangedOnAnotherStoreIsAConflictThatRevertsNothingUnlessForced() async throws {
-        let schema = try Cluster.freshSchema()
-        let first = try Cluster.store(schema)
-        let second = try Cluster.store(schema)
+        let (first, second) = try twoStores()
         _ = try await create(first, TaskDraft(id: "a", title: "one"))
         _ = try await create(first, TaskDraft(id: "b", title: "b"))
         _ = try await first.apply([.success(.update(id: "a", changes: TaskChanges(title: "two"), ifVersion: nil)),
@@ -180,9 +182,7 @@ import Testing
     }
 
     @Test func aNewWriteClearsTheRedoListOfItsScopeOnly() async throws {
-        let schema = try Cluster.freshSchema()
-        let mine = try Cluster.store(schema)
-        let theirs = try Cluster.store(schema)
+        let (mine, theirs) = try twoStores()
         _ = try await create(mine, TaskDraft(id: "a", title: "a"))
         _ = try await mine.undo(scope: .connection, force: false)
         _ = try await create(theirs, TaskDraft(id: "t", title: "t"))
@@ -242,9 +242,7 @@ import Testing
     /// A dependency the reversal would restore that closes a cycle through a task outside
     /// the group fails the whole undo with 1006.
     @Test func aDependencyThatWouldCloseACycleFailsTheUndo() async throws {
-        let schema = try Cluster.freshSchema()
-        let mine = try Cluster.store(schema)
-        let theirs = try Cluster.store(schema)
+        let (mine, theirs) = try twoStores()
         _ = try await create(mine, TaskDraft(id: "a", title: "a"))
         _ = try await create(mine, TaskDraft(id: "b", title: "b", dependsOn: ["a"]))
         _ = try await update(mine, "b", TaskChanges(dependsOn: []))
