@@ -43,7 +43,7 @@ enum ExportCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        try await StoreAccess.usingEither(options.database, create: false) { try await export(options.format, from: $0) }
+        try await StoreAccess.using(options.database, create: false) { try await export(options.format, from: $0) }
         return 0
     }
 

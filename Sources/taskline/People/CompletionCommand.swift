@@ -79,7 +79,7 @@ enum CompletionCommand: Command {
         }
     }
 
-    private static func read(_ kind: Words, from store: isolated TaskStore) throws -> [String] {
+    private static func read(_ kind: Words, from store: isolated any CommandLineStoring) throws -> [String] {
         switch kind {
         case .ids:
             let query = TaskQuery(filter: TaskFilter(done: false), sort: [SortKey(field: .updatedAt, descending: true)],
