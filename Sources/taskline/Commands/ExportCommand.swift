@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 import TasklineServer
 
 /// `taskline export`: every task on stdout, in the wire format.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import JSONRPC
-import TaskStore
+import TaskModel
 import TasklineServer
 
 /// `taskline import`: tasks from a file or stdin, in one transaction.

@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 // `taskline undo` and `taskline redo`: the command line's own changes (add, done, rm), which
 // it writes as one origin whatever the run, undone and redone newest first.

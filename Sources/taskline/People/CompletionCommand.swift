@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 /// `taskline completion`: the shells' completion scripts, and the words they complete,
 /// read from this binary and the database, so that they never fall behind either.

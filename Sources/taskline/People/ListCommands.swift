@@ -1,6 +1,6 @@
 import JSONRPC
 import PeopleDates
-import TaskStore
+import TaskModel
 import TasklineServer
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import JSONRPC
 import Logging
 import PeopleDates
-import TaskStore
+import TaskModel
 import TasklineServer
 
 // The command line for people: add, modify, done, rm (and list, show, edit, … beside).

@@ -1,5 +1,5 @@
 import PeopleDates
-import TaskStore
+import TaskModel
 
 /// `taskline show ID`
 enum ShowCommand: Command {

@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 /// What `projects` and `tags` read: the database, and whether done tasks count too.
 struct SummaryOptions: Sendable {
