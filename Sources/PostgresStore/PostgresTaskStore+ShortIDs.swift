@@ -4,9 +4,9 @@ import TaskModel
 /// Short ids (see `ShortID`) on PostgreSQL: the same answers as on SQLite, each found by a
 /// pass over every id.
 extension PostgresTaskStore {
-    /// `ShortID.key(of:)` in SQL, as SQLite's `ShortID.keySQL` is: a regular expression's `.`
-    /// is one character, as `key(of:)` counts, and `substr` counts characters.
-    static let keySQL = "CASE WHEN id ~ '^.{8}-.{4}-7.{3}-.{4}-.{12}$' THEN substr(id, 25) ELSE id END"
+    /// `ShortID.key(of:)` in SQL, as SQLite's `ShortID.keySQL` is: LIKE's `_` is one
+    /// character, as `key(of:)` counts, and `substr` counts characters.
+    static let keySQL = "CASE WHEN id LIKE '________-____-7___-____-____________' THEN substr(id, 25) ELSE id END"
 
     public func shortID(for id: String) throws -> String {
         try translatingErrors(readOnly: true) {

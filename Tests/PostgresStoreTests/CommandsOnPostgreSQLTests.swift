@@ -10,7 +10,8 @@ import Testing
     let directory = TemporaryDirectory()
 
     /// Ids whose short ids differ: two version-7 ids whose keys share 8 characters, another
-    /// on its own, ids a client chose (two sharing 9 characters), one shorter than a short id.
+    /// on its own, ids a client chose (two sharing 9 characters), one shorter than a short id,
+    /// one of a version-7 id's shape with characters of two bytes, a random UUID's.
     static let records = [
         #"{"id":"01938a00-0000-7000-8000-abcdef123456","title":"Fix garage door","tags":["home"],"project":"Home.Garage","priority":3,"due":"2099-06-01","createdAt":"2026-01-01T00:00:00Z"}"#,
         #"{"id":"01938a00-0000-7000-8000-abcdef129999","title":"Write report","notes":"the plan","tags":["work"],"project":"Homework","priority":1,"due":"2099-12-01","createdAt":"2026-01-02T00:00:00Z"}"#,
@@ -18,6 +19,8 @@ import Testing
         #"{"id":"plain-id-1","title":"Water plants","tags":["home"],"dependsOn":["01938a00-0000-7000-8000-abcdef123456"],"createdAt":"2026-01-04T00:00:00Z"}"#,
         #"{"id":"plain-id-2","title":"Read","done":true,"completedAt":"2026-01-06T00:00:00Z","createdAt":"2026-01-05T00:00:00Z","updatedAt":"2026-01-06T00:00:00Z","version":2}"#,
         #"{"id":"ab","title":"Call mum","createdAt":"2026-01-07T00:00:00Z"}"#,
+        #"{"id":"éééééééé-0000-7000-8000-zzzzzzzzzzzz","title":"Bake bread","createdAt":"2026-01-08T00:00:00Z"}"#,
+        #"{"id":"01938a00-0000-4000-8000-abcdef123456","title":"Not time-ordered","createdAt":"2026-01-09T00:00:00Z"}"#,
     ]
 
     /// A fresh database holding `records`.
@@ -41,7 +44,7 @@ import Testing
             ["list", "due.before:2099-07-01"], ["list", "pri:H"], ["list", "plan"], ["list", "--sort", "-priority", "--limit", "2"],
             ["list", "--json"], ["next"], ["overdue"], ["search", "plan"], ["projects"], ["tags", "--all"],
             ["completion", "--words", "ids"], ["completion", "--words", "tags"],
-            ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"],
+            ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"], ["show", "0193"],
             ["done", "abcdef129", "1111111"], ["done", "1111111"], ["modify", "plain-i", "pri:L", "+garden", "depends:abcdef129"],
             ["modify", "plain-i", "depends:nope"], ["rm", "ab", "ab"], ["list", "--all"], ["list", "--all", "--json"],
         ]
@@ -125,9 +128,9 @@ import Testing
         #expect(sound.status == 0, "\(sound.output)\(sound.stderr)")
         #expect(sound.lines.contains("schema        2 (current)"))
         #expect(sound.lines.contains("task rules    ok"))
-        #expect(sound.lines.contains("tasks         6 (5 open, 1 done)"))
+        #expect(sound.lines.contains("tasks         8 (7 open, 1 done)"))
         #expect(sound.lines.contains("tags          2 distinct, on 3 task-tag pairs"))
-        #expect(sound.lines.contains("change log    6 changes kept, newest seq 6"))
+        #expect(sound.lines.contains("change log    8 changes kept, newest seq 8"))
         #expect(sound.lines.last == "sound")
 
         // What SQLite's CHECK constraints and foreign keys refuse, PostgreSQL's schema lets through.
