@@ -93,6 +93,8 @@ extension PostgresTaskStore {
             if rows.count < 500 { break }
         }
 
+        for id in try tasksWhoseMetaIsNotAnObject(connection) { rule("task \(id): meta is not a JSON object") }
+
         // What SQLite's foreign keys hold: a dependency is on a task that exists.
         for row in try connection.query("""
             SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency
@@ -110,5 +112,38 @@ extension PostgresTaskStore {
             """) {
             rule("task \(try row.text("start")): its dependencies lead back to it (a dependency cycle)")
         }
+    }
+
+    /// The ids of the tasks whose meta is not a JSON object. PostgreSQL 15 cannot test text
+    /// for JSON without failing the query: one query finds them when every meta is JSON,
+    /// and only when some is not does each task get a query (and a savepoint) of its own.
+    private static func tasksWhoseMetaIsNotAnObject(_ connection: PostgresConnection) throws -> [String] {
+        let notJSON = SQLState(rawValue: "22P02")
+        /// `body` in a savepoint: false when it failed because some meta is not JSON.
+        func parsing(_ body: () throws -> Void) throws -> Bool {
+            try connection.execute("SAVEPOINT meta")
+            do {
+                try body()
+            } catch let error as PostgresError where error.sqlstate == notJSON {
+                try connection.execute("ROLLBACK TO SAVEPOINT meta; RELEASE SAVEPOINT meta")
+                return false
+            }
+            try connection.execute("RELEASE SAVEPOINT meta")
+            return true
+        }
+        var ids: [String] = []
+        let allJSON = try parsing {
+            ids = try connection.query("SELECT id FROM task WHERE jsonb_typeof(meta::jsonb) <> 'object' ORDER BY created_at, id")
+                .map { try $0.text("id") }
+        }
+        guard !allJSON else { return ids }
+        for id in try connection.query("SELECT id FROM task ORDER BY created_at, id").map({ try $0.text("id") }) {
+            var isObject = false
+            let isJSON = try parsing {
+                isObject = try connection.query("SELECT jsonb_typeof(meta::jsonb) = 'object' AS object FROM task WHERE id = $1", [.text(id)])[0].bool("object")
+            }
+            if !isJSON || !isObject { ids.append(id) }
+        }
+        return ids
     }
 }

@@ -138,6 +138,8 @@ import Testing
         try connection.execute("""
             UPDATE task SET priority = 9 WHERE id = 'ab';
             UPDATE task SET title_fold = 'x' WHERE id = 'plain-id-2';
+            UPDATE task SET meta = '[1]' WHERE id = 'plain-id-1';
+            UPDATE task SET meta = '{"a":' WHERE id = '01938a00-0000-4000-8000-abcdef123456';
             UPDATE task SET depends_on = array['gone'] WHERE id = '01938a00-0000-7000-8000-111111111111';
             UPDATE task SET depends_on = array['plain-id-1'] WHERE id = '01938a00-0000-7000-8000-abcdef123456';
             """)
@@ -145,7 +147,9 @@ import Testing
         #expect(broken.status == 1)
         #expect(broken.lines.contains("foreign keys  1 problem"))
         #expect(broken.lines.contains("    task 01938a00-0000-7000-8000-111111111111 depends on gone, which no task has"))
-        #expect(broken.lines.contains("task rules    4 problems"))
+        #expect(broken.lines.contains("task rules    6 problems"))
+        #expect(broken.lines.contains("    task plain-id-1: meta is not a JSON object"))
+        #expect(broken.lines.contains("    task 01938a00-0000-4000-8000-abcdef123456: meta is not a JSON object"))
         #expect(broken.lines.contains("    task ab: priority must be 0 (none), 1 (low), 2 (medium) or 3 (high)"))
         #expect(broken.lines.contains("    task plain-id-2: title_fold does not match the title"))
         #expect(broken.lines.contains("    task 01938a00-0000-7000-8000-abcdef123456: its dependencies lead back to it (a dependency cycle)"))
