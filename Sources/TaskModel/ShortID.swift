@@ -8,7 +8,7 @@
 /// (8 characters within a minute): their starts would make short ids of 10 characters and
 /// more, and the one `add` prints would stop being unique as soon as the next task came.
 /// The last group is random. The key of any other id (a random UUID, an id a client chose)
-/// is the whole id, as it always was.
+/// is the whole id.
 public enum ShortID {
     /// A short id has at least this many characters (or is the whole key, when shorter).
     public static let minimumLength = 7
