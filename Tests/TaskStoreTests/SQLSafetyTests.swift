@@ -95,6 +95,7 @@ import Testing
         // PostgresStore
         "TaskRow.columns": "a fixed column list",
         "Self.pendingReminder": "a fixed condition (a reminder still to send)",
+        "Self.keySQL": "a fixed expression (a task id's short-id key, PostgresTaskStore+ShortIDs)",
         "blocked ? \"\" : \"NOT \"": "one of two words",
         "Self.column(key.field)": "a sort-key column from PostgresFetchPlan.column's fixed set",
         "key.descending ? \"DESC\" : \"ASC\"": "a direction",
