@@ -218,7 +218,7 @@ import Testing
 /// The steps of SQLite's plan for `run`.
 func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
     var steps: [String] = []
-    try database.cachedStatement("EXPLAIN QUERY PLAN " + run.sql).forEachRow(run.values + [.integer(51), .integer(0)]) {
+    try database.cachedStatement("EXPLAIN QUERY PLAN " + run.sql).forEachRow(run.values + [.integer(51)]) {
         steps.append($0.text(3))
     }
     return steps
