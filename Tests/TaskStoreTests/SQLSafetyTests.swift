@@ -104,6 +104,9 @@ import Testing
         "filterWhereClause": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
         "values.count + 1": "a parameter number",
         "values.count + 2": "a parameter number",
+        "inScope(\"g\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
+        "inScope(\"w\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
+        "reverting": "a fixed condition on a change group's kind (PostgreSQL undo)",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {
