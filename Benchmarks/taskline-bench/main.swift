@@ -194,6 +194,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     for (filter, milliseconds) in QueryMatrix.measureTotals(server, samples: options.quick ? 3 : 21) {
         report.add(group, "fetch with includeTotal, \(filter) filter, median", milliseconds, "ms", target: .atMost(20))
     }
+    for (sort, milliseconds) in QueryMatrix.measureOffsets(server, offset: size / 2, samples: options.quick ? 3 : 11) {
+        report.add(group, "fetch 50 at offset \(size / 2) by \(sort), median", milliseconds, "ms", target: .atMost(100))
+    }
     server.shutdown()
 }
 
