@@ -42,9 +42,9 @@ enum PageMatrix {
         var met: Bool { first.met && middle?.met != false }
     }
 
+    /// The driver sleeps while it waits (`Server.spins` off): a page takes milliseconds, and
+    /// a driver spinning on one of two shared cores would take it from the server.
     static func measure(_ server: Server, samples: Int) -> (cells: [Cell], totals: [(filter: String, timing: Timing)]) {
-        server.spins = true
-        defer { server.spins = false }
         var cells: [Cell] = []
         for filter in filters {
             let filterMember = filter.json.map { #","filter":\#($0)"# } ?? ""

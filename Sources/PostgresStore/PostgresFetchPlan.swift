@@ -153,13 +153,9 @@ struct PostgresFetchPlan {
 
     /// The filter's tasks that also meet `extra` (whose `$`s take `parameters`), in `order`.
     private func run(_ extra: [String], _ parameters: [PostgresValue], order: String) -> Run {
-        var numbered: [String] = []
-        var count = values.count
-        for condition in extra {
-            numbered.append(Self.numbered(condition, after: count))
-            count += condition.filter { $0 == "$" }.count
-        }
-        let whereSQL = Self.whereClause(conditions + numbered)
+        let own = extra.isEmpty ? [] : [Self.numbered(extra.joined(separator: " AND "), after: values.count)]
+        let whereSQL = Self.whereClause(conditions + own)
+        let count = values.count + parameters.count
         return Run(sql: """
                        SELECT \(TaskRow.columns) FROM task \(whereSQL)
                        ORDER BY \(order) LIMIT $\(count + 1) OFFSET $\(count + 2)
