@@ -66,7 +66,9 @@ struct PostgresFetchPlan {
             hasProjectFilter = true
         }
         if let blocked = filter.blocked {
-            add("\(blocked ? "" : "NOT ")EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)", [])
+            let waitsForOne = "EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)"
+            // Checked first, the empty list spares the tasks without dependencies the lookup.
+            add(blocked ? "task.depends_on <> '{}' AND \(waitsForOne)" : "NOT \(waitsForOne)", [])
         }
         if let waiting = filter.waiting {
             add(waiting ? "task.wait_at > $" : "(task.wait_at IS NULL OR task.wait_at <= $)", [.integer(now)])
