@@ -8,7 +8,7 @@ import TaskModel
 /// order; `id`, by code point, breaks ties in the order of the last key.
 ///
 /// A page of one sort key is read in the order of that key's index (PostgresSchema, schema
-/// 3: `(key, id)`), a cursor being a row-value comparison `(key, id) > ($1, $2)` that is a
+/// 4: `(key, id)`), a cursor being a row-value comparison `(key, id) > ($1, $2)` that is a
 /// range of that index. Keys that can be absent are read in two runs: the tasks that have
 /// the key, from its partial index (backwards for descending: its order is the key's with
 /// the absent ones left out, where `NULLS LAST` backwards would put them first), then those

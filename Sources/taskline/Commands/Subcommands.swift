@@ -132,7 +132,6 @@ struct CommandFailure: Error {
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
         case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
-        case .unsupported(let feature, let store): "the \(store) store does not support \(feature) yet"
         }
     }
 }
@@ -173,7 +172,7 @@ enum StoreAccess {
     static func usingEither<T>(_ location: String, create: Bool, _ body: (any TaskStoring) async throws -> T) async throws -> T {
         let store: any TaskStoring = switch StoreLocation(location) {
         case .sqlite(let path): try open(path, create: create)
-        case .postgresql(let connectionString): try PostgresTaskStore(connectionString: connectionString, create: create)
+        case .postgresql(let connectionString): try PostgresTaskStore(connectionString: connectionString, create: create, origin: WriteOrigin.commandLine)
         }
         return try await closing(store) { try await body(store) }
     }
