@@ -97,6 +97,20 @@ enum PostgresSchema {
             PRIMARY KEY (group_seq, task_id)
         );
         """,
+        """
+        -- Each sort's order, so that a page is read in order from its index, from the start
+        -- or from a cursor's (key, id), instead of every matching task sorted
+        -- (PostgresFetchPlan). Due dates and projects are indexed only where a task has
+        -- one: tasks without them come last in either order, read by id from the primary key.
+        CREATE INDEX task_by_updated ON task (updated_at, id);
+        CREATE INDEX task_by_due ON task (due_at, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_priority ON task (priority, id);
+        CREATE INDEX task_by_title ON task (title_fold, id);
+        CREATE INDEX task_by_project ON task (project, id) WHERE project IS NOT NULL;
+        -- The tasks that wait or waited: which of them wait still is counted from here
+        -- alone, not by reading every task.
+        CREATE INDEX task_by_wait ON task (wait_at) WHERE wait_at IS NOT NULL;
+        """,
     ]
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.
