@@ -107,6 +107,10 @@ import Testing
         "inScope(\"g\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
         "inScope(\"w\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
         "reverting": "a fixed condition on a change group's kind (PostgreSQL undo)",
+        "Self.whereClause(conditions)": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "whereSQL": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "count + 1": "a parameter number",
+        "count + 2": "a parameter number",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {
