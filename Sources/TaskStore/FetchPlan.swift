@@ -290,6 +290,33 @@ struct FetchPlan {
         "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: run.clauses))
     }
 
+    /// True when a page is one run, merged from the open and the done tasks' runs.
+    var mergesRuns: Bool { mergesDoneRuns }
+
+    /// For a plan that merges: one side's (the open or the done tasks') sort keys, of the
+    /// task that `OFFSET ?` (the last parameter) places along it, read from `task_by_done`.
+    func sideKeys(done: Bool) -> (sql: String, values: [SQLValue]) {
+        let keyColumns = keys.indices.map { "\(keys[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
+        return ("SELECT \(keyColumns) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)"]) + " ORDER BY \(Self.order(keys)) LIMIT 1 OFFSET ?",
+                whereValues)
+    }
+
+    /// For a plan that merges: counts one side's tasks before `cursorValues`.
+    func sideCount(done: Bool, before cursorValues: [SQLValue]) -> (sql: String, values: [SQLValue]) {
+        let (clause, bound) = Self.keyset(keys: backwards, after: cursorValues)
+        return ("SELECT count(*) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)", clause]), whereValues + bound)
+    }
+
+    /// For a plan that merges: the merge read backwards from `cursorValues` (the tasks
+    /// before them, nearest first); its `keysSQL` finds one of them.
+    func mergeBackwards(from cursorValues: [SQLValue]) -> Run {
+        run(selecting: backwards, orderedBy: backwards, after: cursorValues, merging: true)
+    }
+
+    private var backwards: [SortExpression] {
+        keys.map { (expression: $0.expression, descending: !$0.descending) }
+    }
+
     /// `sql` with the `+` taken off its columns. A page's clauses keep SQLite from their
     /// indexes so that it reads the sort order; a count has no order to keep, and counts
     /// fastest from those indexes.

@@ -58,6 +58,8 @@ import Testing
         "keyColumns": "sort-key expressions chosen from FetchPlan.expression's fixed set",
         "order": "sort-key expressions and ASC/DESC",
         "Self.order(order)": "sort-key expressions and ASC/DESC",
+        "Self.order(keys)": "sort-key expressions and ASC/DESC",
+        "done ? 1 : 0": "the number 0 or 1",
         "numbered": "result column numbers and ASC/DESC",
         "columns": "sort-key expressions",
         "placeholders": "a run of ?",
