@@ -203,6 +203,27 @@ import Testing
         _ = store
     }
 
+    /// More waiting tasks than are read from an index and sorted: a page of them by due
+    /// date (or by priority, then due date) walks task_waiting_by_due, in order, not every
+    /// task along task_by_due_asc.
+    @Test func waitingTasksByDueDateAreReadFromTheirOwnIndex() async throws {
+        let store = try makeStore(directory)
+        let waiting = FetchPlan.rareTagCount + 8
+        _ = try await store.apply((0..<waiting + 40).map { index in
+            .create(TaskDraft(title: "t\(index)", due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
+                              wait: index < waiting ? "2999-01-01" : nil))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        for sort in [[SortKey(field: .due)], [SortKey(field: .due, descending: true)],
+                     [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+            let plan = try FetchPlan(filter: TaskFilter(waiting: true), sort: sort, now: 0, database: database)
+            let steps = try queryPlan(plan.pageRuns(after: nil)[0], in: database)
+            #expect(steps.contains { $0.contains("task_waiting_by_due") }, "\(sort): \(steps)")
+            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+        }
+        _ = store
+    }
+
     @Test func theCheckFindsBrokenCopiesAndCycles() async throws {
         let store = try makeStore(directory)
         try await create(store, "a")
