@@ -5,7 +5,7 @@ import TaskModel
 /// that has seen seq N never later finds a smaller one.
 extension PostgresTaskStore {
     public func currentSeq() throws -> Int64 {
-        try translatingErrors(readOnly: true) { try connection.query("SELECT seq FROM change_counter")[0].int64("seq") }
+        try translatingErrors { try connection.query("SELECT seq FROM change_counter")[0].int64("seq") }
     }
 
     /// Every change after `since`, oldest first, at most `limit`, read in one snapshot.
@@ -16,7 +16,7 @@ extension PostgresTaskStore {
         guard (1...TaskQuery.maxLimit).contains(limit) else {
             throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
         }
-        return try translatingErrors(readOnly: true) { try connection.transaction(.repeatableRead) {
+        return try translatingErrors { try connection.transaction(.repeatableRead) {
             let state = try connection.query("SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current")[0]
             let prunedThrough = try state.int64("pruned")
             if since < prunedThrough {

@@ -1,0 +1,142 @@
+import Foundation
+import JSONRPC
+import PostgreSQL
+import TestSupport
+import Testing
+
+/// The real binary cut off from its database, as by a stopped cluster or a network that
+/// drops, while other servers go on using it. Each server under test reaches the test
+/// cluster through a path of its own (`SocketPath`), so that cutting it stops no other test.
+@Suite(Cluster.available) struct OutageTests {
+    typealias Client = ServerOnPostgreSQLTests.Client
+
+    /// Cut off, a server answers every request at once with a retryable 1004 and keeps
+    /// answering; once the database is back it serves again without a restart, and its
+    /// client hears of the changes another server made meanwhile, once each.
+    @Test func aServerCutOffAnswersAtOnceAndCatchesUpOnceBack() throws {
+        let connectionString = try Cluster.freshSchema()
+        let path = try SocketPath()
+        let name = "cut_\(UInt32.random(in: 0...UInt32.max))"
+        let cutOff = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
+        let other = try Self.start(connectionString)
+        let first = try #require(try cutOff.request("tasks/create", #"{"title":"before"}"#)["result"]?["id"]?.stringValue)
+
+        path.cut()
+        #expect(try Self.endSessions(of: name, connectionString) == 2)
+        for (method, params) in [("tasks/get", #"{"id":"\#(first)"}"#), ("tasks/fetch", #"{"limit":5}"#),
+                                 ("tasks/create", #"{"title":"refused"}"#), ("tasks/get", #"{"id":"\#(first)"}"#)] {
+            Self.expectUnreachable(try cutOff.request(method, params))
+        }
+        var theirs: [String] = []
+        for title in ["theirs 1", "theirs 2"] {
+            theirs.append(try #require(try other.request("tasks/create", #"{"title":"\#(title)"}"#)["result"]?["id"]?.stringValue))
+        }
+
+        path.restore()
+        // No request drives the reconnecting: the client is told of the missed changes.
+        let heard = try cutOff.waitForChanges(count: 3)
+        #expect(heard.map { $0["seq"] } == [1, 2, 3])
+        #expect(heard.map { $0["id"]?.stringValue } == [first] + theirs)
+        #expect(try cutOff.request("tasks/get", #"{"id":"\#(theirs[1])"}"#)["result"]?["title"] == "theirs 2")
+        usleep(300_000)
+        _ = try cutOff.request("tasks/fetch", #"{"limit":1}"#)
+        #expect(cutOff.changes.count == 3)
+    }
+
+    /// A reconnection that hangs (the server takes the connection and never answers) blocks
+    /// nothing: requests are answered meanwhile, and the server is back once the path is.
+    @Test func aHangingReconnectionLeavesTheServerAnswering() throws {
+        let connectionString = try Cluster.freshSchema()
+        let path = try SocketPath()
+        let name = "hang_\(UInt32.random(in: 0...UInt32.max))"
+        let client = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
+        let id = try #require(try client.request("tasks/create", #"{"title":"kept"}"#)["result"]?["id"]?.stringValue)
+
+        try path.hang()
+        #expect(try Self.endSessions(of: name, connectionString) == 2)
+        for _ in 0..<3 {
+            Self.expectUnreachable(try client.request("tasks/get", #"{"id":"\#(id)"}"#))
+        }
+
+        path.restore()
+        var answer = try client.request("tasks/get", #"{"id":"\#(id)"}"#)
+        // Past the time limit of the attempt that hung, at the latest.
+        let deadline = Date().addingTimeInterval(30)
+        while answer["result"] == nil, Date() < deadline {
+            Self.expectUnreachable(answer)
+            usleep(100_000)
+            answer = try client.request("tasks/get", #"{"id":"\#(id)"}"#)
+        }
+        #expect(answer["result"]?["title"] == "kept")
+    }
+
+    static func start(_ connectionString: String) throws -> Client {
+        let server = try ServerProcess(["--db", connectionString])
+        #expect(try server.initialize()["result"] != nil)
+        return Client(server)
+    }
+
+    /// Ends the server processes of the connections named `name`, as a restart of the
+    /// cluster would; returns how many there were.
+    static func endSessions(of name: String, _ connectionString: String) throws -> Int {
+        try PostgresConnection(connectionString).query("""
+            SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
+            """, [.text(name)])[0].int("n")
+    }
+
+    static func expectUnreachable(_ answer: JSON, sourceLocation: SourceLocation = #_sourceLocation) {
+        let error = answer["error"]
+        #expect(error?["code"] == 1004, "\(answer)", sourceLocation: sourceLocation)
+        #expect(error?["data"]?["retryable"] == true, sourceLocation: sourceLocation)
+        #expect(error?["data"]?["message"]?.stringValue?.contains("the database is unreachable; a retry may succeed") == true,
+                sourceLocation: sourceLocation)
+    }
+}
+
+/// A folder whose `.s.PGSQL.5432` leads to the test cluster's socket, as a network path leads
+/// to a server: cut (no socket there, as when the cluster is stopped), hanging (a socket that
+/// takes connections and never answers), or restored.
+final class SocketPath {
+    private let directory = TemporaryDirectory()
+    private var listening: Int32 = -1
+
+    var folder: String { directory.path }
+    private var socket: String { directory.file(".s.PGSQL.5432") }
+
+    init() throws {
+        restore()
+    }
+
+    deinit {
+        cut()
+    }
+
+    func cut() {
+        if listening >= 0 {
+            // The connections it never took are reset.
+            close(listening)
+            listening = -1
+        }
+        unlink(socket)
+    }
+
+    func restore() {
+        cut()
+        let cluster = (ProcessInfo.processInfo.environment["PGHOST"] ?? "") + "/.s.PGSQL.5432"
+        precondition(symlink(cluster, socket) == 0, "symlink: \(String(cString: strerror(errno)))")
+    }
+
+    func hang() throws {
+        cut()
+        listening = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in socket.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listening, 64) == 0, "cannot listen on \(socket): \(String(cString: strerror(errno)))")
+    }
+}
