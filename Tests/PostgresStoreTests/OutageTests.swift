@@ -43,6 +43,25 @@ import Testing
         #expect(cutOff.changes.count == 3)
     }
 
+    /// Only the store's own connection lost, its listener still hearing others' commits: the
+    /// change log cannot be read meanwhile, so the client hears of those changes once the
+    /// store's connection is back, without a request or another commit to prompt it.
+    @Test func aServerWhoseOwnConnectionAloneIsLostCatchesUpOnceBack() throws {
+        let connectionString = try Cluster.freshSchema()
+        let path = try SocketPath()
+        let name = "own_\(UInt32.random(in: 0...UInt32.max))"
+        let cutOff = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
+        let other = try Self.start(connectionString)
+
+        path.cut()
+        #expect(try Self.endSessions(of: name, connectionString, listening: false) == 1)
+        let theirs = try #require(try other.request("tasks/create", #"{"title":"theirs"}"#)["result"]?["id"]?.stringValue)
+        usleep(300_000)  // time for the listener to hear it, and for the server to fail to read it
+        path.restore()
+        let heard = try cutOff.waitForChanges(count: 1)
+        #expect(heard.map { $0["id"]?.stringValue } == [theirs])
+    }
+
     /// A reconnection that hangs (the server takes the connection and never answers) blocks
     /// nothing: requests are answered meanwhile, and the server is back once the path is.
     @Test func aHangingReconnectionLeavesTheServerAnswering() throws {
@@ -77,11 +96,13 @@ import Testing
     }
 
     /// Ends the server processes of the connections named `name`, as a restart of the
-    /// cluster would; returns how many there were.
-    static func endSessions(of name: String, _ connectionString: String) throws -> Int {
+    /// cluster would (with `listening` false, all but the one that listens); returns how many
+    /// there were.
+    static func endSessions(of name: String, _ connectionString: String, listening: Bool = true) throws -> Int {
         try PostgresConnection(connectionString).query("""
-            SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
-            """, [.text(name)])[0].int("n")
+            SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity
+            WHERE application_name = $1 AND ($2 OR query NOT LIKE 'LISTEN%')
+            """, [.text(name), .boolean(listening)])[0].int("n")
     }
 
     static func expectUnreachable(_ answer: JSON, sourceLocation: SourceLocation = #_sourceLocation) {
