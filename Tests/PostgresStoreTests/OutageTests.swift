@@ -14,15 +14,12 @@ import Testing
     /// answering; once the database is back it serves again without a restart, and its
     /// client hears of the changes another server made meanwhile, once each.
     @Test func aServerCutOffAnswersAtOnceAndCatchesUpOnceBack() throws {
-        let connectionString = try Cluster.freshSchema()
-        let path = try SocketPath()
-        let name = "cut_\(UInt32.random(in: 0...UInt32.max))"
-        let cutOff = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
-        let other = try Self.start(connectionString)
+        let server = try CutOffServer()
+        let (cutOff, other) = (server.client, try Self.start(server.connectionString))
         let first = try #require(try cutOff.request("tasks/create", #"{"title":"before"}"#)["result"]?["id"]?.stringValue)
 
-        path.cut()
-        #expect(try Self.endSessions(of: name, connectionString) == 2)
+        server.path.cut()
+        #expect(try server.endSessions() == 2)
         for (method, params) in [("tasks/get", #"{"id":"\#(first)"}"#), ("tasks/fetch", #"{"limit":5}"#),
                                  ("tasks/create", #"{"title":"refused"}"#), ("tasks/get", #"{"id":"\#(first)"}"#)] {
             Self.expectUnreachable(try cutOff.request(method, params))
@@ -32,7 +29,7 @@ import Testing
             theirs.append(try #require(try other.request("tasks/create", #"{"title":"\#(title)"}"#)["result"]?["id"]?.stringValue))
         }
 
-        path.restore()
+        server.path.restore()
         // No request drives the reconnecting: the client is told of the missed changes.
         let heard = try cutOff.waitForChanges(count: 3)
         #expect(heard.map { $0["seq"] } == [1, 2, 3])
@@ -47,17 +44,14 @@ import Testing
     /// change log cannot be read meanwhile, so the client hears of those changes once the
     /// store's connection is back, without a request or another commit to prompt it.
     @Test func aServerWhoseOwnConnectionAloneIsLostCatchesUpOnceBack() throws {
-        let connectionString = try Cluster.freshSchema()
-        let path = try SocketPath()
-        let name = "own_\(UInt32.random(in: 0...UInt32.max))"
-        let cutOff = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
-        let other = try Self.start(connectionString)
+        let server = try CutOffServer()
+        let (cutOff, other) = (server.client, try Self.start(server.connectionString))
 
-        path.cut()
-        #expect(try Self.endSessions(of: name, connectionString, listening: false) == 1)
+        server.path.cut()
+        #expect(try server.endSessions(listening: false) == 1)
         let theirs = try #require(try other.request("tasks/create", #"{"title":"theirs"}"#)["result"]?["id"]?.stringValue)
         usleep(300_000)  // time for the listener to hear it, and for the server to fail to read it
-        path.restore()
+        server.path.restore()
         let heard = try cutOff.waitForChanges(count: 1)
         #expect(heard.map { $0["id"]?.stringValue } == [theirs])
     }
@@ -65,19 +59,17 @@ import Testing
     /// A reconnection that hangs (the server takes the connection and never answers) blocks
     /// nothing: requests are answered meanwhile, and the server is back once the path is.
     @Test func aHangingReconnectionLeavesTheServerAnswering() throws {
-        let connectionString = try Cluster.freshSchema()
-        let path = try SocketPath()
-        let name = "hang_\(UInt32.random(in: 0...UInt32.max))"
-        let client = try Self.start(connectionString + " host=\(path.folder) application_name=\(name)")
+        let server = try CutOffServer()
+        let client = server.client
         let id = try #require(try client.request("tasks/create", #"{"title":"kept"}"#)["result"]?["id"]?.stringValue)
 
-        try path.hang()
-        #expect(try Self.endSessions(of: name, connectionString) == 2)
+        try server.path.hang()
+        #expect(try server.endSessions() == 2)
         for _ in 0..<3 {
             Self.expectUnreachable(try client.request("tasks/get", #"{"id":"\#(id)"}"#))
         }
 
-        path.restore()
+        server.path.restore()
         var answer = try client.request("tasks/get", #"{"id":"\#(id)"}"#)
         // Past the time limit of the attempt that hung, at the latest.
         let deadline = Date().addingTimeInterval(30)
@@ -95,14 +87,28 @@ import Testing
         return Client(server)
     }
 
-    /// Ends the server processes of the connections named `name`, as a restart of the
-    /// cluster would (with `listening` false, all but the one that listens); returns how many
-    /// there were.
-    static func endSessions(of name: String, _ connectionString: String, listening: Bool = true) throws -> Int {
-        try PostgresConnection(connectionString).query("""
-            SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity
-            WHERE application_name = $1 AND ($2 OR query NOT LIKE 'LISTEN%')
-            """, [.text(name), .boolean(listening)])[0].int("n")
+    /// A server on a fresh schema that reaches the cluster through a `SocketPath` of its own.
+    struct CutOffServer {
+        let connectionString: String
+        let path: SocketPath
+        /// Its sessions' `application_name`.
+        let name = "outage_\(UInt32.random(in: 0...UInt32.max))"
+        let client: Client
+
+        init() throws {
+            connectionString = try Cluster.freshSchema()
+            path = try SocketPath()
+            client = try OutageTests.start(connectionString + " host=\(path.folder) application_name=\(name)")
+        }
+
+        /// Ends its sessions' server processes, as a restart of the cluster would (with
+        /// `listening` false, all but the one that listens); returns how many there were.
+        func endSessions(listening: Bool = true) throws -> Int {
+            try PostgresConnection(connectionString).query("""
+                SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity
+                WHERE application_name = $1 AND ($2 OR query NOT LIKE 'LISTEN%')
+                """, [.text(name), .boolean(listening)])[0].int("n")
+        }
     }
 
     static func expectUnreachable(_ answer: JSON, sourceLocation: SourceLocation = #_sourceLocation) {
