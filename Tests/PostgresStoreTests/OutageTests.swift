@@ -56,6 +56,31 @@ import Testing
         #expect(heard.map { $0["id"]?.stringValue } == [theirs])
     }
 
+    /// The cluster stopped (as for maintenance): the server answers at once and keeps
+    /// answering; once the cluster is started again it serves without a restart.
+    @Test func aServerOutlivesAStoppedCluster() throws {
+        let cluster = try PrivateCluster()
+        let client = try Self.start(cluster.connectionString)
+        let id = try #require(try client.request("tasks/create", #"{"title":"kept"}"#)["result"]?["id"]?.stringValue)
+
+        try cluster.stop()
+        for (method, params) in [("tasks/get", #"{"id":"\#(id)"}"#), ("tasks/fetch", #"{"limit":5}"#), ("tasks/create", #"{"title":"refused"}"#)] {
+            Self.expectUnreachable(try client.request(method, params))
+        }
+
+        try cluster.start()
+        var answer = try client.request("tasks/create", #"{"title":"after"}"#)
+        let deadline = Date().addingTimeInterval(30)
+        while answer["result"] == nil, Date() < deadline {
+            Self.expectUnreachable(answer)
+            usleep(100_000)
+            answer = try client.request("tasks/create", #"{"title":"after"}"#)
+        }
+        #expect(answer["result"]?["title"] == "after")
+        #expect(try client.request("tasks/fetch", #"{"limit":5}"#)["result"]?["tasks"]?.arrayValue?.count == 2)
+        #expect(client.server.process.isRunning)
+    }
+
     /// A reconnection that hangs (the server takes the connection and never answers) blocks
     /// nothing: requests are answered meanwhile, and the server is back once the path is.
     @Test func aHangingReconnectionLeavesTheServerAnswering() throws {
@@ -165,5 +190,71 @@ final class SocketPath {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(bound == 0 && listen(listening, 64) == 0, "cannot listen on \(socket): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// A cluster of its own, made by scripts/with-postgres, for a test that stops and starts it
+/// while the shared one goes on serving the tests beside; removed when the value goes away.
+/// A shell inside scripts/with-postgres runs pg_ctl for it, one command a line: a server
+/// that pg_ctl starts then holds none of this process's descriptors (Foundation's `Process`
+/// would wait for it to close them before it saw pg_ctl end).
+final class PrivateCluster {
+    private(set) var connectionString = ""
+    private let process = Process()
+    private let input = Pipe.closedOnExec()
+    private let output = Pipe.closedOnExec()
+    /// What was read of the shell's output past the last line taken.
+    private var pending = Data()
+
+    private static let shell = #"""
+        echo "$TASKLINE_TEST_POSTGRES"
+        while read -r command; do
+            case $command in
+                stop) "$TASKLINE_TEST_PG_CTL" stop -m fast ;;
+                start) "$TASKLINE_TEST_PG_CTL" start -o "-c listen_addresses='' -c unix_socket_directories='$PGHOST'" ;;
+            esac </dev/null >/dev/null 2>&1 && echo done || echo failed
+        done
+        """#
+
+    init() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        process.executableURL = root.appendingPathComponent("scripts/with-postgres")
+        process.arguments = ["sh", "-c", Self.shell]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        connectionString = try #require(readLine(), "scripts/with-postgres did not start a cluster")
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    func stop() throws {
+        try run("stop")
+    }
+
+    /// Starts the stopped cluster as scripts/with-postgres did: on its folder's socket only.
+    func start() throws {
+        try run("start")
+    }
+
+    private func run(_ command: String) throws {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        let answer = readLine()
+        try #require(answer == "done", "pg_ctl \(command): \(answer ?? "no answer")")
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                defer { pending.removeSubrange(...end) }
+                return String(decoding: pending[..<end], as: UTF8.self)
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            pending.append(chunk)
+        }
     }
 }
