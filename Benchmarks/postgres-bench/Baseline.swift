@@ -53,10 +53,14 @@ enum Baseline {
         SELECT state.pruned, state.current, change.*
         FROM (SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current) AS state
         LEFT JOIN LATERAL (
-            SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, \(taskColumns)
-            FROM change_log LEFT JOIN task ON task.id = change_log.task_id AND change_log.kind <> 'deleted'
-                AND NOT EXISTS (SELECT 1 FROM change_log AS later
-                                WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+            SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, current_task.*
+            FROM change_log LEFT JOIN LATERAL (
+                SELECT \(taskColumns) FROM task
+                WHERE task.id = change_log.task_id AND change_log.kind <> 'deleted'
+                    AND NOT EXISTS (SELECT 1 FROM change_log AS later
+                                    WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+                LIMIT 1
+            ) AS current_task ON true
             WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
         ) AS change ON true
         ORDER BY change.seq

@@ -41,11 +41,17 @@ extension PostgresTaskStore {
         SELECT state.pruned, state.current, change.*
         FROM (SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current) AS state
         LEFT JOIN LATERAL (
-            SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, \(TaskRow.columns)
-            FROM change_log LEFT JOIN task ON task.id = change_log.task_id AND change_log.kind <> 'deleted'
-                -- not a later task that reused the id of one deleted since
-                AND NOT EXISTS (SELECT 1 FROM change_log AS later
-                                WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+            SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, current_task.*
+            FROM change_log LEFT JOIN LATERAL (
+                -- The task by its key, for each change read: LIMIT 1 keeps the planner from
+                -- joining by hashing the whole task table instead.
+                SELECT \(TaskRow.columns) FROM task
+                WHERE task.id = change_log.task_id AND change_log.kind <> 'deleted'
+                    -- not a later task that reused the id of one deleted since
+                    AND NOT EXISTS (SELECT 1 FROM change_log AS later
+                                    WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+                LIMIT 1
+            ) AS current_task ON true
             WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
         ) AS change ON true
         ORDER BY change.seq

@@ -37,8 +37,9 @@ public actor PostgresTaskStore: TaskStoring {
     public init(connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
                 clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         let name = redactPasswords(in: connectionString)
+        let timeout = "\(lockTimeoutMilliseconds)ms"
         let configure = { (connection: PostgresConnection) in
-            try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text("\(lockTimeoutMilliseconds)ms")])
+            try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
         }
         do {
             connection = try PostgresConnection(connectionString)
