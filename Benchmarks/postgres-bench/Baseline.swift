@@ -66,10 +66,15 @@ enum Baseline {
         ORDER BY change.seq
         """
 
+    /// Prepares the log read in the listener's session, as the store prepares it in its own.
+    static func prepareChanges(on connection: PostgresConnection) throws {
+        try connection.prepare("taskline_changes", changesSQL, parameterTypes: [.integer(0), .integer(0)])
+    }
+
     /// The seqs of the changes after `since`, up to 100, as a woken server reads them: one
-    /// statement, with the log's state.
+    /// prepared statement, with the log's state.
     static func changes(since: Int64, on connection: PostgresConnection) throws -> [Int64] {
-        let rows = try connection.query(changesSQL, [.integer(since), .integer(101)])
+        let rows = try connection.query(prepared: "taskline_changes", [.integer(since), .integer(101)])
         guard try rows[0].int64("pruned") <= since, try rows[0].int64("current") >= since else { fatalError("baseline: log moved") }
         return try rows.filter { !$0.isNull("seq") }.prefix(100).map { try $0.int64("seq") }
     }

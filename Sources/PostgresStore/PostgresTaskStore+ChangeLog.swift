@@ -17,7 +17,7 @@ extension PostgresTaskStore {
         guard (1...TaskQuery.maxLimit).contains(limit) else {
             throw TaskStoreError.invalid(field: "limit", reason: "must be 1 to \(TaskQuery.maxLimit)")
         }
-        let rows = try translatingErrors { try connection.query(Self.changesSQL, [.integer(since), .integer(Int64(limit) + 1)]) }
+        let rows = try translatingErrors { try connection.query(prepared: Self.changesStatement, [.integer(since), .integer(Int64(limit) + 1)]) }
         // Every row carries the log's state; a change's columns are null in the one row of a read that found none.
         let state = rows[0]
         let prunedThrough = try state.int64("pruned")
@@ -36,6 +36,14 @@ extension PostgresTaskStore {
         }
         return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: found.count > limit)
     }
+
+    /// Prepared in each session (`prepareStatements`): a woken server runs it after every
+    /// other server's commit, and planning it costs more than running it.
+    static func prepareStatements(_ connection: PostgresConnection) throws {
+        try connection.prepare(changesStatement, changesSQL, parameterTypes: [.integer(0), .integer(0)])
+    }
+
+    private static let changesStatement = "taskline_changes"
 
     private static let changesSQL = """
         SELECT state.pruned, state.current, change.*

@@ -45,6 +45,7 @@ public actor PostgresTaskStore: TaskStoring {
             connection = try PostgresConnection(connectionString)
             try configure(connection)
             try PostgresSchema.prepare(connection, name: name, create: create)
+            try Self.prepareStatements(connection)
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
         } catch let error as PostgresError {
@@ -56,8 +57,11 @@ public actor PostgresTaskStore: TaskStoring {
         let executor = loop ?? EventLoop.startThread()
         self.loop = executor
         ownsLoop = loop == nil
-        // A new session is set up as the first (`lock_timeout`).
-        link = ReconnectingConnection(connection, role: "the store's connection", loop: executor, setUp: { _ = try configure($0) })
+        // A new session is set up as the first (`lock_timeout`, prepared statements).
+        link = ReconnectingConnection(connection, role: "the store's connection", loop: executor, setUp: { connection in
+            _ = try configure(connection)
+            try Self.prepareStatements(connection)
+        })
         executor.execute { [link] in link.start() }
     }
 
