@@ -93,6 +93,6 @@ let package = Package(
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
         // The store, and the real binary serving it, against a real cluster: run inside
         // scripts/with-postgres, or they skip.
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
     ]
 )

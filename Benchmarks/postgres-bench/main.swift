@@ -4,7 +4,9 @@ import PostgreSQL
 
 // The PostgreSQL store's figures (issue 26), each section on a schema of its own, each
 // throughput and round trip beside the baseline (Baseline.swift):
-//   postgres-bench --db CONNINFO [--quick] [--json PATH] [--taskline PATH]
+//   postgres-bench --db CONNINFO [--quick] [--pages N] [--only SECTION] [--json PATH] [--taskline PATH]
+// SECTION is creates, gets, live or pages; pages are measured at N tasks (--pages; 1,000
+// with --quick), and not without one of the two.
 // docs/postgresql.md, Performance, gives the targets and the figures measured.
 
 struct Options {
@@ -12,6 +14,10 @@ struct Options {
     var quick = false
     var json: String?
     var taskline = ".build/release/taskline"
+    var pages: Int?
+    var only: String?
+
+    func runs(_ section: String) -> Bool { only == nil || only == section }
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -21,6 +27,14 @@ struct Options {
             case "--db": db = rest.popFirst() ?? ""
             case "--json": json = rest.popFirst()
             case "--taskline": taskline = rest.popFirst() ?? taskline
+            case "--pages":
+                guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else { Self.usage("--pages needs a number of tasks") }
+                pages = count
+            case "--only":
+                guard let section = rest.popFirst(), ["creates", "gets", "live", "pages"].contains(section) else {
+                    Self.usage("--only takes creates, gets, live or pages")
+                }
+                only = section
             default: Self.usage("unknown argument \(argument)")
             }
         }
@@ -28,7 +42,7 @@ struct Options {
     }
 
     static func usage(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("postgres-bench: \(problem)\nusage: postgres-bench --db CONNINFO [--quick] [--json PATH] [--taskline PATH]\n".utf8))
+        FileHandle.standardError.write(Data("postgres-bench: \(problem)\nusage: postgres-bench --db CONNINFO [--quick] [--pages N] [--only creates|gets|live|pages] [--json PATH] [--taskline PATH]\n".utf8))
         exit(2)
     }
 }
@@ -37,6 +51,8 @@ let options = Options(Array(CommandLine.arguments.dropFirst()))
 let sizes = options.quick
     ? (servers: 8, createsPerServer: 100, baselineCreatesPerConnection: 25, tasks: 200, gets: 200, listeners: 5, writeSeconds: 0.5)
     : (servers: 8, createsPerServer: 2_000, baselineCreatesPerConnection: 250, tasks: 1_000, gets: 2_000, listeners: 20, writeSeconds: 4.0)
+let pageTasks = options.pages ?? (options.quick ? 1_000 : nil)
+let pageSamples = options.quick ? 3 : 21
 let writesPerSecond = 500.0
 
 /// A `@Sendable` closure may carry what one thread uses at a time.
@@ -118,7 +134,7 @@ let schemas = try Schemas(db: options.db)
 // 1. Pipelined creates: each of 8 servers gets its requests in one stream while it answers
 // (its group commit puts those waiting into one transaction); the baseline's connections
 // each run one create's transaction after another.
-do {
+if options.runs("creates") {
     let db = try schemas.fresh()
     let servers = try (0..<sizes.servers).map { _ in try Server(binary: options.taskline, db: db) }
     servers.forEach { $0.initialize(notifications: false) }
@@ -156,7 +172,7 @@ do {
 
 // 2. Lock-step tasks/get through one server, alternating with the baseline's SELECT so that
 // both see the same machine (its speed drifts).
-do {
+if options.runs("gets") {
     let db = try schemas.fresh()
     let server = try Server(binary: options.taskline, db: db)
     server.initialize(notifications: false)
@@ -190,7 +206,7 @@ do {
     record("\(name)BusyPercent", outcome.busyPercent, "%", "  \(side)machine CPU busy meanwhile")
 }
 
-do {
+if options.runs("live") {
     let live = Live(writes: Int(writesPerSecond * sizes.writeSeconds), listeners: sizes.listeners, writesPerSecond: writesPerSecond)
     let db = try schemas.fresh()
     let writer = try Server(binary: options.taskline, db: db)
@@ -219,10 +235,38 @@ do {
     recordLive(direct, "baselineNotify", "  baseline: write to log read elsewhere, median", p99: "  baseline p99", side: "baseline ")
 }
 
+// 4. Pages of 50 at `pageTasks` tasks (PageMatrix), and what a lock-step create costs there.
+var pageCells: [PageMatrix.Cell] = []
+if options.runs("pages"), let pageTasks {
+    let db = try schemas.fresh()
+    let loading = seconds {
+        try! PageLoad.load(count: pageTasks, into: db) { FileHandle.standardError.write(Data("  loaded \($0) tasks\n".utf8)) }
+    }
+    record("pageLoadTasksPerSecond", Double(pageTasks) / loading, "tasks/s", "pages: \(pageTasks) tasks loaded (INSERT … SELECT, VACUUM ANALYZE)")
+    let server = try Server(binary: options.taskline, db: db)
+    server.initialize(notifications: false)
+    let measured = PageMatrix.measure(server, samples: pageSamples)
+    pageCells = measured.cells
+    for (filter, timing) in measured.totals {
+        record("pageTotalMedianMilliseconds_\(filter.replacingOccurrences(of: " ", with: "_"))", timing.median, "ms", "  includeTotal, \(filter) filter, median (target <= 20)")
+    }
+    let creates = (0..<(options.quick ? 20 : 500)).map { server.request("tasks/create", #"{"title":"created at size \#($0)","due":"2027-06-01","project":"Home","tags":["t3"]}"#) }
+    server.spins = true
+    let createTimes = creates.map { request in seconds { server.send(request); _ = server.response() } * 1e6 }
+    server.spins = false
+    record("pageSizeCreateMedianMicroseconds", percentile(0.5, of: createTimes), "us", "  tasks/create there, lock-step, median")
+    record("pageSizeCreateP99Microseconds", percentile(0.99, of: createTimes), "us", "  same, p99")
+    server.shutdown()
+    let met = pageCells.filter(\.met).count
+    print("\nPages of 50 at \(pageTasks) tasks: first page · middle page, median/p99 ms; a miss of <= \(PageMatrix.format(PageMatrix.medianTarget))/\(PageMatrix.format(PageMatrix.p99Target)) in bold; \(met) of \(pageCells.count) cells met")
+    print(PageMatrix.table(pageCells))
+}
+
 try schemas.dropAll()
 
 if let path = options.json {
     var object = JSONObject()
     for entry in report { object[entry.key] = .number(String(format: "%.3f", entry.value)) }
+    if !pageCells.isEmpty { object["pages"] = PageMatrix.json(pageCells) }
     try Data(JSONWriter.bytes(.object(object))).write(to: URL(fileURLWithPath: path))
 }

@@ -102,6 +102,15 @@ enum QueryMatrix {
         }
     }
 
+    /// A page of 50 at `offset` (half the tasks, say) under each sort of one key, no filter,
+    /// median milliseconds.
+    static func measureOffsets(_ server: Driver, offset: Int, samples: Int) -> [(sort: String, median: Double)] {
+        sorts.filter { !$0.name.contains(",") }.map { sort in
+            let request = server.request("tasks/fetch", #"{"sort":\#(sort.json),"limit":50,"offset":\#(offset)}"#)
+            return (sort.name, timings(server, request, samples: samples).median)
+        }
+    }
+
     /// The cursor after the first half of the matching tasks, or nil when they fit on one page.
     static func middleCursor(_ server: Driver, sort: Sort, filterMember: String) -> String? {
         let counted = server.call("tasks/fetch", #"{"sort":\#(sort.json),"limit":1,"includeTotal":true\#(filterMember)}"#)

@@ -4,6 +4,11 @@ import JSONRPC
 // taskline-bench: Taskline beside raw SQLite, in one run. See docs/performance.md.
 //
 //   taskline-bench [--sizes 1000,100000,1000000] [--quick] [--only reads|writes|queries|live] [--json PATH]
+//                  [--databases DIR]
+//
+// --databases keeps each size's populated file in DIR (tasks-N.sqlite) and reuses one
+// found there rather than populating it again: the matrix at a million tasks then runs
+// without the minutes of populating. The writes part changes the file it measures.
 //
 // Needs the release build of `taskline` and `sqlite-baseline` beside it (swift build -c release).
 
@@ -13,6 +18,8 @@ struct Options {
     var jsonPath: String?
     /// The one part to run, or nil for all of them.
     var only: String?
+    /// Where populated files are kept and reused (nil: a temporary folder, removed).
+    var databases: String?
 
     func runs(_ part: String) -> Bool { only == nil || only == part }
 }
@@ -26,9 +33,10 @@ while let argument = arguments.popFirst() {
         options.quick = true
         options.sizes = [1000]
     case "--json": options.jsonPath = arguments.popFirst()
+    case "--databases" where arguments.first != nil: options.databases = arguments.popFirst()
     case "--only" where ["reads", "writes", "queries", "live"].contains(arguments.first ?? ""): options.only = arguments.popFirst()
     default:
-        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--only reads|writes|queries|live] [--json PATH]\n".utf8))
+        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--only reads|writes|queries|live] [--json PATH] [--databases DIR]\n".utf8))
         exit(2)
     }
 }
@@ -38,6 +46,9 @@ let taskline = binDirectory + "/taskline"
 let baselineBinary = binDirectory + "/sqlite-baseline"
 let work = NSTemporaryDirectory() + "taskline-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+if let databases = options.databases {
+    try FileManager.default.createDirectory(atPath: databases, withIntermediateDirectories: true)
+}
 defer { try? FileManager.default.removeItem(atPath: work) }
 
 let samples = options.quick ? 50 : 1000
@@ -194,6 +205,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     for (filter, milliseconds) in QueryMatrix.measureTotals(server, samples: options.quick ? 3 : 21) {
         report.add(group, "fetch with includeTotal, \(filter) filter, median", milliseconds, "ms", target: .atMost(20))
     }
+    for (sort, milliseconds) in QueryMatrix.measureOffsets(server, offset: size / 2, samples: options.quick ? 3 : 11) {
+        report.add(group, "fetch 50 at offset \(size / 2) by \(sort), median", milliseconds, "ms", target: .atMost(100))
+    }
     server.shutdown()
 }
 
@@ -297,11 +311,14 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
 }
 
 for size in options.sizes {
-    let db = work + "/tasks-\(size).sqlite"
-    FileHandle.standardError.write(Data("size \(size): populating…\n".utf8))
-    let rate = populate(db, count: size)
+    let db = (options.databases ?? work) + "/tasks-\(size).sqlite"
     let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
-    report.add(group, "populate with tasks/apply, 1,000 per request", rate, "tasks/s")
+    if options.databases != nil && FileManager.default.fileExists(atPath: db) {
+        FileHandle.standardError.write(Data("size \(size): reusing \(db)\n".utf8))
+    } else {
+        FileHandle.standardError.write(Data("size \(size): populating…\n".utf8))
+        report.add(group, "populate with tasks/apply, 1,000 per request", populate(db, count: size), "tasks/s")
+    }
     let before = CPUTimes.now()
     if options.runs("reads") { measureReads(size: size, db: db) }
     if options.runs("queries") { measureQueries(size: size, db: db) }

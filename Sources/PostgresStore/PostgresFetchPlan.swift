@@ -6,14 +6,33 @@ import TaskModel
 ///
 /// Sort keys that can be absent (`due`, `project`) put tasks without them last in either
 /// order; `id`, by code point, breaks ties in the order of the last key.
+///
+/// A page of one sort key is read in the order of that key's index (PostgresSchema, schema
+/// 4: `(key, id)`), a cursor being a row-value comparison `(key, id) > ($1, $2)` that is a
+/// range of that index. Keys that can be absent are read in two runs: the tasks that have
+/// the key, from its partial index (backwards for descending: its order is the key's with
+/// the absent ones left out, where `NULLS LAST` backwards would put them first), then those
+/// without it by id, from the primary key. Sorts of several keys are one query that
+/// PostgreSQL sorts.
 struct PostgresFetchPlan {
-    /// The parameters of `pageSQL`: the filter's, then the cursor's.
-    private(set) var values: [PostgresValue] = []
+    /// One stretch of a page's order: a page is read from the runs in turn until it is
+    /// full, each run's tasks sorting after the earlier runs'.
+    struct Run {
+        /// `LIMIT` and `OFFSET` are the two parameters after `values`.
+        var sql: String
+        var values: [PostgresValue]
+        /// Counts the run's tasks, with `values`: how much of an offset a run used up when
+        /// it returned none.
+        var countSQL: String
+    }
+
+    private var values: [PostgresValue] = []
     private var conditions: [String] = []
-    /// How many of `conditions` and `values` are the filter's, which the total counts.
-    private var filterConditionCount = 0
-    private var filterValueCount = 0
     private let sort: [SortKey]
+    private var cursor: Cursor?
+    /// Filters that only tasks with a due date or a project meet: no undated or projectless run.
+    private var hasDueRange = false
+    private var hasProjectFilter = false
 
     init(query: TaskQuery, now: Int64) throws {
         sort = query.sort
@@ -31,16 +50,25 @@ struct PostgresFetchPlan {
         }
         if let after = filter.dueAfter {
             add("task.due_at >= $", [.integer(try TaskRules.dueMilliseconds(after, field: "filter.dueAfter"))])
+            hasDueRange = true
         }
         if let before = filter.dueBefore {
             add("task.due_at < $", [.integer(try TaskRules.dueMilliseconds(before, field: "filter.dueBefore"))])
+            hasDueRange = true
         }
         if let project = filter.project {
             try TaskRules.validateProject(project, field: "filter.project")
-            add("(task.project = $ OR starts_with(task.project, $))", [.text(project), .text(project + ".")])
+            // The range holds the project and its subprojects ("Home" and "Home.…": in code
+            // point order "." sorts just before "/") and is a range of task_by_project; the
+            // exact condition leaves out the others in it ("Home-x").
+            add("task.project >= $ AND task.project < $ AND (task.project = $ OR starts_with(task.project, $))",
+                [.text(project), .text(project + "/"), .text(project), .text(project + ".")])
+            hasProjectFilter = true
         }
         if let blocked = filter.blocked {
-            add("\(blocked ? "" : "NOT ")EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)", [])
+            let waitsForOne = "EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)"
+            // Checked first, the empty list spares the tasks without dependencies the lookup.
+            add(blocked ? "task.depends_on <> '{}' AND \(waitsForOne)" : "NOT \(waitsForOne)", [])
         }
         if let waiting = filter.waiting {
             add(waiting ? "task.wait_at > $" : "(task.wait_at IS NULL OR task.wait_at <= $)", [.integer(now)])
@@ -54,20 +82,23 @@ struct PostgresFetchPlan {
         if let done = filter.done {
             add("task.done = $", [.boolean(done)])
         }
-        filterConditionCount = conditions.count
-        filterValueCount = values.count
         if let encoded = query.cursor {
             guard let cursor = Cursor(encoded: encoded, sort: sort) else {
                 throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
             }
-            addAfter(cursor)
+            self.cursor = cursor
         }
     }
 
-    /// `condition` with each `$` numbered after the parameters so far.
+    /// Adds a filter condition, each `$` in it numbered after the parameters so far.
     private mutating func add(_ condition: String, _ parameters: [PostgresValue]) {
+        conditions.append(Self.numbered(condition, after: values.count))
+        values += parameters
+    }
+
+    private static func numbered(_ condition: String, after count: Int) -> String {
         var numbered = ""
-        var next = values.count
+        var next = count
         for character in condition {
             if character == "$" {
                 next += 1
@@ -76,36 +107,93 @@ struct PostgresFetchPlan {
                 numbered.append(character)
             }
         }
-        conditions.append(numbered)
-        values += parameters
+        return numbered
     }
 
-    /// The filter's conditions and the cursor's, for the page.
-    private var whereClause: String { Self.whereClause(conditions) }
-    /// The filter's conditions alone, for the total.
-    private var filterWhereClause: String { Self.whereClause(conditions.prefix(filterConditionCount)) }
-
-    private static func whereClause(_ conditions: some Collection<String>) -> String {
+    private static func whereClause(_ conditions: [String]) -> String {
         conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-    }
-
-    /// The page, `$1` and `$2` after `values` its limit and offset.
-    var pageSQL: String {
-        let order = (sort.map { key in
-            "\(Self.column(key.field)) \(key.descending ? "DESC" : "ASC") NULLS LAST"
-        } + ["task.id \(sort.last!.descending ? "DESC" : "ASC")"]).joined(separator: ", ")
-        return """
-            SELECT \(TaskRow.columns) FROM task \(whereClause)
-            ORDER BY \(order) LIMIT $\(values.count + 1) OFFSET $\(values.count + 2)
-            """
     }
 
     /// The tasks matching the filter, wherever the cursor is: with `countValues`.
     var countSQL: String {
-        "SELECT count(*) AS n FROM task \(filterWhereClause)"
+        "SELECT count(*) AS n FROM task \(Self.whereClause(conditions))"
     }
 
-    var countValues: [PostgresValue] { Array(values.prefix(filterValueCount)) }
+    var countValues: [PostgresValue] { values }
+
+    /// The queries for the page, in order.
+    var runs: [Run] {
+        guard sort.count == 1, let key = sort.first else { return [severalKeysRun] }
+        let column = Self.column(key.field)
+        let direction = key.descending ? "DESC" : "ASC"
+        let after = key.descending ? "<" : ">"
+        let keyOrder = "\(column) \(direction), task.id \(direction)"
+        let keyset = "(\(column), task.id) \(after) ($, $)"
+        guard key.field == .due || key.field == .project else {
+            guard let cursor else { return [run([], [], order: keyOrder)] }
+            return [run([keyset], [cursor.values[0], .text(cursor.id)], order: keyOrder)]
+        }
+        var runs: [Run] = []
+        switch cursor?.values[0] {
+        case .null?:
+            break  // The cursor is among the tasks without the key.
+        case let value?:
+            runs.append(run(["\(column) IS NOT NULL", keyset], [value, .text(cursor!.id)], order: keyOrder))
+        case nil:
+            runs.append(run(["\(column) IS NOT NULL"], [], order: keyOrder))
+        }
+        if !(key.field == .due ? hasDueRange : hasProjectFilter) {
+            let absent = "\(column) IS NULL"
+            if let cursor, cursor.values[0] == .null {
+                runs.append(run([absent, "task.id \(after) $"], [.text(cursor.id)], order: "task.id \(direction)"))
+            } else {
+                runs.append(run([absent], [], order: "task.id \(direction)"))
+            }
+        }
+        return runs
+    }
+
+    /// The filter's tasks that also meet `extra` (whose `$`s take `parameters`), in `order`.
+    private func run(_ extra: [String], _ parameters: [PostgresValue], order: String) -> Run {
+        let own = extra.isEmpty ? [] : [Self.numbered(extra.joined(separator: " AND "), after: values.count)]
+        let whereSQL = Self.whereClause(conditions + own)
+        let count = values.count + parameters.count
+        return Run(sql: """
+                       SELECT \(TaskRow.columns) FROM task \(whereSQL)
+                       ORDER BY \(order) LIMIT $\(count + 1) OFFSET $\(count + 2)
+                       """,
+                   values: values + parameters, countSQL: "SELECT count(*) AS n FROM task \(whereSQL)")
+    }
+
+    /// A sort of several keys, sorted by PostgreSQL: a cursor says "after" as, for some key,
+    /// all keys before it equal and it after; or all keys equal and the id after.
+    private var severalKeysRun: Run {
+        let order = (sort.map { key in
+            "\(Self.column(key.field)) \(key.descending ? "DESC" : "ASC") NULLS LAST"
+        } + ["task.id \(sort.last!.descending ? "DESC" : "ASC")"]).joined(separator: ", ")
+        guard let cursor else { return run([], [], order: order) }
+        var alternatives: [String] = []
+        var parameters: [PostgresValue] = []
+        var equal: [String] = []
+        var equalParameters: [PostgresValue] = []
+        for (key, value) in zip(sort, cursor.values) {
+            let column = Self.column(key.field)
+            let comparison = key.descending ? "<" : ">"
+            if value != .null {
+                alternatives.append("(" + (equal + ["(\(column) \(comparison) $ OR \(column) IS NULL)"]).joined(separator: " AND ") + ")")
+                parameters += equalParameters + [value]
+                equal.append("\(column) = $")
+                equalParameters.append(value)
+            } else {
+                // Nothing comes after an absent value but other absent ones.
+                equal.append("\(column) IS NULL")
+            }
+        }
+        let idComparison = sort.last!.descending ? "<" : ">"
+        alternatives.append("(" + (equal + ["task.id \(idComparison) $"]).joined(separator: " AND ") + ")")
+        parameters += equalParameters + [.text(cursor.id)]
+        return run(["(" + alternatives.joined(separator: " OR ") + ")"], parameters, order: order)
+    }
 
     /// The column a sort field orders by: titles lowercased, times in ms.
     private static func column(_ field: SortKey.Field) -> String {
@@ -133,32 +221,6 @@ struct PostgresFetchPlan {
 
     func cursor(after task: TaskItem) -> String {
         Cursor(values: sort.map { Self.value(of: $0.field, in: task) }, id: task.id).encoded(sort: sort)
-    }
-
-    /// Only the tasks after `cursor` in the sort order: for some key, all keys before it
-    /// equal and it after; or all keys equal and the id after.
-    private mutating func addAfter(_ cursor: Cursor) {
-        var alternatives: [String] = []
-        var parameters: [PostgresValue] = []
-        var equal: [String] = []
-        var equalParameters: [PostgresValue] = []
-        for (key, value) in zip(sort, cursor.values) {
-            let column = Self.column(key.field)
-            let comparison = key.descending ? "<" : ">"
-            if value != .null {
-                alternatives.append("(" + (equal + ["(\(column) \(comparison) $ OR \(column) IS NULL)"]).joined(separator: " AND ") + ")")
-                parameters += equalParameters + [value]
-                equal.append("\(column) = $")
-                equalParameters.append(value)
-            } else {
-                // Nothing comes after an absent value but other absent ones.
-                equal.append("\(column) IS NULL")
-            }
-        }
-        let idComparison = sort.last!.descending ? "<" : ">"
-        alternatives.append("(" + (equal + ["task.id \(idComparison) $"]).joined(separator: " AND ") + ")")
-        parameters += equalParameters + [.text(cursor.id)]
-        add("(" + alternatives.joined(separator: " OR ") + ")", parameters)
     }
 }
 

@@ -70,6 +70,47 @@ enum PostgresSchema {
         -- while that one exists.
         ALTER TABLE task ADD COLUMN successor_id text COLLATE "C";
         """,
+        """
+        -- Change groups, for undo and redo (PostgresTaskStore+Undo.swift): each write request
+        -- and each tasks/apply that changes something is one group, the seqs first_seq through
+        -- last_seq that its transaction logged (a writer holds change_counter, so no other
+        -- change falls between), written by `origin` (WriteOrigin; 0: the command line). An
+        -- undo or a redo is a group too, with the group it `reverts`. `reverted`: an undo or a
+        -- redo reverted the group (also one that changed nothing, which is no group itself).
+        CREATE TABLE change_group (
+            first_seq bigint PRIMARY KEY,
+            last_seq bigint NOT NULL,
+            origin bigint NOT NULL,
+            kind text NOT NULL CHECK (kind IN ('write', 'undo', 'redo')),
+            reverts bigint,
+            reverted boolean NOT NULL DEFAULT false
+        );
+        CREATE INDEX change_group_by_origin ON change_group (origin, first_seq);
+        -- For each task a group updated or deleted, its row before the group, keyed by the
+        -- group's first seq: to_jsonb of the row, so that a column a later migration adds
+        -- needs no change here (an older object reads it as NULL). A task the group created
+        -- has none: reverting the group deletes it.
+        CREATE TABLE change_before (
+            group_seq bigint NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            task jsonb NOT NULL,
+            PRIMARY KEY (group_seq, task_id)
+        );
+        """,
+        """
+        -- Each sort's order, so that a page is read in order from its index, from the start
+        -- or from a cursor's (key, id), instead of every matching task sorted
+        -- (PostgresFetchPlan). Due dates and projects are indexed only where a task has
+        -- one: tasks without them come last in either order, read by id from the primary key.
+        CREATE INDEX task_by_updated ON task (updated_at, id);
+        CREATE INDEX task_by_due ON task (due_at, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_priority ON task (priority, id);
+        CREATE INDEX task_by_title ON task (title_fold, id);
+        CREATE INDEX task_by_project ON task (project, id) WHERE project IS NOT NULL;
+        -- The tasks that wait or waited: which of them wait still is counted from here
+        -- alone, not by reading every task.
+        CREATE INDEX task_by_wait ON task (wait_at) WHERE wait_at IS NOT NULL;
+        """,
     ]
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.

@@ -65,8 +65,8 @@ extension PostgresTaskStore {
         ORDER BY change.seq
         """
 
-    /// Removes the changes recorded before `cutoff`, but for the newest, and remembers how
-    /// far the log was cut.
+    /// Removes the changes recorded before `cutoff`, but for the newest, with the change
+    /// groups they were part of, and remembers how far the log was cut.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
         try translatingErrors { try connection.transaction(.readCommitted) {
@@ -79,6 +79,7 @@ extension PostgresTaskStore {
             guard firstKept > oldest else { return 0 }
             let removed = try connection.run("DELETE FROM change_log WHERE seq < $1", [.integer(firstKept)])
             try connection.run("UPDATE taskline_schema SET pruned_through = greatest(pruned_through, $1)", [.integer(firstKept - 1)])
+            try pruneGroups(before: firstKept)
             return removed
         } }
     }

@@ -20,7 +20,18 @@ extension PostgresTaskStore {
         try query.validate()
         let plan = try PostgresFetchPlan(query: query, now: clock())
         return try translatingErrors { try connection.transaction(.repeatableRead) {
-            let rows = try connection.query(plan.pageSQL, plan.values + [PostgresValue(query.limit + 1), PostgresValue(query.offset ?? 0)])
+            // One row more than the limit is asked for: it tells whether a next page exists.
+            var rows: [PostgresRow] = []
+            var offset = query.offset ?? 0
+            let runs = plan.runs
+            for (index, run) in runs.enumerated() where rows.count <= query.limit {
+                let returned = try connection.query(run.sql, run.values + [PostgresValue(query.limit + 1 - rows.count), PostgresValue(offset)])
+                rows += returned
+                // A run that returned nothing held no more tasks than the offset skips.
+                if offset > 0 && index < runs.count - 1 {
+                    offset = returned.isEmpty ? offset - (try connection.query(run.countSQL, run.values)[0].int("n")) : 0
+                }
+            }
             let tasks = try rows.prefix(query.limit).map(TaskRow.task)
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil,
                                 seq: try connection.query("SELECT seq FROM change_counter")[0].int64("seq"))

@@ -7,16 +7,17 @@ import TaskModel
 /// (so `ifVersion` and dependency checks are exact), and the seqs a transaction hands out
 /// follow the last one committed, without gaps (a rollback hands none out) and in commit
 /// order. It ends by storing the newest seq and a payload-free `NOTIFY`, both delivered
-/// by its commit.
+/// by its commit. Each write request, and each apply, is one change group (see
+/// PostgresTaskStore+Undo.swift).
 extension PostgresTaskStore {
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try writing { try run(prepared) }
+        return try writing { try recordingGroup { try run(prepared, group: $0) } }
     }
 
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
         let prepared = operations.map { operation in Result { try PreparedOperation(operation) }.mapError(Self.storeError) }
-        return try writing { try runEach(prepared, atomic: false, locatingFields: false) }
+        return try writing { try runEach(prepared, atomic: false, locatingFields: false, group: nil) }
     }
 
     public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
@@ -29,7 +30,7 @@ extension PostgresTaskStore {
             throw TaskStoreError.operationFailed(index: index, error: error)
         }
         do {
-            return try writing { try runEach(prepared, atomic: atomic, locatingFields: true) }
+            return try writing { try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: true, group: $0) } }
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // Seen inside the transaction just undone, perhaps after an earlier operation
             // changed the task: report the task as it is committed.
@@ -58,9 +59,14 @@ extension PostgresTaskStore {
         }
     }
 
+    /// The operations inside the caller's writing transaction, in change group `group`, or
+    /// each in a group of its own when it is nil (independent requests committed together).
     private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                         locatingFields: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: run) { body in
+                         locatingFields: Bool, group: Int64?) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: { operation in
+            if let group { return try run(operation, group: group) }
+            return try recordingGroup { try run(operation, group: $0) }
+        }) { body in
             let seqBefore = lastSeq
             try connection.execute("SAVEPOINT operation")
             do {
@@ -75,8 +81,9 @@ extension PostgresTaskStore {
         }
     }
 
-    /// One checked operation inside the caller's writing transaction.
-    private func run(_ operation: PreparedOperation) throws -> OperationOutcome {
+    /// One checked operation inside the caller's writing transaction, as part of change
+    /// group `group`.
+    private func run(_ operation: PreparedOperation, group: Int64) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
             if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
@@ -100,6 +107,7 @@ extension PostgresTaskStore {
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try nextVersion(of: next, at: now)
+            try snapshot(id: id, group: group)
             let successor = next.done && !current.done ? try makeSuccessor(of: next, at: now) : nil
             try replace(next, dueAt: dueAt ?? storedTime(current.due, of: current), waitAt: waitAt ?? storedTime(current.wait, of: current))
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
@@ -112,11 +120,18 @@ extension PostgresTaskStore {
         case .delete(let id, let ifVersion):
             guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let dependents = try removeFromDependents(id)
-            try connection.run("DELETE FROM task WHERE id = $1", [.text(id)])
-            let change = try log(.deleted, id: id, version: current.version, task: nil)
+            let (change, dependents) = try delete(current, group: group)
             return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
         }
+    }
+
+    /// Deletes `task`, taking it out of every task that depends on it, in change group
+    /// `group`; returns the deletion's change and the dependents' updates.
+    func delete(_ task: TaskItem, group: Int64) throws -> (TaskChange, dependents: [TaskChange]) {
+        let dependents = try removeFromDependents(task.id, group: group)
+        try snapshot(id: task.id, group: group)
+        try connection.run("DELETE FROM task WHERE id = $1", [.text(task.id)])
+        return (try log(.deleted, id: task.id, version: task.version, task: nil), dependents)
     }
 
     /// Creates the next occurrence of `task`, just completed, and returns its change; nil when
@@ -144,7 +159,8 @@ extension PostgresTaskStore {
 
     /// Takes `id` out of every task that depends on it, each at its next version; returns
     /// those updates' changes, in id order.
-    private func removeFromDependents(_ id: String) throws -> [TaskChange] {
+    private func removeFromDependents(_ id: String, group: Int64) throws -> [TaskChange] {
+        try snapshotDependents(of: id, group: group)
         let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE $1 = ANY(depends_on) ORDER BY id", [.text(id)])
         let now = clock()
         return try rows.map { row in
@@ -184,7 +200,7 @@ extension PostgresTaskStore {
     }
 
     /// `task` at its next version, changed at `now`; refused at the top of the range.
-    private func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
+    func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
         guard task.version < TaskRules.versions.upperBound else {
             throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id) is at version \(task.version), and a version goes no higher than \(TaskRules.versions.upperBound)", retryable: false)
         }
@@ -245,7 +261,7 @@ extension PostgresTaskStore {
     }
 
     /// Appends a change with the next seq of the transaction's.
-    private func log(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?) throws -> TaskChange {
+    func log(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?) throws -> TaskChange {
         lastSeq += 1
         try connection.run("INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
                            [.integer(lastSeq), .text(kind.rawValue), .text(id), .integer(version), .integer(clock())])

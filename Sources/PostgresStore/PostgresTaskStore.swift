@@ -23,9 +23,8 @@ public actor PostgresTaskStore: TaskStoring {
     private var listener: ChangeListener?
     /// Inside a writing transaction: the newest seq it has handed out (see `writing`).
     var lastSeq: Int64 = 0
-
-    /// The name this store gives itself in `TaskStoreError.unsupported`.
-    static let storeName = "postgresql"
+    /// Who writes through this store (`WriteOrigin`): its change groups carry it.
+    public nonisolated let origin: Int64
     /// The channel of the payload-free NOTIFY each writing transaction sends: named after
     /// the database's id, since channels are shared by every schema of a database.
     let channel: String
@@ -35,7 +34,7 @@ public actor PostgresTaskStore: TaskStoring {
     /// writer for the counter row) before failing with 1004; 0 waits for ever. Throws
     /// `StoreOpenError` for a database that cannot be used.
     public init(connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
-                clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+                origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         let name = redactPasswords(in: connectionString)
         let timeout = "\(lockTimeoutMilliseconds)ms"
         let configure = { (connection: PostgresConnection) in
@@ -53,6 +52,7 @@ public actor PostgresTaskStore: TaskStoring {
         }
         self.connectionString = connectionString
         redactedConnectionString = name
+        self.origin = origin
         self.clock = clock
         let executor = loop ?? EventLoop.startThread()
         self.loop = executor
@@ -91,14 +91,6 @@ public actor PostgresTaskStore: TaskStoring {
 
     public func hasExternalChanges() throws -> Bool {
         listener?.takeChanges() ?? false
-    }
-
-    public func undo(scope: UndoScope, force: Bool) throws -> Reversal? {
-        throw TaskStoreError.unsupported(feature: "tasks/undo", store: Self.storeName)
-    }
-
-    public func redo(scope: UndoScope, force: Bool) throws -> Reversal? {
-        throw TaskStoreError.unsupported(feature: "tasks/redo", store: Self.storeName)
     }
 }
 

@@ -22,9 +22,6 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case undoConflict(tasks: [TaskItem], deleted: [String])
     /// Operation `index` of an atomic `apply` failed, so none was applied.
     case operationFailed(index: Int, error: TaskStoreError)
-    /// The store does not serve this (a method such as `tasks/undo`): `feature` names it,
-    /// `store` the kind of database (`postgresql`).
-    case unsupported(feature: String, store: String)
 
     /// The same error with its field path placed under `path` (`operations[2].update`).
     package func located(in path: String) -> TaskStoreError {

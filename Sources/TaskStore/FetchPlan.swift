@@ -284,10 +284,37 @@ struct FetchPlan {
     }
 
     /// Counts `run`'s tasks, with its `values` (an offset comes without a cursor): how much of
-    /// an offset a run used up when it returned none. Not for a merge, the last run. Made
-    /// only for an offset, not for every page.
+    /// an offset a run used up when it holds fewer tasks than the offset. Not for a merge, the
+    /// last run. Made only for an offset, not for every page.
     func countSQL(of run: Run) -> String {
         "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: run.clauses))
+    }
+
+    /// True when a page is one run, merged from the open and the done tasks' runs.
+    var mergesRuns: Bool { mergesDoneRuns }
+
+    /// For a plan that merges: one side's (the open or the done tasks') sort keys, of the
+    /// task that `OFFSET ?` (the last parameter) places along it, read from `task_by_done`.
+    func sideKeys(done: Bool) -> (sql: String, values: [SQLValue]) {
+        let keyColumns = keys.indices.map { "\(keys[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
+        return ("SELECT \(keyColumns) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)"]) + " ORDER BY \(Self.order(keys)) LIMIT 1 OFFSET ?",
+                whereValues)
+    }
+
+    /// For a plan that merges: counts one side's tasks before `cursorValues`.
+    func sideCount(done: Bool, before cursorValues: [SQLValue]) -> (sql: String, values: [SQLValue]) {
+        let (clause, bound) = Self.keyset(keys: backwards, after: cursorValues)
+        return ("SELECT count(*) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)", clause]), whereValues + bound)
+    }
+
+    /// For a plan that merges: the merge read backwards from `cursorValues` (the tasks
+    /// before them, nearest first); its `keysSQL` finds one of them.
+    func mergeBackwards(from cursorValues: [SQLValue]) -> Run {
+        run(selecting: backwards, orderedBy: backwards, after: cursorValues, merging: true)
+    }
+
+    private var backwards: [SortExpression] {
+        keys.map { (expression: $0.expression, descending: !$0.descending) }
     }
 
     /// `sql` with the `+` taken off its columns. A page's clauses keep SQLite from their
@@ -305,8 +332,12 @@ struct FetchPlan {
     /// One stretch of a page's order. A page is read from its plan's runs in turn, until
     /// it is full: the later runs' tasks all sort after the earlier runs' tasks.
     struct Run {
-        /// `LIMIT ? OFFSET ?` are its last two parameters.
+        /// The tasks and their sort keys; `LIMIT ?` is its last parameter.
         var sql: String
+        /// The sort keys alone, of the one task `OFFSET ?` (its last parameter) finds: what
+        /// an offset is turned into a cursor with. With only the keys to read, an index that
+        /// holds them answers without a lookup of each skipped task's row.
+        var keysSQL: String
         var values: [SQLValue]
         /// The run's own clauses, for `countSQL(of:)`.
         var clauses: [String]
@@ -417,17 +448,20 @@ struct FetchPlan {
             values += bound
         }
         let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
-        let select = "SELECT \(Self.taskColumns), \(keyColumns) FROM \(source)"
-        guard merging else {
-            return Run(sql: select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order)) LIMIT ? OFFSET ?", values: values, clauses: clauses)
+        let query = { (columns: String) -> String in
+            let select = "SELECT \(columns) FROM \(source)"
+            guard merging else {
+                return select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order))"
+            }
+            // A compound's ORDER BY names result columns, here the sort keys by their names.
+            // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
+            // from task_by_done in order and no further than the page needs.
+            let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
+            return select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
+                + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered)"
         }
-        // A compound's ORDER BY names result columns, here the sort keys by their names.
-        // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
-        // from task_by_done in order and no further than the page needs.
-        let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
-        let sql = select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
-            + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered) LIMIT ? OFFSET ?"
-        return Run(sql: sql, values: values + values, clauses: clauses)
+        return Run(sql: query("\(Self.taskColumns), \(keyColumns)") + " LIMIT ?", keysSQL: query(keyColumns) + " LIMIT 1 OFFSET ?",
+                   values: merging ? values + values : values, clauses: clauses)
     }
 
     private static func order(_ keys: [SortExpression]) -> String {

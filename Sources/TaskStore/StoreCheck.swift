@@ -1,41 +1,6 @@
 import SQLite
 import TaskModel
 
-/// What `TaskStore.check` found.
-public struct StoreCheckReport: Sendable {
-    public struct Counts: Sendable, Hashable {
-        public var tasks = 0
-        public var doneTasks = 0
-        /// Task–tag pairs.
-        public var taggings = 0
-        public var distinctTags = 0
-        public var changes = 0
-        /// The newest `seq` ever handed out.
-        public var newestSeq: Int64 = 0
-    }
-
-    public var path: String
-    public var schemaVersion = 0
-    public var supportedSchemaVersion = Schema.migrator.latestVersion
-    /// Schema objects Taskline did not make at this schema version, made otherwise, or
-    /// missing (see `Schema.unexpectedObjects`).
-    public var unexpectedObjects: [String] = []
-    /// What `PRAGMA integrity_check` reported; empty when it said "ok".
-    public var integrityProblems: [String] = []
-    /// What `PRAGMA foreign_key_check` reported.
-    public var foreignKeyProblems: [String] = []
-    /// Rows that break the task rules, or whose derived columns disagree with them: the first
-    /// ones, and how many in all.
-    public var ruleProblems: [String] = []
-    public var ruleProblemCount = 0
-    /// Nil for a new database that has no schema yet.
-    public var counts: Counts?
-
-    public var isSound: Bool {
-        unexpectedObjects.isEmpty && integrityProblems.isEmpty && foreignKeyProblems.isEmpty && ruleProblemCount == 0
-    }
-}
-
 extension TaskStore {
     /// Checks the database at `path` without writing to it: the schema objects against those
     /// Taskline made, SQLite's integrity and foreign key checks, the schema version, every
@@ -47,7 +12,7 @@ extension TaskStore {
     /// Damage found past that point is reported, not thrown.
     public static func check(path: String, maxListed: Int = 20) throws -> StoreCheckReport {
         let database = try StoreFile.openReadable(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
-        var report = StoreCheckReport(path: path)
+        var report = StoreCheckReport(path: path, supportedSchemaVersion: Schema.migrator.latestVersion)
         report.unexpectedObjects = try StoreFile.inspect(database, path: path).unexpectedObjects
         /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
         func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
@@ -84,24 +49,15 @@ extension TaskStore {
         }
         guard report.schemaVersion > 0 else { return report }  // a new file: no tables yet
 
-        func rule(_ problem: String) {
-            report.ruleProblemCount += 1
-            if report.ruleProblems.count < maxListed { report.ruleProblems.append(problem) }
-        }
+        func rule(_ problem: String) { report.rule(problem, maxListed: maxListed) }
         attempt("counting") {
             let counts = try counts(database, schemaVersion: report.schemaVersion)
             report.counts = counts
             if report.schemaVersion >= 12 {
-                let prunedThrough = try Schema.storedPrunedThrough(in: database)
-                if prunedThrough != 0 && !TaskRules.seqs.contains(prunedThrough) {
-                    rule("meta's \(Schema.prunedThroughKey) is \(prunedThrough), outside 0 to \(TaskRules.seqs.upperBound)")
-                } else if counts.newestSeq < prunedThrough {
-                    rule("the change log's newest seq is \(counts.newestSeq), below the \(prunedThrough) pruned: seqs would repeat")
-                }
-                if let oldest = try database.integer("SELECT min(seq) FROM change"),
-                   !TaskRules.seqs.contains(oldest) || !TaskRules.seqs.contains(counts.newestSeq) {
-                    rule("the change log's seqs run from \(oldest) to \(counts.newestSeq), outside 1 to \(TaskRules.seqs.upperBound): writes would fail")
-                }
+                let problems = StoreCheckReport.seqProblems(
+                    prunedThrough: try Schema.storedPrunedThrough(in: database), prunedThroughName: "meta's \(Schema.prunedThroughKey)",
+                    oldest: try database.integer("SELECT min(seq) FROM change"), newest: counts.newestSeq)
+                for problem in problems { rule(problem) }
             } else {
                 let newest = try Schema.newestSeq(in: database)
                 if newest > counts.newestSeq {
@@ -208,29 +164,10 @@ extension TaskStore {
             if !row.bool(columns.metaIsObject) {
                 note("task \(task.id): meta is not a JSON object")
             }
-            do {
-                let checked = try CheckedTask(task)
-                if row.text(columns.titleFold) != TaskRules.folded(task.title) {
-                    note("task \(task.id): title_fold does not match the title")
-                }
-                if row.text(columns.notesFold) != TaskRules.folded(task.notes) {
-                    note("task \(task.id): notes_fold does not match the notes")
-                }
-                if row.optionalInt64(columns.dueAt) != checked.dueAt {
-                    note("task \(task.id): due_at does not match the due date")
-                }
-                if row.optionalInt64(columns.waitAt) != checked.waitAt {
-                    note("task \(task.id): wait_at does not match the wait time")
-                }
-                if checked.task.seriesId != task.seriesId {
-                    note("task \(task.id): it recurs but has no seriesId")
-                }
-                if row.optionalInt64(columns.remindAt) != checked.remindAt {
-                    note("task \(task.id): remind_at does not match the reminder time")
-                }
-            } catch TaskStoreError.invalid(let field, let reason) {
-                note("task \(task.id): \(field) \(reason)")
-            }
+            let derived = DerivedColumns(
+                titleFold: row.text(columns.titleFold), notesFold: row.text(columns.notesFold), dueAt: row.optionalInt64(columns.dueAt),
+                waitAt: row.optionalInt64(columns.waitAt), remindAt: row.optionalInt64(columns.remindAt))
+            for problem in try CheckedTask.problems(of: task, derived: derived) { note(problem) }
         }
         guard hasSchema17 else { return }
         // Tasks that depend on themselves, directly or through others.

@@ -16,7 +16,7 @@ extension TaskStore {
                 for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, now: clock(), database: database).pageRuns(after: nil) {
                     let statement = try database.cachedStatement(run.sql)
                     let columns = statement.layout(PageColumns.self).task
-                    try statement.forEachRow(run.values + [.integer(-1), .integer(0)]) { row in
+                    try statement.forEachRow(run.values + [.integer(-1)]) { row in
                         try body(columns.task(in: row))
                         count += 1
                     }

@@ -84,15 +84,6 @@ extension TaskStore {
         return firstKept > oldest ? firstKept - 1 : nil
     }
 
-    /// One entry of the change log about a task.
-    public struct LoggedChange: Sendable, Hashable {
-        public var seq: Int64
-        public var kind: TaskChange.Kind
-        public var version: Int64
-        /// Milliseconds since the epoch.
-        public var at: Int64
-    }
-
     /// Task `id`'s entries in the change log, oldest first, as far back as the log is kept:
     /// its history of versions. The log has no index by task, so this reads all of it (for
     /// one person's command, not for a client's every page).

@@ -26,16 +26,19 @@ extension TaskStore {
             var tasks: [TaskItem] = []
             var lastKeys: [SQLValue] = []
             var hasMore = false
-            var offset = Int64(query.offset ?? 0)
-            let runs = plan.pageRuns(after: cursor)
-            for (index, run) in runs.enumerated() where !hasMore {
-                var returned = 0
+            var runs = plan.pageRuns(after: cursor)
+            if let offset = query.offset, offset > 0 {
+                // The page after the last task the offset skips: the same as the page after
+                // a cursor there.
+                let skipped = try lastTask(skippedBy: Int64(offset), runs: runs, plan: plan)
+                runs = skipped.map { plan.pageRuns(after: $0) } ?? []
+            }
+            for run in runs where !hasMore {
                 // One row more than the limit is asked for: it tells whether a next page exists.
                 let wanted = Int64(query.limit + 1 - tasks.count)
                 let statement = try database.cachedStatement(run.sql)
                 let columns = statement.layout(PageColumns.self)
-                try statement.forEachRow(run.values + [.integer(wanted), .integer(offset)]) { row in
-                    returned += 1
+                try statement.forEachRow(run.values + [.integer(wanted)]) { row in
                     guard tasks.count < query.limit else {
                         hasMore = true
                         return
@@ -45,10 +48,6 @@ extension TaskStore {
                     if tasks.count == query.limit {
                         lastKeys = columns.sortKeys.map { row.value($0) }
                     }
-                }
-                // A run that returned nothing held no more tasks than the offset skips.
-                if offset > 0 && index < runs.count - 1 {
-                    offset = returned > 0 ? 0 : offset - (try database.cachedStatement(plan.countSQL(of: run)).firstRow(run.values) { $0.int64(0) } ?? 0)
                 }
             }
             var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
@@ -61,6 +60,54 @@ extension TaskStore {
             }
             return page
         } }
+    }
+
+    /// The sort keys of the `offset`th task in the order of `runs` (a first page's), as a
+    /// cursor: read from the runs' keys alone, a run the offset passes whole counted. Nil
+    /// when fewer tasks match.
+    private func lastTask(skippedBy offset: Int64, runs: [FetchPlan.Run], plan: FetchPlan) throws -> Cursor? {
+        if plan.mergesRuns {
+            return try lastTaskOfMerge(skippedBy: offset, plan: plan)
+        }
+        var remaining = offset
+        for (index, run) in runs.enumerated() {
+            if let keys = try database.cachedStatement(run.keysSQL).firstRow(run.values + [.integer(remaining - 1)], { row in
+                (0..<Int32(plan.keys.count)).map { row.value($0) }
+            }) {
+                return Cursor(signature: plan.signature, values: keys)
+            }
+            guard index < runs.count - 1 else { break }
+            remaining -= try database.cachedStatement(plan.countSQL(of: run)).firstRow(run.values) { $0.int64(0) } ?? 0
+        }
+        return nil
+    }
+
+    /// The same for a plan that merges the open and the done tasks' runs, without stepping
+    /// through the merge from the start (a compound's rows cost SQLite several times an
+    /// index entry's). Were the done tasks spread evenly through the order, the task at
+    /// the offset would be the open one at its share of the offset: that one's place in the
+    /// merge is counted (the open tasks before it, read past, and the done ones, counted),
+    /// and the merge is stepped through only from there, forwards or backwards, as far as
+    /// it missed.
+    private func lastTaskOfMerge(skippedBy offset: Int64, plan: FetchPlan) throws -> Cursor? {
+        let keys = { (row: Row) in (0..<Int32(plan.keys.count)).map { row.value($0) } }
+        let share = try database.cachedStatement("SELECT coalesce(sum(count) FILTER (WHERE done = 0), 0), coalesce(sum(count), 0) FROM task_total")
+            .firstRow { Double($0.int64(0)) / Double(max(1, $0.int64(1))) } ?? 0
+        let estimate = min(offset - 1, Int64(Double(offset) * share))
+        let side = plan.sideKeys(done: false)
+        guard let probe = try database.cachedStatement(side.sql).firstRow(side.values + [.integer(estimate)], keys) else {
+            let run = plan.pageRuns(after: nil)[0]
+            return try database.cachedStatement(run.keysSQL).firstRow(run.values + [.integer(offset - 1)], keys)
+                .map { Cursor(signature: plan.signature, values: $0) }
+        }
+        let count = plan.sideCount(done: true, before: probe)
+        let place = try estimate + 1 + (database.cachedStatement(count.sql).firstRow(count.values) { $0.int64(0) } ?? 0)
+        if place == offset {
+            return Cursor(signature: plan.signature, values: probe)
+        }
+        let run = place < offset ? plan.pageRuns(after: Cursor(signature: plan.signature, values: probe))[0] : plan.mergeBackwards(from: probe)
+        return try database.cachedStatement(run.keysSQL).firstRow(run.values + [.integer(abs(offset - place) - 1)], keys)
+            .map { Cursor(signature: plan.signature, values: $0) }
     }
 
     /// A random number given to the database when it was made: a client that catches up

@@ -1,100 +1,24 @@
 import SQLite
 
-/// Ids shortened the way git shortens hashes, for people typing them: a short id is the
-/// shortest start of the id's *key* that no other task's key shares, at least
-/// `minimumLength` characters; any unique start of a key, at least `minimumPrefixLength`
-/// long, finds the task.
-///
-/// The key of a version-7 UUID (the ids the server makes) is its last group of 12 hex
-/// digits. Its first groups are the time it was made, which ids made close together share
-/// (8 characters within a minute): their starts would make short ids of 10 characters and
-/// more, and the one `add` prints would stop being unique as soon as the next task came.
-/// The last group is random. The key of any other id (a random UUID, an id a client chose)
-/// is the whole id, as it always was.
-public enum ShortID {
-    /// A short id has at least this many characters (or is the whole key, when shorter).
-    public static let minimumLength = 7
-    /// A start given to find a task must have at least this many characters, unless it is
-    /// a whole id: git's limit, so that a slip of the finger cannot pick a task by accident.
-    public static let minimumPrefixLength = 4
-
-    public enum LookupError: Error, Sendable, Hashable, CustomStringConvertible {
-        case notFound(given: String)
-        case tooShort(given: String)
-        /// `candidates`: the first few ids (in id order) whose short ids it starts.
-        case ambiguous(given: String, candidates: [String])
-
-        public var description: String {
-            switch self {
-            case .notFound(let given):
-                "no task has the id or short id \(given)"
-            case .tooShort(let given):
-                "\(given) is too short: give at least \(ShortID.minimumPrefixLength) characters of a short id"
-            case .ambiguous(let given, let candidates):
-                "\(given) is ambiguous: it starts the short ids of \(candidates.joined(separator: ", "))\(candidates.count >= ShortID.maxCandidates ? ", …" : "")"
-            }
-        }
-    }
-
-    static let maxCandidates = 5
-
-    /// The part of `id` its short id is a start of (see the type's comment).
-    static func key(of id: String) -> Substring.UnicodeScalarView {
-        let scalars = Substring(id).unicodeScalars
-        guard scalars.count == 36 else { return scalars }
-        let characters = Array(scalars)
-        let isVersion7 = [8, 13, 18, 23].allSatisfy { characters[$0] == "-" } && characters[14] == "7"
-        return isVersion7 ? scalars.dropFirst(24) : scalars
-    }
-
+/// Short ids (see `ShortID`) on SQLite.
+extension ShortID {
     /// `key(of: id)` in SQL, for the queries that look for keys: the same rule, checked
     /// against `key(of:)` by a test. GLOB's `?` is one character, as `key(of:)` counts.
     static let keySQL = "CASE WHEN id GLOB '????????-????-7???-????-????????????' THEN substr(id, 25) ELSE id END"
-
-    /// The number of leading characters (Unicode scalars) `a` and `b` share.
-    static func commonPrefixLength(_ a: some Collection<Unicode.Scalar>, _ b: some Collection<Unicode.Scalar>) -> Int {
-        zip(a, b).prefix { $0 == $1 }.count
-    }
 }
 
-/// The short ids of tasks, from the ids whose keys share their first `minimumLength`
-/// characters with another's: only those need more.
-public struct ShortIDs: Sendable {
-    /// Ids by the first `minimumLength` characters of their keys.
-    private var crowded: [String: [String]] = [:]
-
-    init(crowdedIDs: [String]) {
-        for id in crowdedIDs { crowded[Self.head(of: ShortID.key(of: id)), default: []].append(id) }
-    }
-
-    /// The first `ShortID.minimumLength` characters of `key`: what crowded keys share.
-    static func head(of key: Substring.UnicodeScalarView) -> String {
-        String(Substring(key.prefix(ShortID.minimumLength)))
-    }
-
-    /// The shortest start of `id`'s key that no other key among the crowded ones starts
-    /// with, and at least `ShortID.minimumLength` long; the whole id when nothing shorter
-    /// tells it apart (its key is another's, or starts another's).
-    public func shortID(for id: String) -> String {
-        let key = ShortID.key(of: id)
-        let others = crowded[Self.head(of: key)] ?? []
-        let shared = others.filter { $0 != id }.map { ShortID.commonPrefixLength(key, ShortID.key(of: $0)) }.max() ?? 0
-        guard shared < key.count else { return id }
-        return String(Substring(key.prefix(max(shared + 1, ShortID.minimumLength))))
-    }
-}
-
-extension TaskStore {
+/// Short ids and its history for the command line, where the commands for people use the store.
+extension TaskStore: CommandLineStoring {
     /// The short id of the task `id`. Finding the keys that start as its does is a pass over
     /// every id, so it costs in proportion to the number of tasks.
     public func shortID(for id: String) throws -> String {
-        let key = ShortID.key(of: id)
-        guard key.count > ShortID.minimumLength else { return id }
-        return try translatingSQLiteErrors {
-            var ids: [String] = []
-            try database.cachedStatement("SELECT id FROM task WHERE substr(\(ShortID.keySQL), 1, ?) = ?")
-                .forEachRow([.integer(Int64(ShortID.minimumLength)), .text(ShortIDs.head(of: key))]) { ids.append($0.text(0)) }
-            return ShortIDs(crowdedIDs: ids).shortID(for: id)
+        try translatingSQLiteErrors {
+            try ShortID.shortID(for: id) { head in
+                var ids: [String] = []
+                try database.cachedStatement("SELECT id FROM task WHERE substr(\(ShortID.keySQL), 1, ?) = ?")
+                    .forEachRow([.integer(Int64(ShortID.minimumLength)), .text(head)]) { ids.append($0.text(0)) }
+                return ids
+            }
         }
     }
 
@@ -117,16 +41,13 @@ extension TaskStore {
     /// when `text` is shorter than `ShortID.minimumPrefixLength` and not a whole id.
     public func resolveID(_ text: String) throws -> String {
         try translatingSQLiteErrors {
-            if try database.integer("SELECT 1 FROM task WHERE id = ?", [.text(text)]) != nil { return text }
-            let length = text.unicodeScalars.count
-            guard length >= ShortID.minimumPrefixLength else { throw ShortID.LookupError.tooShort(given: text) }
-            var candidates: [String] = []
-            try database.cachedStatement("SELECT id FROM task WHERE substr(\(ShortID.keySQL), 1, ?) = ? ORDER BY id LIMIT ?")
-                .forEachRow([.integer(Int64(length)), .text(text), .integer(Int64(ShortID.maxCandidates))]) { candidates.append($0.text(0)) }
-            switch candidates.count {
-            case 0: throw ShortID.LookupError.notFound(given: text)
-            case 1: return candidates[0]
-            default: throw ShortID.LookupError.ambiguous(given: text, candidates: candidates)
+            try ShortID.resolve(text, isID: { try database.integer("SELECT 1 FROM task WHERE id = ?", [.text(text)]) != nil }) {
+                var candidates: [String] = []
+                try database.cachedStatement("SELECT id FROM task WHERE substr(\(ShortID.keySQL), 1, ?) = ? ORDER BY id LIMIT ?")
+                    .forEachRow([.integer(Int64(text.unicodeScalars.count)), .text(text), .integer(Int64(ShortID.maxCandidates))]) {
+                        candidates.append($0.text(0))
+                    }
+                return candidates
             }
         }
     }

@@ -191,31 +191,14 @@ extension TaskStore {
         return ChangeGroup(firstSeq: group.seq, lastSeq: group.lastSeq, kind: group.kind, own: group.origin == origin, at: at)
     }
 
-    /// One task a group changed.
-    private struct GroupTask {
-        var id: String
-        /// Its last change in the group deleted it.
-        var deleted: Bool
-        /// Its version after the group (a deletion's: the version it was deleted at).
-        var version: Int64
-    }
-
     /// The tasks `group` changed, in the order of their first change in it.
     private func tasks(of group: StoredGroup) throws -> [GroupTask] {
-        var tasks: [GroupTask] = []
-        var index: [[UInt8]: Int] = [:]  // by bytes: Swift's == holds canonically equivalent ids equal
+        var tasks = GroupTask.Collector()
         try database.cachedStatement("SELECT kind, task_id, version FROM change WHERE seq BETWEEN ? AND ? ORDER BY seq")
             .forEachRow([.integer(group.seq), .integer(group.lastSeq)]) { row in
-                let id = row.text(1)
-                let task = GroupTask(id: id, deleted: row.text(0) == TaskChange.Kind.deleted.rawValue, version: row.int64(2))
-                if let at = index[Array(id.utf8)] {
-                    tasks[at] = task
-                } else {
-                    index[Array(id.utf8)] = tasks.count
-                    tasks.append(task)
-                }
+                tasks.add(kind: TaskChange.Kind(rawValue: row.text(0)) ?? .updated, id: row.text(1), version: row.int64(2))
             }
-        return tasks
+        return tasks.tasks
     }
 
     /// A task as it was before a group, with its stored instants.
@@ -250,74 +233,33 @@ extension TaskStore {
         return snapshots
     }
 
-    /// The undo conflict `group` meets, if any: some of its tasks changed after it, other than
-    /// by groups that later reversals cancel out. A task is unchanged when it is at the
-    /// version the group left it at (or absent, as the group left it) and was not deleted
-    /// since; otherwise the log after the group tells.
+    /// The undo conflict `group` meets, if any (`GroupTask.conflict`).
     private func conflict(with group: StoredGroup, tasks: [GroupTask]) throws -> TaskStoreError? {
         let deletedSince = try database.cachedStatement(
             "SELECT 1 FROM change WHERE task_id = ? AND kind = 'deleted' AND seq > ? LIMIT 1")
-        var suspects: Set<[UInt8]> = []
-        for task in tasks {
-            let current = try load(id: task.id)
-            let unchanged: Bool
-            if task.deleted {
-                unchanged = current == nil
-            } else {
-                let deleted = try deletedSince.firstRow([.text(task.id), .integer(group.lastSeq)]) { _ in true } ?? false
-                unchanged = current?.version == task.version && !deleted
-            }
-            if !unchanged { suspects.insert(Array(task.id.utf8)) }
-        }
-        guard !suspects.isEmpty else { return nil }
-        let changed = try changedSince(group.lastSeq, among: suspects)
-        guard !changed.isEmpty else { return nil }
-        var now: [TaskItem] = []
-        var gone: [String] = []
-        for task in tasks where changed.contains(Array(task.id.utf8)) {
-            if let current = try load(id: task.id) { now.append(current) } else { gone.append(task.id) }
-        }
-        return .undoConflict(tasks: now, deleted: gone)
+        return try GroupTask.conflict(
+            of: tasks, load: load(id:),
+            deletedSince: { try deletedSince.firstRow([.text($0), .integer(group.lastSeq)]) { _ in true } ?? false },
+            changedSince: { try changedSince(group.lastSeq, among: $0) })
     }
 
-    /// The ids among `ids` that a change after seq `after` touched, leaving out the changes of
-    /// groups that a chain of reversals after `after` cancels: a group, its undo, that undo's
-    /// redo, … cancel out when there is an even number of them. A change in no group
-    /// (another program's) always counts.
+    /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
     private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
-        var groups: [(seq: Int64, lastSeq: Int64)] = []
-        var reverts: [Int64: Int64] = [:]
+        var groups: [LaterGroups.Group] = []
         try database.cachedStatement("""
             SELECT coalesce(c.group_first, c.seq) AS first, max(c.seq), r.reverts FROM change c
             LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
             WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY first ORDER BY first
             """)
             .forEachRow([.integer(after)]) { row in
-                groups.append((row.int64(0), row.int64(1)))
-                if !row.isNull(2) { reverts[row.int64(0)] = row.int64(2) }
+                groups.append(LaterGroups.Group(first: row.int64(0), last: row.int64(1), reverts: row.isNull(2) ? nil : row.int64(2)))
             }
-        let later = Set(groups.map(\.seq))
-        var revertedBy: [Int64: Int64] = [:]
-        for (group, target) in reverts where later.contains(target) { revertedBy[target] = group }
-        var cancelled: Set<Int64> = []
-        for group in groups where !(reverts[group.seq].map(later.contains) ?? false) {
-            var chain = [group.seq]
-            while let next = revertedBy[chain[chain.count - 1]] { chain.append(next) }
-            if chain.count % 2 == 0 { cancelled.formUnion(chain) }
-        }
+        let later = LaterGroups(groups)
         var changed: Set<[UInt8]> = []
         try database.cachedStatement("SELECT seq, task_id FROM change WHERE seq > ? ORDER BY seq").forEachRow([.integer(after)]) { row in
             let id = Array(row.text(1).utf8)
             guard ids.contains(id), !changed.contains(id) else { return }
-            let seq = row.int64(0)
-            // The last group that starts at or before the change.
-            var low = 0, high = groups.count
-            while low < high {
-                let middle = (low + high) / 2
-                if groups[middle].seq <= seq { low = middle + 1 } else { high = middle }
-            }
-            let inGroup = low > 0 && groups[low - 1].lastSeq >= seq
-            if !inGroup || !cancelled.contains(groups[low - 1].seq) { changed.insert(id) }
+            if later.counts(row.int64(0)) { changed.insert(id) }
         }
         return changed
     }

@@ -4,21 +4,6 @@ import TaskModel
 /// Writing tasks: each operation checked, then run in a transaction (or a savepoint of one)
 /// that the change log's triggers record.
 extension TaskStore {
-    public func create(_ draft: TaskDraft) throws -> WriteResult<TaskItem> {
-        let outcome = try perform(.create(draft))
-        return WriteResult(value: outcome.task!, change: outcome.change)
-    }
-
-    public func update(id: String, changes: TaskChanges, ifVersion: Int64? = nil) throws -> WriteResult<TaskItem> {
-        let outcome = try perform(.update(id: id, changes: changes, ifVersion: ifVersion))
-        return WriteResult(value: outcome.task!, change: outcome.change)
-    }
-
-    public func delete(id: String, ifVersion: Int64? = nil) throws -> WriteResult<String> {
-        let outcome = try perform(.delete(id: id, ifVersion: ifVersion))
-        return WriteResult(value: id, change: outcome.change)
-    }
-
     /// One write in its own transaction.
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)

@@ -10,7 +10,6 @@ enum TasklineErrorCode {
     static let historyExpired = 1005
     static let dependencyCycle = 1006
     static let undoConflict = 1007
-    static let unsupported = 1008
 }
 
 extension ResponseError {
@@ -43,9 +42,6 @@ extension ResponseError {
             self.init(code: TasklineErrorCode.undoConflict,
                       message: "Undo conflict: \(tasks.count + deleted.count) of the group's tasks changed since; nothing was reverted",
                       data: ["tasks": TaskJSON.encode(tasks), "deleted": .array(deleted.map(JSON.string))])
-        case .unsupported(let feature, let store):
-            self.init(code: TasklineErrorCode.unsupported, message: "Not supported by the \(store) store: \(feature)",
-                      data: ["feature": .string(feature), "store": .string(store)])
         case .operationFailed(let index, let error):
             // The failing operation's own error. A params error already names the operation
             // in its field path; the others say which operation it was in `data.operation`.

@@ -270,16 +270,6 @@ import Testing
         #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
     }
 
-    @Test func whatIsNotServedYetIsSaidSo() async throws {
-        let store = try Cluster.store()
-        await #expect(throws: TaskStoreError.unsupported(feature: "tasks/undo", store: "postgresql")) {
-            try await store.undo(scope: .connection, force: false)
-        }
-        await #expect(throws: TaskStoreError.unsupported(feature: "tasks/redo", store: "postgresql")) {
-            try await store.redo(scope: .database, force: true)
-        }
-    }
-
     /// Completing a recurring task creates its next occurrence, once.
     @Test func completingARecurringTaskMakesItsNextOccurrenceOnce() async throws {
         let store = try Cluster.store()

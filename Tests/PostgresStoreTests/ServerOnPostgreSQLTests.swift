@@ -109,18 +109,6 @@ import Testing
         #expect(clients.allSatisfy { $0.changes.count == written })
     }
 
-    @Test func whatTheStoreDoesNotServeIsAnsweredWith1008() throws {
-        let server = try start(try Cluster.freshSchema())
-        let undo = try server.call(1, "tasks/undo", "{}")
-        #expect(undo["error"]?["code"] == 1008)
-        #expect(undo["error"]?["data"]?["feature"] == "tasks/undo")
-        #expect(undo["error"]?["data"]?["store"] == "postgresql")
-        let redo = try server.call(2, "tasks/redo", #"{"scope":"database"}"#)
-        #expect(redo["error"]?["data"]?["feature"] == "tasks/redo")
-        // The server goes on.
-        #expect(try server.call(3, "tasks/create", #"{"title":"Once"}"#)["result"]?["version"] == 1)
-    }
-
     @Test func aPasswordInTheAddressIsNeverPrinted() throws {
         let server = try ServerProcess(["--db", "postgresql://taskline:Kw7Secret@/taskline_test?host=/nonexistent-folder"])
         #expect(server.waitForExit() == 3)
@@ -173,11 +161,8 @@ import Testing
         #expect(result.stderr.contains("no Taskline tables"))
     }
 
-    @Test func theOtherCommandsAndSQLiteOptionsRefuseAPostgreSQLDatabase() throws {
+    @Test func sqliteOptionsRefuseAPostgreSQLDatabase() throws {
         let connectionString = try Cluster.freshSchema()
-        let result = try runTaskline(["add", "x", "--db", connectionString])
-        #expect(result.status == 3)
-        #expect(result.stderr.contains("need a SQLite file"))
         let server = try ServerProcess(["--db", connectionString, "--durability", "normal"])
         #expect(server.waitForExit() == 2)
     }

@@ -58,6 +58,8 @@ import Testing
         "keyColumns": "sort-key expressions chosen from FetchPlan.expression's fixed set",
         "order": "sort-key expressions and ASC/DESC",
         "Self.order(order)": "sort-key expressions and ASC/DESC",
+        "Self.order(keys)": "sort-key expressions and ASC/DESC",
+        "done ? 1 : 0": "the number 0 or 1",
         "numbered": "result column numbers and ASC/DESC",
         "columns": "sort-key expressions",
         "placeholders": "a run of ?",
@@ -95,6 +97,7 @@ import Testing
         // PostgresStore
         "TaskRow.columns": "a fixed column list",
         "Self.pendingReminder": "a fixed condition (a reminder still to send)",
+        "Self.keySQL": "a fixed expression (a task id's short-id key, PostgresTaskStore+ShortIDs)",
         "blocked ? \"\" : \"NOT \"": "one of two words",
         "Self.column(key.field)": "a sort-key column from PostgresFetchPlan.column's fixed set",
         "key.descending ? \"DESC\" : \"ASC\"": "a direction",
@@ -103,6 +106,13 @@ import Testing
         "filterWhereClause": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
         "values.count + 1": "a parameter number",
         "values.count + 2": "a parameter number",
+        "inScope(\"g\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
+        "inScope(\"w\")": "a fixed origin condition on a numbered parameter (PostgreSQL undo)",
+        "reverting": "a fixed condition on a change group's kind (PostgreSQL undo)",
+        "Self.whereClause(conditions)": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "whereSQL": "conditions from PostgresFetchPlan's fixed set, with numbered parameters",
+        "count + 1": "a parameter number",
+        "count + 2": "a parameter number",
     ]
 
     @Test func sourcesSpliceOnlyFixedFragmentsIntoSQL() throws {

@@ -19,6 +19,7 @@ enum BackupCommand: Command {
         It is written under a temporary name beside DEST and named DEST only once complete
         and synced; DEST must not exist. The copy is a Taskline database like any other:
         check it with `taskline check --db DEST`, serve it with `taskline --db DEST`.
+        A PostgreSQL database is backed up with pg_dump instead (see docs/postgresql.md).
 
         A progress bar is drawn on stderr when it is a terminal.
 
@@ -42,7 +43,11 @@ enum BackupCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        try await StoreAccess.using(options.database, create: false) { try await backup(options, store: $0) }
+        guard case .sqlite(let path) = StoreLocation(options.database) else {
+            throw CommandFailure(exitCode: 3, "taskline backup copies a SQLite file; back up a PostgreSQL database with pg_dump (see docs/postgresql.md)")
+        }
+        let store = try StoreAccess.openSQLite(path, create: false)
+        try await StoreAccess.closing(store) { try await backup(options, store: store) }
         return 0
     }
 

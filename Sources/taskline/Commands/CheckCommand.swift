@@ -1,3 +1,4 @@
+import PostgresStore
 import TaskStore
 
 /// `taskline check`: is the database sound?
@@ -17,12 +18,15 @@ enum CheckCommand: Command {
         there are any), SQLite's integrity check and foreign key check, the schema version,
         every task against the rules of the protocol (and its derived columns against its
         fields), the change log's numbering, and counts of tasks, tags and changes.
+        On PostgreSQL: the same, but for SQLite's checks of its file (PostgreSQL keeps its
+        own); a dependency on a missing task is listed under "foreign keys".
 
         Options:
           --db PATH    the database (default: the server's)
 
-        Exit codes: 0 sound; 1 problems found (listed); 2 usage error; 3 the file cannot be
-        used at all (missing, not SQLite, another application's, a newer schema).
+        Exit codes: 0 sound; 1 problems found (listed); 2 usage error; 3 the database cannot
+        be used at all (missing, not SQLite, another application's, a newer schema; on
+        PostgreSQL: unreachable, or without Taskline's tables).
         """
 
     static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Options {
@@ -37,7 +41,10 @@ enum CheckCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let report = try TaskStore.check(path: options.database)
+        let report = switch StoreLocation(options.database) {
+        case .sqlite(let path): try TaskStore.check(path: path)
+        case .postgresql(let connectionString): try PostgresTaskStore.check(connectionString: connectionString)
+        }
         let output = OutputWriter()
         func section(_ name: String, _ problems: [String], total: Int? = nil) throws(CommandFailure) {
             let label = padded(name, to: 14)
@@ -55,7 +62,11 @@ enum CheckCommand: Command {
         }
         try output.line("schema        \(version)")
         if !report.unexpectedObjects.isEmpty { try section("objects", report.unexpectedObjects) }
-        try section("integrity", report.integrityProblems)
+        if let reason = report.integrityNotChecked {
+            try output.line("integrity     not checked: \(reason)")
+        } else {
+            try section("integrity", report.integrityProblems)
+        }
         try section("foreign keys", report.foreignKeyProblems)
         try section("task rules", report.ruleProblems, total: report.ruleProblemCount)
         if let counts = report.counts {

@@ -1,5 +1,5 @@
 import JSONRPC
-import TaskStore
+import TaskModel
 import TasklineServer
 
 /// `taskline export`: every task on stdout, in the wire format.
@@ -43,7 +43,7 @@ enum ExportCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        try await StoreAccess.usingEither(options.database, create: false) { try await export(options.format, from: $0) }
+        try await StoreAccess.using(options.database, create: false) { try await export(options.format, from: $0) }
         return 0
     }
 

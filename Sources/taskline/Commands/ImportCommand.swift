@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import JSONRPC
-import TaskStore
+import TaskModel
 import TasklineServer
 
 /// `taskline import`: tasks from a file or stdin, in one transaction.
@@ -74,7 +74,7 @@ enum ImportCommand: Command {
     static func run(_ options: Options) async throws -> Int32 {
         let input = try InputFile(options.file!, rereadable: options.skipInvalid)
         defer { input.close() }
-        try await StoreAccess.usingEither(options.database, create: true) { try await importTasks(options, from: input, into: $0) }
+        try await StoreAccess.using(options.database, create: true) { try await importTasks(options, from: input, into: $0) }
         return 0
     }
 

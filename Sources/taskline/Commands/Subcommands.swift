@@ -132,7 +132,6 @@ struct CommandFailure: Error {
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
         case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
         case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
-        case .unsupported(let feature, let store): "the \(store) store does not support \(feature) yet"
         }
     }
 }
@@ -147,38 +146,34 @@ extension ArgumentReader.Item {
     }
 }
 
-/// Opening the database for a command.
+/// Opening the database for a command: the SQLite file or the PostgreSQL database `--db` names.
 enum StoreAccess {
-    /// `create`: a missing file is created, as the server does (add, import). Otherwise a
-    /// missing file is an error (exit 3) rather than a new empty database: exporting,
+    /// `create`: a missing database is created, as the server does (add, import). Otherwise
+    /// a missing one is an error (exit 3) rather than a new empty database: exporting,
     /// listing or backing up a mistyped path should say so.
-    static func open(_ path: String, create: Bool) throws -> TaskStore {
-        if case .postgresql = StoreLocation(path) {
-            throw CommandFailure(exitCode: 3, "taskline export and import work on PostgreSQL; the other commands need a SQLite file (see docs/postgresql.md)")
+    static func open(_ location: String, create: Bool) throws -> any CommandLineStoring {
+        switch StoreLocation(location) {
+        case .sqlite(let path): try openSQLite(path, create: create)
+        case .postgresql(let connectionString): try PostgresTaskStore(connectionString: connectionString, create: create, origin: WriteOrigin.commandLine)
         }
+    }
+
+    /// The SQLite file at `path`, for what only SQLite does (backup).
+    static func openSQLite(_ path: String, create: Bool) throws -> TaskStore {
         if !create, path != ":memory:", access(path, F_OK) != 0 {
             throw CommandFailure(exitCode: 3, "there is no database at \(path)")
         }
         return try TaskStore(path: path, origin: WriteOrigin.commandLine)
     }
 
-    /// Runs `body` with the store, then closes it (so that the WAL is checkpointed and
+    /// Runs `body` with the store, then closes it (so that SQLite's WAL is checkpointed and
     /// removed, as the server does on its way out), whatever `body` did.
-    static func using<T>(_ path: String, create: Bool, _ body: (TaskStore) async throws -> T) async throws -> T {
-        let store = try open(path, create: create)
+    static func using<T>(_ location: String, create: Bool, _ body: (any CommandLineStoring) async throws -> T) async throws -> T {
+        let store = try open(location, create: create)
         return try await closing(store) { try await body(store) }
     }
 
-    /// The same for a command that works on either kind of database `--db` names.
-    static func usingEither<T>(_ location: String, create: Bool, _ body: (any TaskStoring) async throws -> T) async throws -> T {
-        let store: any TaskStoring = switch StoreLocation(location) {
-        case .sqlite(let path): try open(path, create: create)
-        case .postgresql(let connectionString): try PostgresTaskStore(connectionString: connectionString, create: create)
-        }
-        return try await closing(store) { try await body(store) }
-    }
-
-    private static func closing<T>(_ store: any TaskStoring, _ body: () async throws -> T) async throws -> T {
+    static func closing<T>(_ store: any TaskStoring, _ body: () async throws -> T) async throws -> T {
         do {
             let value = try await body()
             await store.close()

@@ -1,6 +1,6 @@
 import Glibc
 import JSONRPC
-import TaskStore
+import TaskModel
 import TasklineServer
 
 /// Turns the tasks of Taskwarrior's `task export` into Taskline tasks, so that its users

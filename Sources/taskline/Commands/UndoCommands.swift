@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 // `taskline undo` and `taskline redo`: the command line's own changes (add, done, rm), which
 // it writes as one origin whatever the run, undone and redone newest first.
@@ -10,8 +10,8 @@ enum UndoCommand: ReversalCommand {
     static let action = "Undoes the newest change that add, done or rm made and that is not undone yet (redo redoes it)"
     static let verb = "undid"
 
-    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal? {
-        try store.undo(force: force)
+    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal? {
+        try store.undo(scope: .connection, force: force)
     }
 }
 
@@ -22,8 +22,8 @@ enum RedoCommand: ReversalCommand {
     static let action = "Redoes the newest change that undo undid, unless add, done or rm changed something since"
     static let verb = "redid"
 
-    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal? {
-        try store.redo(force: force)
+    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal? {
+        try store.redo(scope: .connection, force: force)
     }
 }
 
@@ -38,7 +38,7 @@ protocol ReversalCommand: Command where Options == ReversalOptions {
     static var action: String { get }
     /// The past tense the report starts with.
     static var verb: String { get }
-    static func revert(_ store: isolated TaskStore, force: Bool) throws -> Reversal?
+    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal?
 }
 
 extension ReversalCommand {
@@ -74,7 +74,7 @@ extension ReversalCommand {
         try await StoreAccess.using(options.database, create: false) { try await report($0, force: options.force) }
     }
 
-    private static func report(_ store: isolated TaskStore, force: Bool) throws -> Int32 {
+    private static func report(_ store: isolated any CommandLineStoring, force: Bool) throws -> Int32 {
         let reversal: Reversal
         do {
             guard let reverted = try revert(store, force: force) else { throw CommandFailure("nothing to \(name)") }

@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 /// `taskline completion`: the shells' completion scripts, and the words they complete,
 /// read from this binary and the database, so that they never fall behind either.
@@ -79,7 +79,7 @@ enum CompletionCommand: Command {
         }
     }
 
-    private static func read(_ kind: Words, from store: isolated TaskStore) throws -> [String] {
+    private static func read(_ kind: Words, from store: isolated any CommandLineStoring) throws -> [String] {
         switch kind {
         case .ids:
             let query = TaskQuery(filter: TaskFilter(done: false), sort: [SortKey(field: .updatedAt, descending: true)],

@@ -1,5 +1,5 @@
 import PeopleDates
-import TaskStore
+import TaskModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +35,7 @@ enum EditCommand: Command {
         return 0
     }
 
-    private static func edit(_ text: String, in store: isolated TaskStore) throws {
+    private static func edit(_ text: String, in store: isolated any CommandLineStoring) throws {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
         let ids = try store.shortIDs()
         let file = try TemporaryText(write(task, shortID: ids.shortID(for:)))
@@ -51,7 +51,7 @@ enum EditCommand: Command {
             return note("nothing changed")
         }
         do {
-            let updated = try store.writing { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
+            let updated = try EditOptions.writing { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
             file.remove()
             try PeopleOutput.task(updated, prefix: "edited", store: store)
         } catch let error as UsageError {
@@ -80,7 +80,7 @@ enum EditCommand: Command {
     }
 
     /// The changes the edited text makes to `task`: only the fields whose value differs.
-    static func read(_ text: String, against task: TaskItem, dates: DateContext, store: isolated TaskStore) throws -> TaskChanges {
+    static func read(_ text: String, against task: TaskItem, dates: DateContext, store: isolated any CommandLineStoring) throws -> TaskChanges {
         var changes = TaskChanges()
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
         var seen: Set<String> = []

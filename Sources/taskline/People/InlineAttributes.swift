@@ -1,5 +1,5 @@
 import PeopleDates
-import TaskStore
+import TaskModel
 
 /// What `add` and `modify` take from the words after the command: title words, `+tag`,
 /// `-tag`, and `name:value` attributes, their dates already read.

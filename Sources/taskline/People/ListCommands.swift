@@ -1,6 +1,6 @@
 import JSONRPC
 import PeopleDates
-import TaskStore
+import TaskModel
 import TasklineServer
 #if canImport(Glibc)
 import Glibc
@@ -128,7 +128,7 @@ struct Listing: Sendable {
 
     /// Calls `body` with every matching task, in order, as the pages come: only an order
     /// the store cannot give (urgency) makes it hold them all first.
-    func forEachTask(from store: isolated TaskStore, dates: DateContext, _ body: (TaskItem) throws -> Void) throws {
+    func forEachTask(from store: isolated any CommandLineStoring, dates: DateContext, _ body: (TaskItem) throws -> Void) throws {
         let keys = sort.compactMap(\.storeKey)
         let ordersHere = keys.count < sort.count
         let limit = limit ?? Int.max
@@ -175,7 +175,7 @@ struct Listing: Sendable {
         return 0
     }
 
-    private func show(from store: isolated TaskStore, nothing: String) throws {
+    private func show(from store: isolated any CommandLineStoring, nothing: String) throws {
         let dates = DateContext.current()
         let output = OutputWriter()
         if json {

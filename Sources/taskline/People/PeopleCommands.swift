@@ -1,7 +1,7 @@
 import JSONRPC
 import Logging
 import PeopleDates
-import TaskStore
+import TaskModel
 import TasklineServer
 
 // The command line for people: add, modify, done, rm (and list, show, edit, … beside).
@@ -66,6 +66,15 @@ struct EditOptions: Sendable {
         return options
     }
 
+    /// Runs a write from the command line, its complaints worded for the command line.
+    static func writing<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TaskStoreError {
+            throw usageError(error)
+        }
+    }
+
     /// The store's complaint about a value, in the words of the command line.
     static func usageError(_ error: TaskStoreError) -> Error {
         switch error {
@@ -89,22 +98,13 @@ struct EditOptions: Sendable {
     }
 }
 
-extension TaskStore {
+extension CommandLineStoring {
     /// The ids `depends:` names, resolved as done and rm resolve theirs.
     func resolveDependencies(_ typed: [String]?) throws -> [String]? {
         do {
             return try typed?.map { try resolveID($0) }
         } catch let error as ShortID.LookupError {
             throw UsageError("depends: \(error)")
-        }
-    }
-
-    /// Runs a write from the command line, its complaints worded for the command line.
-    func writing<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as TaskStoreError {
-            throw EditOptions.usageError(error)
         }
     }
 }
@@ -142,13 +142,13 @@ enum AddCommand: Command {
         return 0
     }
 
-    private static func add(_ edit: TaskEdit, to store: isolated TaskStore) throws {
+    private static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring) throws {
         let draft = TaskDraft(
             title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
             tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
             dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil,
             remindAt: edit.remindAt ?? nil)
-        let task = try store.writing { try store.create(draft).value }
+        let task = try EditOptions.writing { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
 }
@@ -182,7 +182,7 @@ enum ModifyCommand: Command {
         return 0
     }
 
-    private static func modify(_ options: EditOptions, in store: isolated TaskStore) throws {
+    private static func modify(_ options: EditOptions, in store: isolated any CommandLineStoring) throws {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
         var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
@@ -192,7 +192,7 @@ enum ModifyCommand: Command {
         if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
             changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
         }
-        let task = try store.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
+        let task = try EditOptions.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
         try PeopleOutput.task(task, prefix: "modified", store: store)
     }
 }
@@ -279,12 +279,12 @@ struct TaskIDsOptions: Sendable {
     /// Resolves each id and runs `body` on it, printing what it returns. An id that matches
     /// no task, or several, is reported and the others still go ahead; the exit code is 1
     /// if any failed.
-    func forEachTask(_ body: @Sendable (String, isolated TaskStore) throws -> String) async throws -> Int32 {
+    func forEachTask(_ body: @Sendable (String, isolated any CommandLineStoring) throws -> String) async throws -> Int32 {
         try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
     }
 
-    private static func forEachTask(_ ids: [String], store: isolated TaskStore,
-                                    _ body: (String, isolated TaskStore) throws -> String) throws -> Int32 {
+    private static func forEachTask(_ ids: [String], store: isolated any CommandLineStoring,
+                                    _ body: (String, isolated any CommandLineStoring) throws -> String) throws -> Int32 {
         let output = OutputWriter()
         var failed = false
         for text in ids {
@@ -315,14 +315,14 @@ enum PeopleOutput {
         TaskTable(terminal: .stdout(), dates: .current()).lines([task], shortID: { _ in shortID })[0]
     }
 
-    static func task(_ task: TaskItem, prefix: String, store: isolated TaskStore) throws {
+    static func task(_ task: TaskItem, prefix: String, store: isolated any CommandLineStoring) throws {
         let output = OutputWriter()
         try output.line(line(task, prefix: prefix, shortID: try store.shortID(for: task.id)))
         try output.flush()
     }
 
     /// A typed id, short id or start of one: the task's id, or a failure that says why not.
-    static func resolve(_ text: String, in store: isolated TaskStore) throws -> String {
+    static func resolve(_ text: String, in store: isolated any CommandLineStoring) throws -> String {
         do {
             return try store.resolveID(text)
         } catch let error as ShortID.LookupError {

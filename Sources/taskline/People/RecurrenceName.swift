@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 /// The names people give a repeat, Taskwarrior's `recur` values, as the rules the store keeps:
 /// what `recur:` takes on the command line and what an import from Taskwarrior maps.

@@ -1,5 +1,5 @@
 import PeopleDates
-import TaskStore
+import TaskModel
 
 /// `taskline show ID`
 enum ShowCommand: Command {
@@ -26,7 +26,7 @@ enum ShowCommand: Command {
         return 0
     }
 
-    private static func show(_ text: String, from store: isolated TaskStore) throws {
+    private static func show(_ text: String, from store: isolated any CommandLineStoring) throws {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
         let dates = DateContext.current()
         let terminal = Terminal.stdout()
@@ -77,7 +77,7 @@ enum ShowCommand: Command {
 
     /// The tasks this open task blocks: those with a dependency that is not done (filter
     /// blocked: true) whose dependsOn holds `id`. The store has no reverse index to ask.
-    private static func dependents(of task: TaskItem, in store: isolated TaskStore) throws -> [TaskItem] {
+    private static func dependents(of task: TaskItem, in store: isolated any CommandLineStoring) throws -> [TaskItem] {
         guard !task.done else { return [] }
         var found: [TaskItem] = []
         var query = TaskQuery(filter: TaskFilter(blocked: true), limit: TaskQuery.maxLimit)

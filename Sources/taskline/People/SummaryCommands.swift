@@ -1,4 +1,4 @@
-import TaskStore
+import TaskModel
 
 /// What `projects` and `tags` read: the database, and whether done tasks count too.
 struct SummaryOptions: Sendable {
@@ -30,7 +30,7 @@ struct SummaryOptions: Sendable {
         return 0
     }
 
-    private func count(in store: isolated TaskStore, nothing: String, names: (TaskItem) -> [String]) throws {
+    private func count(in store: isolated any CommandLineStoring, nothing: String, names: (TaskItem) -> [String]) throws {
         let counts = try Self.counts(in: store, all: all, names: names)
         guard !counts.isEmpty else { return note(nothing) }
         let width = counts.keys.map(\.count).max() ?? 0
@@ -42,7 +42,7 @@ struct SummaryOptions: Sendable {
     }
 
     /// How many open (`all`: all) tasks have each name `names` gives them.
-    static func counts(in store: isolated TaskStore, all: Bool, names: (TaskItem) -> [String]) throws -> [String: Int] {
+    static func counts(in store: isolated any CommandLineStoring, all: Bool, names: (TaskItem) -> [String]) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         var query = TaskQuery(filter: TaskFilter(done: all ? nil : false), limit: TaskQuery.maxLimit)
         repeat {

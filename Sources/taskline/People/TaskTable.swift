@@ -1,5 +1,5 @@
 import PeopleDates
-import TaskStore
+import TaskModel
 #if canImport(Glibc)
 import Glibc
 #endif

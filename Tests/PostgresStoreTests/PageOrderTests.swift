@@ -1,0 +1,97 @@
+import Foundation
+import PostgreSQL
+@testable import PostgresStore
+import TaskModel
+import TaskStore
+import Testing
+
+/// Pages by each sort key, each way, against the SQLite store's on the same tasks, and the
+/// plans PostgreSQL makes for them: read along an index, never sorted.
+@Suite(Cluster.available) struct PageOrderTests {
+    static let sorts = SortKey.Field.allCases.flatMap { field in [false, true].map { SortKey(field: field, descending: $0) } }
+
+    /// Tasks whose keys tie (created and updated in the same millisecond, titles equal but
+    /// for case, priorities, due dates and projects shared) and go missing (no due date,
+    /// no project), with ids whose code-point order is not their alphabetical one.
+    static let tasks: [TaskItem] = (0..<60).map { number in
+        let id = ["B", "a", "b", "Z-", "z_", "é", "A"][number % 7] + String(number * 7919 % 61)
+        return TaskItem(id: id, title: number % 3 == 0 ? "Same title" : number % 3 == 1 ? "same TITLE" : "Other \(number % 5)",
+                        done: number % 4 == 0, priority: number % 4, tags: number % 2 == 0 ? ["even"] : [],
+                        due: number % 3 == 0 ? nil : "2027-0\(1 + number % 5)-1\(number % 3)",
+                        project: number % 5 == 0 ? nil : ["Home", "Home.Garage", "Home-x", "Work"][number % 4],
+                        createdAt: 1_800_000_000_000 + Int64(number / 4), updatedAt: 1_800_000_000_000 + Int64(number % 6),
+                        completedAt: number % 4 == 0 ? 1_800_000_000_100 : nil)
+    }
+
+    static let filters = [TaskFilter(), TaskFilter(done: false), TaskFilter(project: "Home"), TaskFilter(dueAfter: "2027-02-01")]
+
+    @Test(arguments: sorts) func pagesAreTheSQLiteStoresPages(sort: SortKey) async throws {
+        let postgres = try Cluster.store()
+        let sqlite = try TaskStore(path: ":memory:")
+        let records = Self.tasks.enumerated().map { ImportRecord.task($1, line: $0 + 1) }
+        _ = try await postgres.importTasks(records, onConflict: .fail, maxProblems: 1)
+        _ = try await sqlite.importTasks(records, onConflict: .fail, maxProblems: 1)
+        for filter in Self.filters {
+            let expected = try await Self.pages(of: sqlite, filter: filter, sort: sort)
+            #expect(try await Self.pages(of: postgres, filter: filter, sort: sort) == expected, "filter \(filter)")
+            #expect(expected.joined().count == Self.tasks.count || filter != TaskFilter())
+            for offset in [5, 23, 47] {
+                let query = TaskQuery(filter: filter, sort: [sort], limit: 6, offset: offset)
+                #expect(try await postgres.fetch(query).tasks.map(\.id) == sqlite.fetch(query).tasks.map(\.id), "offset \(offset), filter \(filter)")
+            }
+        }
+    }
+
+    /// The ids of every page of 7, following the cursors.
+    static func pages(of store: some TaskStoring, filter: TaskFilter, sort: SortKey) async throws -> [[String]] {
+        var pages: [[String]] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.fetch(TaskQuery(filter: filter, sort: [sort], limit: 7, cursor: cursor))
+            pages.append(page.tasks.map(\.id))
+            cursor = page.nextCursor
+        } while cursor != nil && pages.count <= Self.tasks.count
+        return pages
+    }
+
+    /// At 20,000 tasks a first and a middle page by each key, each way, come from an index
+    /// in order: no plan has a Sort node.
+    @Test func everyPageByOneKeyIsReadInIndexOrder() async throws {
+        let db = try Cluster.freshSchema()
+        let store = try Cluster.store(db)
+        let connection = try PostgresConnection(db)
+        try connection.execute("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
+                              depends_on, meta, created_at, updated_at, version)
+            SELECT md5(n::text), 'Task ' || n, 'task ' || n, '', '', n % 3 = 0, n % 4, '{}',
+                   CASE WHEN n % 2 = 0 THEN '2027-01-01' END, CASE WHEN n % 2 = 0 THEN 1798761600000 + n * 1000 END,
+                   CASE WHEN n % 5 > 0 THEN 'P' || n % 50 END, '{}', '{}', 1735689600000 + n, 1735689600000 + n % 977, 1
+            FROM generate_series(1, 20000) AS n;
+            ANALYZE task;
+            """)
+        for sort in Self.sorts {
+            let middle = try #require(try await store.fetch(TaskQuery(sort: [sort], limit: 1, offset: 10_000)).nextCursor)
+            for cursor in [nil, middle] {
+                let plan = try PostgresFetchPlan(query: TaskQuery(sort: [sort], limit: 50, cursor: cursor), now: 0)
+                for run in plan.runs {
+                    let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(51), .integer(0)])[0].text("QUERY PLAN")
+                    let nodes = Self.nodeTypes(in: try #require(try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [Any]))
+                    #expect(!nodes.contains("Sort"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(nodes)")
+                    #expect(nodes.contains("Index Scan") || nodes.contains("Index Only Scan"), "\(sort): \(nodes)")
+                }
+            }
+        }
+    }
+
+    /// Every "Node Type" in a plan of `EXPLAIN (FORMAT JSON)`.
+    static func nodeTypes(in json: Any) -> [String] {
+        switch json {
+        case let object as [String: Any]:
+            ((object["Node Type"] as? String).map { [$0] } ?? []) + object.values.flatMap(nodeTypes)
+        case let array as [Any]:
+            array.flatMap(nodeTypes)
+        default:
+            []
+        }
+    }
+}
