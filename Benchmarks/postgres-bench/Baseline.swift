@@ -50,20 +50,33 @@ enum Baseline {
     }
 
     static let changesSQL = """
-        SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, \(taskColumns)
-        FROM change_log LEFT JOIN task ON task.id = change_log.task_id AND change_log.kind <> 'deleted'
-            AND NOT EXISTS (SELECT 1 FROM change_log AS later
-                            WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
-        WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
+        SELECT state.pruned, state.current, change.*
+        FROM (SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current) AS state
+        LEFT JOIN LATERAL (
+            SELECT change_log.seq, change_log.kind, change_log.task_id, change_log.version AS change_version, current_task.*
+            FROM change_log LEFT JOIN LATERAL (
+                SELECT \(taskColumns) FROM task
+                WHERE task.id = change_log.task_id AND change_log.kind <> 'deleted'
+                    AND NOT EXISTS (SELECT 1 FROM change_log AS later
+                                    WHERE later.task_id = change_log.task_id AND later.kind = 'deleted' AND later.seq > change_log.seq)
+                LIMIT 1
+            ) AS current_task ON true
+            WHERE change_log.seq > $1 ORDER BY change_log.seq LIMIT $2
+        ) AS change ON true
+        ORDER BY change.seq
         """
 
-    /// The seqs of the changes after `since`, up to 100, as a woken server reads them.
+    /// Prepares the log read in the listener's session, as the store prepares it in its own.
+    static func prepareChanges(on connection: PostgresConnection) throws {
+        try connection.prepare("taskline_changes", changesSQL, parameterTypes: [.integer(0), .integer(0)])
+    }
+
+    /// The seqs of the changes after `since`, up to 100, as a woken server reads them: one
+    /// prepared statement, with the log's state.
     static func changes(since: Int64, on connection: PostgresConnection) throws -> [Int64] {
-        try connection.transaction(.repeatableRead) {
-            let state = try connection.query("SELECT (SELECT pruned_through FROM taskline_schema) AS pruned, (SELECT seq FROM change_counter) AS current")[0]
-            guard try state.int64("pruned") <= since, try state.int64("current") >= since else { fatalError("baseline: log moved") }
-            return try connection.query(changesSQL, [.integer(since), .integer(101)]).prefix(100).map { try $0.int64("seq") }
-        }
+        let rows = try connection.query(prepared: "taskline_changes", [.integer(since), .integer(101)])
+        guard try rows[0].int64("pruned") <= since, try rows[0].int64("current") >= since else { fatalError("baseline: log moved") }
+        return try rows.filter { !$0.isNull("seq") }.prefix(100).map { try $0.int64("seq") }
     }
 
     static func get(id: String, on connection: PostgresConnection) throws {

@@ -226,7 +226,10 @@ if options.runs("live") {
     let connection = try PostgresConnection(baselineDB)
     let channel = try Baseline.channel(connection)
     let listening = try connections(live.listeners, baselineDB)
-    for listener in listening { try listener.value.listen(channel) }
+    for listener in listening {
+        try listener.value.listen(channel)
+        try Baseline.prepareChanges(on: listener.value)
+    }
     let direct = live.run(listen: { Live.listen(on: listening[$0].value, channel: channel, writes: live.writes, deadline: $1) },
                           write: { try! Baseline.create(title: "live \($0)", on: connection, channel: channel) })
     recordLive(direct, "baselineNotify", "  baseline: write to log read elsewhere, median", p99: "  baseline p99", side: "baseline ")

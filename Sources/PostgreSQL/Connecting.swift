@@ -4,7 +4,8 @@ import CLibPQ
 /// (`PQconnectStart`, `PQresetStart`, `PQconnectPoll`): wait until `socket` is writable, call
 /// `continueConnecting()`, and wait as it says until it answers `.connected`. The socket may
 /// change between calls: ask for it each time. libpq's `connect_timeout` does not apply: the
-/// caller gives up when it likes. Resolving a host name may still block: `hostaddr` avoids it.
+/// caller gives up when it likes (`connectTimeoutSeconds` says what the connection string
+/// asks for). Resolving a host name may still block: `hostaddr` avoids it.
 extension PostgresConnection {
     public enum ConnectingProgress: Sendable {
         case waitingToRead
@@ -32,5 +33,21 @@ extension PostgresConnection {
         case PGRES_POLLING_OK: return .connected
         default: throw connectionError("cannot connect to")
         }
+    }
+
+    /// The connection string's `connect_timeout` in seconds, nil when it sets none (or 0:
+    /// wait for ever). libpq waits at least 2 s, and so does this.
+    public var connectTimeoutSeconds: Int? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "connect_timeout" {
+                guard let value = option.pointee.val, let seconds = Int(String(cString: value)), seconds > 0 else { return nil }
+                return max(seconds, 2)
+            }
+            option += 1
+        }
+        return nil
     }
 }

@@ -82,12 +82,34 @@ public final class PostgresConnection {
     /// Runs one statement with `parameters` for `$1`, `$2`, … and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresRows {
+        let types = parameters.map(\.typeOID)
+        return try withParameters(parameters, sql: sql) { values in
+            try rows(PQexecParams(handle, sql, Int32(parameters.count), types, values, nil, nil, 0), sql: sql)
+        }
+    }
+
+    /// `parameters` in libpq's text format, as C strings for the length of `body`.
+    private func withParameters<T>(_ parameters: [PostgresValue], sql: String, _ body: ([UnsafePointer<CChar>?]) throws -> T) throws -> T {
         let texts = try parameters.map { try $0.textFormat(sql: sql) }
         let copies = texts.map { $0.flatMap { UnsafePointer(strdup($0)) } }
         defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
-        let types = parameters.map(\.typeOID)
-        let result = PQexecParams(handle, sql, Int32(parameters.count), types, copies, nil, nil, 0)
-        return try rows(result, sql: sql)
+        return try body(copies)
+    }
+
+    /// Parses and plans `sql` once, for `query(prepared:_:)` to run by `name` in this session
+    /// (`PQprepare`): a statement run often then costs no planning. `parameterTypes` are the
+    /// values' types, as `query` would send them. A new session (after `reset()` or a
+    /// reconnection) has none: prepare again.
+    public func prepare(_ name: String, _ sql: String, parameterTypes: [PostgresValue]) throws {
+        let types = parameterTypes.map(\.typeOID)
+        _ = try rows(PQprepare(handle, name, sql, Int32(types.count), types), sql: sql)
+    }
+
+    /// Runs the statement prepared as `name` with `parameters` (`PQexecPrepared`).
+    public func query(prepared name: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
+        try withParameters(parameters, sql: name) { values in
+            try rows(PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0), sql: name)
+        }
     }
 
     /// Runs one statement with `parameters` and returns how many rows it changed.

@@ -23,14 +23,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when running the same work again may succeed: the connection was lost or the
-    /// server is shutting down or starting (class 08, 57P01–57P03), or the transaction lost
+    /// server is shutting down or starting (class 08, 57P01–57P03), the transaction lost
     /// a race with another (40001 serialization failure, 40P01 deadlock) and must be run again
-    /// from its start.
+    /// from its start, or it waited for a lock longer than `lock_timeout` (55P03).
     public var isRetryable: Bool {
         if connectionLost { return true }
         guard let sqlstate else { return false }
         return sqlstate.errorClass == "08" || [.adminShutdown, .crashShutdown, .cannotConnectNow,
-            .serializationFailure, .deadlockDetected].contains(sqlstate)
+            .serializationFailure, .deadlockDetected, .lockNotAvailable].contains(sqlstate)
     }
 
     public var description: String {
@@ -62,6 +62,7 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let notNullViolation = SQLState(rawValue: "23502")
     public static let serializationFailure = SQLState(rawValue: "40001")
     public static let deadlockDetected = SQLState(rawValue: "40P01")
+    public static let lockNotAvailable = SQLState(rawValue: "55P03")
     public static let undefinedTable = SQLState(rawValue: "42P01")
     public static let insufficientPrivilege = SQLState(rawValue: "42501")
     public static let adminShutdown = SQLState(rawValue: "57P01")

@@ -14,6 +14,8 @@ extension PostgresConnection {
     /// rethrown; so is a failed `COMMIT`. Retrying after a retryable error
     /// (`PostgresError.isRetryable`) is the caller's: only it knows whether `body` may run twice.
     public func transaction<T>(_ level: IsolationLevel = .serializable, _ body: () throws -> T) throws -> T {
+        // A lost connection's status is PQTRANS_UNKNOWN: an error, not a transaction inside one.
+        guard status == .ok else { throw connectionError("no connection to") }
         precondition(PQtransactionStatus(handle) == PQTRANS_IDLE, "a transaction inside a transaction")
         try execute("BEGIN ISOLATION LEVEL \(level.rawValue)")
         do {

@@ -5,7 +5,7 @@ import TaskModel
 /// (PostgresTaskStore+ShortIDs.swift) and a task's history.
 extension PostgresTaskStore: CommandLineStoring {
     public func loggedChanges(of id: String) throws -> [LoggedChange] {
-        try translatingErrors(readOnly: true) {
+        try translatingErrors {
             try connection.query("SELECT seq, kind, version, at FROM change_log WHERE task_id = $1 ORDER BY seq", [.text(id)])
                 .compactMap { row in
                     guard let kind = TaskChange.Kind(rawValue: try row.text("kind")) else { return nil }

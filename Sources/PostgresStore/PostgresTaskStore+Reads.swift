@@ -4,7 +4,7 @@ import TaskModel
 /// Reading tasks: one by id, pages of them, and reminders that came due.
 extension PostgresTaskStore {
     public func get(id: String) throws -> TaskItem {
-        try translatingErrors(readOnly: true) {
+        try translatingErrors {
             guard let task = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
             return task
         }
@@ -19,7 +19,7 @@ extension PostgresTaskStore {
     public func fetch(_ query: TaskQuery) throws -> TaskPage {
         try query.validate()
         let plan = try PostgresFetchPlan(query: query, now: clock())
-        return try translatingErrors(readOnly: true) { try connection.transaction(.repeatableRead) {
+        return try translatingErrors { try connection.transaction(.repeatableRead) {
             // One row more than the limit is asked for: it tells whether a next page exists.
             var rows: [PostgresRow] = []
             var offset = query.offset ?? 0

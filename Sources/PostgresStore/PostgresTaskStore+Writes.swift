@@ -34,7 +34,7 @@ extension PostgresTaskStore {
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
             // Seen inside the transaction just undone, perhaps after an earlier operation
             // changed the task: report the task as it is committed.
-            let current = try translatingErrors(readOnly: true) { try load(id: seen.id) }
+            let current = try translatingErrors { try load(id: seen.id) }
             throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
         }
     }
@@ -143,7 +143,7 @@ extension PostgresTaskStore {
         do {
             parsed = try RecurrenceRule(rule, field: "recurrence.rule")
         } catch {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads")
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads", retryable: false)
         }
         guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
         let claimed = try connection.run("""
@@ -202,7 +202,7 @@ extension PostgresTaskStore {
     /// `task` at its next version, changed at `now`; refused at the top of the range.
     func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
         guard task.version < TaskRules.versions.upperBound else {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id) is at version \(task.version), and a version goes no higher than \(TaskRules.versions.upperBound)")
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id) is at version \(task.version), and a version goes no higher than \(TaskRules.versions.upperBound)", retryable: false)
         }
         var next = task
         next.updatedAt = now
@@ -214,7 +214,7 @@ extension PostgresTaskStore {
     private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored time \(text) is not a date")
+            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored time \(text) is not a date", retryable: false)
         }
         return milliseconds
     }

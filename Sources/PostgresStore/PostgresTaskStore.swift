@@ -13,10 +13,11 @@ public actor PostgresTaskStore: TaskStoring {
     private nonisolated let ownsLoop: Bool
 
     let connection: PostgresConnection
+    /// Watches `connection` and opens it again when it is lost.
+    private let link: ReconnectingConnection
     /// The connection string without its passwords, for messages and logs.
     public nonisolated let redactedConnectionString: String
     private let connectionString: String
-    private let lockTimeoutMilliseconds: Int32
     let clock: @Sendable () -> Int64
     /// Listens for other writers' commits, once asked to (`watchExternalChanges`).
     private var listener: ChangeListener?
@@ -35,28 +36,33 @@ public actor PostgresTaskStore: TaskStoring {
     public init(connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
                 origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
         let name = redactPasswords(in: connectionString)
+        let timeout = "\(lockTimeoutMilliseconds)ms"
+        let configure = { (connection: PostgresConnection) in
+            try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
+        }
         do {
             connection = try PostgresConnection(connectionString)
-            try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+            try configure(connection)
             try PostgresSchema.prepare(connection, name: name, create: create)
+            try Self.prepareStatements(connection)
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
         } catch let error as PostgresError {
             throw StoreOpenError.cannotOpen(path: name, detail: error.description)
         }
         self.connectionString = connectionString
-        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         redactedConnectionString = name
         self.origin = origin
         self.clock = clock
-        self.loop = loop ?? EventLoop.startThread()
+        let executor = loop ?? EventLoop.startThread()
+        self.loop = executor
         ownsLoop = loop == nil
-    }
-
-    /// What each session of the store's is set to: a new one after a reconnection too.
-    private static func configure(_ connection: PostgresConnection, lockTimeoutMilliseconds: Int32) throws {
-        let timeout = "\(lockTimeoutMilliseconds)ms"
-        try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
+        // A new session is set up as the first (`lock_timeout`, prepared statements).
+        link = ReconnectingConnection(connection, role: "the store's connection", loop: executor, setUp: { connection in
+            _ = try configure(connection)
+            try Self.prepareStatements(connection)
+        })
+        executor.execute { [link] in link.start() }
     }
 
     deinit {
@@ -68,16 +74,18 @@ public actor PostgresTaskStore: TaskStoring {
     }
 
     public func databaseID() throws -> Int64 {
-        try translatingErrors(readOnly: true) { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }
+        try translatingErrors { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }
     }
 
     /// LISTENs on a connection of its own, whose socket the loop watches.
     @discardableResult
     public func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool {
-        listener = try translatingErrors {
-            try ChangeListener(connectionString: connectionString, channel: channel,
-                               ownPID: connection.backendPID, loop: loop, onChange: onChange)
+        let listener = try translatingErrors {
+            try ChangeListener(connectionString: connectionString, channel: channel, store: connection, loop: loop, onChange: onChange)
         }
+        self.listener = listener
+        // Whatever the change log held while the store's connection was lost, the client hears of.
+        link.onReopened = { [weak listener] in listener?.wake() }
         return true
     }
 
@@ -88,37 +96,32 @@ public actor PostgresTaskStore: TaskStoring {
 
 extension PostgresTaskStore {
     /// Runs `body`, turning PostgreSQL's errors into `TaskStoreError.storage` (1004), whose
-    /// `code` and `extendedCode` are 0 and whose message names the SQLSTATE. A lost
-    /// connection is opened again (a new session); `body` then runs once more when it only
-    /// reads (`readOnly`), and a write is answered 1004, which a retry may get past: whether
-    /// a write whose commit got no answer committed is not known here.
-    func translatingErrors<T>(readOnly: Bool = false, _ body: () throws -> T) throws -> T {
+    /// `code` and `extendedCode` are 0, whose message names the SQLSTATE, and which says
+    /// whether a retry may succeed (`PostgresError.isRetryable`). While the connection is
+    /// lost and being opened again (`ReconnectingConnection`), `body` does not run: the
+    /// answer is at once a retryable 1004 saying that the database is unreachable. A
+    /// statement that finds the connection lost starts the reopening; it is answered the
+    /// same, a write too: whether a write whose commit got no answer committed is not known
+    /// here (the change log tells, once the connection is back).
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        guard link.isOpen else {
+            throw Self.unreachable(link.lastError.map { "\($0)" } ?? "the connection is being opened again")
+        }
         do {
             return try body()
         } catch let error as PostgresError {
-            guard connection.status == .bad, reconnect(), readOnly else { throw Self.storeError(error) }
-            do {
-                return try body()
-            } catch let error as PostgresError {
-                throw Self.storeError(error)
-            }
-        }
-    }
-
-    private func reconnect() -> Bool {
-        do {
-            try connection.reset()
-            try Self.configure(connection, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
-            Log.info("reconnected to \(redactedConnectionString)")
-            return true
-        } catch {
-            Log.warning("cannot reconnect to \(redactedConnectionString): \(error)")
-            return false
+            if connection.status == .bad { link.lost(error) }
+            throw Self.storeError(error)
         }
     }
 
     private static func storeError(_ error: PostgresError) -> TaskStoreError {
-        let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? (error.connectionLost ? "the database is unreachable; a retry may succeed" : "libpq")
-        return .storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)")
+        if error.connectionLost { return unreachable(error.sqlstate.map { "SQLSTATE \($0): \(error.message)" } ?? error.message) }
+        let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? "libpq"
+        return .storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)", retryable: error.isRetryable)
+    }
+
+    private static func unreachable(_ reason: String) -> TaskStoreError {
+        .storage(code: 0, extendedCode: 0, message: "PostgreSQL: the database is unreachable; a retry may succeed (\(reason))", retryable: true)
     }
 }

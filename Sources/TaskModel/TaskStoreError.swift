@@ -4,7 +4,9 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     case alreadyExists(id: String)
     /// A value breaks one of the task's rules. `field` is the wire name (`title`, `tags[2]`).
     case invalid(field: String, reason: String)
-    case storage(code: Int32, extendedCode: Int32, message: String)
+    /// The database failed. `code` and `extendedCode` are SQLite's (0 on PostgreSQL);
+    /// `retryable`, where the store knows, whether the same request may succeed if sent again.
+    case storage(code: Int32, extendedCode: Int32, message: String, retryable: Bool? = nil)
     /// Changes after this `seq` are no longer kept; `oldestSeq` is the oldest one that is.
     case historyExpired(since: Int64, oldestSeq: Int64)
     /// The dependencies asked for would close a cycle: `ids` are the tasks around it, each

@@ -26,9 +26,10 @@ extension ResponseError {
             self.init(code: TasklineErrorCode.taskAlreadyExists, message: "Task already exists: \(id)", data: ["id": .string(id)])
         case .invalid(let field, let reason):
             self = .invalidParams(field: field, reason: reason)
-        case .storage(let code, let extendedCode, let message):
-            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)",
-                      data: ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)])
+        case .storage(let code, let extendedCode, let message, let retryable):
+            var data: JSONObject = ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)]
+            if let retryable { data["retryable"] = .bool(retryable) }
+            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)", data: .object(data))
         case .historyExpired(let since, let oldestSeq):
             self.init(code: TasklineErrorCode.historyExpired,
                       message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",

@@ -83,6 +83,7 @@ def test_definition_names_follow_the_method_names():
         error(-32800),
         error(1002, {"task": with_task(done=True, completedAt="2026-11-29T15:02:12.000Z")}),
         error(1004, {"code": 5, "extendedCode": 5, "message": "database is locked"}),
+        error(1004, {"code": 0, "extendedCode": 0, "message": "PostgreSQL: the database is unreachable", "retryable": True}),
         error(4242, {"anything": True}),
         did_change(
             {"seq": 2, "kind": "created", "id": "a", "version": 1, "task": TASK},
@@ -108,6 +109,7 @@ def test_valid_server_messages(checker, message):
         (error(-32602, {"field": "x"}), "$.error.data"),
         (error(1001), "$.error"),
         (error(1004, {"code": 5, "message": "m"}), "$.error.data"),
+        (error(1004, {"code": 0, "extendedCode": 0, "message": "m", "retryable": "yes"}), "$.error.data.retryable"),
         ({"jsonrpc": "2.0", "id": 1, "result": None, "error": {"code": 1, "message": "m"}}, "$"),
         ({"jsonrpc": "2.0", "id": True, "result": None}, "$.id"),
         ([], "$"),
