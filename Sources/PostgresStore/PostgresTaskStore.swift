@@ -42,8 +42,10 @@ public actor PostgresTaskStore: TaskStoring {
         }
         do {
             connection = try PostgresConnection(connectionString)
-            try configure(connection)
+            // Before `lock_timeout`: a server waits for another's migration (the advisory
+            // lock) however long it takes, as servers starting together must.
             try PostgresSchema.prepare(connection, name: name, create: create)
+            try configure(connection)
             try Self.prepareStatements(connection)
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
