@@ -33,10 +33,12 @@ struct PostgresFetchPlan {
     /// Filters that only tasks with a due date or a project meet: no undated or projectless run.
     private var hasDueRange = false
     private var hasProjectFilter = false
+    private let kept: KeptCount?
 
     init(query: TaskQuery, now: Int64) throws {
         sort = query.sort
         let filter = query.filter
+        kept = KeptCount(filter)
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
         if !filter.tags.isEmpty {
             add("task.tags @> string_to_array($, chr(31))", [TaskRow.list(filter.tags)])
@@ -61,8 +63,7 @@ struct PostgresFetchPlan {
             // The range holds the project and its subprojects ("Home" and "Home.…": in code
             // point order "." sorts just before "/") and is a range of task_by_project; the
             // exact condition leaves out the others in it ("Home-x").
-            add("task.project >= $ AND task.project < $ AND (task.project = $ OR starts_with(task.project, $))",
-                [.text(project), .text(project + "/"), .text(project), .text(project + ".")])
+            add(Self.projectCondition("task.project"), Self.projectRange(project))
             hasProjectFilter = true
         }
         if let blocked = filter.blocked {
@@ -90,13 +91,23 @@ struct PostgresFetchPlan {
         }
     }
 
+    /// A project and those under it in `column`, with `projectRange`'s values.
+    static func projectCondition(_ column: String) -> String {
+        "\(column) >= $ AND \(column) < $ AND (\(column) = $ OR starts_with(\(column), $))"
+    }
+
+    static func projectRange(_ project: String) -> [PostgresValue] {
+        [.text(project), .text(project + "/"), .text(project), .text(project + ".")]
+    }
+
     /// Adds a filter condition, each `$` in it numbered after the parameters so far.
     private mutating func add(_ condition: String, _ parameters: [PostgresValue]) {
         conditions.append(Self.numbered(condition, after: values.count))
         values += parameters
     }
 
-    private static func numbered(_ condition: String, after count: Int) -> String {
+    /// `condition` with each `$` numbered, from `count + 1`.
+    static func numbered(_ condition: String, after count: Int) -> String {
         var numbered = ""
         var next = count
         for character in condition {
@@ -114,12 +125,11 @@ struct PostgresFetchPlan {
         conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 
-    /// The tasks matching the filter, wherever the cursor is: with `countValues`.
-    var countSQL: String {
-        "SELECT count(*) AS n FROM task \(Self.whereClause(conditions))"
+    /// Counts the tasks matching the filter, wherever the cursor is: from the kept counts
+    /// when they hold it.
+    var count: (sql: String, values: [PostgresValue]) {
+        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) AS n FROM task \(Self.whereClause(conditions))", values)
     }
-
-    var countValues: [PostgresValue] { values }
 
     /// The queries for the page, in order.
     var runs: [Run] {

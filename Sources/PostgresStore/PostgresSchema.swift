@@ -111,7 +111,24 @@ enum PostgresSchema {
         -- alone, not by reading every task.
         CREATE INDEX task_by_wait ON task (wait_at) WHERE wait_at IS NOT NULL;
         """,
+        """
+        -- Counts that includeTotal reads instead of the tasks: by done, by project and by tag.
+        -- Kept by the store's writing transactions (PostgresTaskStore+Counts.swift), each
+        -- adding its net change once before it commits, not by a trigger on each task row.
+        CREATE TABLE task_total (done boolean PRIMARY KEY, n bigint NOT NULL);
+        CREATE TABLE project_total (project text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+        CREATE TABLE tag_total (tag text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+        \(keptCountsFill)
+        """,
     ]
+
+    /// Fills the kept counts from the tasks.
+    static let keptCountsFill = """
+        DELETE FROM task_total; DELETE FROM project_total; DELETE FROM tag_total;
+        INSERT INTO task_total (done, n) SELECT state, (SELECT count(*) FROM task WHERE done = state) FROM (VALUES (false), (true)) AS states (state);
+        INSERT INTO project_total (project, n) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
+        INSERT INTO tag_total (tag, n) SELECT tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag;
+        """
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.
     private static let migrationLock: Int64 = 0x7461_736B_6C69_6E65
