@@ -119,6 +119,14 @@ enum PostgresSchema {
         CREATE TABLE project_total (project text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
         CREATE TABLE tag_total (tag text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
         \(keptCountsFill)
+        -- The sorts by two keys, read in order (PostgresFetchPlan): by due date then priority;
+        -- by priority then due date (a run for each priority); by project then due date, whose
+        -- undated tasks come last in each project either way, which one index cannot hold
+        -- both ways: the second index, read backwards, is the descending order.
+        CREATE INDEX task_by_due_priority ON task (due_at, priority, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_priority_due ON task (priority, due_at, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_project_due ON task (project, due_at, id) WHERE project IS NOT NULL;
+        CREATE INDEX task_by_project_due_desc ON task (project, due_at NULLS FIRST, id) WHERE project IS NOT NULL;
         """,
     ]
 
