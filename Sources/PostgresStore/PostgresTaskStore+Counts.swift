@@ -58,23 +58,15 @@ enum KeptCount {
     init?(_ filter: TaskFilter) {
         var rest = filter
         rest.done = nil
-        if rest == TaskFilter() {
-            self = .totals(done: filter.done)
-            return
-        }
-        rest = filter
         rest.project = nil
-        if rest == TaskFilter(), let project = filter.project {
-            self = .project(project)
-            return
-        }
-        rest = filter
         rest.tags = []
-        if rest == TaskFilter(), filter.tags.count == 1 {
-            self = .tag(filter.tags[0])
-            return
+        guard rest == TaskFilter() else { return nil }
+        switch (filter.done, filter.project, filter.tags.count) {
+        case (_, nil, 0): self = .totals(done: filter.done)
+        case (nil, let project?, 0): self = .project(project)
+        case (nil, nil, 1): self = .tag(filter.tags[0])
+        default: return nil
         }
-        return nil
     }
 
     var sql: String {
