@@ -234,7 +234,8 @@ import Testing
         // What versions 3 to 5 made goes, so that the schema is version 2's.
         try PostgresConnection(schema).execute("""
             DROP TABLE change_group, change_before, task_total, project_total, tag_total;
-            DROP INDEX task_by_updated, task_by_due, task_by_priority, task_by_title, task_by_project, task_by_wait;
+            DROP INDEX task_by_updated, task_by_due, task_by_priority, task_by_title, task_by_project, task_by_wait,
+                task_by_due_priority, task_by_priority_due, task_by_project_due, task_by_project_due_desc;
             UPDATE taskline_schema SET version = 2
             """)
         let store = try Cluster.store(schema)
