@@ -12,7 +12,9 @@ import TaskModel
 /// range of that index. Keys that can be absent are read in two runs: the tasks that have
 /// the key, from its partial index (backwards for descending: its order is the key's with
 /// the absent ones left out, where `NULLS LAST` backwards would put them first), then those
-/// without it by id, from the primary key. Sorts of several keys are one query that
+/// without it by id, from the primary key. The sorts by two keys in one direction that
+/// taskline-bench measures (due and priority either way round, project and due) are read the
+/// same way, from the indexes of schema 5; other sorts of several keys are one query that
 /// PostgreSQL sorts.
 struct PostgresFetchPlan {
     /// One stretch of a page's order: a page is read from the runs in turn until it is
@@ -33,10 +35,12 @@ struct PostgresFetchPlan {
     /// Filters that only tasks with a due date or a project meet: no undated or projectless run.
     private var hasDueRange = false
     private var hasProjectFilter = false
+    private let kept: KeptCount?
 
     init(query: TaskQuery, now: Int64) throws {
         sort = query.sort
         let filter = query.filter
+        kept = KeptCount(filter)
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
         if !filter.tags.isEmpty {
             add("task.tags @> string_to_array($, chr(31))", [TaskRow.list(filter.tags)])
@@ -61,8 +65,7 @@ struct PostgresFetchPlan {
             // The range holds the project and its subprojects ("Home" and "Home.…": in code
             // point order "." sorts just before "/") and is a range of task_by_project; the
             // exact condition leaves out the others in it ("Home-x").
-            add("task.project >= $ AND task.project < $ AND (task.project = $ OR starts_with(task.project, $))",
-                [.text(project), .text(project + "/"), .text(project), .text(project + ".")])
+            add(Self.projectCondition("task.project"), Self.projectRange(project))
             hasProjectFilter = true
         }
         if let blocked = filter.blocked {
@@ -90,13 +93,23 @@ struct PostgresFetchPlan {
         }
     }
 
+    /// A project and those under it in `column`, with `projectRange`'s values.
+    static func projectCondition(_ column: String) -> String {
+        "\(column) >= $ AND \(column) < $ AND (\(column) = $ OR starts_with(\(column), $))"
+    }
+
+    static func projectRange(_ project: String) -> [PostgresValue] {
+        [.text(project), .text(project + "/"), .text(project), .text(project + ".")]
+    }
+
     /// Adds a filter condition, each `$` in it numbered after the parameters so far.
     private mutating func add(_ condition: String, _ parameters: [PostgresValue]) {
         conditions.append(Self.numbered(condition, after: values.count))
         values += parameters
     }
 
-    private static func numbered(_ condition: String, after count: Int) -> String {
+    /// `condition` with each `$` numbered, from `count + 1`.
+    static func numbered(_ condition: String, after count: Int) -> String {
         var numbered = ""
         var next = count
         for character in condition {
@@ -114,41 +127,137 @@ struct PostgresFetchPlan {
         conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 
-    /// The tasks matching the filter, wherever the cursor is: with `countValues`.
-    var countSQL: String {
-        "SELECT count(*) AS n FROM task \(Self.whereClause(conditions))"
+    /// Counts the tasks matching the filter, wherever the cursor is: from the kept counts
+    /// when they hold it.
+    var count: (sql: String, values: [PostgresValue]) {
+        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) AS n FROM task \(Self.whereClause(conditions))", values)
     }
-
-    var countValues: [PostgresValue] { values }
 
     /// The queries for the page, in order.
     var runs: [Run] {
-        guard sort.count == 1, let key = sort.first else { return [severalKeysRun] }
+        let after = cursor.map { (values: $0.values, id: PostgresValue.text($0.id)) }
+        if sort.count == 1 {
+            return oneKeyRuns(sort[0], after: after.map { ($0.values[0], $0.id) }, within: Condition())
+        }
+        guard sort.count == 2, sort[0].descending == sort[1].descending else { return [severalKeysRun] }
+        switch (sort[0].field, sort[1].field) {
+        case (.due, .priority): return dueAndPriorityRuns(after: after)
+        case (.priority, .due): return priorityAndDueRuns(after: after)
+        case (.project, .due): return projectAndDueRuns(after: after)
+        default: return [severalKeysRun]
+        }
+    }
+
+    /// Conditions a run adds to the filter's, with the values of their `$`s in order.
+    private struct Condition {
+        var sql: [String] = []
+        var values: [PostgresValue] = []
+
+        func and(_ condition: String, _ parameters: [PostgresValue] = []) -> Condition {
+            Condition(sql: sql + [condition], values: values + parameters)
+        }
+    }
+
+    /// `task.<key> <after> $` for the direction of the sort (its keys share one).
+    private var after: String { sort[0].descending ? "<" : ">" }
+
+    private func order(_ columns: [String]) -> String {
+        let direction = sort.last!.descending ? "DESC" : "ASC"
+        return (columns + ["task.id"]).map { "\($0) \(direction)" }.joined(separator: ", ")
+    }
+
+    private func run(_ condition: Condition, order: String) -> Run {
+        run(condition.sql, condition.values, order: order)
+    }
+
+    /// The tasks meeting `condition`, by one key, after `after` (the key's value and the
+    /// id), from the key's index in order. Keys that can be absent are two runs: the tasks
+    /// that have the key, then those without it, by id.
+    private func oneKeyRuns(_ key: SortKey, after cursor: (value: PostgresValue, id: PostgresValue)?, within condition: Condition) -> [Run] {
         let column = Self.column(key.field)
-        let direction = key.descending ? "DESC" : "ASC"
-        let after = key.descending ? "<" : ">"
-        let keyOrder = "\(column) \(direction), task.id \(direction)"
         let keyset = "(\(column), task.id) \(after) ($, $)"
         guard key.field == .due || key.field == .project else {
-            guard let cursor else { return [run([], [], order: keyOrder)] }
-            return [run([keyset], [cursor.values[0], .text(cursor.id)], order: keyOrder)]
+            guard let cursor else { return [run(condition, order: order([column]))] }
+            return [run(condition.and(keyset, [cursor.value, cursor.id]), order: order([column]))]
         }
         var runs: [Run] = []
-        switch cursor?.values[0] {
+        switch cursor?.value {
         case .null?:
             break  // The cursor is among the tasks without the key.
         case let value?:
-            runs.append(run(["\(column) IS NOT NULL", keyset], [value, .text(cursor!.id)], order: keyOrder))
+            runs.append(run(condition.and("\(column) IS NOT NULL").and(keyset, [value, cursor!.id]), order: order([column])))
         case nil:
-            runs.append(run(["\(column) IS NOT NULL"], [], order: keyOrder))
+            runs.append(run(condition.and("\(column) IS NOT NULL"), order: order([column])))
         }
         if !(key.field == .due ? hasDueRange : hasProjectFilter) {
-            let absent = "\(column) IS NULL"
-            if let cursor, cursor.values[0] == .null {
-                runs.append(run([absent, "task.id \(after) $"], [.text(cursor.id)], order: "task.id \(direction)"))
+            let absent = condition.and("\(column) IS NULL")
+            if let cursor, cursor.value == .null {
+                runs.append(run(absent.and("task.id \(after) $", [cursor.id]), order: order([])))
             } else {
-                runs.append(run([absent], [], order: "task.id \(direction)"))
+                runs.append(run(absent, order: order([])))
             }
+        }
+        return runs
+    }
+
+    /// By due date, then priority: the dated tasks along task_by_due_priority, then the
+    /// undated ones by priority.
+    private func dueAndPriorityRuns(after cursor: (values: [PostgresValue], id: PostgresValue)?) -> [Run] {
+        var runs: [Run] = []
+        let dated = Condition().and("task.due_at IS NOT NULL")
+        switch cursor?.values[0] {
+        case .null?:
+            break
+        case .some:
+            runs.append(run(dated.and("(task.due_at, task.priority, task.id) \(after) ($, $, $)", cursor!.values + [cursor!.id]),
+                            order: order(["task.due_at", "task.priority"])))
+        case nil:
+            runs.append(run(dated, order: order(["task.due_at", "task.priority"])))
+        }
+        if !hasDueRange {
+            let undatedCursor = cursor.flatMap { $0.values[0] == .null ? ($0.values[1], $0.id) : nil }
+            runs += oneKeyRuns(sort[1], after: undatedCursor, within: Condition().and("task.due_at IS NULL"))
+        }
+        return runs
+    }
+
+    /// By priority, then due date: for each priority, its tasks by due date (along
+    /// task_by_priority_due, then by id from task_by_priority for the undated ones).
+    private func priorityAndDueRuns(after cursor: (values: [PostgresValue], id: PostgresValue)?) -> [Run] {
+        var priorities = Array(TaskRules.priorities)
+        if sort[0].descending { priorities.reverse() }
+        var runs: [Run] = []
+        for priority in priorities.map({ PostgresValue.integer(Int64($0)) }) {
+            if let cursor, cursor.values[0] != priority {
+                guard case .integer(let at) = cursor.values[0], case .integer(let this) = priority else { continue }
+                if sort[0].descending ? this > at : this < at { continue }
+            }
+            let within = cursor?.values[0] == priority ? cursor.map { ($0.values[1], $0.id) } : nil
+            runs += oneKeyRuns(sort[1], after: within, within: Condition().and("task.priority = $", [priority]))
+        }
+        return runs
+    }
+
+    /// By project, then due date: the rest of the cursor's project, then the later projects
+    /// in one run along task_by_project_due (ascending) or task_by_project_due_desc (whose
+    /// undated tasks come first in each project: last, read backwards), then the tasks
+    /// without a project by due date.
+    private func projectAndDueRuns(after cursor: (values: [PostgresValue], id: PostgresValue)?) -> [Run] {
+        let direction = sort[0].descending ? "DESC" : "ASC"
+        let projectOrder = "task.project \(direction), task.due_at \(direction) NULLS LAST, task.id \(direction)"
+        var runs: [Run] = []
+        switch cursor?.values[0] {
+        case .null?:
+            break
+        case let project?:
+            runs += oneKeyRuns(sort[1], after: (cursor!.values[1], cursor!.id), within: Condition().and("task.project = $", [project]))
+            runs.append(run(Condition().and("task.project \(after) $", [project]), order: projectOrder))
+        case nil:
+            runs.append(run(Condition().and("task.project IS NOT NULL"), order: projectOrder))
+        }
+        if !hasProjectFilter {
+            let projectless = cursor.flatMap { $0.values[0] == .null ? ($0.values[1], $0.id) : nil }
+            runs += oneKeyRuns(sort[1], after: projectless, within: Condition().and("task.project IS NULL"))
         }
         return runs
     }

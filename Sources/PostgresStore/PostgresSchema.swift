@@ -111,7 +111,32 @@ enum PostgresSchema {
         -- alone, not by reading every task.
         CREATE INDEX task_by_wait ON task (wait_at) WHERE wait_at IS NOT NULL;
         """,
+        """
+        -- Counts that includeTotal reads instead of the tasks: by done, by project and by tag.
+        -- Kept by the store's writing transactions (PostgresTaskStore+Counts.swift), each
+        -- adding its net change once before it commits, not by a trigger on each task row.
+        CREATE TABLE task_total (done boolean PRIMARY KEY, n bigint NOT NULL);
+        CREATE TABLE project_total (project text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+        CREATE TABLE tag_total (tag text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+        \(keptCountsFill)
+        -- The sorts by two keys, read in order (PostgresFetchPlan): by due date then priority;
+        -- by priority then due date (a run for each priority); by project then due date, whose
+        -- undated tasks come last in each project either way, which one index cannot hold
+        -- both ways: the second index, read backwards, is the descending order.
+        CREATE INDEX task_by_due_priority ON task (due_at, priority, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_priority_due ON task (priority, due_at, id) WHERE due_at IS NOT NULL;
+        CREATE INDEX task_by_project_due ON task (project, due_at, id) WHERE project IS NOT NULL;
+        CREATE INDEX task_by_project_due_desc ON task (project, due_at NULLS FIRST, id) WHERE project IS NOT NULL;
+        """,
     ]
+
+    /// Fills the kept counts from the tasks.
+    static let keptCountsFill = """
+        DELETE FROM task_total; DELETE FROM project_total; DELETE FROM tag_total;
+        INSERT INTO task_total (done, n) SELECT state, (SELECT count(*) FROM task WHERE done = state) FROM (VALUES (false), (true)) AS states (state);
+        INSERT INTO project_total (project, n) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
+        INSERT INTO tag_total (tag, n) SELECT tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag;
+        """
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.
     private static let migrationLock: Int64 = 0x7461_736B_6C69_6E65

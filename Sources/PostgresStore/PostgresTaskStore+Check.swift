@@ -93,6 +93,10 @@ extension PostgresTaskStore {
             if rows.count < 500 { break }
         }
 
+        if report.schemaVersion >= 5 {
+            for problem in try keptCountProblems(connection) { rule(problem) }
+        }
+
         for id in try tasksWhoseMetaIsNotAnObject(connection) { rule("task \(id): meta is not a JSON object") }
 
         // What SQLite's foreign keys hold: a dependency is on a task that exists.

@@ -39,7 +39,8 @@ extension PostgresTaskStore {
                 page.nextCursor = plan.cursor(after: last)
             }
             if query.includeTotal {
-                page.total = try connection.query(plan.countSQL, plan.countValues)[0].int("n")
+                let count = plan.count
+                page.total = try connection.query(count.sql, count.values)[0].int("n")
             }
             return page
         } }

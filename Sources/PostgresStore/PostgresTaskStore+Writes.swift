@@ -49,7 +49,9 @@ extension PostgresTaskStore {
             try connection.transaction(.readCommitted) {
                 let start = try connection.query("SELECT seq FROM change_counter FOR UPDATE")[0].int64("seq")
                 lastSeq = start
+                countDeltas = CountDeltas()
                 let value = try body()
+                try countDeltas.write(to: connection)
                 if lastSeq != start {
                     try connection.run("UPDATE change_counter SET seq = $1", [.integer(lastSeq)])
                     try connection.execute("NOTIFY \(channel)")
@@ -68,6 +70,7 @@ extension PostgresTaskStore {
             return try recordingGroup { try run(operation, group: $0) }
         }) { body in
             let seqBefore = lastSeq
+            let countsBefore = countDeltas
             try connection.execute("SAVEPOINT operation")
             do {
                 let outcome = try body()
@@ -76,6 +79,7 @@ extension PostgresTaskStore {
             } catch let error as TaskStoreError {
                 try connection.execute("ROLLBACK TO SAVEPOINT operation")
                 lastSeq = seqBefore
+                countDeltas = countsBefore
                 throw error
             }
         }
@@ -130,7 +134,9 @@ extension PostgresTaskStore {
     func delete(_ task: TaskItem, group: Int64) throws -> (TaskChange, dependents: [TaskChange]) {
         let dependents = try removeFromDependents(task.id, group: group)
         try snapshot(id: task.id, group: group)
-        try connection.run("DELETE FROM task WHERE id = $1", [.text(task.id)])
+        for row in try connection.query("DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(task.id)]) {
+            try countDeltas.add(row, -1)
+        }
         return (try log(.deleted, id: task.id, version: task.version, task: nil), dependents)
     }
 
@@ -221,7 +227,7 @@ extension PostgresTaskStore {
 
     /// Inserts `task` unless its id is taken; false when it is.
     func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
-        try connection.run("""
+        let inserted = try connection.run("""
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
                               depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
                               created_at, updated_at, completed_at, version)
@@ -229,20 +235,28 @@ extension PostgresTaskStore {
                     string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
             ON CONFLICT (id) DO NOTHING
             """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
+        if inserted { countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1) }
+        return inserted
     }
 
     /// Overwrites the row of `task.id` with `task`. A reminder is sent again once its time
     /// changes or the task is reopened.
     func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
-        try connection.run("""
+        let replaced = try connection.query("""
             UPDATE task SET title = $2, title_fold = $3, notes = $4, notes_fold = $5, done = $6, priority = $7,
                             tags = string_to_array($8, chr(31)), due = $9, due_at = $10, project = $11,
                             depends_on = string_to_array($12, chr(31)), wait = $13, wait_at = $14, meta = $15,
                             recurrence = $16, series_id = $17, remind = $18, remind_at = $19,
-                            reminded = reminded AND remind_at IS NOT DISTINCT FROM $19 AND (NOT done OR $6),
+                            reminded = task.reminded AND task.remind_at IS NOT DISTINCT FROM $19 AND (NOT task.done OR $6),
                             created_at = $20, updated_at = $21, completed_at = $22, version = $23
-            WHERE id = $1
+            FROM (SELECT id, done, project, tags FROM task WHERE id = $1 FOR UPDATE) AS before
+            WHERE task.id = before.id
+            RETURNING before.done, before.project, array_to_string(before.tags, chr(31)) AS tags
             """, try rowValues(task, dueAt: dueAt, waitAt: waitAt))
+        for row in replaced {
+            try countDeltas.add(row, -1)
+            countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1)
+        }
     }
 
     private func rowValues(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> [PostgresValue] {

@@ -23,6 +23,8 @@ public actor PostgresTaskStore: TaskStoring {
     private var listener: ChangeListener?
     /// Inside a writing transaction: the newest seq it has handed out (see `writing`).
     var lastSeq: Int64 = 0
+    /// The kept counts' change by the writing transaction so far (PostgresTaskStore+Counts.swift).
+    var countDeltas = CountDeltas()
     /// Who writes through this store (`WriteOrigin`): its change groups carry it.
     public nonisolated let origin: Int64
     /// The channel of the payload-free NOTIFY each writing transaction sends: named after

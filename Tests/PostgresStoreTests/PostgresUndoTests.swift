@@ -1,5 +1,5 @@
 import PostgreSQL
-import PostgresStore
+@testable import PostgresStore
 import TaskModel
 import Testing
 
@@ -231,14 +231,17 @@ import Testing
         let schema = try Cluster.freshSchema()
         let old = try Cluster.store(schema)
         _ = try await create(old, TaskDraft(id: "old", title: "old"))
-        // What versions 3 and 4 made goes, so that the schema is version 2's.
+        // What versions 3 to 5 made goes, so that the schema is version 2's.
         try PostgresConnection(schema).execute("""
-            DROP TABLE change_group, change_before;
-            DROP INDEX task_by_updated, task_by_due, task_by_priority, task_by_title, task_by_project, task_by_wait;
+            DROP TABLE change_group, change_before, task_total, project_total, tag_total;
+            DROP INDEX task_by_updated, task_by_due, task_by_priority, task_by_title, task_by_project, task_by_wait,
+                task_by_due_priority, task_by_priority_due, task_by_project_due, task_by_project_due_desc;
             UPDATE taskline_schema SET version = 2
             """)
         let store = try Cluster.store(schema)
         #expect(try PostgresConnection(schema).query("SELECT version FROM taskline_schema")[0].int("version") > 2)
+        #expect(try PostgresTaskStore.keptCountProblems(PostgresConnection(schema)) == [], "the kept counts are filled from the tasks")
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(done: false), limit: 1, includeTotal: true)).total == 1)
         #expect(try await store.undo(scope: .database, force: false) == nil)
         _ = try await update(store, "old", TaskChanges(title: "new"))
         #expect(try await store.undo(scope: .connection, force: false)?.tasks.map(\.title) == ["old"])

@@ -1,0 +1,109 @@
+import PostgreSQL
+import TaskModel
+
+/// The net change a writing transaction makes to the kept counts (`task_total`,
+/// `project_total`, `tag_total`; PostgresSchema, schema 5), gathered as it writes tasks and
+/// added to the counts once, before it commits: one statement per table, however many tasks
+/// it wrote. Writers hold `change_counter`, so no other writer's addition can fall between.
+struct CountDeltas {
+    private var done: [Bool: Int64] = [:]
+    private var projects: [String: Int64] = [:]
+    private var tags: [String: Int64] = [:]
+
+    /// A task of these fields came (`sign` 1) or went (-1).
+    mutating func add(done: Bool, project: String?, tags: [String], _ sign: Int64) {
+        self.done[done, default: 0] += sign
+        if let project { projects[project, default: 0] += sign }
+        for tag in Set(tags) { self.tags[tag, default: 0] += sign }
+    }
+
+    /// The task of `row` (`done`, `project`, `tags` as text) came or went.
+    mutating func add(_ row: PostgresRow, _ sign: Int64) throws {
+        add(done: try row.bool("done"), project: row.optionalText("project"),
+            tags: try row.text("tags").split(separator: TaskRow.separator).map(String.init), sign)
+    }
+
+    /// Adds the changes to the counts; a project or tag whose count reaches 0 loses its row.
+    func write(to connection: PostgresConnection) throws {
+        for (state, change) in done where change != 0 {
+            try connection.run("UPDATE task_total SET n = n + $2 WHERE done = $1", [.boolean(state), .integer(change)])
+        }
+        try Self.write(projects, to: connection, adding: """
+            INSERT INTO project_total (project, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
+            ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n
+            """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
+        try Self.write(tags, to: connection, adding: """
+            INSERT INTO tag_total (tag, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
+            ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n
+            """, pruning: "DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))")
+    }
+
+    /// `adding` takes the keys (joined by U+001F) and their changes (by commas); `pruning` the keys.
+    private static func write(_ changes: [String: Int64], to connection: PostgresConnection, adding: String, pruning: String) throws {
+        let changed = changes.filter { $0.value != 0 }
+        guard !changed.isEmpty else { return }
+        let keys = TaskRow.list(Array(changed.keys))
+        try connection.run(adding, [keys, .text(changed.values.map(String.init).joined(separator: ","))])
+        try connection.run(pruning, [keys])
+    }
+}
+
+/// A count `includeTotal` reads from the kept counts instead of the tasks: a filter of `done`
+/// alone (or none), of one project (with those under it) alone, or of one tag alone.
+enum KeptCount {
+    case totals(done: Bool?)
+    case project(String)
+    case tag(String)
+
+    init?(_ filter: TaskFilter) {
+        var rest = filter
+        rest.done = nil
+        rest.project = nil
+        rest.tags = []
+        guard rest == TaskFilter() else { return nil }
+        switch (filter.done, filter.project, filter.tags.count) {
+        case (_, nil, 0): self = .totals(done: filter.done)
+        case (nil, let project?, 0): self = .project(project)
+        case (nil, nil, 1): self = .tag(filter.tags[0])
+        default: return nil
+        }
+    }
+
+    var sql: String {
+        switch self {
+        case .totals(let done): "SELECT coalesce(sum(n), 0) AS n FROM task_total" + (done == nil ? "" : " WHERE done = $1")
+        case .project: "SELECT coalesce(sum(n), 0) AS n FROM project_total WHERE "
+            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
+        case .tag: "SELECT coalesce(sum(n), 0) AS n FROM tag_total WHERE tag = $1"
+        }
+    }
+
+    var values: [PostgresValue] {
+        switch self {
+        case .totals(let done): done.map { [.boolean($0)] } ?? []
+        case .project(let project): PostgresFetchPlan.projectRange(project)
+        case .tag(let tag): [.text(tag)]
+        }
+    }
+}
+
+extension PostgresTaskStore {
+    /// The kept counts that differ from the tasks, one line each (for `taskline check`).
+    static func keptCountProblems(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            WITH kept AS (SELECT 'task_total' AS counts, done::text AS key, n FROM task_total
+                          UNION ALL SELECT 'project_total', project, n FROM project_total
+                          UNION ALL SELECT 'tag_total', tag, n FROM tag_total),
+                 counted AS (SELECT 'task_total' AS counts, state::text AS key, (SELECT count(*) FROM task WHERE done = state) AS n
+                             FROM (VALUES (false), (true)) AS states (state)
+                             UNION ALL SELECT 'project_total', project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project
+                             UNION ALL SELECT 'tag_total', tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag)
+            SELECT counts, key, kept.n AS kept_n, counted.n AS counted_n
+            FROM kept FULL JOIN counted USING (counts, key)
+            WHERE kept.n IS DISTINCT FROM counted.n
+            ORDER BY counts, key
+            """).map { row in
+            "\(try row.text("counts"))'s count of \(try row.text("key")) is \(try row.optionalInt64("kept_n").map(String.init) ?? "missing"); its tasks are \(try row.optionalInt64("counted_n") ?? 0)"
+        }
+    }
+}
