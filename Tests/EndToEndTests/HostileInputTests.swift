@@ -10,12 +10,14 @@ import Testing
 /// every task stored must be exactly what the valid writes said, and the server's peak memory
 /// must stay under `HostileInput.peakBound`.
 @Suite(.serialized) struct HostileInputTests {
-    @Test func newlineDelimitedCorpus() throws {
-        try HostileSession(framing: .ndjson).run(HostileInput.ndjson)
+    @Test(arguments: StoreKind.allCases)
+    func newlineDelimitedCorpus(store: StoreKind) throws {
+        try HostileSession(framing: .ndjson, database: TestDatabase.fresh(store)).run(HostileInput.ndjson)
     }
 
-    @Test func lspCorpus() throws {
-        try HostileSession(framing: .lsp).run(HostileInput.lsp)
+    @Test(arguments: StoreKind.allCases)
+    func lspCorpus(store: StoreKind) throws {
+        try HostileSession(framing: .lsp, database: TestDatabase.fresh(store)).run(HostileInput.lsp)
     }
 
     @Test func theCorpusIsLargeEnough() {
@@ -84,9 +86,10 @@ struct HostileCase: Sendable, CustomStringConvertible {
 /// Runs a corpus on one server, probing after every input.
 struct HostileSession {
     let framing: Framing
+    let database: TestDatabase
 
     func run(_ cases: [HostileCase]) throws {
-        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"], framing: framing)
+        let server = try ServerProcess(["--db", database.argument, "--log-level", "error"], framing: framing)
         func send(_ json: String) {
             framing == .lsp ? server.sendLSP(json) : server.sendLine(json)
         }
