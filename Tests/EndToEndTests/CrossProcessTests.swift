@@ -67,6 +67,9 @@ import Testing
                 heard += 1
             }
             #expect(try listener.pendingChanges().isEmpty, "round \(round): a change announced twice")
+            // Ended here, not left to run until the test ends: on PostgreSQL each holds two connections.
+            listener.server.closeInput()
+            _ = listener.server.waitForExit()
         }
         print("a commit while a server starts: \(heard) of 40 rounds committed after the seq initialize answered with, each heard")
     }
@@ -172,6 +175,7 @@ import Testing
             for server in servers { server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#) }
             let ids = try servers.map { try #require(try $0.next()["result"]?["database"]?["id"]) }
             #expect(Set(ids).count == 1, "one database, one id")
+            for server in servers { server.closeInput() }
         }
     }
 
