@@ -12,8 +12,17 @@ import Testing
 @Suite(.serialized) struct HostileInputTests {
     @Test(arguments: StoreKind.allCases)
     func newlineDelimitedCorpus(store: StoreKind) throws {
-        try HostileSession(framing: .ndjson, database: TestDatabase.fresh(store)).run(HostileInput.ndjson)
+        let cases = store == .sqlite ? HostileInput.ndjson : HostileInput.ndjson.filter { !Self.sqliteOnly.contains($0.name) }
+        try HostileSession(framing: .ndjson, database: TestDatabase.fresh(store)).run(cases)
     }
+
+    /// Cases whose answers differ on PostgreSQL, which runs the rest: its text cannot hold
+    /// U+0000, so notes, ids and text filters with one are answered 1004; and a cursor forged
+    /// in the SQLite store's encoding is refused there (-32602) as one it did not make.
+    static let sqliteOnly: Set<String> = [
+        "NUL in notes is stored whole", "an id with a NUL is another id", "a NUL in the text filter is part of the needle",
+        "a forged cursor holding SQL",
+    ]
 
     @Test(arguments: StoreKind.allCases)
     func lspCorpus(store: StoreKind) throws {
