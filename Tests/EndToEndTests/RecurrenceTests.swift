@@ -73,7 +73,6 @@ import Testing
         let all = try clients[0].request("tasks/fetch", #"{"limit":100}"#)["tasks"]?.arrayValue ?? []
         #expect(all.count == 9)
         for client in clients { client.server.closeInput() }
-        guard store == .sqlite else { return }  // taskline check reads SQLite files only
         let check = try runTaskline(["check", "--db", database.argument])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.lines.last == "sound")

@@ -127,9 +127,9 @@ import Testing
         #expect(try a.requestError("tasks/undo", "[1]")["code"] == -32602)
     }
 
-    /// SQLite only: taskline add, list, done, undo and redo work on SQLite files.
-    @Test func theCommandLineUndoesAndRedoesItsOwnChangesOnly() throws {
-        let database = try TestDatabase(.sqlite)
+    @Test(arguments: StoreKind.allCases)
+    func theCommandLineUndoesAndRedoesItsOwnChangesOnly(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         let path = database.argument
         let server = try start(database)
         _ = try server.request("tasks/create", #"{"id":"from-editor","title":"from the editor"}"#)
