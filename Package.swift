@@ -77,10 +77,10 @@ let package = Package(
         .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
                           path: "Tests/PowerLoss/taskline-powerloss"),
 
-        // Temporary folders, a driver for the real binary and a seeded generator, shared by the
-        // test targets and the power-loss driver.
+        // Temporary folders, fresh databases of either store, a driver for the real binary and a
+        // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "TestSupport", dependencies: ["JSONRPC", "CTestSupport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),

@@ -72,10 +72,12 @@ import Testing
 
     /// Another process prunes the history that a stopped server had not delivered yet: once
     /// it runs again it tells its client to refetch, then goes on with the changes after.
-    @Test func aServerBehindPrunedHistoryTellsItsClientToRefetchAndCarriesOn() throws {
-        let lagging = try ServerProcess(["--db", path])
+    @Test(arguments: StoreKind.allCases)
+    func aServerBehindPrunedHistoryTellsItsClientToRefetchAndCarriesOn(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let lagging = try ServerProcess(["--db", database.argument])
         try lagging.initialize()
-        let writer = Client(try ServerProcess(["--db", path]))
+        let writer = Client(try ServerProcess(["--db", database.argument]))
         _ = try writer.request("initialize")
         _ = try writer.request("tasks/create", #"{"title":"heard"}"#)
         #expect(try lagging.didChanges(count: 1).map { $0["seq"] } == [1])
@@ -83,7 +85,7 @@ import Testing
         kill(lagging.pid, SIGSTOP)
         for index in 2...4 { _ = try writer.request("tasks/create", #"{"title":"pruned \#(index)"}"#) }
         usleep(20_000)  // the changes are older than "now" when the pruner starts
-        let pruner = try ServerProcess(["--db", path, "--history-days", "0"])
+        let pruner = try ServerProcess(["--db", database.argument, "--history-days", "0"])
         try pruner.initialize()  // history is pruned before the first answer
         pruner.closeInput()
         #expect(pruner.waitForExit() == 1)

@@ -200,8 +200,9 @@ import Testing
 
     /// An editor killed with SIGKILL cannot say goodbye; its end of the pipe closes, which the
     /// server reads as the end of input: it finishes and exits, its data intact.
-    @Test func parentKilledWithoutProcessIDClosesTheServer() throws {
-        let path = directory.file("orphan.sqlite")
+    @Test(arguments: StoreKind.allCases)
+    func parentKilledWithoutProcessIDClosesTheServer(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         let fifo = directory.file("to-server")
         #expect(mkfifo(fifo, 0o600) == 0)
         // The parent shell starts the server reading from the fifo, holds the fifo's write end
@@ -215,7 +216,7 @@ import Testing
             """#
         let parent = Process()
         parent.executableURL = URL(fileURLWithPath: "/bin/sh")
-        parent.arguments = ["-c", script, "sh", ServerProcess.binaryPath, path, fifo]
+        parent.arguments = ["-c", script, "sh", ServerProcess.binaryPath, database.argument, fifo]
         let output = Pipe.closedOnExec()
         parent.standardOutput = output
         try parent.run()
@@ -240,7 +241,7 @@ import Testing
         #expect(kill(serverPID, 0) != 0, "the server outlived its parent")
         #expect(Date().timeIntervalSince(killed) < 2)
 
-        let check = Client(try ServerProcess(["--db", path]))
+        let check = Client(try ServerProcess(["--db", database.argument]))
         _ = try check.request("initialize")
         #expect(try check.request("tasks/get", #"{"id":"orphan"}"#)["title"] == "written before the parent died")
     }

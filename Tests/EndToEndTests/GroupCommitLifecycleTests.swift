@@ -11,16 +11,16 @@ import Testing
         ids.map { #"{"jsonrpc":"2.0","id":\#($0),"method":"tasks/create","params":{"title":"early \#($0)"}}"# + "\n" }.joined()
     }
 
-    private static func storedTitles(_ path: String) throws -> [String] {
-        let export = try runTaskline(["export", "--db", path])
+    private static func storedTitles(_ database: TestDatabase) throws -> [String] {
+        let export = try runTaskline(["export", "--db", database.argument])
         #expect(export.status == 0, "\(export.stderr)")
         return try export.lines.map { try JSONParser.parse(Array($0.utf8))["title"]?.stringValue ?? "" }
     }
 
-    @Test func writesInOneReadBeforeInitializeAreRefusedEachAndStoreNothing() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("tasks.sqlite")
-        let server = try ServerProcess(["--db", path])
+    @Test(arguments: StoreKind.allCases)
+    func writesInOneReadBeforeInitializeAreRefusedEachAndStoreNothing(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.write(Self.creates(1...8))  // one write: the server reads them together
         for id in 1...8 {
             let response = try server.next()
@@ -33,13 +33,13 @@ import Testing
         _ = try server.next()
         server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
         #expect(server.waitForExit() == 0)
-        #expect(try Self.storedTitles(path) == [])
+        #expect(try Self.storedTitles(database) == [])
     }
 
-    @Test func writesInOneReadAfterShutdownAreRefusedEachAndStoreNothing() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("tasks.sqlite")
-        let server = try ServerProcess(["--db", path])
+    @Test(arguments: StoreKind.allCases)
+    func writesInOneReadAfterShutdownAreRefusedEachAndStoreNothing(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
         server.write(#"{"jsonrpc":"2.0","id":0,"method":"shutdown"}"# + "\n" + Self.creates(1...8))
         #expect(try server.next()["result"] == .null)
@@ -50,6 +50,6 @@ import Testing
         }
         server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
         #expect(server.waitForExit() == 0)
-        #expect(try Self.storedTitles(path) == [])
+        #expect(try Self.storedTitles(database) == [])
     }
 }

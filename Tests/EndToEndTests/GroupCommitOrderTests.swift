@@ -64,9 +64,9 @@ import Testing
         return (requests, outcomes, live)
     }
 
-    @Test func aPipelinedRunOfWritesFailsAloneAndIsAnsweredAndAnnouncedInOrder() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("tasks.sqlite")
+    @Test(arguments: StoreKind.allCases)
+    func aPipelinedRunOfWritesFailsAloneAndIsAnsweredAndAnnouncedInOrder(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         let (requests, outcomes, live) = Self.plannedWrites(count: 36)
         let written = outcomes.compactMap { outcome -> (kind: String, id: String, version: Int)? in
             guard case .written(let kind, let id, let version) = outcome else { return nil }
@@ -76,7 +76,7 @@ import Testing
         let run = requests.joined(separator: "\n") + "\n"
         #expect(run.utf8.count < 4096, "one write to the pipe, read whole")
 
-        let server = try ServerProcess(["--db", path])
+        let server = try ServerProcess(["--db", database.argument])
         try server.initialize()
         _ = server.write(run)
         var responses: [JSON] = []
@@ -119,7 +119,7 @@ import Testing
         #expect(server.waitForExit() == 0)
 
         // Stored: exactly the model's live tasks, at the model's versions.
-        let export = try runTaskline(["export", "--db", path])
+        let export = try runTaskline(["export", "--db", database.argument])
         #expect(export.status == 0, "\(export.stderr)")
         var stored: [String: JSON] = [:]
         for line in export.lines {

@@ -10,12 +10,23 @@ import Testing
 /// every task stored must be exactly what the valid writes said, and the server's peak memory
 /// must stay under `HostileInput.peakBound`.
 @Suite(.serialized) struct HostileInputTests {
-    @Test func newlineDelimitedCorpus() throws {
-        try HostileSession(framing: .ndjson).run(HostileInput.ndjson)
+    @Test(arguments: StoreKind.allCases)
+    func newlineDelimitedCorpus(store: StoreKind) throws {
+        let cases = store == .sqlite ? HostileInput.ndjson : HostileInput.ndjson.filter { !Self.sqliteOnly.contains($0.name) }
+        try HostileSession(framing: .ndjson, database: TestDatabase.fresh(store)).run(cases)
     }
 
-    @Test func lspCorpus() throws {
-        try HostileSession(framing: .lsp).run(HostileInput.lsp)
+    /// Cases whose answers differ on PostgreSQL, which runs the rest: its text cannot hold
+    /// U+0000, so notes, ids and text filters with one are answered 1004; and a cursor forged
+    /// in the SQLite store's encoding is refused there (-32602) as one it did not make.
+    static let sqliteOnly: Set<String> = [
+        "NUL in notes is stored whole", "an id with a NUL is another id", "a NUL in the text filter is part of the needle",
+        "a forged cursor holding SQL",
+    ]
+
+    @Test(arguments: StoreKind.allCases)
+    func lspCorpus(store: StoreKind) throws {
+        try HostileSession(framing: .lsp, database: TestDatabase.fresh(store)).run(HostileInput.lsp)
     }
 
     @Test func theCorpusIsLargeEnough() {
@@ -84,9 +95,10 @@ struct HostileCase: Sendable, CustomStringConvertible {
 /// Runs a corpus on one server, probing after every input.
 struct HostileSession {
     let framing: Framing
+    let database: TestDatabase
 
     func run(_ cases: [HostileCase]) throws {
-        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"], framing: framing)
+        let server = try ServerProcess(["--db", database.argument, "--log-level", "error"], framing: framing)
         func send(_ json: String) {
             framing == .lsp ? server.sendLSP(json) : server.sendLine(json)
         }

@@ -43,9 +43,10 @@ import Testing
         #"[{"field":"priority"},{"field":"due","order":"desc"},{"field":"title"}]"#,
     ]
 
-    @Test func pagesFollowTheOrderComputedApart() throws {
-        let directory = TemporaryDirectory()
-        let server = try ServerProcess(["--db", directory.file("tasks.sqlite")])
+    @Test(arguments: StoreKind.allCases)
+    func pagesFollowTheOrderComputedApart(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
         // Ties on every key: titles that are equal lowercased, one instant written three
         // ways, four priorities; ids chosen so their order is not the order of creation.

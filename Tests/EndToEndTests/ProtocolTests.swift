@@ -10,8 +10,10 @@ import Testing
 
     static let initialize = #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"e2e"}}}"#
 
-    @Test func newlineDelimitedLifecycle() throws {
-        let server = try ServerProcess(["--db", directory.file("tasks.sqlite")], framing: .ndjson)
+    @Test(arguments: StoreKind.allCases)
+    func newlineDelimitedLifecycle(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument], framing: .ndjson)
         server.sendLine(Self.initialize)
         #expect(try server.next()["result"]?["protocolVersion"] == "1")
         server.sendLine(#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#)
@@ -28,8 +30,10 @@ import Testing
         #expect(try server.readToEnd().isEmpty)
     }
 
-    @Test func lspLifecycleAnswersInLSPFraming() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func lspLifecycleAnswersInLSPFraming(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLSP(Self.initialize)
         let raw = try #require(try server.readChunk(until: Date().addingTimeInterval(10)))
         let text = String(decoding: raw, as: UTF8.self)
@@ -41,8 +45,10 @@ import Testing
         #expect(server.waitForExit() == 0)
     }
 
-    @Test func messagesSplitAcrossManyWrites() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func messagesSplitAcrossManyWrites(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         let message = "Content-Length: \(Self.initialize.utf8.count)\r\n\r\n\(Self.initialize)"
         for byte in message.utf8 {
             server.write([byte])
@@ -53,8 +59,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func manyMessagesInOneWriteAreAnsweredInOrder() throws {
-        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"])
+    @Test(arguments: StoreKind.allCases)
+    func manyMessagesInOneWriteAreAnsweredInOrder(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument, "--log-level", "error"])
         var text = Self.initialize + "\n"
         for id in 1...200 {
             text += #"{"jsonrpc":"2.0","id":\#(id),"method":"tasks/create","params":{"title":"task \#(id)"}}"# + "\n"
@@ -70,8 +78,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func endOfInputFinishesTheWorkThenExits() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func endOfInputFinishesTheWorkThenExits(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.write(Self.initialize + "\n" + #"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"# + "\n")
         server.closeInput()
         let output = try server.readToEnd()
@@ -101,11 +111,12 @@ import Testing
         #expect(try database.integer("SELECT count(*) FROM task") == 50)
     }
 
-    @Test func restartKeepsDataAndSeq() throws {
-        let path = directory.file("restart.sqlite")
+    @Test(arguments: StoreKind.allCases)
+    func restartKeepsDataAndSeq(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         var id = ""
         do {
-            let server = try ServerProcess(["--db", path])
+            let server = try ServerProcess(["--db", database.argument])
             server.sendLine(Self.initialize)
             _ = try server.next()
             id = try #require(try server.call(1, "tasks/create", #"{"title":"survives"}"#)["result"]?["id"]?.stringValue)
@@ -115,7 +126,7 @@ import Testing
             server.closeInput()
             #expect(server.waitForExit() == 1)
         }
-        let server = try ServerProcess(["--db", path])
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
         let task = try server.call(1, "tasks/get", #"{"id":"\#(id)"}"#)
@@ -127,8 +138,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func everyErrorInTheTableOverTheWire() throws {
-        let server = try ServerProcess(["--db", ":memory:", "--max-message-bytes", "4096"])
+    @Test(arguments: StoreKind.allCases)
+    func everyErrorInTheTableOverTheWire(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument, "--max-message-bytes", "4096"])
         func code(_ json: JSON) -> JSON? { json["error"]?["code"] }
         server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}"#)
         #expect(code(try server.next()) == -32002)
@@ -178,8 +191,10 @@ import Testing
         #expect(try server.call(5, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 2)
     }
 
-    @Test func batchOverTheWire() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func batchOverTheWire(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
         server.sendLine("[" + [
@@ -195,8 +210,10 @@ import Testing
         #expect(try server.call(3, "tasks/fetch")["id"] == 3, "a batch of notifications gets no answer")
     }
 
-    @Test func cancellationInTheSameWriteStopsTheRequest() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func cancellationInTheSameWriteStopsTheRequest(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
         for _ in 0..<20 {
@@ -208,8 +225,10 @@ import Testing
     }
 
     /// Ids "é" (precomposed) and "e\u{301}" are two requests: cancelling one leaves the other.
-    @Test func cancellationNamesItsRequestCodePointByCodePoint() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func cancellationNamesItsRequestCodePointByCodePoint(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
         server.write(#"{"jsonrpc":"2.0","id":"\u00e9","method":"tasks/fetch"}"# + "\n"

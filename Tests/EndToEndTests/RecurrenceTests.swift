@@ -6,17 +6,16 @@ import Testing
 /// Recurring tasks against the real binary: the next occurrence in the completion's
 /// `tasks/didChange`, and exactly one of it when several processes complete an occurrence.
 @Suite struct RecurrenceTests {
-    let directory = TemporaryDirectory()
-    var path: String { directory.file("shared.sqlite") }
-
-    func start() throws -> Client {
-        let client = Client(try ServerProcess(["--db", path]))
+    func start(_ database: TestDatabase) throws -> Client {
+        let client = Client(try ServerProcess(["--db", database.argument]))
         _ = try client.request("initialize", "{}")
         return client
     }
 
-    @Test func theNextOccurrenceComesInTheSameDidChangeAsTheCompletion() throws {
-        let client = try start()
+    @Test(arguments: StoreKind.allCases)
+    func theNextOccurrenceComesInTheSameDidChangeAsTheCompletion(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let client = try start(database)
         let first = try client.request("tasks/create", #"{"title":"Pay rent","tags":["home"],"priority":2,"project":"Home","due":"2026-12-31T09:00:00+01:00","recurrence":{"rule":"FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=2"}}"#)
         let id = try #require(first["id"]?.stringValue)
         #expect(first["recurrence"] == ["rule": "FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=2"])
@@ -42,12 +41,14 @@ import Testing
         #expect(readOnly["data"]?["field"] == "changes.seriesId")
     }
 
-    /// Four servers on one file; in each round every one of them completes the series' open
+    /// Four servers on one database; in each round every one of them completes the series' open
     /// occurrence, reopens it and completes it again, all at once. Each round ends with exactly
     /// one new occurrence: the completion is judged inside the write transaction, and an
     /// occurrence completed again after being reopened makes none.
-    @Test func fourProcessesCompletingTheSameOccurrenceMakeExactlyOneNext() throws {
-        let clients = try (0..<4).map { _ in try start() }
+    @Test(arguments: StoreKind.allCases)
+    func fourProcessesCompletingTheSameOccurrenceMakeExactlyOneNext(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let clients = try (0..<4).map { _ in try start(database) }
         let first = try clients[0].request("tasks/create", #"{"title":"Stand-up","due":"2026-12-01","recurrence":{"rule":"FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"}}"#)
         let seriesID = try #require(first["id"]?.stringValue)
         var open = seriesID
@@ -72,23 +73,25 @@ import Testing
         let all = try clients[0].request("tasks/fetch", #"{"limit":100}"#)["tasks"]?.arrayValue ?? []
         #expect(all.count == 9)
         for client in clients { client.server.closeInput() }
-        let check = try runTaskline(["check", "--db", path])
+        let check = try runTaskline(["check", "--db", database.argument])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.lines.last == "sound")
     }
 
-    @Test func exportAndImportKeepTheRuleAndTheSeries() throws {
-        let client = try start()
+    @Test(arguments: StoreKind.allCases)
+    func exportAndImportKeepTheRuleAndTheSeries(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let client = try start(database)
         let first = try client.request("tasks/create", #"{"title":"Backup","due":"2026-12-06","recurrence":{"rule":"FREQ=WEEKLY;INTERVAL=2"}}"#)
         let id = try #require(first["id"]?.stringValue)
         _ = try client.request("tasks/update", #"{"id":"\#(id)","changes":{"done":true}}"#)
         client.server.closeInput()
-        let export = try runTaskline(["export", "--db", path])
+        let export = try runTaskline(["export", "--db", database.argument])
         #expect(export.status == 0)
-        let copy = directory.file("copy.sqlite")
-        let imported = try runTaskline(["import", "-", "--db", copy], stdin: Data(export.output.utf8))
+        let copy = try TestDatabase.fresh(store)
+        let imported = try runTaskline(["import", "-", "--db", copy.argument], stdin: Data(export.output.utf8))
         #expect(imported.status == 0, "\(imported.output)")
-        let again = try runTaskline(["export", "--db", copy])
+        let again = try runTaskline(["export", "--db", copy.argument])
         #expect(again.output == export.output)
         #expect(export.output.contains(#""recurrence":{"rule":"FREQ=WEEKLY;INTERVAL=2"},"seriesId":"\#(id)""#))
         #expect(export.output.contains(#""due":"2026-12-20""#))

@@ -8,14 +8,13 @@ import Testing
 /// servers and restarts. No timing targets: reminders are set a second or two ahead, and the
 /// tests wait generously and assert what came, in what order, and that nothing came twice.
 @Suite struct ReminderTests {
-    let directory = TemporaryDirectory()
-    var path: String { directory.file("reminders.sqlite") }
-
     static let remindersOn = #"{"initializationOptions":{"notifications":false,"reminders":true}}"#
     static let remindersOff = #"{"initializationOptions":{"notifications":false}}"#
 
-    @Test func aReminderComesWhenItsTimePassesOnceAndOnlyForOpenTasks() throws {
-        let server = try start(Self.remindersOn)
+    @Test(arguments: StoreKind.allCases)
+    func aReminderComesWhenItsTimePassesOnceAndOnlyForOpenTasks(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try start(database, Self.remindersOn)
         // Ahead by enough for the writes below to come first on a busy machine.
         let at = time(secondsFromNow: 3)
         try create(server, id: "open", remindAt: at)
@@ -32,15 +31,19 @@ import Testing
         #expect(try #require(reminders.first).arrived >= Date(timeIntervalSince1970: try #require(Self.parse(at))))
     }
 
-    @Test func aClientThatDidNotAskGetsNone() throws {
-        let server = try start(Self.remindersOff)
+    @Test(arguments: StoreKind.allCases)
+    func aClientThatDidNotAskGetsNone(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try start(database, Self.remindersOff)
         try create(server, id: "soon", remindAt: time(secondsFromNow: 1))
         try create(server, id: "past", remindAt: "2000-01-01T00:00:00Z")
         #expect(try server.reminders(within: 4).isEmpty)
     }
 
-    @Test func anUpdateMovesTheTimer() throws {
-        let server = try start(Self.remindersOn)
+    @Test(arguments: StoreKind.allCases)
+    func anUpdateMovesTheTimer(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try start(database, Self.remindersOn)
         try create(server, id: "far", remindAt: time(secondsFromNow: 7200))
         try update(server, id: "far", remindAt: time(secondsFromNow: 1.5))
         #expect(try server.reminders(within: 6).map(\.ids) == [["far"]])
@@ -48,31 +51,35 @@ import Testing
 
     /// Reminders that passed while no server sent them are sent by the next server that
     /// starts for a client that asks, and by no server after it.
-    @Test func pastRemindersAtStartAreSentOnceAcrossRestarts() throws {
-        let writer = try start(Self.remindersOff)
+    @Test(arguments: StoreKind.allCases)
+    func pastRemindersAtStartAreSentOnceAcrossRestarts(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let writer = try start(database, Self.remindersOff)
         try create(writer, id: "first", remindAt: "2001-01-01T00:00:00Z")
         try create(writer, id: "second", remindAt: "2000-01-01T00:00:00Z")
         try create(writer, id: "finished", remindAt: "2000-01-01T00:00:00Z", done: true)
         try stop(writer)
 
-        let first = try start(Self.remindersOn)
+        let first = try start(database, Self.remindersOn)
         #expect(try first.reminders(within: 2).map(\.ids) == [["second", "first"]])
         try stop(first)
 
-        let again = try start(Self.remindersOn)
+        let again = try start(database, Self.remindersOn)
         #expect(try again.reminders(within: 2).isEmpty)
         try stop(again)
     }
 
-    /// Two servers on one file, both asking for reminders: each past and each coming reminder
+    /// Two servers on one database, both asking for reminders: each past and each coming reminder
     /// reaches exactly one of the two clients.
-    @Test func twoServersAtOnceSendEachReminderOnce() throws {
-        let writer = try start(Self.remindersOff)
+    @Test(arguments: StoreKind.allCases)
+    func twoServersAtOnceSendEachReminderOnce(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let writer = try start(database, Self.remindersOff)
         for index in 0..<20 { try create(writer, id: "past-\(index)", remindAt: "2000-01-01T00:00:\(10 + index)Z") }
         try stop(writer)
 
-        let a = try start(Self.remindersOn)
-        let b = try start(Self.remindersOn)
+        let a = try start(database, Self.remindersOn)
+        let b = try start(database, Self.remindersOn)
         let at = time(secondsFromNow: 2)
         for index in 0..<5 { try create(a, id: "coming-\(index)", remindAt: at) }
 
@@ -82,19 +89,21 @@ import Testing
         #expect((toA + toB).sorted() == expected.sorted())
         try stop(a)
         try stop(b)
-        let restarted = try start(Self.remindersOn)
+        let restarted = try start(database, Self.remindersOn)
         #expect(try restarted.reminders(within: 2).isEmpty)
     }
 
     /// The timer follows other processes' writes, which the server hears through its watch
     /// on the database: a reminder they add, move or delete. Each comes in a notification of
     /// its own, well before the server's own timer (set to the deleted one) would have fired.
-    @Test func anotherProcessesChangesMoveTheTimer() throws {
-        let server = try start(Self.remindersOn)
+    @Test(arguments: StoreKind.allCases)
+    func anotherProcessesChangesMoveTheTimer(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try start(database, Self.remindersOn)
         try create(server, id: "cancelled", remindAt: time(secondsFromNow: 6))
         try create(server, id: "pulled-in", remindAt: time(secondsFromNow: 7200))
 
-        let other = try start(Self.remindersOff)
+        let other = try start(database, Self.remindersOff)
         #expect(try other.call("tasks/delete", #"{"id":"cancelled"}"#)["result"]?["deleted"] == true)
         try update(other, id: "pulled-in", remindAt: time(secondsFromNow: 2))
         try create(other, id: "added", remindAt: time(secondsFromNow: 4))
@@ -160,8 +169,8 @@ import Testing
         }
     }
 
-    func start(_ initializeParams: String) throws -> Client {
-        let client = Client(try ServerProcess(["--db", path]))
+    func start(_ database: TestDatabase, _ initializeParams: String) throws -> Client {
+        let client = Client(try ServerProcess(["--db", database.argument]))
         let answer = try client.call("initialize", initializeParams)
         #expect(answer["result"] != nil, "\(JSONWriter.string(answer))")
         return client

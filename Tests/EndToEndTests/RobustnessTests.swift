@@ -9,10 +9,10 @@ import Testing
     /// A client that asks to exit and never reads its answers, though it keeps its end
     /// open: the server gives up on them after 5 s of no reading and exits, rather than
     /// living on; what was written is stored.
-    @Test func aClientThatNeverReadsDoesNotKeepTheServerAlive() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("tasks.sqlite")
-        let server = try ServerProcess(["--db", path])
+    @Test(arguments: StoreKind.allCases)
+    func aClientThatNeverReadsDoesNotKeepTheServerAlive(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         let notes = String(repeating: "n", count: 4000)
         let creates = (0..<100).map { #"{"create":{"title":"t\#($0)","notes":"\#(notes)"}}"# }.joined(separator: ",")
         // The answer to the apply (some 420 KB) is more than the pipe holds.
@@ -23,7 +23,7 @@ import Testing
         #expect(server.waitForExit(timeout: 30) == 0)
         #expect(server.stderr.contains("the client did not read"))
 
-        let reopened = try ServerProcess(["--db", path])
+        let reopened = try ServerProcess(["--db", database.argument])
         _ = try reopened.initialize()
         let page = try reopened.call(1, "tasks/fetch", #"{"limit":1,"includeTotal":true}"#)
         #expect(page["result"]?["total"] == .integer(100))
@@ -58,12 +58,14 @@ import Testing
         #expect(logged == count)
     }
 
-    @Test func exitsWithinASecondOfTheClientProcessDying() throws {
+    @Test(arguments: StoreKind.allCases)
+    func exitsWithinASecondOfTheClientProcessDying(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/bin/sleep")
         client.arguments = ["60"]
         try client.run()
-        let server = try ServerProcess(["--db", ":memory:"])
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":\#(client.processIdentifier)}}"#)
         _ = try server.next()
         #expect(server.process.isRunning)
@@ -75,8 +77,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func closedStdoutEndsTheProcessCleanly() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func closedStdoutEndsTheProcessCleanly(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.closeOutput()
         server.sendLine(Self.initialize)
         for id in 1...10 {
@@ -97,8 +101,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func readingNeverWaitsForAClientThatDoesNotReadStdout() throws {
-        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"])
+    @Test(arguments: StoreKind.allCases)
+    func readingNeverWaitsForAClientThatDoesNotReadStdout(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument, "--log-level", "error"])
         var text = Self.initialize + "\n"
         let count = 5000
         for id in 1...count {
@@ -122,8 +128,10 @@ import Testing
     /// A client that sends requests whose answers are large, and reads none: the server keeps
     /// at most 64 MiB of unread answers, then handles and reads nothing more until the client
     /// reads (so the client's further writes block); once it reads, every answer arrives.
-    @Test func unreadAnswersAreBoundedAndAllArriveOnceRead() throws {
-        let server = try ServerProcess(["--db", ":memory:", "--log-level", "error"])
+    @Test(arguments: StoreKind.allCases)
+    func unreadAnswersAreBoundedAndAllArriveOnceRead(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument, "--log-level", "error"])
         server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#)
         _ = try server.next()
         let notes = String(repeating: "n", count: 4000)
@@ -182,8 +190,10 @@ import Testing
         #expect(server.waitForExit() == 1)
     }
 
-    @Test func garbageBetweenMessagesIsAnsweredAndTheStreamRecovers() throws {
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases)
+    func garbageBetweenMessagesIsAnsweredAndTheStreamRecovers(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         server.sendLSP(Self.initialize)
         _ = try server.next()
         server.write("Content-Length: abc\r\n\r\n")

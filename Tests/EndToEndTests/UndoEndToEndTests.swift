@@ -4,13 +4,10 @@ import TestSupport
 import Testing
 
 /// `tasks/undo`, `tasks/redo` and `taskline undo/redo` against the real binary: two
-/// connections to one file, restarts, and the command line.
+/// connections to one database, restarts, and the command line.
 @Suite struct UndoEndToEndTests {
-    let directory = TemporaryDirectory()
-    var path: String { directory.file("undo.sqlite") }
-
-    func start() throws -> Client {
-        let client = Client(try ServerProcess(["--db", path]))
+    func start(_ database: TestDatabase) throws -> Client {
+        let client = Client(try ServerProcess(["--db", database.argument]))
         _ = try client.request("initialize", "{}")
         return client
     }
@@ -19,9 +16,11 @@ import Testing
         try #require(task["id"]?.stringValue)
     }
 
-    @Test func aDeletedTaskComesBackWithItsFieldsTagsAndDependenciesAndEveryClientHears() throws {
-        let a = try start()
-        let b = try start()
+    @Test(arguments: StoreKind.allCases)
+    func aDeletedTaskComesBackWithItsFieldsTagsAndDependenciesAndEveryClientHears(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let a = try start(database)
+        let b = try start(database)
         _ = try a.request("tasks/create", #"{"id":"target","title":"target"}"#)
         let task = try a.request("tasks/create", #"{"id":"t","title":"T","notes":"n","priority":3,"tags":["x","y"],"due":"2026-12-05","#
             + #""project":"Home","dependsOn":["target"],"wait":"2026-12-01T08:00:00Z","meta":{"editor":{"line":4}}}"#)
@@ -53,9 +52,11 @@ import Testing
         #expect(try a.requestError("tasks/get", #"{"id":"t"}"#)["code"] == 1001)
     }
 
-    @Test func anEditByAnotherConnectionIsAnUndoConflictUntilForced() throws {
-        let a = try start()
-        let b = try start()
+    @Test(arguments: StoreKind.allCases)
+    func anEditByAnotherConnectionIsAnUndoConflictUntilForced(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let a = try start(database)
+        let b = try start(database)
         let task = try a.request("tasks/create", #"{"title":"mine"}"#)
         let taskID = try id(task)
         _ = try a.request("tasks/update", #"{"id":"\#(taskID)","changes":{"title":"mine, edited"}}"#)
@@ -77,9 +78,11 @@ import Testing
         #expect(try b.requestError("tasks/undo", "{}")["code"] == 1007)
     }
 
-    @Test func scopeDatabaseUndoesAnyWritersGroupAndANewWriteClearsRedo() throws {
-        let a = try start()
-        let b = try start()
+    @Test(arguments: StoreKind.allCases)
+    func scopeDatabaseUndoesAnyWritersGroupAndANewWriteClearsRedo(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let a = try start(database)
+        let b = try start(database)
         _ = try a.request("tasks/apply", #"{"operations":[{"create":{"id":"1","title":"one"}},{"create":{"id":"2","title":"two"}}]}"#)
         _ = try b.request("tasks/create", #"{"id":"3","title":"three"}"#)
         let theirs = try a.request("tasks/undo", #"{"scope":"database"}"#)
@@ -91,24 +94,28 @@ import Testing
         #expect(try a.request("tasks/redo", #"{"scope":"database"}"#) == .object([:]))
     }
 
-    @Test func groupsSurviveARestartForScopeDatabase() throws {
+    @Test(arguments: StoreKind.allCases)
+    func groupsSurviveARestartForScopeDatabase(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
         do {
-            let a = try start()
+            let a = try start(database)
             _ = try a.request("tasks/create", #"{"id":"kept","title":"kept"}"#)
             _ = try a.request("tasks/update", #"{"id":"kept","changes":{"tags":["late"]}}"#)
             _ = try a.request("shutdown", "null")
             a.server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
             #expect(a.server.waitForExit() == 0)
         }
-        let c = try start()
+        let c = try start(database)
         #expect(try c.request("tasks/undo") == .object([:]), "a new connection has no groups of its own")
         let undone = try c.request("tasks/undo", #"{"scope":"database"}"#)
         #expect(undone["tasks"]?.arrayValue?.first?["tags"] == [])
         #expect(undone["undone"]?["own"] == false)
     }
 
-    @Test func badParamsAreRefusedWithTheirField() throws {
-        let a = try start()
+    @Test(arguments: StoreKind.allCases)
+    func badParamsAreRefusedWithTheirField(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let a = try start(database)
         for (method, params, field) in [
             ("tasks/undo", #"{"scope":"everything"}"#, "scope"), ("tasks/undo", #"{"scope":1}"#, "scope"),
             ("tasks/redo", #"{"force":"yes"}"#, "force"), ("tasks/redo", #"{"forced":true}"#, "forced"),
@@ -120,8 +127,11 @@ import Testing
         #expect(try a.requestError("tasks/undo", "[1]")["code"] == -32602)
     }
 
-    @Test func theCommandLineUndoesAndRedoesItsOwnChangesOnly() throws {
-        let server = try start()
+    @Test(arguments: StoreKind.allCases)
+    func theCommandLineUndoesAndRedoesItsOwnChangesOnly(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let path = database.argument
+        let server = try start(database)
         _ = try server.request("tasks/create", #"{"id":"from-editor","title":"from the editor"}"#)
         #expect(try runTaskline(["add", "--db", path, "Buy", "milk"]).status == 0)
         let listed = try runTaskline(["list", "--db", path])

@@ -8,12 +8,12 @@ import Testing
 /// first would go unheard. The listener sends nothing after `initialize`, so nothing but the
 /// watcher can tell it of a change.
 @Suite struct WatcherBurstTests {
-    @Test func aListeningServerHearsEveryBurstOfAnothersWrites() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("shared.sqlite")
-        let listener = Client(try ServerProcess(["--db", path]))
+    @Test(arguments: StoreKind.allCases)
+    func aListeningServerHearsEveryBurstOfAnothersWrites(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let listener = Client(try ServerProcess(["--db", database.argument]))
         _ = try listener.request("initialize", #"{"clientInfo":{"name":"listener"}}"#)
-        let writer = Client(try ServerProcess(["--db", path]))
+        let writer = Client(try ServerProcess(["--db", database.argument]))
         _ = try writer.request("initialize", #"{"initializationOptions":{"notifications":false}}"#)
 
         var heard = 0

@@ -1,0 +1,49 @@
+import Foundation
+import PostgreSQL
+
+/// The stores a server runs on, for the tests that run on each.
+public enum StoreKind: String, CaseIterable, Sendable {
+    case sqlite
+    case postgresql
+}
+
+/// A fresh, empty database of either store, named as `taskline --db` takes it: a file in a
+/// folder of its own, removed with this value, or a new schema in the test database of
+/// scripts/with-postgres (`TASKLINE_TEST_POSTGRES`), the connection string setting its
+/// search_path. Several servers given the same `argument` share one database. Schemas stay
+/// until the throwaway cluster goes.
+public final class TestDatabase: Sendable {
+    public let store: StoreKind
+    /// What `--db` takes.
+    public let argument: String
+    private let directory: TemporaryDirectory?
+
+    /// The test database of scripts/with-postgres, in libpq's key=value form.
+    public static let postgresConnectionString = ProcessInfo.processInfo.environment["TASKLINE_TEST_POSTGRES"]
+
+    /// Why a PostgreSQL database cannot be made here, or nil.
+    public static let postgresUnavailable: String? = postgresConnectionString == nil
+        ? "TASKLINE_TEST_POSTGRES is unset: run the tests inside scripts/with-postgres" : nil
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(_ store: StoreKind) throws {
+        self.store = store
+        switch store {
+        case .sqlite:
+            let directory = TemporaryDirectory()
+            self.directory = directory
+            argument = directory.file("tasks.sqlite")
+        case .postgresql:
+            guard let base = Self.postgresConnectionString else {
+                throw Unavailable(description: Self.postgresUnavailable ?? "")
+            }
+            let schema = "e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try PostgresConnection(base).execute("CREATE SCHEMA \(schema)")
+            directory = nil
+            argument = base + " options='-c search_path=\(schema)'"
+        }
+    }
+}
