@@ -515,6 +515,21 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 23) { db in
+            // The trigram index without its table of each task's text sizes
+            // (task_text_docsize): only ranking (bm25, xColumnSize) reads it, and the text
+            // filter only asks which tasks match. A changed text rewrote the task's row of
+            // it, a page at a random place in the file: a fifth of an undo's pages. The
+            // rebuild indexes every task, those waiting in task_text_pending included.
+            try db.execute("""
+                DROP TABLE task_text;
+                CREATE VIRTUAL TABLE task_text USING fts5 (
+                    title_fold, notes_fold, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 1', columnsize = 0
+                );
+                INSERT INTO task_text (task_text) VALUES ('rebuild');
+                DELETE FROM task_text_pending;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order
