@@ -521,6 +521,24 @@ enum Schema {
             // at a million). Only a task with a wait time writes a leaf of it.
             try db.execute("CREATE INDEX task_waiting_by_due ON task (due_sort_asc, id) WHERE wait_at IS NOT NULL")
         },
+        .init(version: 24) { db in
+            // The trigram index without its table of each task's text sizes
+            // (task_text_docsize): only ranking (bm25, xColumnSize) reads it, and the text
+            // filter only asks which tasks match. A changed text rewrote the task's row of
+            // it, a page at a random place in the file: a fifth of an undo's pages. The
+            // rebuild indexes every task, those waiting in task_text_pending included. It
+            // leaves the index in many segments, which the first writes after it would merge
+            // (over a second at a million tasks): 'optimize' merges them here.
+            try db.execute("""
+                DROP TABLE task_text;
+                CREATE VIRTUAL TABLE task_text USING fts5 (
+                    title_fold, notes_fold, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 1', columnsize = 0
+                );
+                INSERT INTO task_text (task_text) VALUES ('rebuild');
+                INSERT INTO task_text (task_text) VALUES ('optimize');
+                DELETE FROM task_text_pending;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order
