@@ -160,8 +160,13 @@ A server without reminders ignores the request."
                  :clientInfo (list :name "taskline.el" :version "0.1.0")
                  :initializationOptions (list :reminders (if taskline-reminders t :json-false)))
            (lambda (result) (taskline--on-initialized session result)))
-          (jsonrpc-notify (taskline--session-connection session) 'initialized nil)
-          session)))))
+          ;; A server that exits at once (a database it cannot use) may be gone before
+          ;; this is sent: its exit, reported by `taskline--on-exit', says why.
+          (condition-case failure
+              (jsonrpc-notify (taskline--session-connection session) 'initialized nil)
+            (error (when (process-live-p process)
+                     (signal (car failure) (cdr failure)))))
+          (and (process-live-p process) session))))))
 
 (defun taskline--on-initialized (session result)
   "SESSION answered initialize with RESULT."

@@ -359,6 +359,26 @@ Any taskline message BODY leaves untaken fails the test."
     (accept-process-output nil 0.3)
     (should-not taskline--current)))
 
+(ert-deftest taskline-test-server-gone-before-the-start-is-sent ()
+  "A server that exits before the client has sent its start is reported by its exit.
+The client waits here, before its first request, until the server has exited: what a
+loaded machine can make of a database the server refuses at once."
+  (taskline-test--with-database
+    (with-temp-file taskline-test--db (insert "these are not the tasks you are looking for\n"))
+    (let ((request (symbol-function 'taskline--request)))
+      (cl-letf (((symbol-function 'taskline--request)
+                 (lambda (session &rest arguments)
+                   (while (process-live-p (taskline--session-process session))
+                     (accept-process-output (taskline--session-process session) 0.05))
+                   (apply request session arguments))))
+        (taskline)))
+    (taskline-test--wait-for "the exit's message"
+                             (lambda () (seq-some (lambda (message) (string-match-p "exited with code 3" message))
+                                                  taskline-test--messages)))
+    (taskline-test--take-messages)
+    (accept-process-output nil 0.3)
+    (should-not taskline--current)))
+
 (defun taskline-test--call (method params)
   "Send METHOD with PARAMS through the list's server; return the result.
 An error answer is signalled as (taskline-test-error CODE).  Asynchronous:
