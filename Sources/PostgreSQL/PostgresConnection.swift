@@ -96,10 +96,10 @@ public final class PostgresConnection {
         return try body(copies)
     }
 
-    /// Parses and plans `sql` once, for `query(prepared:_:)` to run by `name` in this session
-    /// (`PQprepare`): a statement run often then costs no planning. `parameterTypes` are the
-    /// values' types, as `query` would send them. A new session (after `reset()` or a
-    /// reconnection) has none: prepare again.
+    /// Parses and plans `sql` once, for `query(prepared:_:)` to run by `name` on this
+    /// connection's PostgreSQL session (`PQprepare`): a statement run often then costs no
+    /// planning. `parameterTypes` are the values' types, as `query` would send them. A new
+    /// PostgreSQL session (after `reset()` or a reconnection) has none: prepare again.
     public func prepare(_ name: String, _ sql: String, parameterTypes: [PostgresValue]) throws {
         let types = parameterTypes.map(\.typeOID)
         _ = try rows(PQprepare(handle, name, sql, Int32(types.count), types), sql: sql)
