@@ -44,7 +44,7 @@ struct FetchPlan {
     /// `done` filter and no small set to start from. There is no index on `(created_at, id)`
     /// alone: every task written would pay for a leaf of it, and `task_by_done` holds the
     /// same order split in two.
-    private var mergesDoneRuns = false
+    private(set) var mergesDoneRuns = false
     /// True when a clause yields a small set of tasks for SQLite to start from, which it
     /// sorts: no run needs to be split to be read in order from an index.
     private var startsFromSmallSet = false
@@ -289,9 +289,6 @@ struct FetchPlan {
     func countSQL(of run: Run) -> String {
         "SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: run.clauses))
     }
-
-    /// True when a page is one run, merged from the open and the done tasks' runs.
-    var mergesRuns: Bool { mergesDoneRuns }
 
     /// For a plan that merges: one side's (the open or the done tasks') sort keys, of the
     /// task that `OFFSET ?` (the last parameter) places along it, read from `task_by_done`.

@@ -66,7 +66,7 @@ extension TaskStore {
     /// cursor: read from the runs' keys alone, a run the offset passes whole counted. Nil
     /// when fewer tasks match.
     private func lastTask(skippedBy offset: Int64, runs: [FetchPlan.Run], plan: FetchPlan) throws -> Cursor? {
-        if plan.mergesRuns {
+        if plan.mergesDoneRuns {
             return try lastTaskOfMerge(skippedBy: offset, plan: plan)
         }
         var remaining = offset
