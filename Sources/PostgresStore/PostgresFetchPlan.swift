@@ -46,9 +46,7 @@ struct PostgresFetchPlan {
             add("task.tags @> string_to_array($, chr(31))", [TaskRow.list(filter.tags)])
         }
         if let text = filter.text {
-            guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
-                throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
-            }
+            try TaskRules.validateFilterText(text, field: "filter.text")
             let folded = PostgresValue.text(TaskRules.folded(text))
             add("(strpos(task.title_fold, $) > 0 OR strpos(task.notes_fold, $) > 0)", [folded, folded])
         }

@@ -11,6 +11,8 @@ extension PostgresTaskStore {
     }
 
     func load(id: String) throws -> TaskItem? {
+        // No task's id holds a control character, and PostgreSQL's text cannot carry U+0000.
+        guard !id.utf8.contains(0) else { return nil }
         let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE id = $1", [.text(id)])
         return try rows.first.map(TaskRow.task)
     }

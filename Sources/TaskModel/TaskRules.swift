@@ -49,6 +49,24 @@ public enum TaskRules {
         guard notes.utf8.count <= maxNotesLength || notes.unicodeScalars.count <= maxNotesLength else {
             throw TaskStoreError.invalid(field: field, reason: "must be at most \(maxNotesLength) characters")
         }
+        try refuseNUL(notes, field: field)
+    }
+
+    /// A text filter: at most `TaskFilter.maxTextLength` characters, no U+0000.
+    package static func validateFilterText(_ text: String, field: String) throws {
+        guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
+            throw TaskStoreError.invalid(field: field, reason: "must be at most \(TaskFilter.maxTextLength) characters")
+        }
+        try refuseNUL(text, field: field)
+    }
+
+    /// PostgreSQL's text cannot hold U+0000, so no store keeps one in notes or searches for
+    /// one: the protocol has one answer on both. (Ids, titles, tags and projects refuse
+    /// every control character.)
+    private static func refuseNUL(_ text: String, field: String) throws {
+        guard !text.utf8.contains(0) else {
+            throw TaskStoreError.invalid(field: field, reason: "must not contain U+0000")
+        }
     }
 
     package static func validatePriority(_ priority: Int, field: String) throws {

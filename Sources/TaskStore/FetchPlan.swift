@@ -106,9 +106,7 @@ struct FetchPlan {
             }
         }
         if let text = filter.text {
-            guard text.unicodeScalars.count <= TaskFilter.maxTextLength else {
-                throw TaskStoreError.invalid(field: "filter.text", reason: "must be at most \(TaskFilter.maxTextLength) characters")
-            }
+            try TaskRules.validateFilterText(text, field: "filter.text")
             // instr() takes its needle literally: no LIKE wildcards to escape. It decides;
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)

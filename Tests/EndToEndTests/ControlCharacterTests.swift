@@ -7,13 +7,14 @@ import Testing
 /// and in the notification: a raw one is invalid JSON (RFC 8259 §7), which a strict client
 /// refuses and which, raw newlines above all, breaks newline-delimited framing.
 @Suite struct ControlCharacterTests {
-    static let allControls = String((0..<0x20).map { Character(UnicodeScalar(UInt8($0))) })
+    /// U+0001 to U+001F: notes hold every control character but U+0000.
+    static let controls = String((1..<0x20).map { Character(UnicodeScalar(UInt8($0))) })
 
-    /// SQLite only: the PostgreSQL store refuses a U+0000 (1004), which its text cannot hold.
-    @Test(arguments: [false, true])
-    func notesWithEveryControlCharacterComeBackEscaped(lsp: Bool) throws {
-        let notes = "a" + Self.allControls + "z"
-        let server = try ServerProcess(["--db", ":memory:"])
+    @Test(arguments: StoreKind.allCases, [false, true])
+    func notesWithEveryControlCharacterComeBackEscaped(store: StoreKind, lsp: Bool) throws {
+        let notes = "a" + Self.controls + "z"
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
         let initialize = #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
         lsp ? server.sendLSP(initialize) : server.sendLine(initialize)
         _ = try server.next()
@@ -25,5 +26,27 @@ import Testing
         #expect(change["task"]?["notes"] == .string(notes))
         let fetched = try server.call(2, "tasks/fetch", "{}", lsp: lsp)
         #expect(fetched["result"]?["tasks"]?.arrayValue?.first?["notes"] == .string(notes))
+    }
+
+    /// PostgreSQL's text cannot hold U+0000, so neither store takes one in notes or a text
+    /// filter: both answer -32602 naming the field.
+    @Test(arguments: StoreKind.allCases)
+    func nulInNotesOrTextFilterIsRefusedNamingTheField(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let server = try ServerProcess(["--db", database.argument])
+        server.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#)
+        _ = try server.next()
+        let create = try server.call(1, "tasks/create", JSONWriter.string(.object(["title": "t", "notes": "a\u{0}b"])))
+        #expect(create["error"]?["code"] == -32602)
+        #expect(create["error"]?["data"]?["field"] == "notes")
+        let id = try #require(try server.call(2, "tasks/create", #"{"title":"t"}"#)["result"]?["id"]?.stringValue)
+        _ = try server.didChanges(count: 1)
+        let update = try server.call(3, "tasks/update", JSONWriter.string(.object(["id": .string(id), "changes": ["notes": "\u{0}"]])))
+        #expect(update["error"]?["data"]?["field"] == "changes.notes")
+        let fetch = try server.call(4, "tasks/fetch", JSONWriter.string(.object(["filter": ["text": "x\u{0}"]])))
+        #expect(fetch["error"]?["code"] == -32602)
+        #expect(fetch["error"]?["data"]?["field"] == "filter.text")
+        let get = try server.call(5, "tasks/get", JSONWriter.string(.object(["id": .string(id + "\u{0}")])))
+        #expect(get["error"]?["code"] == 1001)
     }
 }

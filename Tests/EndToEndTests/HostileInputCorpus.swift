@@ -109,11 +109,13 @@ enum HostileInput {
             hostile("NUL in a method name", request("tasks/get\u{0}x", ["id": "x"]), .error(-32601)),
             HostileCase(name: "NUL in a request id", bytes: line(request("tasks/get", ["id": "missing"], id: "a\u{0}b")),
                         expect: [.error(1001)], echoedID: "a\u{0}b"),
-            // Notes may hold any character; NUL must be kept, not cut off where C strings end.
-            session("NUL in notes is stored whole", [
+            // Notes may hold any character but U+0000, which PostgreSQL's text cannot hold:
+            // refused on create and on update, not cut off where C strings end.
+            session("NUL in notes is refused", [
                 request("tasks/create", ["id": "nul-notes", "title": "t", "notes": "before\u{0}after"]),
-                request("tasks/get", ["id": "nul-notes"], id: 2),
-            ], [.ok, .ok], changes: 1, stored: created("nul-notes", ["title": "t", "notes": "before\u{0}after"])),
+                request("tasks/create", ["id": "nul-notes", "title": "t"], id: 2),
+                request("tasks/update", ["id": "nul-notes", "changes": ["notes": "before\u{0}after"]], id: 3),
+            ], [.error(-32602), .ok, .error(-32602)], changes: 1, stored: created("nul-notes", ["title": "t"])),
             // An id with a NUL in it is not the id before the NUL.
             session("an id with a NUL is another id", [
                 request("tasks/create", ["id": "nul-target", "title": "t"]),
@@ -121,10 +123,10 @@ enum HostileInput {
                 request("tasks/update", ["id": "nul-target\u{0}x", "changes": ["title": "hijacked"]], id: 3),
                 request("tasks/delete", ["id": "nul-target\u{0}x"], id: 4),
             ], [.ok, .error(1001), .error(1001), .error(1001)], changes: 1, stored: created("nul-target", ["title": "t"])),
-            session("a NUL in the text filter is part of the needle", [
+            session("a NUL in the text filter is refused", [
                 request("tasks/fetch", ["filter": ["text": "before\u{0}after"], "includeTotal": true]),
-                request("tasks/fetch", ["filter": ["text": "before\u{0}x"], "includeTotal": true], id: 2),
-            ], [.ok, .ok], changes: 0),
+                request("tasks/fetch", ["filter": ["text": "\u{0}"]], id: 2),
+            ], [.error(-32602), .error(-32602)], changes: 0),
         ]
     }
 

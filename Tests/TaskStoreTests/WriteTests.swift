@@ -34,10 +34,10 @@ import Testing
         #expect(try await store.get(id: "my-id") == task)
     }
 
-    @Test func textWithNULsIsKeptWholeAndIDsMatchExactly() async throws {
+    @Test func notesWithANULAreRefusedAndIDsMatchExactly() async throws {
         let store = try makeStore(directory)
-        let task = try await store.add("t", notes: "before\u{0}after", id: "target")
-        #expect(try await store.get(id: "target").notes == "before\u{0}after")
+        #expect(await invalidField { try await store.add("t", notes: "before\u{0}after") } == "notes")
+        let task = try await store.add("t", id: "target")
         await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.get(id: "target\u{0}x") }
         await #expect(throws: TaskStoreError.notFound(id: "target\u{0}x")) { try await store.delete(id: "target\u{0}x") }
         #expect(try await store.get(id: "target") == task)

@@ -142,6 +142,7 @@ def test_invalid_server_messages(checker, message, where):
         with_task(tags=["two words"]),
         with_task(title=" "),
         with_task(id="a\u0000"),
+        with_task(notes="before\u0000after"),
         with_task(version=0),
         with_task(project="Home..Garage"),
         with_task(project=".Home"),
@@ -191,6 +192,8 @@ def test_fetch_results(checker):
     [
         ("tasksCreateParams", {"title": "t", "colour": "red"}),
         ("tasksCreateParams", {"notes": "no title"}),
+        ("tasksCreateParams", {"title": "t", "notes": "a\u0000"}),
+        ("tasksFetchParams", {"filter": {"text": "a\u0000"}}),
         ("tasksFetchParams", {"cursor": "c", "offset": 0}),
         ("tasksFetchParams", {"sort": [{"field": "title"}, {"field": "title", "order": "desc"}]}),
         ("tasksFetchParams", {"sort": []}),
