@@ -14,11 +14,12 @@ import Testing
     static let sorts: [[SortKey]] = [
         [SortKey(field: .createdAt)], [SortKey(field: .updatedAt, descending: true)],
         [SortKey(field: .due)], [SortKey(field: .due, descending: true)],
-        [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project, descending: true)],
+        [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project)], [SortKey(field: .project, descending: true)],
         [SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)],
         [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
         [SortKey(field: .priority), SortKey(field: .project, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .title)],
         [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], [SortKey(field: .project), SortKey(field: .priority)],
+        [SortKey(field: .project), SortKey(field: .due)],
     ]
 
     static let filters: [TaskFilter] = [
@@ -26,6 +27,8 @@ import Testing
         TaskFilter(waiting: true), TaskFilter(waiting: false), TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-11"),
         TaskFilter(dueAfter: "2026-12-12"), TaskFilter(done: false, blocked: true), TaskFilter(done: false, waiting: true),
         TaskFilter(done: false, blocked: false, waiting: false),
+        // A sort led by project starts from the filter's bound or the cursor's (FetchPlan.projectStartBound).
+        TaskFilter(project: "Home"), TaskFilter(done: false, project: "Home"),
     ]
 
     /// `many`: most tasks are blocked, waiting and due in the window, and most are done;
@@ -44,7 +47,8 @@ import Testing
             let due = index % share == 4 || (many && index % 3 == 0) ? "2026-12-1\(index % 5)" : index % 7 == 0 ? "2026-12-0\(index % 9 + 1)" : nil
             let done = many ? index % 3 != 1 : index % 3 == 0
             operations.append(.create(TaskDraft(id: id, title: "Task \((index * 37) % 101)", done: done, priority: (index * 7) % 4, due: due,
-                                                project: [nil, "Home", "Home.Garage", "Work"][index % 4], dependsOn: dependsOn, wait: wait)))
+                                                project: [nil, "Home", "Home.Garage", "Work", "Home-x", "Alpha"][index % 6],
+                                                dependsOn: dependsOn, wait: wait)))
         }
         _ = try await store.apply(operations, atomic: true)
         let tasks = try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks
@@ -83,6 +87,7 @@ import Testing
         let byID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0) })
         return tasks.filter { task in
             if let done = filter.done, task.done != done { return false }
+            if let project = filter.project, task.project != project && !(task.project?.hasPrefix(project + ".") ?? false) { return false }
             if let blocked = filter.blocked, task.dependsOn.contains(where: { byID[$0]?.done == false }) != blocked { return false }
             if let waiting = filter.waiting, (task.wait.map { $0 > "2026" } ?? false) != waiting { return false }
             if filter.dueAfter != nil || filter.dueBefore != nil {
