@@ -59,6 +59,8 @@ struct FetchPlan {
     /// (a middle page of `Home` by project at a million tasks: 38–60 ms). It names the
     /// filter's parameter by number, so that it needs no value of its own.
     private var projectStartBound: String?
+    /// The same for a due-date filter, when the runs read task_by_due_asc in order.
+    private var dueStartBound: String?
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
@@ -130,8 +132,16 @@ struct FetchPlan {
             let after = try filter.dueAfter.map { try TaskRules.dueMilliseconds($0, field: "filter.dueAfter") } ?? Int64.min
             let before = try filter.dueBefore.map { try TaskRules.dueMilliseconds($0, field: "filter.dueBefore") } ?? Int64.max
             let condition = { (column: String) in "\(column) >= ? AND \(column) < ?" }
-            if sort.first?.field == .due {
-                add(condition(Schema.dueAscendingKey), [.integer(after), .integer(before)])
+            // Sorts whose runs read task_by_due_asc in order: led by due, or by priority and
+            // then due (one run per priority, `priorityRuns`), unless a small set is sorted.
+            let dueKey = sort.first?.field == .due ? sort.first
+                : sort.count == 2 && sort[0].field == .priority && sort[1].field == .due && !hasSmallSet ? sort[1] : nil
+            if let dueKey {
+                // As for a project: the bound on the side the runs start from is the first
+                // page's (`dueStartBound`), and a cursor's otherwise.
+                dueStartBound = dueKey.descending ? "due_sort_asc < ?\(whereValues.count + 2)" : "due_sort_asc >= ?\(whereValues.count + 1)"
+                add(dueKey.descending ? "due_sort_asc >= ? AND +due_sort_asc < ?" : "+due_sort_asc >= ? AND due_sort_asc < ?",
+                    [.integer(after), .integer(before)])
             } else {
                 try addSelective(condition, column: Schema.dueAscendingKey, values: [.integer(after), .integer(before)],
                                  database: database, hasSmallSet: &hasSmallSet)
@@ -409,8 +419,9 @@ struct FetchPlan {
         if !undatedKey {
             // Backwards, a cursor among the dated tasks is itself the bound that keeps the
             // undated ones out: given the dated clause too, SQLite starts from that one, at
-            // the newest due date, and reads down to the cursor.
-            let bound = descending && cursorValues != nil ? [] : [Schema.datedClause]
+            // the newest due date, and reads down to the cursor. A due-date filter keeps
+            // them out too, with the bound to start from (`dueStartBound`).
+            let bound = descending && cursorValues != nil || hasDueRange ? [] : [Schema.datedClause]
             runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound))
         }
         if !hasDueRange {
@@ -444,13 +455,21 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
-        let clauses = extra
+        let readsDueIndex = order.first?.expression == Schema.dueAscendingKey
         var extra = extra
+        if cursorValues == nil, readsDueIndex, let dueStartBound { extra.append(dueStartBound) }
+        let clauses = extra
         var values = whereValues
         if let cursorValues {
             let (clause, bound) = Self.keyset(keys: order, after: cursorValues)
             extra.append(clause)
             values += bound
+            // A row value of more keys than task_by_due_asc holds is no range of it, so
+            // SQLite would start from the filter's bound: its first key is one.
+            if readsDueIndex && order.count > 2 {
+                extra.append("\(Schema.dueAscendingKey) \(order[0].descending ? "<=" : ">=") ?")
+                values.append(cursorValues[0])
+            }
         }
         let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
         let query = { (columns: String) -> String in

@@ -20,6 +20,7 @@ import Testing
         [SortKey(field: .priority), SortKey(field: .project, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .title)],
         [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], [SortKey(field: .project), SortKey(field: .priority)],
         [SortKey(field: .project), SortKey(field: .due)],
+        [SortKey(field: .due), SortKey(field: .priority, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .due)],
     ]
 
     static let filters: [TaskFilter] = [
@@ -29,6 +30,8 @@ import Testing
         TaskFilter(done: false, blocked: false, waiting: false),
         // A sort led by project starts from the filter's bound or the cursor's (FetchPlan.projectStartBound).
         TaskFilter(project: "Home"), TaskFilter(done: false, project: "Home"),
+        // And one led by due, or by priority then due, from the due filter's (FetchPlan.dueStartBound).
+        TaskFilter(done: false, dueBefore: "2026-12-14", dueAfter: "2026-12-11"), TaskFilter(dueBefore: "2026-12-13"),
     ]
 
     /// `many`: most tasks are blocked, waiting and due in the window, and most are done;
