@@ -20,8 +20,8 @@ extension PostgresTaskStore {
     /// A page, its total and the newest seq, in one snapshot.
     public func fetch(_ query: TaskQuery) throws -> TaskPage {
         try query.validate()
-        let plan = try PostgresFetchPlan(query: query, now: clock())
         return try translatingErrors { try connection.transaction(.repeatableRead) {
+            let plan = try PostgresFetchPlan(query: query, now: clock(), connection: connection)
             // One row more than the limit is asked for: it tells whether a next page exists.
             var rows: [PostgresRow] = []
             var offset = query.offset ?? 0

@@ -77,6 +77,43 @@ import Testing
     /// At 20,000 tasks a first and a middle page by each key and by the pairs of keys, each
     /// way, come from an index in order: no plan has a Sort node.
     @Test func everyPageIsReadInIndexOrder() async throws {
+        let (store, connection) = try Self.twentyThousandTasks()
+        for sort in Self.sorts {
+            let middle = try #require(try await store.fetch(TaskQuery(sort: sort, limit: 1, offset: 10_000)).nextCursor)
+            for cursor in [nil, middle] {
+                let nodes = try Self.plans(of: TaskQuery(sort: sort, limit: 50, cursor: cursor), on: connection)
+                #expect(!nodes.contains("Sort"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(nodes)")
+                #expect(nodes.contains("Index Scan") || nodes.contains("Index Only Scan"), "\(sort): \(nodes)")
+            }
+        }
+    }
+
+    /// By project alone under a due-date filter: a range of many tasks (all 10,000 dated
+    /// ones) is checked along task_by_project, never sorted; one of few (199) is read from an
+    /// index led by the due date and sorted, not taken from task_by_project_due with the
+    /// rest of a project.
+    @Test func aDueRangeByProjectIsReadAlongTheProjectIndexOrTheRangeSorted() async throws {
+        let (store, connection) = try Self.twentyThousandTasks()
+        for descending in [false, true] {
+            let sort = [SortKey(field: .project, descending: descending)]
+            let many = TaskFilter(dueAfter: "2027-01-01")
+            let middle = try #require(try await store.fetch(TaskQuery(filter: many, sort: sort, limit: 1, offset: 4_000)).nextCursor)
+            for cursor in [nil, middle] {
+                let nodes = try Self.plans(of: TaskQuery(filter: many, sort: sort, limit: 50, cursor: cursor), on: connection)
+                #expect(!nodes.contains("Sort") && !nodes.contains("Incremental Sort") && nodes.contains("Index Scan"), "many, \(sort): \(nodes)")
+            }
+            // Dated tasks n = 2, 4, … are due n seconds after midnight: 200 in the first 400 s.
+            let few = TaskFilter(dueBefore: "2027-01-01T00:06:40Z")
+            let indexes = try Self.plans(of: TaskQuery(filter: few, sort: sort, limit: 50), on: connection, key: "Index Name")
+            let nodes = try Self.plans(of: TaskQuery(filter: few, sort: sort, limit: 50), on: connection)
+            #expect(indexes.first?.hasPrefix("task_by_due") == true && nodes.contains("Sort"), "few, \(sort): \(indexes) \(nodes)")
+            #expect(try await store.fetch(TaskQuery(filter: few, sort: sort, limit: 1000)).tasks.count == 199)
+        }
+    }
+
+    /// 20,000 tasks, half of them due on 2027-01-01, n seconds after midnight, and four in
+    /// five in one of 50 projects.
+    static func twentyThousandTasks() throws -> (PostgresTaskStore, PostgresConnection) {
         let db = try Cluster.freshSchema()
         let store = try Cluster.store(db)
         let connection = try PostgresConnection(db)
@@ -89,27 +126,25 @@ import Testing
             FROM generate_series(1, 20000) AS n;
             ANALYZE task;
             """)
-        for sort in Self.sorts {
-            let middle = try #require(try await store.fetch(TaskQuery(sort: sort, limit: 1, offset: 10_000)).nextCursor)
-            for cursor in [nil, middle] {
-                let plan = try PostgresFetchPlan(query: TaskQuery(sort: sort, limit: 50, cursor: cursor), now: 0)
-                for run in plan.runs {
-                    let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(51), .integer(0)])[0].text("QUERY PLAN")
-                    let nodes = Self.nodeTypes(in: try #require(try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [Any]))
-                    #expect(!nodes.contains("Sort"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(nodes)")
-                    #expect(nodes.contains("Index Scan") || nodes.contains("Index Only Scan"), "\(sort): \(nodes)")
-                }
-            }
+        return (store, connection)
+    }
+
+    /// Each value of `key` ("Node Type", "Index Name") in the plans of `query`'s runs.
+    static func plans(of query: TaskQuery, on connection: PostgresConnection, key: String = "Node Type") throws -> [String] {
+        let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection)
+        return try plan.runs.flatMap { run in
+            let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(51), .integer(0)])[0].text("QUERY PLAN")
+            return Self.values(of: key, in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
         }
     }
 
-    /// Every "Node Type" in a plan of `EXPLAIN (FORMAT JSON)`.
-    static func nodeTypes(in json: Any) -> [String] {
+    /// Every value of `key` in a plan of `EXPLAIN (FORMAT JSON)`.
+    static func values(of key: String, in json: Any) -> [String] {
         switch json {
         case let object as [String: Any]:
-            ((object["Node Type"] as? String).map { [$0] } ?? []) + object.values.flatMap(nodeTypes)
+            ((object[key] as? String).map { [$0] } ?? []) + object.values.flatMap { values(of: key, in: $0) }
         case let array as [Any]:
-            array.flatMap(nodeTypes)
+            array.flatMap { values(of: key, in: $0) }
         default:
             []
         }
