@@ -61,6 +61,9 @@ struct FetchPlan {
     private var projectStartBound: String?
     /// The same for a due-date filter, when the runs read task_by_due_asc in order.
     private var dueStartBound: String?
+    /// A `blocked` filter under a sort by priority, then due: each priority's run is a
+    /// range of task_blocked_by_priority_due, so its priority is not checked with `+`.
+    private var priorityRunsReadBlocked = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
@@ -167,6 +170,11 @@ struct FetchPlan {
         if let blocked = filter.blocked {
             if blocked && inCreationOrder {
                 add("task.blocked_by > 0", [])
+            } else if blocked && sort.count == 2 && sort[0].field == .priority && sort[1].field == .due {
+                // task_blocked_by_priority_due holds each priority's blocked tasks in due
+                // order: the priority runs read it (`priorityRuns`).
+                add("task.blocked_by > 0", [])
+                priorityRunsReadBlocked = true
             } else if blocked {
                 try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
             } else {
@@ -392,13 +400,14 @@ struct FetchPlan {
         let descending = keys[0].descending
         var cursorPriority: Int64?
         if case .integer(let priority)? = cursorValues?.first { cursorPriority = priority }
+        let priorityColumn = priorityRunsReadBlocked ? "task.priority" : "+task.priority"
         var runs: [Run] = []
         for priority in descending ? TaskRules.priorities.reversed() : Array(TaskRules.priorities) {
             let priority = Int64(priority)
             if let cursorPriority, descending ? priority > cursorPriority : priority < cursorPriority { continue }
             let after = priority == cursorPriority ? cursorValues.map { Array($0.dropFirst()) } : nil
             runs += self.runs(fixed: fixed + [keys[0]], keys: Array(keys.dropFirst()), after: after,
-                              extra: extra + ["+task.priority = \(priority)"])
+                              extra: extra + ["\(priorityColumn) = \(priority)"])
         }
         return runs
     }

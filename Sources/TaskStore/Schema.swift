@@ -539,6 +539,13 @@ enum Schema {
                 DELETE FROM task_text_pending;
                 """)
         },
+        .init(version: 25) { db in
+            // The blocked tasks (one or two in a hundred) by priority, then due date: a page
+            // of them in that order (a run per priority, FetchPlan.priorityRuns) walks them,
+            // not every task of a priority along task_by_due_asc. Only a blocked task
+            // writes a leaf of it.
+            try db.execute("CREATE INDEX task_blocked_by_priority_due ON task (priority, due_sort_asc, id) WHERE blocked_by > 0")
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -60,7 +60,7 @@ extension Schema {
     /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
-    static let latestObjectsDigest: UInt64 = 0x2465_3010_0156_0501
+    static let latestObjectsDigest: UInt64 = 0x15BF_0013_BE9C_32EA
 
     /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
     /// tables), in the order `SchemaObject.all` reads them.

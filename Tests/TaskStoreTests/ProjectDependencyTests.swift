@@ -224,6 +224,29 @@ import Testing
         _ = store
     }
 
+    /// More blocked tasks than are read from an index and sorted: a page of them by
+    /// priority, then due date, each way, walks task_blocked_by_priority_due, a run per
+    /// priority, in order, not every task of a priority along task_by_due_asc.
+    @Test func blockedTasksByPriorityThenDueAreReadFromTheirOwnIndex() async throws {
+        let store = try makeStore(directory)
+        let blocked = FetchPlan.rareTagCount + 8
+        _ = try await store.create(TaskDraft(id: "open", title: "open"))
+        _ = try await store.apply((0..<blocked + 40).map { index in
+            .create(TaskDraft(title: "t\(index)", priority: index % 4, due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
+                              dependsOn: index < blocked ? ["open"] : []))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+            let plan = try FetchPlan(filter: TaskFilter(blocked: true), sort: sort, now: 0, database: database)
+            for run in plan.pageRuns(after: nil) {
+                let steps = try queryPlan(run, in: database)
+                #expect(steps.contains { $0.contains("task_blocked_by_priority_due") }, "\(sort): \(steps)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+            }
+        }
+        _ = store
+    }
+
     @Test func theCheckFindsBrokenCopiesAndCycles() async throws {
         let store = try makeStore(directory)
         try await create(store, "a")

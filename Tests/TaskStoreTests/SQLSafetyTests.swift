@@ -80,6 +80,8 @@ import Testing
         "Schema.tagsOf(\"task.pk\")": "a fixed subquery",
         "FetchPlan.columnsBeforeSchema17": "a fixed column list",
         "column": "a column reference: task.project or +task.project (FetchPlan's project filter)",
+        "Self.numbered(range(\"due_at\"), after: 0)": "PostgresFetchPlan's due-date conditions, with numbered parameters",
+        "priorityColumn": "a column reference: task.priority or +task.priority (FetchPlan.priorityRuns)",
         "lower": "a column reference: task.project or +task.project (FetchPlan's project filter)",
         "upper": "a column reference: task.project or +task.project (FetchPlan's project filter)",
         "whereValues.count + 1": "a parameter's number",
