@@ -128,6 +128,12 @@ enum PostgresSchema {
         CREATE INDEX task_by_project_due ON task (project, due_at, id) WHERE project IS NOT NULL;
         CREATE INDEX task_by_project_due_desc ON task (project, due_at NULLS FIRST, id) WHERE project IS NOT NULL;
         """,
+        """
+        -- The tasks with a wait time (two in a hundred) by priority, then due date: a page of
+        -- waiting tasks in that order (a run for each priority) walks them, not every task of
+        -- a priority along task_by_priority_due. Only a task with a wait time writes a leaf of it.
+        CREATE INDEX task_waiting_by_priority_due ON task (priority, due_at, id) WHERE wait_at IS NOT NULL;
+        """,
     ]
 
     /// Fills the kept counts from the tasks.
