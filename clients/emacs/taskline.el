@@ -198,7 +198,9 @@ else it is shown.  An exit of the server is reported when it happens,
 not as the error of every request it leaves unanswered."
   (cond
    ((not (process-live-p (taskline--session-process session)))
-    (taskline--report "the server is not running"))
+    ;; It ended before the request was sent (a server that exits at once, say): its exit,
+    ;; which `taskline--on-exit' reports with the server's own words, is the news.
+    nil)
    ((eq (process-status (taskline--session-process session)) 'stop)
     ;; A stopped server takes no input (sending to it is an error): it is as stuck as one
     ;; that does not answer, and is replaced when the request would have timed out.
