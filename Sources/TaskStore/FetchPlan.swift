@@ -52,15 +52,14 @@ struct FetchPlan {
     private var hasDueRange = false
     /// True when the filter has `project`, which no task without one matches.
     private var hasProjectFilter = false
-    /// For a sort led by `project` with a `project` filter: the filter's bound on the side
-    /// the sort starts from, which the run of a first page adds (`projectRuns`). The
-    /// filter's own copy of it is not one SQLite can start from (`+`): given both it and
-    /// a cursor's, SQLite started from the filter's and read every task before the cursor
-    /// (a middle page of `Home` by project at a million tasks: 38–60 ms). It names the
-    /// filter's parameter by number, so that it needs no value of its own.
-    private var projectStartBound: String?
-    /// The same for a due-date filter, when the runs read task_by_due_asc in order.
-    private var dueStartBound: String?
+    /// For a sort whose runs read a filter's column in order (`addRangeReadInOrder`): the
+    /// column, and the filter's bound on the side the runs start from, which the run of a
+    /// first page adds (`run`). The filter's own copy of that bound is not one SQLite can
+    /// start from (`+`): given both it and a cursor's, SQLite started from the filter's
+    /// and read every task before the cursor (a middle page of `Home` by project at a
+    /// million tasks: 38–60 ms). It names the filter's parameter by number, so that it
+    /// needs no value of its own.
+    private var startBound: (column: String, clause: String)?
     /// A `blocked` filter under a sort by priority, then due: each priority's run is a
     /// range of task_blocked_by_priority_due, so its priority is not checked with `+`.
     private var priorityRunsReadBlocked = false
@@ -92,6 +91,8 @@ struct FetchPlan {
     /// holds for the page. `now` (ms since the epoch) is what `waiting` is judged against.
     init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database) throws {
         self.sort = sort
+        // Read in a run per priority, each along the due date (`priorityRuns`).
+        let byPriorityThenDue = sort.count == 2 && sort[0].field == .priority && sort[1].field == .due
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
@@ -137,14 +138,9 @@ struct FetchPlan {
             let condition = { (column: String) in "\(column) >= ? AND \(column) < ?" }
             // Sorts whose runs read task_by_due_asc in order: led by due, or by priority and
             // then due (one run per priority, `priorityRuns`), unless a small set is sorted.
-            let dueKey = sort.first?.field == .due ? sort.first
-                : sort.count == 2 && sort[0].field == .priority && sort[1].field == .due && !hasSmallSet ? sort[1] : nil
+            let dueKey = sort.first?.field == .due ? sort.first : byPriorityThenDue && !hasSmallSet ? sort[1] : nil
             if let dueKey {
-                // As for a project: the bound on the side the runs start from is the first
-                // page's (`dueStartBound`), and a cursor's otherwise.
-                dueStartBound = dueKey.descending ? "due_sort_asc < ?\(whereValues.count + 2)" : "due_sort_asc >= ?\(whereValues.count + 1)"
-                add(dueKey.descending ? "due_sort_asc >= ? AND +due_sort_asc < ?" : "+due_sort_asc >= ? AND due_sort_asc < ?",
-                    [.integer(after), .integer(before)])
+                addRangeReadInOrder(Schema.dueAscendingKey, descending: dueKey.descending, [.integer(after), .integer(before)])
             } else {
                 try addSelective(condition, column: Schema.dueAscendingKey, values: [.integer(after), .integer(before)],
                                  database: database, hasSmallSet: &hasSmallSet)
@@ -154,9 +150,7 @@ struct FetchPlan {
             try TaskRules.validateProject(project, field: "filter.project")
             let range = Self.projectRange(project)
             if let first = sort.first, first.field == .project {
-                let (lower, upper) = first.descending ? ("task.project", "+task.project") : ("+task.project", "task.project")
-                projectStartBound = first.descending ? "task.project < ?\(whereValues.count + 2)" : "task.project >= ?\(whereValues.count + 1)"
-                add("\(lower) >= ? AND \(upper) < ? AND (task.project = ? OR task.project > ?)", range)
+                addRangeReadInOrder("task.project", descending: first.descending, range, then: "(task.project = ? OR task.project > ?)")
             } else {
                 try addSelective(Self.projectCondition, column: "project", values: range, database: database, hasSmallSet: &hasSmallSet)
             }
@@ -170,7 +164,7 @@ struct FetchPlan {
         if let blocked = filter.blocked {
             if blocked && inCreationOrder {
                 add("task.blocked_by > 0", [])
-            } else if blocked && sort.count == 2 && sort[0].field == .priority && sort[1].field == .due {
+            } else if blocked && byPriorityThenDue {
                 // task_blocked_by_priority_due holds each priority's blocked tasks in due
                 // order: the priority runs read it (`priorityRuns`).
                 add("task.blocked_by > 0", [])
@@ -218,6 +212,16 @@ struct FetchPlan {
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
         whereClauses.append(clause)
         whereValues += values
+    }
+
+    /// Adds `column >= ? AND column < ?` (and `condition`, when given) for runs that read
+    /// `column` in order, backwards when `descending`: the bound they start from is kept
+    /// from SQLite here and made the first page's (`startBound`). `values` are the two
+    /// bounds, then `condition`'s.
+    private mutating func addRangeReadInOrder(_ column: String, descending: Bool, _ values: [SQLValue], then condition: String? = nil) {
+        startBound = (column, descending ? "\(column) < ?\(whereValues.count + 2)" : "\(column) >= ?\(whereValues.count + 1)")
+        let (lower, upper) = descending ? (column, "+" + column) : ("+" + column, column)
+        add("\(lower) >= ? AND \(upper) < ?" + (condition.map { " AND " + $0 } ?? ""), values)
     }
 
     /// A condition on a column that a partial index holds (`project`), decided as for tags:
@@ -429,7 +433,7 @@ struct FetchPlan {
             // Backwards, a cursor among the dated tasks is itself the bound that keeps the
             // undated ones out: given the dated clause too, SQLite starts from that one, at
             // the newest due date, and reads down to the cursor. A due-date filter keeps
-            // them out too, with the bound to start from (`dueStartBound`).
+            // them out too, with the bound to start from (`startBound`).
             let bound = descending && cursorValues != nil || hasDueRange ? [] : [Schema.datedClause]
             runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound))
         }
@@ -448,9 +452,8 @@ struct FetchPlan {
         var runs: [Run] = []
         if !projectless {
             let order = [(expression: "task.project", descending: keys[1].descending)] + keys.dropFirst(2)
-            let start = cursorValues == nil ? projectStartBound.map { [$0] } ?? [] : []
             runs.append(run(selecting: fixed + keys, orderedBy: order, after: cursorValues.map { Array($0.dropFirst()) },
-                            extra: extra + ["task.project IS NOT NULL"] + start))
+                            extra: extra + ["task.project IS NOT NULL"]))
         }
         if !hasProjectFilter {
             runs += self.runs(fixed: fixed + keys.prefix(2), keys: Array(keys.dropFirst(2)),
@@ -464,9 +467,8 @@ struct FetchPlan {
     /// `selected` keys' values after each task's columns: what a cursor is made of.
     private func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
                      extra: [String] = [], merging: Bool = false) -> Run {
-        let readsDueIndex = order.first?.expression == Schema.dueAscendingKey
         var extra = extra
-        if cursorValues == nil, readsDueIndex, let dueStartBound { extra.append(dueStartBound) }
+        if cursorValues == nil, let startBound, order.first?.expression == startBound.column { extra.append(startBound.clause) }
         let clauses = extra
         var values = whereValues
         if let cursorValues {
@@ -475,7 +477,7 @@ struct FetchPlan {
             values += bound
             // A row value of more keys than task_by_due_asc holds is no range of it, so
             // SQLite would start from the filter's bound: its first key is one.
-            if readsDueIndex && order.count > 2 {
+            if order.first?.expression == Schema.dueAscendingKey && order.count > 2 {
                 extra.append("\(Schema.dueAscendingKey) \(order[0].descending ? "<=" : ">=") ?")
                 values.append(cursorValues[0])
             }
