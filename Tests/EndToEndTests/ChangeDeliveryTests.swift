@@ -134,7 +134,7 @@ import Testing
     }
 
     func sqlite3(_ sql: String) throws {
-        let shell = Process()
+        let shell = ChildProcess()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         shell.arguments = ["-bail", "-cmd", ".timeout 10000", path, sql]
         try shell.run()

@@ -111,7 +111,7 @@ import Testing
     }
 
     func runSQLite(_ path: String, _ sql: String) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path, sql]
         try process.run()

@@ -7,12 +7,12 @@ import Testing
 @Suite struct ConformanceTests {
     @Test func everyTranscriptPasses() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let runner = Process()
+        let runner = ChildProcess()
         let output = Pipe.closedOnExec()
         runner.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         runner.arguments = ["python3", root.appendingPathComponent("protocol/conformance/run.py").path, "--", ServerProcess.binaryPath]
-        runner.standardOutput = output
-        runner.standardError = output
+        runner.standardOutput = .pipe(output)
+        runner.standardError = .pipe(output)
         try runner.run()
         let report = String(decoding: try output.fileHandleForReading.readAll(within: 900), as: UTF8.self)
         runner.waitUntilExit()

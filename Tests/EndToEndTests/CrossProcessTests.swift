@@ -82,7 +82,7 @@ import Testing
         let a = try start(database)
         _ = try a.request("tasks/create", #"{"id":"t","title":"from taskline"}"#)
         _ = try a.waitForChanges(count: 1)
-        let sqlite = Process()
+        let sqlite = ChildProcess()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         sqlite.arguments = [path, "UPDATE task SET title = 'from the sqlite3 shell', title_fold = 'from the sqlite3 shell', version = version + 1 WHERE id = 't'"]
         try sqlite.run()

@@ -214,11 +214,11 @@ import Testing
             echo $! > "$3.pid"
             exec sleep 600
             """#
-        let parent = Process()
+        let parent = ChildProcess()
         parent.executableURL = URL(fileURLWithPath: "/bin/sh")
         parent.arguments = ["-c", script, "sh", ServerProcess.binaryPath, database.argument, fifo]
         let output = Pipe.closedOnExec()
-        parent.standardOutput = output
+        parent.standardOutput = .pipe(output)
         try parent.run()
         var serverPID: Int32 = 0
         let deadline = Date().addingTimeInterval(10)
@@ -267,11 +267,11 @@ import Testing
     /// `PRAGMA integrity_check`, run by the sqlite3 shell where the server sees the file (SQLite
     /// resolves /proc/<pid>/root to / and would open the file of this namespace instead).
     func expectIntact(_ path: String, inMountNamespaceOf pid: Int32) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
         process.arguments = ["--target", "\(pid)", "--mount", "sqlite3", path, "PRAGMA integrity_check"]
         let output = Pipe.closedOnExec()
-        process.standardOutput = output
+        process.standardOutput = .pipe(output)
         try process.run()
         let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
@@ -293,11 +293,11 @@ import Testing
     }
 
     func sqliteOutput(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path, sql]
         let output = Pipe.closedOnExec()
-        process.standardOutput = output
+        process.standardOutput = .pipe(output)
         try process.run()
         let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
@@ -305,10 +305,10 @@ import Testing
     }
 
     func chattr(_ flag: String, _ path: String) -> Bool {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
         process.arguments = [flag, path]
-        process.standardError = FileHandle.nullDevice
+        process.standardError = .nullDevice
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
@@ -322,10 +322,10 @@ enum MountNamespace {
 
     static let available: Bool = {
         guard FileManager.default.isExecutableFile(atPath: unshare) else { return false }
-        let probe = Process()
+        let probe = ChildProcess()
         probe.executableURL = URL(fileURLWithPath: unshare)
         probe.arguments = ["--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]
-        probe.standardError = FileHandle.nullDevice
+        probe.standardError = .nullDevice
         guard (try? probe.run()) != nil else { return false }
         probe.waitUntilExit()
         return probe.terminationStatus == 0

@@ -12,15 +12,15 @@ import Testing
     /// Runs a program to its end: exit status, stdout and stderr.
     @discardableResult
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe.closedOnExec()
         let errors = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = .pipe(output)
+        process.standardError = .pipe(errors)
+        process.standardInput = .nullDevice
         try process.run()
         let collected = DispatchGroup()
         nonisolated(unsafe) var errorData = Data()

@@ -90,13 +90,13 @@ import Testing
                 ["field": key["field"] ?? .null, "order": key["order"] ?? .string("asc")]
             })
         }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", oracle]
         let input = Pipe.closedOnExec()
         let output = Pipe.closedOnExec()
-        process.standardInput = input
-        process.standardOutput = output
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
         try process.run()
         input.fileHandleForWriting.write(Data(JSONWriter.bytes(["tasks": .array(tasks), "sorts": .array(sorts)])))
         try input.fileHandleForWriting.close()

@@ -288,11 +288,11 @@ import Testing
     @Test func exportStopsQuietlyWhenItsReaderGoesAway() throws {
         let path = directory.file("big.sqlite")
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(validRecords(5000).joined(separator: "\n").utf8)).status == 0)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "'\(ServerProcess.binaryPath)' export --db '\(path)' | head -n 1 > /dev/null"]
         let errors = Pipe.closedOnExec()
-        process.standardError = errors
+        process.standardError = .pipe(errors)
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

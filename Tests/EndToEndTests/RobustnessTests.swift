@@ -33,14 +33,14 @@ import Testing
     /// non-blocking for its answers, and a log line that finds the pipe full must wait for
     /// room, not be lost.
     @Test func logLinesSharingAFullPipeWithTheAnswersAreKept() throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
         process.arguments = ["--db", ":memory:", "--log-level", "info"]
         let input = Pipe.closedOnExec()
         let output = Pipe.closedOnExec()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
+        process.standardError = .pipe(output)
         try process.run()
         let count = 3000
         // Some 450 KB of answers and log lines: the pipe (64 KiB) is full long before the end.
@@ -61,7 +61,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func exitsWithinASecondOfTheClientProcessDying(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)
-        let client = Process()
+        let client = ChildProcess()
         client.executableURL = URL(fileURLWithPath: "/bin/sleep")
         client.arguments = ["60"]
         try client.run()

@@ -59,13 +59,13 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func aTerminalGetsAHeaderAndColour() throws {
         let path = try sample()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", "stty cols 70; '\(ServerProcess.binaryPath)' list --db '\(path)'", "/dev/null"]
         process.environment = ProcessInfo.processInfo.environment.merging(["TERM": "xterm", "NO_COLOR": "", "COLUMNS": ""]) { $1 }
         let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = .pipe(output)
+        process.standardInput = .nullDevice
         try process.run()
         let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
@@ -80,14 +80,14 @@ import Testing
     @Test func bareTasklineOnATerminalHintsAndServes() throws {
         let path = directory.file("bare.sqlite")
         let terminal = try PseudoTerminal()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
         process.arguments = ["--db", path]
-        process.standardInput = terminal.slave
+        process.standardInput = .fileHandle(terminal.slave)
         let output = Pipe.closedOnExec()
         let errors = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardOutput = .pipe(output)
+        process.standardError = .pipe(errors)
         try process.run()
         terminal.type(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"# + "\n")
         terminal.type("\u{04}")  // Ctrl-D: the end of the input

@@ -98,12 +98,12 @@ import Testing
         let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("json-differential-\(getpid()).jsonl").path
         try lines.write(to: URL(fileURLWithPath: inputPath))
         defer { try? FileManager.default.removeItem(atPath: inputPath) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", referencePath]
         let output = Pipe.closedOnExec()
-        process.standardInput = FileHandle(forReadingAtPath: inputPath)
-        process.standardOutput = output
+        process.standardInput = .fileHandle(try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath)))
+        process.standardOutput = .pipe(output)
         try process.run()
         let report = try output.fileHandleForReading.readAll()
         process.waitUntilExit()

@@ -196,11 +196,10 @@ final class SocketPath {
 /// A cluster of its own, made by scripts/with-postgres, for a test that stops and starts it
 /// while the shared one goes on serving the tests beside; removed when the value goes away.
 /// A shell inside scripts/with-postgres runs pg_ctl for it, one command a line: a server
-/// that pg_ctl starts then holds none of this process's descriptors (Foundation's `Process`
-/// would wait for it to close them before it saw pg_ctl end).
+/// that pg_ctl starts then holds none of this process's descriptors.
 final class PrivateCluster {
     private(set) var connectionString = ""
-    private let process = Process()
+    private let process = ChildProcess()
     private let input = Pipe.closedOnExec()
     private let output = Pipe.closedOnExec()
     /// What was read of the shell's output past the last line taken.
@@ -220,8 +219,8 @@ final class PrivateCluster {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         process.executableURL = root.appendingPathComponent("scripts/with-postgres")
         process.arguments = ["sh", "-c", Self.shell]
-        process.standardInput = input
-        process.standardOutput = output
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
         try process.run()
         connectionString = try #require(readLine(), "scripts/with-postgres did not start a cluster")
     }

@@ -7,11 +7,12 @@ extension Pipe {
     /// write end of a command's output kept that command's reader waiting for an end that
     /// never came.
     ///
-    /// Foundation's `Pipe()` makes inheritable descriptors, and `Process` closes in the child
-    /// only the descriptors it saw open before spawning. So the pipe's descriptor numbers are
-    /// taken over (`dup3` closes and replaces a number in one step) by a pipe made with
-    /// `O_CLOEXEC`: a child spawned between `Pipe()` and the takeover holds only the
-    /// first pipe, which nothing reads or writes.
+    /// Foundation's `Pipe()` makes inheritable descriptors. `ChildProcess` closes them in its
+    /// children, but a process spawned another way (a bare `posix_spawn`; Foundation's
+    /// `Process`, which closes only what it saw open before) keeps them. So the pipe's
+    /// descriptor numbers are taken over (`dup3` closes and replaces a number in one step) by
+    /// a pipe made with `O_CLOEXEC`: a child spawned between `Pipe()` and the takeover holds
+    /// only the first pipe, which nothing reads or writes.
     public static func closedOnExec() -> Pipe {
         let pipe = Pipe()
         var ends: [Int32] = [-1, -1]

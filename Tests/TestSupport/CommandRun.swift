@@ -16,7 +16,7 @@ public struct CommandResult: Sendable {
 /// variables set (or, with "", emptied) on top of this process's.
 public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
                         timeout: Double = 120) throws -> CommandResult {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
     process.arguments = arguments
     if !environment.isEmpty {
@@ -25,9 +25,9 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
     let input = Pipe.closedOnExec()
     let output = Pipe.closedOnExec()
     let errors = Pipe.closedOnExec()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
+    process.standardInput = .pipe(input)
+    process.standardOutput = .pipe(output)
+    process.standardError = .pipe(errors)
     try process.run()
     // Both outputs are drained at once, so a large output never blocks the process, each on
     // a thread of its own rather than on Dispatch's global queue, which other tests' blocking
@@ -47,8 +47,7 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
     if let stdin { writeAll(Array(stdin), to: input.fileHandleForWriting.fileDescriptor) }
     try input.fileHandleForWriting.close()
     guard group.wait(timeout: .now() + timeout) == .success else {
-        var info = siginfo_t()
-        let exited = waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT | WNOHANG) == 0 && info._sifields._sigchld.si_pid != 0
+        let exited = !process.isRunning
         process.terminate()
         throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s "
             + (exited ? "(it had exited, but its output had not ended)" : "(it was still running)"))
@@ -58,29 +57,18 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
 }
 
 /// The exit status of `process`, whose output has ended, as `terminationStatus` gives it (the
-/// signal's number when a signal ended it). Not `waitUntilExit()`: Foundation learns that a
-/// child exited when a socket the child inherited closes, and a process another test spawns
-/// at the same moment can inherit that socket too (swift-corelibs-foundation #4795), so the
-/// exit goes unseen for as long as that other process lives: a whole test run hung on it,
-/// `taskline add` a zombie beside a server another test had started.
-func exitStatus(of process: Process, timeout: Double) throws -> Int32 {
+/// signal's number when a signal ended it). Past `timeout` seconds it is terminated, and the
+/// wait fails.
+func exitStatus(of process: ChildProcess, timeout: Double) throws -> Int32 {
     let deadline = Date().addingTimeInterval(timeout)
-    var status: Int32 = 0
-    while true {
-        let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
-        if reaped == process.processIdentifier {
-            return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
-        }
-        if reaped == -1 && errno == ECHILD {  // Foundation saw the exit first and reaped it
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+    while process.isRunning {
         guard Date() < deadline else {
             process.terminate()
             throw ServerProcess.Timeout(description: "\(process.executableURL?.lastPathComponent ?? "a process") did not exit in \(timeout) s")
         }
         usleep(1_000)
     }
+    return process.terminationStatus
 }
 
 private final class CollectedOutput: @unchecked Sendable {  // every access holds the lock
@@ -109,12 +97,12 @@ public func runTasklineWithTerminalStderr(_ arguments: [String], timeout: Double
     }
     let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
     guard slave >= 0 else { throw ServerProcess.Timeout(description: "cannot open the terminal's other end") }
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
     process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+    process.standardInput = .nullDevice
+    process.standardOutput = .nullDevice
+    process.standardError = .fileHandle(FileHandle(fileDescriptor: slave, closeOnDealloc: true))
     try process.run()
     var text = Data()
     let deadline = Date().addingTimeInterval(timeout)

@@ -11,7 +11,7 @@ public final class ServerProcess: @unchecked Sendable {
         return packageRoot.appendingPathComponent(".build/debug/taskline").path
     }
 
-    public let process = Process()
+    public let process = ChildProcess()
     private let input = Pipe.closedOnExec()
     private let output = Pipe.closedOnExec()
     private let errors = Pipe.closedOnExec()
@@ -31,9 +31,9 @@ public final class ServerProcess: @unchecked Sendable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardInput = .pipe(input)
+        process.standardOutput = .pipe(output)
+        process.standardError = .pipe(errors)
         try process.run()
         collectStandardError()
     }
@@ -212,10 +212,6 @@ public final class ServerProcess: @unchecked Sendable {
     // MARK: - Exit
 
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.
-    ///
-    /// Asks the kernel (`waitid` with `WNOWAIT`, which leaves the child for Foundation to
-    /// reap) rather than `Process.isRunning`, which Foundation sets from its own monitoring
-    /// thread once SIGCHLD has reached it: one step more for a loaded machine to delay.
     public func waitForExit(timeout: Double = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
@@ -230,15 +226,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// The exit code (128 + the signal for a killed process), or nil while it runs.
     private func exitStatus() -> Int32? {
-        var info = siginfo_t()
-        if waitid(P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOWAIT | WNOHANG) == 0 {
-            guard info._sifields._sigchld.si_pid != 0 else { return nil }
-            let status = info._sifields._sigchld.si_status
-            return info.si_code == CLD_EXITED ? status : 128 + status
-        }
-        // Already reaped by Foundation, which then knows how it ended.
-        guard errno == ECHILD else { return nil }
-        while process.isRunning { usleep(1_000) }
+        guard !process.isRunning else { return nil }
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }
