@@ -112,9 +112,14 @@ int main(int argc, char **argv) {
             : "UPDATE task SET title = ?2, title_fold = ?3, updated_at = ?4, version = version + 1 WHERE id = ?1";
         check(db, sqlite3_prepare_v2(db, sql, -1, &write, NULL), "prepare write");
         // What each of Taskline's write transactions ends with (TextIndex.indexPendingIfMany):
-        // the texts waiting for the trigram index are indexed once 128 of them wait.
-        sqlite3_stmt *pending, *index_pending, *clear_pending;
-        check(db, sqlite3_prepare_v2(db, "SELECT count(*) >= 128 FROM task_text_pending", -1, &pending, NULL), "prepare");
+        // the texts waiting to go into the trigram index or out of it are, once 128 of them wait.
+        sqlite3_stmt *pending, *unindex_stale, *clear_stale, *index_pending, *clear_pending;
+        check(db, sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM task_text_pending) + "
+                                         "(SELECT count(*) FROM task_text_stale) >= 128", -1, &pending, NULL), "prepare");
+        check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (task_text, rowid, title_fold, notes_fold) "
+                                         "SELECT 'delete', pk, title_fold, notes_fold FROM task_text_stale",
+                                     -1, &unindex_stale, NULL), "prepare");
+        check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_stale", -1, &clear_stale, NULL), "prepare");
         check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (rowid, title_fold, notes_fold) SELECT task.pk, task.title_fold, "
                                          "task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk",
                                      -1, &index_pending, NULL), "prepare");
@@ -140,6 +145,8 @@ int main(int argc, char **argv) {
             int many = sqlite3_column_int(pending, 0);
             sqlite3_reset(pending);
             if (many) {
+                step_all(db, unindex_stale, "unindex stale");
+                step_all(db, clear_stale, "clear stale");
                 step_all(db, index_pending, "index pending");
                 step_all(db, clear_pending, "clear pending");
             }
@@ -153,6 +160,8 @@ int main(int argc, char **argv) {
         sqlite3_finalize(pending);
         sqlite3_finalize(index_pending);
         sqlite3_finalize(clear_pending);
+        sqlite3_finalize(unindex_stale);
+        sqlite3_finalize(clear_stale);
     } else if (strcmp(mode, "get") == 0) {
         long size = atol(argv[4]);  // the number of tasks taskline-bench populated
         sqlite3_stmt *get;

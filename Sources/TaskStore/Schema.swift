@@ -546,6 +546,35 @@ enum Schema {
             // writes a leaf of it.
             try db.execute("CREATE INDEX task_blocked_by_priority_due ON task (priority, due_sort_asc, id) WHERE blocked_by > 0")
         },
+        .init(version: 26) { db in
+            // The texts an update or a deletion takes out of the trigram index wait in
+            // task_text_stale, as new texts wait in task_text_pending, and both reach the
+            // index in one batch (TextIndex.indexPending). A 'delete' written at once made
+            // FTS5 write a segment at the end of every statement that wrote the task (its
+            // statement savepoint), and merge them: two thirds of the work of undoing 1,000
+            // title changes. Invariant: a task that is not pending has exactly its current
+            // folded texts indexed; what is indexed under a key that is pending or has no
+            // task is exactly its row of task_text_stale, if any. The text filter's instr()
+            // decides, so a stale entry only adds a candidate it turns down.
+            try db.execute("""
+                CREATE TABLE task_text_stale (pk INTEGER PRIMARY KEY, title_fold TEXT, notes_fold TEXT);
+                DROP TRIGGER task_text_delete;
+                DROP TRIGGER task_text_update;
+                CREATE TRIGGER task_text_delete AFTER DELETE ON task BEGIN
+                    INSERT OR IGNORE INTO task_text_stale (pk, title_fold, notes_fold)
+                        SELECT OLD.pk, OLD.title_fold, OLD.notes_fold
+                        WHERE NOT EXISTS (SELECT 1 FROM task_text_pending WHERE pk = OLD.pk);
+                    DELETE FROM task_text_pending WHERE pk = OLD.pk;
+                END;
+                CREATE TRIGGER task_text_update AFTER UPDATE OF title_fold, notes_fold ON task
+                WHEN OLD.title_fold IS NOT NEW.title_fold OR OLD.notes_fold IS NOT NEW.notes_fold BEGIN
+                    INSERT OR IGNORE INTO task_text_stale (pk, title_fold, notes_fold)
+                        SELECT OLD.pk, OLD.title_fold, OLD.notes_fold
+                        WHERE NOT EXISTS (SELECT 1 FROM task_text_pending WHERE pk = OLD.pk);
+                    INSERT OR IGNORE INTO task_text_pending (pk) VALUES (NEW.pk);
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -60,7 +60,7 @@ extension Schema {
     /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
-    static let latestObjectsDigest: UInt64 = 0x15BF_0013_BE9C_32EA
+    static let latestObjectsDigest: UInt64 = 0xA483_A2EF_E3B5_156F
 
     /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
     /// tables), in the order `SchemaObject.all` reads them.

@@ -44,23 +44,32 @@ enum TextIndex {
         return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
     }
 
-    /// How many tasks may wait in `task_text_pending` before a write indexes them: a batch
-    /// this size costs about what a couple of one-task index writes did, and the text filter
-    /// reads that many pending tasks cheaply.
+    /// How many texts may wait, to go into the index (`task_text_pending`) or out of it
+    /// (`task_text_stale`), before a write indexes them: a batch this size costs about what
+    /// a couple of one-task index writes did, and the text filter reads that many pending
+    /// tasks cheaply.
     static let pendingLimit = 128
 
-    /// Indexes the pending tasks' texts in one batch, once there are `pendingLimit` of them.
-    /// Called inside each write transaction of the store's, so a commit leaves at most
-    /// that many waiting (writers other than Taskline leave theirs for its next write).
+    /// Brings the index up to date in one batch, once `pendingLimit` texts wait. Called
+    /// inside each write transaction of the store's, so a commit leaves at most that many
+    /// waiting (writers other than Taskline leave theirs for its next write).
     static func indexPendingIfMany(in database: Database) throws {
         if try hasManyPending(in: database) { try indexPending(in: database) }
     }
 
     static func hasManyPending(in database: Database) throws -> Bool {
-        try database.integer("SELECT count(*) FROM task_text_pending") ?? 0 >= pendingLimit
+        try database.integer("SELECT (SELECT count(*) FROM task_text_pending) + (SELECT count(*) FROM task_text_stale)") ?? 0
+            >= pendingLimit
     }
 
+    /// Takes the stale texts out, then puts the pending ones in: one statement each, so
+    /// FTS5 writes one segment for the lot.
     static func indexPending(in database: Database) throws {
+        try database.run("""
+            INSERT INTO task_text (task_text, rowid, title_fold, notes_fold)
+            SELECT 'delete', pk, title_fold, notes_fold FROM task_text_stale
+            """)
+        try database.run("DELETE FROM task_text_stale")
         try database.run("""
             INSERT INTO task_text (rowid, title_fold, notes_fold)
             SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
