@@ -124,10 +124,23 @@ int main(int argc, char **argv) {
                                          "task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk",
                                      -1, &index_pending, NULL), "prepare");
         check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_pending", -1, &clear_pending, NULL), "prepare");
+        // Numbered far past the populated tasks', so the ids sort after theirs, as the ids
+        // taskline makes now do; and after those an earlier run on the same file inserted
+        // (`--databases` keeps a file), which an update goes back to: the newest COUNT.
+        unsigned long long first = (strcmp(argv[4], "full") == 0 ? 1ULL : 2ULL) << 40;
+        char low[37], high[37];
+        bench_task_id(first, low);
+        bench_task_id(first + (1ULL << 40), high);
+        sqlite3_stmt *earlier;
+        check(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM task WHERE id >= ? AND id < ?", -1, &earlier, NULL), "prepare");
+        sqlite3_bind_text(earlier, 1, low, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(earlier, 2, high, -1, SQLITE_TRANSIENT);
+        check(db, sqlite3_step(earlier), "count earlier runs' tasks");
+        long long made = sqlite3_column_int64(earlier, 0);
+        sqlite3_finalize(earlier);
+        first += (unsigned long long)(insert ? made : (made > count ? made - count : 0));
         for (int i = 0; i < count; i++) {
-            // Numbered far past the populated tasks', so the ids sort after theirs, as the ids
-            // taskline makes now do.
-            bench_task_id((strcmp(argv[4], "full") == 0 ? 1ULL : 2ULL) << 40 | (unsigned long long)i, ids[i]);
+            bench_task_id(first + (unsigned long long)i, ids[i]);
             snprintf(titles[i], sizeof titles[i], "Task number %d", i);
             snprintf(folds[i], sizeof folds[i], "task number %d", i);
         }
