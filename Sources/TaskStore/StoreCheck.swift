@@ -1,3 +1,4 @@
+import Glibc
 import SQLite
 import TaskModel
 
@@ -14,6 +15,9 @@ extension TaskStore {
         let database = try StoreFile.openReadable(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
         var report = StoreCheckReport(path: path, supportedSchemaVersion: Schema.migrator.latestVersion)
         report.unexpectedObjects = try StoreFile.inspect(database, path: path).unexpectedObjects
+        // SQLite's integrity check reads every page on one core and is most of a check's
+        // time: it runs on a connection and a thread of its own, beside the passes below.
+        let integrity = OnItsOwnThread { integrityProblems(path: path) }
         /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
         func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
                      _ body: () throws -> Void) {
@@ -25,14 +29,6 @@ extension TaskStore {
         }
         attempt("reading the schema version") {
             report.schemaVersion = try database.userVersion()
-        }
-        attempt("PRAGMA integrity_check") {
-            try database.cachedStatement("PRAGMA integrity_check").forEachRow { row in
-                // A row may hold several lines, under a heading naming the database.
-                for line in row.text(0).split(separator: "\n") where line != "ok" && !line.hasPrefix("*** in database") {
-                    report.integrityProblems.append(String(line))
-                }
-            }
         }
         // From schema 10 the taggings' pass below reads every tagging with its task, and
         // finds those whose task is missing in the same pass: task_tag's foreign key is not
@@ -104,7 +100,27 @@ extension TaskStore {
         attempt("checking the tasks") {
             try checkRules(database, schemaVersion: report.schemaVersion, note: rule)
         }
+        report.integrityProblems = integrity.value() + report.integrityProblems
         return report
+    }
+
+    /// What `PRAGMA integrity_check` finds, read on a connection of its own; a check that
+    /// fails (SQLite may give up on a damaged file) is itself a problem found.
+    private static func integrityProblems(path: String) -> [String] {
+        let check = "PRAGMA integrity_check"
+        do {
+            var problems: [String] = []
+            let database = try StoreFile.openReadable(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
+            try database.cachedStatement(check).forEachRow { row in
+                // A row may hold several lines, under a heading naming the database.
+                for line in row.text(0).split(separator: "\n") where line != "ok" && !line.hasPrefix("*** in database") {
+                    problems.append(String(line))
+                }
+            }
+            return problems
+        } catch {
+            return ["\(check) failed: \((error as? SQLiteError)?.message ?? "\(error)")"]
+        }
     }
 
     private static func counts(_ database: Database, schemaVersion: Int) throws -> StoreCheckReport.Counts {
@@ -201,5 +217,38 @@ private struct CheckColumns: RowLayout {
         blockedByMatches = statement.columnIndex("blocked_by_matches")
         metaIsObject = statement.columnIndex("meta_is_object")
         remindAt = statement.columnIndex("remind_at")
+    }
+}
+
+/// `body`'s value, worked out on a thread of its own while the caller goes on; `value()`
+/// waits for it. Worked out by the caller, in `value()`, when no thread can be started.
+private final class OnItsOwnThread: @unchecked Sendable {
+    private let body: @Sendable () -> [String]
+    private var result: [String]?
+    private var thread: pthread_t?
+
+    init(_ body: @escaping @Sendable () -> [String]) {
+        self.body = body
+        thread = Self.start(self)
+    }
+
+    private static func start(_ task: OnItsOwnThread) -> pthread_t? {
+        let context = Unmanaged.passRetained(task).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { context in
+            let task = Unmanaged<OnItsOwnThread>.fromOpaque(context!).takeRetainedValue()
+            task.result = task.body()
+            return nil
+        }, context) == 0 else {
+            Unmanaged<OnItsOwnThread>.fromOpaque(context).release()
+            return nil
+        }
+        return thread
+    }
+
+    /// Joined once: the caller asks once.
+    func value() -> [String] {
+        if let thread { pthread_join(thread, nil) }
+        return result ?? body()
     }
 }
