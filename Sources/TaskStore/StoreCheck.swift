@@ -108,8 +108,9 @@ extension TaskStore {
     /// fails (SQLite may give up on a damaged file) is itself a problem found.
     private static func integrityProblems(path: String) -> [String] {
         let check = "PRAGMA integrity_check"
+        // What it found before it failed is kept: SQLite may report damage, then give up.
+        var problems: [String] = []
         do {
-            var problems: [String] = []
             let database = try StoreFile.openReadable(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
             try database.cachedStatement(check).forEachRow { row in
                 // A row may hold several lines, under a heading naming the database.
@@ -117,10 +118,10 @@ extension TaskStore {
                     problems.append(String(line))
                 }
             }
-            return problems
         } catch {
-            return ["\(check) failed: \((error as? SQLiteError)?.message ?? "\(error)")"]
+            problems.append("\(check) failed: \((error as? SQLiteError)?.message ?? "\(error)")")
         }
+        return problems
     }
 
     private static func counts(_ database: Database, schemaVersion: Int) throws -> StoreCheckReport.Counts {
