@@ -60,9 +60,15 @@ struct FetchPlan {
     /// million tasks: 38–60 ms). It names the filter's parameter by number, so that it
     /// needs no value of its own.
     private var startBound: (column: String, clause: String)?
-    /// A `blocked` filter under a sort by priority, then due: each priority's run is a
-    /// range of task_blocked_by_priority_due, so its priority is not checked with `+`.
-    private var priorityRunsReadBlocked = false
+    /// Under a sort by priority, then due date, whether each priority's run is a range of an
+    /// index led by the priority (`priorityRuns`): of task_blocked_by_priority_due for the
+    /// blocked tasks (`readsBlockedByPriority`), else of task_by_priority_due. The waiting
+    /// tasks, one in a hundred, are read along task_waiting_by_due with the priority checked.
+    private var priorityRunsReadPriorityIndex = false
+    /// SQLite, which has no statistics, takes task_by_priority_due over the partial
+    /// task_blocked_by_priority_due for the blocked tasks, and reads fifty times the rows:
+    /// the plan names the index.
+    private var readsBlockedByPriority = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
@@ -93,6 +99,7 @@ struct FetchPlan {
         self.sort = sort
         // Read in a run per priority, each along the due date (`priorityRuns`).
         let byPriorityThenDue = sort.count == 2 && sort[0].field == .priority && sort[1].field == .due
+        priorityRunsReadPriorityIndex = byPriorityThenDue && filter.waiting != true
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
@@ -168,7 +175,7 @@ struct FetchPlan {
                 // task_blocked_by_priority_due holds each priority's blocked tasks in due
                 // order: the priority runs read it (`priorityRuns`).
                 add("task.blocked_by > 0", [])
-                priorityRunsReadBlocked = true
+                readsBlockedByPriority = priorityRunsReadPriorityIndex
             } else if blocked {
                 try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
             } else {
@@ -352,7 +359,8 @@ struct FetchPlan {
 
     /// CROSS JOIN keeps SQLite reading the taggings first, in their index's order.
     private var source: String {
-        drivenByTag ? "task_tag CROSS JOIN task ON task.pk = task_tag.task_pk" : "task"
+        if readsBlockedByPriority { return "task INDEXED BY task_blocked_by_priority_due" }
+        return drivenByTag ? "task_tag CROSS JOIN task ON task.pk = task_tag.task_pk" : "task"
     }
 
     /// One stretch of a page's order. A page is read from its plan's runs in turn, until
@@ -397,14 +405,15 @@ struct FetchPlan {
     }
 
     /// A sort led by `priority` and another key: a run for each priority, in the sort's
-    /// order, each reading the other keys' order along their own index with the priority
-    /// checked (`+`). Read from task_by_priority instead, every task of a priority (a
-    /// quarter of them, say) would be sorted by the next key.
+    /// order. Next by due date, each run is a range of an index led by the priority
+    /// (`priorityRunsReadPriorityIndex`). Otherwise each reads the next keys' order along
+    /// their own index with the priority checked (`+`): read from task_by_priority instead,
+    /// every task of a priority (a quarter of them, say) would be sorted by the next key.
     private func priorityRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
         let descending = keys[0].descending
         var cursorPriority: Int64?
         if case .integer(let priority)? = cursorValues?.first { cursorPriority = priority }
-        let priorityColumn = priorityRunsReadBlocked ? "task.priority" : "+task.priority"
+        let priorityColumn = priorityRunsReadPriorityIndex ? "task.priority" : "+task.priority"
         var runs: [Run] = []
         for priority in descending ? TaskRules.priorities.reversed() : Array(TaskRules.priorities) {
             let priority = Int64(priority)

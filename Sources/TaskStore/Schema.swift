@@ -575,6 +575,13 @@ enum Schema {
                 END;
                 """)
         },
+        .init(version: 27) { db in
+            // Each priority's tasks in due order: a sort by priority, then due date reads a
+            // run per priority as a range of it (FetchPlan.priorityRuns). Along
+            // task_by_due_asc with the priority checked, each run read every priority's
+            // tasks: a page of the tasks with two common tags took 34–41 ms at a million.
+            try db.execute("CREATE INDEX task_by_priority_due ON task (priority, due_sort_asc, id)")
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -247,6 +247,28 @@ import Testing
         _ = store
     }
 
+    /// Tasks with two tags too common to be read from the taggings and sorted: a page of
+    /// them by priority, then due date, each way, is a run per priority, each a range of
+    /// task_by_priority_due in order, not every priority's tasks along task_by_due_asc.
+    @Test func tasksByPriorityThenDueAreReadFromThePriorityIndex() async throws {
+        let store = try makeStore(directory)
+        let common = FetchPlan.rareTagCount + 8
+        _ = try await store.apply((0..<common + 40).map { index in
+            .create(TaskDraft(title: "t\(index)", priority: index % 4, tags: index < common ? ["a", "b"] : [],
+                              due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+            let plan = try FetchPlan(filter: TaskFilter(tags: ["a", "b"]), sort: sort, now: 0, database: database)
+            for run in plan.pageRuns(after: nil) {
+                let steps = try queryPlan(run, in: database)
+                #expect(steps.contains { $0.contains("task_by_priority_due") }, "\(sort): \(steps)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+            }
+        }
+        _ = store
+    }
+
     @Test func theCheckFindsBrokenCopiesAndCycles() async throws {
         let store = try makeStore(directory)
         try await create(store, "a")
