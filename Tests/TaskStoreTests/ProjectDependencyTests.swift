@@ -224,6 +224,34 @@ import Testing
         _ = store
     }
 
+    /// More waiting tasks than are read from an index and sorted: a page of them by project,
+    /// or by project then due date, each way, walks the waiting tasks' project indexes, for
+    /// those with a project and those without, not every task along task_by_project.
+    @Test func waitingTasksByProjectAreReadFromTheirOwnIndexes() async throws {
+        let store = try makeStore(directory)
+        let waiting = FetchPlan.rareTagCount + 8
+        let drafts = (0..<waiting + 40).map { (index: Int) -> TaskOperation in
+            let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
+            let project: String? = index % 5 == 0 ? nil : "P\(index % 7)"
+            let wait: String? = index < waiting ? "2999-01-01" : nil
+            return .create(TaskDraft(title: "t\(index)", due: due, project: project, wait: wait))
+        }
+        _ = try await store.apply(drafts, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        for sort in [[SortKey(field: .project)], [SortKey(field: .project, descending: true)],
+                     [SortKey(field: .project), SortKey(field: .due)], [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)]] {
+            for filter in [TaskFilter(waiting: true), TaskFilter(done: false, waiting: true)] {
+                let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
+                for run in plan.pageRuns(after: nil) {
+                    let steps = try queryPlan(run, in: database)
+                    #expect(steps.contains { $0.contains("task_waiting_by_project") }, "\(sort): \(steps)")
+                    #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+                }
+            }
+        }
+        _ = store
+    }
+
     /// More blocked tasks than are read from an index and sorted: a page of them by
     /// priority, then due date, each way, walks task_blocked_by_priority_due, a run per
     /// priority, in order, not every task of a priority along task_by_due_asc.
