@@ -18,6 +18,11 @@ extension TaskStore {
         // SQLite's integrity check reads every page on one core and is most of a check's
         // time: it runs on a connection and a thread of its own, beside the passes below.
         let integrity = OnItsOwnThread { integrityProblems(path: path) }
+        /// The report, the integrity check's findings first, once that check has ended.
+        func finished() -> StoreCheckReport {
+            report.integrityProblems = integrity.value() + report.integrityProblems
+            return report
+        }
         /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
         func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
                      _ body: () throws -> Void) {
@@ -43,7 +48,7 @@ extension TaskStore {
                 report.foreignKeyProblems.append("a row\(rowid) of \(row.text(0)) refers to a missing row of \(row.text(2))")
             }
         }
-        guard report.schemaVersion > 0 else { return report }  // a new file: no tables yet
+        guard report.schemaVersion > 0 else { return finished() }  // a new file: no tables yet
 
         func rule(_ problem: String) { report.rule(problem, maxListed: maxListed) }
         attempt("counting") {
@@ -100,8 +105,7 @@ extension TaskStore {
         attempt("checking the tasks") {
             try checkRules(database, schemaVersion: report.schemaVersion, note: rule)
         }
-        report.integrityProblems = integrity.value() + report.integrityProblems
-        return report
+        return finished()
     }
 
     /// What `PRAGMA integrity_check` finds, read on a connection of its own; a check that
