@@ -125,19 +125,19 @@ int main(int argc, char **argv) {
                                      -1, &index_pending, NULL), "prepare");
         check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_pending", -1, &clear_pending, NULL), "prepare");
         // Numbered far past the populated tasks', so the ids sort after theirs, as the ids
-        // taskline makes now do; and after those an earlier run on the same file inserted
-        // (`--databases` keeps a file), which an update goes back to: the newest COUNT.
+        // taskline makes now do, and past those the baseline already inserted into a kept
+        // file (`--databases`). An update writes the newest COUNT of them.
         unsigned long long first = (strcmp(argv[4], "full") == 0 ? 1ULL : 2ULL) << 40;
         char low[37], high[37];
         bench_task_id(first, low);
         bench_task_id(first + (1ULL << 40), high);
-        sqlite3_stmt *earlier;
-        check(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM task WHERE id >= ? AND id < ?", -1, &earlier, NULL), "prepare");
-        sqlite3_bind_text(earlier, 1, low, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(earlier, 2, high, -1, SQLITE_TRANSIENT);
-        check(db, sqlite3_step(earlier), "count earlier runs' tasks");
-        long long made = sqlite3_column_int64(earlier, 0);
-        sqlite3_finalize(earlier);
+        sqlite3_stmt *inserted;
+        check(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM task WHERE id >= ? AND id < ?", -1, &inserted, NULL), "prepare");
+        sqlite3_bind_text(inserted, 1, low, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(inserted, 2, high, -1, SQLITE_TRANSIENT);
+        check(db, sqlite3_step(inserted), "count the baseline's tasks");
+        long long made = sqlite3_column_int64(inserted, 0);
+        sqlite3_finalize(inserted);
         first += (unsigned long long)(insert ? made : (made > count ? made - count : 0));
         for (int i = 0; i < count; i++) {
             bench_task_id(first + (unsigned long long)i, ids[i]);

@@ -247,8 +247,8 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let group = size >= 1_000_000 ? "\(size / 1_000_000)M" : size >= 1000 ? "\(size / 1000)k" : "\(size)"
     let server = spawn(db, ["--durability", "normal"])
     server.initialize()
-    // Titles of this run's own: on a file an earlier run left (`--databases`), the same
-    // titles would change nothing, and there would be nothing to undo.
+    // Titles no file holds yet: a kept file (`--databases`) may already hold the titles
+    // an apply would set, which would then change nothing and leave nothing to undo.
     let run = Int(Date().timeIntervalSince1970 * 1000)
     let operations = (0..<min(size, 1000)).map { index in
         #"{"update":{"id":"\#(benchTaskID(spreadTaskNumber(index, size: size)))","changes":{"title":"undo bench \#(index) \#(run)","priority":3}}}"#

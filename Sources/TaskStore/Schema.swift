@@ -551,7 +551,7 @@ enum Schema {
             // task_text_stale, as new texts wait in task_text_pending, and both reach the
             // index in one batch (TextIndex.indexPending). A 'delete' written at once made
             // FTS5 write a segment at the end of every statement that wrote the task (its
-            // statement savepoint), and merge them: two thirds of the work of undoing 1,000
+            // statement savepoint), and merge them: two fifths of the work of undoing 1,000
             // title changes. Invariant: a task that is not pending has exactly its current
             // folded texts indexed; what is indexed under a key that is pending or has no
             // task is exactly its row of task_text_stale, if any. The text filter's instr()
