@@ -17,12 +17,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // libpq, PostgreSQL's C client library, as the system installs it (Debian: libpq-dev).
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq, PostgreSQL's C client library: its header as the system installs it (Debian:
+        // libpq-dev), the library itself (libpq.so.5) loaded when the first PostgreSQL
+        // connection opens, so that a process serving SQLite maps none of it.
+        // dlopen and pthread_once are libc's from glibc 2.34, libdl's and libpthread's before.
+        .target(name: "CLibPQ", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // Leveled log lines on stderr: stdout belongs to the protocol.
         .target(name: "Logging"),
         // The default VFS, but each write-ahead log passes a commit's writes on in one write.

@@ -38,6 +38,7 @@ public final class PostgresConnection {
     /// `connect` is `PQconnectdb`, or `PQconnectStart`, which returns a connection still
     /// being opened.
     init(connectionString: String, connect: (String) -> OpaquePointer?) throws {
+        try loadLibpq()
         redactedConnectionString = redactPasswords(in: connectionString)
         secrets = passwords(in: connectionString)
         var parseError: UnsafeMutablePointer<CChar>?
@@ -151,5 +152,14 @@ public final class PostgresConnection {
     /// a connection string it cannot parse.
     func scrub(_ message: String) -> String {
         secrets.reduce(message) { $0.replacing($1, with: "***") }
+    }
+}
+
+/// Loads libpq the first time, before any of its functions is called (see CLibPQ.h): a
+/// process that opens no PostgreSQL connection never maps it.
+private func loadLibpq() throws {
+    var reason = [CChar](repeating: 0, count: 512)
+    guard taskline_libpq_load(&reason, reason.count) == 0 else {
+        throw PostgresError(message: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }
