@@ -74,50 +74,23 @@ public enum JSONWriter {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// Appends what `body` writes through a `JSONOutput` to `out`; `bufferSize` smaller than
+    /// the default for short texts, whose buffer is then on the stack.
+    public static func write(to out: inout [UInt8], bufferSize: Int = JSONOutput.defaultBufferSize, _ body: (inout JSONOutput) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(64, min(bufferSize, JSONOutput.defaultBufferSize))) { buffer in
+            var output = JSONOutput(text: out, buffer: buffer)
+            out = []
+            body(&output)
+            output.flush()
+            out = output.text
+        }
+    }
 
     /// Appends `string` as a JSON string literal.
     public static func write(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
-            // Copy runs of bytes that need no escape in one go, looking at eight at a time.
-            var runStart = 0
-            var offset = 0
-            while offset < bytes.count {
-                if offset + 8 <= bytes.count && !mayNeedEscape(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) {
-                    offset += 8
-                    continue
-                }
-                let byte = bytes[offset]
-                offset += 1
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(offset - 1)]))
-                runStart = offset
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            write(to: &out, bufferSize: 6 * bytes.count + 2) { $0.put(string: bytes) }
         }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// True when one of the eight bytes of `word` may be below 0x20, a quote or a backslash
-    /// (never false when one is): the zero-byte tests of "Bit Twiddling Hacks".
-    private static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-        let below = (word &- ones &* 0x20) & ~word & highs != 0
-        return below || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 }

@@ -5,7 +5,7 @@ import CSQLite
 ///
 /// Statements belong to their `Database` and must be used on the same isolation domain.
 public final class Statement {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     public let sql: String
     private unowned let database: Database
     /// The one `RowLayout` this statement's rows were last read with (see `layout`).
@@ -128,13 +128,13 @@ public protocol RowLayout {
 
 /// The current row of a statement. Valid only until the statement steps again.
 public struct Row {
-    let statement: Statement
+    @usableFromInline let statement: Statement
 
-    public func isNull(_ column: Int32) -> Bool {
+    @inlinable public func isNull(_ column: Int32) -> Bool {
         sqlite3_column_type(statement.handle, column) == SQLITE_NULL
     }
 
-    public func int64(_ column: Int32) -> Int64 {
+    @inlinable public func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement.handle, column)
     }
 
@@ -146,7 +146,7 @@ public struct Row {
         sqlite3_column_int64(statement.handle, column) != 0
     }
 
-    public func optionalInt64(_ column: Int32) -> Int64? {
+    @inlinable public func optionalInt64(_ column: Int32) -> Int64? {
         isNull(column) ? nil : int64(column)
     }
 
@@ -157,7 +157,7 @@ public struct Row {
     }
 
     /// The column's text as UTF-8 bytes, without making a String of it; valid only in `body`.
-    public func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+    @inlinable public func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         guard let pointer = sqlite3_column_text(statement.handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
         return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, column))))
     }

@@ -44,10 +44,10 @@ public protocol TaskStoring: Actor {
     func claimDueReminders(now: Int64) throws -> DueReminders
 
     /// Calls `body` with every task, oldest first (by `createdAt`, then `id`), all read from
-    /// one snapshot, a few at a time; returns how many there were. An error `body` throws
-    /// stops the export and is rethrown as it is.
+    /// one snapshot, a few hundred at a time; returns how many there were. An error `body`
+    /// throws stops the export and is rethrown as it is.
     @discardableResult
-    func exportTasks(_ body: (TaskItem) throws -> Void) throws -> Int
+    func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int
     /// Imports `records` in one transaction: all of them, or, when any is invalid or (with
     /// `.fail`) conflicts with an existing task, none (`ImportFailure`, the first
     /// `maxProblems` bad records in detail). Every field is kept as the record has it.

@@ -12,38 +12,50 @@ public enum Timestamp {
 
     /// Appends the RFC 3339 text of `milliseconds` to `out`, `2026-11-29T15:02:11.042Z`:
     /// UTC, always with milliseconds. Bytes, not a String: three of these go into every task
-    /// on every response. The 24 bytes are filled in place, then appended at once.
+    /// on every response.
     public static func append(milliseconds: Int64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxTextCount) { text in
+            let count = write(milliseconds: milliseconds, into: text.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<count]))
+        }
+    }
+
+    /// The most bytes `write(milliseconds:into:)` writes: 24 for the years 0000 to 9999, and
+    /// up to 30 for the expanded years of Int64's extremes.
+    public static let maxTextCount = 32
+
+    /// Writes the text `append(milliseconds:to:)` appends at `text`, which has room for
+    /// `maxTextCount` bytes; returns how many it wrote.
+    public static func write(milliseconds: Int64, into text: UnsafeMutablePointer<UInt8>) -> Int {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         guard (0...9999).contains(year) else {
-            out += formatWideYear(year, month, day, msOfDay).utf8
-            return
+            let wide = Array(formatWideYear(year, month, day, msOfDay).utf8.prefix(maxTextCount))
+            text.update(from: wide, count: wide.count)
+            return wide.count
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var value = value
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-                    value /= 10
-                }
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                value /= 10
             }
-            put(year, 4, at: 0)
-            text[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5)
-            text[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8)
-            text[10] = UInt8(ascii: "T")
-            put(msOfDay / 3_600_000, 2, at: 11)
-            text[13] = UInt8(ascii: ":")
-            put(msOfDay / 60_000 % 60, 2, at: 14)
-            text[16] = UInt8(ascii: ":")
-            put(msOfDay / 1000 % 60, 2, at: 17)
-            text[19] = UInt8(ascii: ".")
-            put(msOfDay % 1000, 3, at: 20)
-            text[23] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(text))
         }
+        put(year, 4, at: 0)
+        text[4] = UInt8(ascii: "-")
+        put(month, 2, at: 5)
+        text[7] = UInt8(ascii: "-")
+        put(day, 2, at: 8)
+        text[10] = UInt8(ascii: "T")
+        put(msOfDay / 3_600_000, 2, at: 11)
+        text[13] = UInt8(ascii: ":")
+        put(msOfDay / 60_000 % 60, 2, at: 14)
+        text[16] = UInt8(ascii: ":")
+        put(msOfDay / 1000 % 60, 2, at: 17)
+        text[19] = UInt8(ascii: ".")
+        put(msOfDay % 1000, 3, at: 20)
+        text[23] = UInt8(ascii: "Z")
+        return 24
     }
 
     /// Years outside 0…9999 (only reachable through hand-edited data): RFC 3339 has no form

@@ -8,6 +8,8 @@ struct TaskColumns: RowLayout {
     let project, dependsOn, wait, meta: Int32
     let recurrence, seriesID: Int32
     let remindAt: Int32
+    /// Each text field's column.
+    private let texts: [(TaskList.Text, Int32)]
 
     init(_ statement: Statement) {
         pk = statement.columnIndex("pk")
@@ -29,33 +31,31 @@ struct TaskColumns: RowLayout {
         recurrence = statement.columnIndex("recurrence")
         seriesID = statement.columnIndex("series_id")
         remindAt = statement.columnIndex("remind")
+        texts = [(.id, id), (.title, title), (.notes, notes), (.tags, tags), (.due, due), (.project, project),
+                 (.dependsOn, dependsOn), (.wait, wait), (.meta, meta), (.recurrence, recurrence), (.seriesId, seriesID),
+                 (.remindAt, remindAt)]
     }
 
     func task(in row: Row) -> TaskItem {
-        TaskItem(
-            id: row.text(id), title: row.text(title), notes: row.text(notes), done: row.bool(done),
-            priority: row.int(priority), tags: Self.list(in: row, column: tags), due: row.optionalText(due),
-            project: row.optionalText(project), dependsOn: Self.list(in: row, column: dependsOn), wait: row.optionalText(wait),
-            meta: row.text(meta), recurrence: row.optionalText(recurrence), seriesId: row.optionalText(seriesID), createdAt: row.int64(createdAt), updatedAt: row.int64(updatedAt),
-            completedAt: row.optionalInt64(completedAt), version: row.int64(version),
-            remindAt: row.optionalText(remindAt))
+        var list = TaskList()
+        append(row, to: &list)
+        return list[0]
     }
 
-    /// A list stored in code-point order, joined by U+001F (tags, dependencies), split as
-    /// SQLite's bytes: splitting a String walks it by grapheme cluster, which costs more than
-    /// the rest of the row.
-    private static func list(in row: Row, column: Int32) -> [String] {
-        var items: [String] = []
-        row.withUTF8(column) { bytes in
-            guard !bytes.isEmpty else { return }
-            var start = 0
-            for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x1F {
-                if end > start { items.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
-                start = end + 1
-            }
+    /// Appends the row's task to `list`, its texts copied as SQLite's bytes.
+    func append(_ row: Row, to list: inout TaskList) {
+        list.appendNullTask()
+        for (field, column) in texts where !row.isNull(column) {
+            row.withUTF8(column) { list.set(field, $0) }
         }
-        return items
+        list.set(.done, row.int64(done))
+        list.set(.priority, row.int64(priority))
+        list.set(.createdAt, row.int64(createdAt))
+        list.set(.updatedAt, row.int64(updatedAt))
+        list.set(.completedAt, row.optionalInt64(completedAt))
+        list.set(.version, row.int64(version))
     }
+
 }
 
 /// A page query's columns: a task's, then its sort keys (`FetchPlan.sortKeyColumn`), whose

@@ -7,22 +7,30 @@ extension TaskStore {
     /// a time, so memory stays flat whatever the number of tasks. Returns how many there were.
     /// An error thrown by `body` stops the export and is rethrown as it is.
     @discardableResult
-    public func exportTasks(_ body: (TaskItem) throws -> Void) throws -> Int {
+    public func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int {
         try translatingSQLiteErrors {
             try database.readTransaction {
                 var count = 0
+                var batch = TaskList()
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
                 for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, now: clock(), database: database).pageRuns(after: nil) {
                     let statement = try database.cachedStatement(run.sql)
                     let columns = statement.layout(PageColumns.self).task
                     try statement.forEachRow(run.values + [.integer(-1)]) { row in
-                        try body(columns.task(in: row))
+                        columns.append(row, to: &batch)
                         count += 1
+                        if batch.count == Self.exportBatchSize {
+                            try body(batch)
+                            batch = TaskList()
+                        }
                     }
                 }
+                if !batch.isEmpty { try body(batch) }
                 return count
             }
         }
     }
+
+    private static let exportBatchSize = 500
 }

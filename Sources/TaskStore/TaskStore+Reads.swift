@@ -23,7 +23,8 @@ extension TaskStore {
                 }
                 cursor = decoded
             }
-            var tasks: [TaskItem] = []
+            var tasks = TaskList()
+            tasks.reserveCapacity(query.limit, textBytes: 96)
             var lastKeys: [SQLValue] = []
             var hasMore = false
             var runs = plan.pageRuns(after: cursor)
@@ -43,7 +44,7 @@ extension TaskStore {
                         hasMore = true
                         return
                     }
-                    tasks.append(columns.task.task(in: row))
+                    columns.task.append(row, to: &tasks)
                     // Only the page's last task gives the cursor.
                     if tasks.count == query.limit {
                         lastKeys = columns.sortKeys.map { row.value($0) }

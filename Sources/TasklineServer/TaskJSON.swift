@@ -18,16 +18,22 @@ public enum TaskJSON {
 
     /// An array of tasks, as one piece of JSON text: a page is written into one buffer, not
     /// into a buffer per task that is then copied.
-    static func encode(_ tasks: [TaskItem]) -> JSON {
+    static func encode(_ tasks: TaskList) -> JSON {
         var out: [UInt8] = []
-        out.reserveCapacity(2 + tasks.reduce(0) { $0 + estimatedSize($1) })
-        out.append(UInt8(ascii: "["))
-        for (index, task) in tasks.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            append(task, to: &out)
+        out.reserveCapacity(2 + tasks.count * fixedSize + 2 * tasks.textByteCount)
+        JSONWriter.write(to: &out) { out in
+            out.put(UInt8(ascii: "["))
+            for position in tasks.indices {
+                if position > 0 { out.put(UInt8(ascii: ",")) }
+                write(tasks, position, to: &out)
+            }
+            out.put(UInt8(ascii: "]"))
         }
-        out.append(UInt8(ascii: "]"))
         return .raw(out)
+    }
+
+    static func encode(_ tasks: [TaskItem]) -> JSON {
+        encode(TaskList(tasks))
     }
 
     /// How deep a task's `meta` may nest (the object itself is level 1). The server sends
@@ -44,72 +50,83 @@ public enum TaskJSON {
         }
     }
 
-    /// Room for a task's JSON: its long texts and the rest, which is rarely past 320 bytes.
+    /// Room for a task's JSON but its texts, which is rarely past 320 bytes.
+    private static let fixedSize = 320
+
     private static func estimatedSize(_ task: TaskItem) -> Int {
-        320 + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count
+        fixedSize + task.title.utf8.count + task.notes.utf8.count + task.meta.utf8.count
     }
 
-    /// Appends the task object to `out`: a stream of tasks (an export) is written into one
-    /// buffer, with no buffer of its own per task.
-    public static func append(_ task: TaskItem, to out: inout [UInt8]) {
-        func key(_ name: StaticString) {
-            JSONWriter.append(name, to: &out)
+    /// Appends the task object to `out`.
+    static func append(_ task: TaskItem, to out: inout [UInt8]) {
+        let tasks = TaskList(CollectionOfOne(task))
+        JSONWriter.write(to: &out) { write(tasks, 0, to: &$0) }
+    }
+
+    /// Writes the task at `position` of `tasks` as the task object, from the bytes the list
+    /// holds: a page, or an export's stream of tasks, is written into one buffer.
+    public static func write(_ tasks: TaskList, _ position: Int, to out: inout JSONOutput) {
+        /// A text the task always has ("" when a stored file holds NULL).
+        func string(_ field: TaskList.Text) {
+            if tasks.withText(position, field, { out.put(utf8String: $0) }) == nil { out.put(#""""#) }
         }
-        func string(_ value: String?) {
-            if let value { JSONWriter.write(value, to: &out) } else { key("null") }
+        func optionalString(_ field: TaskList.Text) {
+            if tasks.withText(position, field, { out.put(utf8String: $0) }) == nil { out.put("null") }
         }
-        func timestamp(_ milliseconds: Int64?) {
-            guard let milliseconds else { return key("null") }
-            out.append(UInt8(ascii: "\""))
-            Timestamp.append(milliseconds: milliseconds, to: &out)
-            out.append(UInt8(ascii: "\""))
-        }
-        key(#"{"id":"#)
-        string(task.id)
-        key(#","title":"#)
-        string(task.title)
-        key(#","notes":"#)
-        string(task.notes)
-        key(task.done ? #","done":true,"priority":"# : #","done":false,"priority":"#)
-        out.append(contentsOf: String(task.priority).utf8)
-        /// The elements of an array of strings, between brackets the caller writes.
-        func strings(_ values: [String]) {
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                string(value)
+        /// The items of `tags` or `dependsOn`, between brackets the caller writes.
+        func strings(_ field: TaskList.Text) {
+            var first = true
+            tasks.forEachItem(position, field) { item in
+                if !first { out.put(UInt8(ascii: ",")) }
+                first = false
+                out.put(utf8String: item)
             }
         }
-        key(#","tags":["#)
-        strings(task.tags)
-        key(#"],"due":"#)
-        string(task.due)
-        key(#","project":"#)
-        string(task.project)
-        key(#","dependsOn":["#)
-        strings(task.dependsOn)
-        key(#"],"wait":"#)
-        string(task.wait)
-        key(#","meta":"#)
-        out.append(contentsOf: task.meta.utf8)
-        if let rule = task.recurrence {
-            key(#","recurrence":{"rule":"#)
-            string(rule)
-            key(#"},"seriesId":"#)
-        } else {
-            key(#","recurrence":null,"seriesId":"#)
+        func timestamp(_ field: TaskList.Number) {
+            guard let milliseconds = tasks.number(position, field) else { return out.put("null") }
+            out.put(UInt8(ascii: "\""))
+            out.put(atMost: Timestamp.maxTextCount) { Timestamp.write(milliseconds: milliseconds, into: $0) }
+            out.put(UInt8(ascii: "\""))
         }
-        string(task.seriesId)
-        key(#","remindAt":"#)
-        string(task.remindAt)
-        key(#","createdAt":"#)
-        timestamp(task.createdAt)
-        key(#","updatedAt":"#)
-        timestamp(task.updatedAt)
-        key(#","completedAt":"#)
-        timestamp(task.completedAt)
-        key(#","version":"#)
-        out.append(contentsOf: String(task.version).utf8)
-        out.append(UInt8(ascii: "}"))
+        out.put(#"{"id":"#)
+        string(.id)
+        out.put(#","title":"#)
+        string(.title)
+        out.put(#","notes":"#)
+        string(.notes)
+        out.put(tasks.number(position, .done) ?? 0 != 0 ? #","done":true,"priority":"# : #","done":false,"priority":"#)
+        out.put(integer: tasks.number(position, .priority) ?? 0)
+        out.put(#","tags":["#)
+        strings(.tags)
+        out.put(#"],"due":"#)
+        optionalString(.due)
+        out.put(#","project":"#)
+        optionalString(.project)
+        out.put(#","dependsOn":["#)
+        strings(.dependsOn)
+        out.put(#"],"wait":"#)
+        optionalString(.wait)
+        out.put(#","meta":"#)
+        if tasks.withText(position, .meta, { out.put(utf8JSON: $0) }) == nil { out.put("{}") }
+        if tasks.withText(position, .recurrence, { _ in }) != nil {
+            out.put(#","recurrence":{"rule":"#)
+            optionalString(.recurrence)
+            out.put(#"},"seriesId":"#)
+        } else {
+            out.put(#","recurrence":null,"seriesId":"#)
+        }
+        optionalString(.seriesId)
+        out.put(#","remindAt":"#)
+        optionalString(.remindAt)
+        out.put(#","createdAt":"#)
+        timestamp(.createdAt)
+        out.put(#","updatedAt":"#)
+        timestamp(.updatedAt)
+        out.put(#","completedAt":"#)
+        timestamp(.completedAt)
+        out.put(#","version":"#)
+        out.put(integer: tasks.number(position, .version) ?? 0)
+        out.put(UInt8(ascii: "}"))
     }
 
     /// What a write answers: the task, or for a deletion `{"id": …, "deleted": true}`; and

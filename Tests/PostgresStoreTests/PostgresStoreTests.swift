@@ -145,7 +145,7 @@ import Testing
             paged += page.tasks
             cursor = page.nextCursor
         } while cursor != nil
-        let whole = try await store.fetch(TaskQuery(sort: sort, limit: 100)).tasks
+        let whole = Array(try await store.fetch(TaskQuery(sort: sort, limit: 100)).tasks)
         #expect(paged == whole)
         #expect(whole.count == 25)
         // Undated tasks come last, in either order.

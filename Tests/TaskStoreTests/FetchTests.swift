@@ -199,7 +199,7 @@ import Testing
     @Test func exportFollowsCreationOrder() async throws {
         let (store, ordered) = try await seeded()
         var exported: [String] = []
-        try await store.exportTasks { exported.append($0.id) }
+        try await store.exportTasks { exported.append(contentsOf: $0.map(\.id)) }
         #expect(exported == ordered)
     }
 

@@ -54,7 +54,7 @@ import Testing
                                                 dependsOn: dependsOn, wait: wait)))
         }
         _ = try await store.apply(operations, atomic: true)
-        let tasks = try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks
+        let tasks = Array(try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks)
         #expect(tasks.count == count)
 
         for filter in Self.filters {
@@ -73,7 +73,7 @@ import Testing
                 // An offset skips across the runs a page is read from.
                 for offset in [1, expected.count / 3, expected.count / 2, max(0, expected.count - 1), expected.count + 5] {
                     let window = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 13, offset: offset))
-                    #expect(window.tasks.map(\.id) == Array(expected.dropFirst(offset).prefix(13)), "\(filter) by \(sort) from \(offset)")
+                    #expect(window.tasks.map { $0.id } == Array(expected.dropFirst(offset).prefix(13)), "\(filter) by \(sort) from \(offset)")
                 }
             }
         }

@@ -12,7 +12,7 @@ import Testing
 
     func exported(_ store: isolated TaskStore) throws -> [TaskItem] {
         var tasks: [TaskItem] = []
-        try store.exportTasks { tasks.append($0) }
+        try store.exportTasks { tasks.append(contentsOf: $0) }
         return tasks
     }
 

@@ -19,7 +19,7 @@ import Testing
     }
 
     func all(_ store: TaskStore) async throws -> [TaskItem] {
-        try await store.fetch(TaskQuery(sort: [SortKey(field: .due)], limit: 1000)).tasks
+        Array(try await store.fetch(TaskQuery(sort: [SortKey(field: .due)], limit: 1000)).tasks)
     }
 
     @Test func completingARecurringTaskCreatesItsNextOccurrenceInTheSameWrite() async throws {

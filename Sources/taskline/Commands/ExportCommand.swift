@@ -51,13 +51,17 @@ enum ExportCommand: Command {
         let output = OutputWriter()
         var count = 0
         if format == .json { try output.write("[") }
-        try store.exportTasks { task in
+        try store.exportTasks { tasks in
             try output.write { out in
-                if format == .json { JSONWriter.append(count == 0 ? "\n" : ",\n", to: &out) }
-                TaskJSON.append(task, to: &out)
-                if format == .jsonl { out.append(0x0A) }
+                JSONWriter.write(to: &out) { json in
+                    for position in tasks.indices {
+                        if format == .json { json.put(count == 0 ? "\n" : ",\n") }
+                        TaskJSON.write(tasks, position, to: &json)
+                        if format == .jsonl { json.put(0x0A) }
+                        count += 1
+                    }
+                }
             }
-            count += 1
         }
         if format == .json { try output.write(count == 0 ? "]\n" : "\n]\n") }
         try output.flush()

@@ -46,7 +46,7 @@ enum ShowCommand: Command {
             if shown?.urgency == .overdue { text = terminal.paint(text, .red) }
             rows.append((name, text))
         }
-        let dependencies = task.dependsOn.isEmpty ? [] : try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks
+        let dependencies = task.dependsOn.isEmpty ? [] : Array(try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks)
         for (index, dependency) in dependencies.enumerated() {
             rows.append((index == 0 ? "Depends on" : "", "\(ids.shortID(for: dependency.id)) \(dependency.done ? "[x]" : "[ ]") \(dependency.title)"))
         }

@@ -1,0 +1,181 @@
+/// Tasks held as a store reads them: every text field's UTF-8 bytes in one buffer, every
+/// number in another. A page is read into it row by row, with no `String` or array made per
+/// field, and written out as JSON from those bytes; a caller that wants `TaskItem`s gets
+/// them made on access.
+///
+/// Tags and dependencies are held as stores hold them: one text, the items joined by
+/// U+001F, which no tag or id can contain.
+public struct TaskList: Sendable, Hashable, RandomAccessCollection {
+    public enum Text: Int, CaseIterable, Sendable {
+        case id, title, notes, tags, due, project, dependsOn, wait, meta, recurrence, seriesId, remindAt
+    }
+
+    public enum Number: Int, CaseIterable, Sendable {
+        case done, priority, createdAt, updatedAt, completedAt, version
+    }
+
+    /// The separator of the items of `tags` and `dependsOn`.
+    public static let itemSeparator: UInt8 = 0x1F
+
+    // Read and written a thousand times a page, from other modules: inlinable, so those
+    // calls are made there, without a generic function's cost.
+    @usableFromInline static let textCount = Text.allCases.count
+    @usableFromInline static let numberCount = Number.allCases.count
+
+    @usableFromInline var bytes: [UInt8] = []
+    /// Per task, per text field: where its bytes start and end in `bytes`.
+    @usableFromInline var textBounds: [Int] = []
+    @usableFromInline var numbers: [Int64] = []
+    /// Per task, which fields are NULL: bit `Text.rawValue`, and bit `textCount +
+    /// Number.rawValue`.
+    @usableFromInline var nulls: [UInt32] = []
+    /// Per task, where its bytes start in `bytes`: they run to the next task's start.
+    @usableFromInline var starts: [Int] = []
+
+    public init() {}
+
+    public init(_ tasks: some Sequence<TaskItem>) {
+        for task in tasks { append(task) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { nulls.count }
+
+    public subscript(position: Int) -> TaskItem {
+        func text(_ field: Text) -> String {
+            withText(position, field) { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+        func optionalText(_ field: Text) -> String? {
+            withText(position, field) { String(decoding: $0, as: UTF8.self) }
+        }
+        func list(_ field: Text) -> [String] {
+            var items: [String] = []
+            forEachItem(position, field) { items.append(String(decoding: $0, as: UTF8.self)) }
+            return items
+        }
+        return TaskItem(
+            id: text(.id), title: text(.title), notes: text(.notes), done: number(position, .done) != 0,
+            priority: Int(number(position, .priority) ?? 0), tags: list(.tags), due: optionalText(.due),
+            project: optionalText(.project), dependsOn: list(.dependsOn), wait: optionalText(.wait),
+            meta: optionalText(.meta) ?? TaskItem.emptyMeta, recurrence: optionalText(.recurrence),
+            seriesId: optionalText(.seriesId), createdAt: number(position, .createdAt) ?? 0,
+            updatedAt: number(position, .updatedAt) ?? 0, completedAt: number(position, .completedAt),
+            version: number(position, .version) ?? 0, remindAt: optionalText(.remindAt))
+    }
+
+    /// The bytes of a task's text field, valid only in `body`; nil when the field is NULL.
+    @inlinable public func withText<R>(_ position: Int, _ field: Text, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard nulls[position] & (1 << field.rawValue) == 0 else { return nil }
+        let slot = 2 * (position * Self.textCount + field.rawValue)
+        let (start, end) = (textBounds[slot], textBounds[slot + 1])
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// Each item of a task's `tags` or `dependsOn`, in order.
+    @inlinable public func forEachItem(_ position: Int, _ field: Text, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        _ = withText(position, field) { joined in
+            var start = 0
+            for end in 0...joined.count where end == joined.count || joined[end] == Self.itemSeparator {
+                if end > start { body(UnsafeBufferPointer(rebasing: joined[start..<end])) }
+                start = end + 1
+            }
+        }
+    }
+
+    @inlinable public func number(_ position: Int, _ field: Number) -> Int64? {
+        guard nulls[position] & (1 << (Self.textCount + field.rawValue)) == 0 else { return nil }
+        return numbers[position * Self.numberCount + field.rawValue]
+    }
+
+    // MARK: Appending
+
+    /// Starts a task whose fields are all NULL, for `set` to fill in.
+    @inlinable public mutating func appendNullTask() {
+        starts.append(bytes.count)
+        textBounds.append(contentsOf: repeatElement(bytes.count, count: 2 * Self.textCount))
+        numbers.append(contentsOf: repeatElement(0, count: Self.numberCount))
+        nulls.append(UInt32.max)
+    }
+
+    /// Sets a text field of the last task; nil makes it NULL.
+    @inlinable public mutating func set(_ field: Text, _ text: UnsafeBufferPointer<UInt8>?) {
+        let position = nulls.count - 1
+        let slot = 2 * (position * Self.textCount + field.rawValue)
+        guard let text else {
+            nulls[position] |= 1 << field.rawValue
+            return
+        }
+        textBounds[slot] = bytes.count
+        bytes.append(contentsOf: text)
+        textBounds[slot + 1] = bytes.count
+        nulls[position] &= ~(1 << field.rawValue)
+    }
+
+    /// Sets a number field of the last task; nil makes it NULL.
+    @inlinable public mutating func set(_ field: Number, _ value: Int64?) {
+        let position = nulls.count - 1
+        let bit = UInt32(1) << (Self.textCount + field.rawValue)
+        guard let value else {
+            nulls[position] |= bit
+            return
+        }
+        numbers[position * Self.numberCount + field.rawValue] = value
+        nulls[position] &= ~bit
+    }
+
+    public mutating func append(_ task: TaskItem) {
+        appendNullTask()
+        func text(_ field: Text, _ text: String?) {
+            guard var text else { return }
+            text.withUTF8 { set(field, $0) }
+        }
+        func list(_ field: Text, _ items: [String]) {
+            text(field, items.joined(separator: String(UnicodeScalar(Self.itemSeparator))))
+        }
+        text(.id, task.id)
+        text(.title, task.title)
+        text(.notes, task.notes)
+        list(.tags, task.tags)
+        text(.due, task.due)
+        text(.project, task.project)
+        list(.dependsOn, task.dependsOn)
+        text(.wait, task.wait)
+        text(.meta, task.meta)
+        text(.recurrence, task.recurrence)
+        text(.seriesId, task.seriesId)
+        text(.remindAt, task.remindAt)
+        set(.done, task.done ? 1 : 0)
+        set(.priority, Int64(task.priority))
+        set(.createdAt, task.createdAt)
+        set(.updatedAt, task.updatedAt)
+        set(.completedAt, task.completedAt)
+        set(.version, task.version)
+    }
+
+    /// Room for `count` more tasks of about `textBytes` bytes of text each.
+    public mutating func reserveCapacity(_ count: Int, textBytes: Int) {
+        bytes.reserveCapacity(bytes.count + count * textBytes)
+        textBounds.reserveCapacity(textBounds.count + 2 * Self.textCount * count)
+        numbers.reserveCapacity(numbers.count + Self.numberCount * count)
+        nulls.reserveCapacity(nulls.count + count)
+        starts.reserveCapacity(starts.count + count)
+    }
+
+    /// The bytes of text the task at `position` holds.
+    public func textByteCount(_ position: Int) -> Int {
+        (position + 1 < starts.count ? starts[position + 1] : bytes.count) - starts[position]
+    }
+
+    /// The bytes of text all the tasks hold.
+    public var textByteCount: Int { bytes.count }
+
+    // Equal when the tasks are: the buffers' layout depends on the order fields were set in.
+    public static func == (a: TaskList, b: TaskList) -> Bool {
+        a.elementsEqual(b)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for task in self { hasher.combine(task) }
+    }
+}
