@@ -78,7 +78,7 @@ public struct JSONOutput {
     /// stored file) are written as `String(decoding:)` reads them, each bad sequence as
     /// U+FFFD (3 bytes for at least 1): a message is always UTF-8.
     public mutating func put(utf8String bytes: UnsafeBufferPointer<UInt8>) {
-        if Self.isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil {
+        if JSONWriter.isUTF8(bytes) {
             put(string: bytes)
         } else {
             var repaired = String(decoding: bytes, as: UTF8.self)
@@ -89,7 +89,7 @@ public struct JSONOutput {
     /// Bytes that are JSON text but may not be UTF-8, such as a stored object: those that are
     /// not are made U+FFFD, as in `put(utf8String:)`.
     public mutating func put(utf8JSON bytes: UnsafeBufferPointer<UInt8>) {
-        if Self.isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil {
+        if JSONWriter.isUTF8(bytes) {
             put(bytes: bytes)
         } else {
             var repaired = String(decoding: bytes, as: UTF8.self)
@@ -132,20 +132,6 @@ public struct JSONOutput {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            if UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
-            offset += 8
-        }
-        while offset < bytes.count {
-            if bytes[offset] >= 0x80 { return false }
-            offset += 1
-        }
-        return true
-    }
 
     /// True when one of the eight bytes of `word` may be below 0x20, a quote or a backslash
     /// (never false when one is): the zero-byte tests of "Bit Twiddling Hacks".

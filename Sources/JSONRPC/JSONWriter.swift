@@ -93,4 +93,41 @@ public enum JSONWriter {
             write(to: &out, bufferSize: 6 * bytes.count + 2) { $0.put(string: bytes) }
         }
     }
+
+    /// True when `bytes` are UTF-8 (Unicode's table 3-7: no overlong form, surrogate or
+    /// code point past U+10FFFF). Eight ASCII bytes are passed at a time; the standard
+    /// library's `String(validating:as:)`, generic over the encoding, costs thousands of
+    /// instructions for a short text.
+    package static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var offset = 0
+        while offset < count {
+            if offset + 8 <= count && UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                offset += 8
+                continue
+            }
+            let lead = bytes[offset]
+            if lead < 0x80 {
+                offset += 1
+                continue
+            }
+            let length: Int
+            var second: ClosedRange<UInt8> = 0x80...0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; second = 0xA0...0xBF
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; second = 0x80...0x9F
+            case 0xF0: length = 4; second = 0x90...0xBF
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; second = 0x80...0x8F
+            default: return false
+            }
+            guard offset + length <= count, second.contains(bytes[offset + 1]) else { return false }
+            for next in (offset + 2)..<(offset + length) where bytes[next] & 0xC0 != 0x80 { return false }
+            offset += length
+        }
+        return true
+    }
 }

@@ -49,3 +49,24 @@ import Testing
         #expect(valid.withUnsafeBufferPointer { bytes in written { $0.put(utf8String: bytes) } } == "prefix \"é😀\"")
     }
 }
+
+extension JSONOutputTests {
+    /// The writer's UTF-8 check against the standard library's, on random byte strings
+    /// that lean towards the edges of the multi-byte forms.
+    @Test func theUTF8CheckAgreesWithTheStandardLibrary() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+                              0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        for _ in 0..<200_000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            let bytes = (0..<length).map { _ in
+                Bool.random(using: &generator) ? edges.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+            }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            #expect(bytes.withUnsafeBufferPointer(JSONWriter.isUTF8) == expected, "\(bytes)")
+        }
+        for text in ["", "ascii only, longer than eight", "é", "😀 and 中文", "\u{10FFFF}", "\u{D7FF}\u{E000}"] {
+            #expect(Array(text.utf8).withUnsafeBufferPointer(JSONWriter.isUTF8))
+        }
+    }
+}
