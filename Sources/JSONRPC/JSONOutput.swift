@@ -23,19 +23,19 @@ public struct JSONOutput {
         used = 0
     }
 
-    @inlinable public mutating func put(_ byte: UInt8) {
+    @inlinable @inline(__always) public mutating func put(_ byte: UInt8) {
         if used == bufferSize { flush() }
         buffer[used] = byte
         used += 1
     }
 
     /// Text that is already JSON, such as a fixed member name.
-    @inlinable public mutating func put(_ text: StaticString) {
+    @inlinable @inline(__always) public mutating func put(_ text: StaticString) {
         put(bytes: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Bytes that are already JSON text.
-    @inlinable public mutating func put(bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always) public mutating func put(bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         if bytes.count > bufferSize - used {
             flush()
@@ -50,7 +50,7 @@ public struct JSONOutput {
 
     /// Writes through `body` at most `count` bytes (no more than 64); `body` returns how many
     /// it wrote.
-    @inlinable public mutating func put(atMost count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable @inline(__always) public mutating func put(atMost count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         if count > bufferSize - used { flush() }
         used += body(buffer + used)
     }

@@ -34,26 +34,27 @@ public enum Timestamp {
             text.update(from: wide, count: wide.count)
             return wide.count
         }
-        func put(_ value: Int64, _ width: Int, at offset: Int) {
-            var value = value
-            for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                text[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-                value /= 10
-            }
+        /// Two digits of `value` (0…99) at `offset`.
+        func two(_ value: Int64, at offset: Int) {
+            text[offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+            text[offset + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
         }
-        put(year, 4, at: 0)
+        let (seconds, millisecond) = (msOfDay / 1000, msOfDay % 1000)
+        two(year / 100, at: 0)
+        two(year % 100, at: 2)
         text[4] = UInt8(ascii: "-")
-        put(month, 2, at: 5)
+        two(month, at: 5)
         text[7] = UInt8(ascii: "-")
-        put(day, 2, at: 8)
+        two(day, at: 8)
         text[10] = UInt8(ascii: "T")
-        put(msOfDay / 3_600_000, 2, at: 11)
+        two(seconds / 3600, at: 11)
         text[13] = UInt8(ascii: ":")
-        put(msOfDay / 60_000 % 60, 2, at: 14)
+        two(seconds / 60 % 60, at: 14)
         text[16] = UInt8(ascii: ":")
-        put(msOfDay / 1000 % 60, 2, at: 17)
+        two(seconds % 60, at: 17)
         text[19] = UInt8(ascii: ".")
-        put(msOfDay % 1000, 3, at: 20)
+        text[20] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millisecond / 100)
+        two(millisecond % 100, at: 21)
         text[23] = UInt8(ascii: "Z")
         return 24
     }
