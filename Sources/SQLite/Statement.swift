@@ -162,6 +162,14 @@ public struct Row {
         return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, column))))
     }
 
+    /// The column's text as UTF-8 bytes, valid only in `body`; nil when the value is NULL
+    /// (SQLite gives a text no pointer only then, or when out of memory): one call fewer
+    /// than asking the type first.
+    @inlinable public func withOptionalUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>?) -> T) -> T {
+        guard let pointer = sqlite3_column_text(statement.handle, column) else { return body(nil) }
+        return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, column))))
+    }
+
     public func optionalText(_ column: Int32) -> String? {
         isNull(column) ? nil : text(column)
     }

@@ -45,8 +45,8 @@ struct TaskColumns: RowLayout {
     /// Appends the row's task to `list`, its texts copied as SQLite's bytes.
     func append(_ row: Row, to list: inout TaskList) {
         list.appendNullTask()
-        for (field, column) in texts where !row.isNull(column) {
-            row.withUTF8(column) { list.set(field, $0) }
+        for (field, column) in texts {
+            row.withOptionalUTF8(column) { if let text = $0 { list.set(field, text) } }
         }
         list.set(.done, row.int64(done))
         list.set(.priority, row.int64(priority))

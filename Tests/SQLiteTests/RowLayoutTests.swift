@@ -51,3 +51,17 @@ import Testing
         }
     }
 }
+
+extension RowLayoutTests {
+    /// A text is read without asking its type: NULL has no bytes at all, an empty text has
+    /// none but is there.
+    @Test func optionalTextTellsNullFromEmpty() throws {
+        let db = try Database(path: directory.file("texts.sqlite"))
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO t (text) VALUES (NULL), (''), ('é')")
+        var read: [[UInt8]?] = []
+        try db.cachedStatement("SELECT text FROM t ORDER BY id").forEachRow([]) { row in
+            read.append(row.withOptionalUTF8(0) { $0.map(Array.init) })
+        }
+        #expect(read == [nil, [], Array("é".utf8)])
+    }
+}
