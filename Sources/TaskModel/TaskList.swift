@@ -29,8 +29,6 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
     /// Per task, which fields are NULL: bit `Text.rawValue`, and bit `textCount +
     /// Number.rawValue`.
     @usableFromInline var nulls: [UInt32] = []
-    /// Per task, where its bytes start in `bytes`: they run to the next task's start.
-    @usableFromInline var starts: [Int] = []
 
     public init() {}
 
@@ -91,7 +89,6 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
 
     /// Starts a task whose fields are all NULL, for `set` to fill in.
     @inlinable public mutating func appendNullTask() {
-        starts.append(bytes.count)
         textBounds.append(contentsOf: repeatElement(bytes.count, count: 2 * Self.textCount))
         numbers.append(contentsOf: repeatElement(0, count: Self.numberCount))
         nulls.append(UInt32.max)
@@ -158,12 +155,6 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
         textBounds.reserveCapacity(textBounds.count + 2 * Self.textCount * count)
         numbers.reserveCapacity(numbers.count + Self.numberCount * count)
         nulls.reserveCapacity(nulls.count + count)
-        starts.reserveCapacity(starts.count + count)
-    }
-
-    /// The bytes of text the task at `position` holds.
-    public func textByteCount(_ position: Int) -> Int {
-        (position + 1 < starts.count ? starts[position + 1] : bytes.count) - starts[position]
     }
 
     /// The bytes of text all the tasks hold.
