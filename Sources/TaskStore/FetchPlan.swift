@@ -70,6 +70,10 @@ struct FetchPlan {
     /// task_blocked_by_priority_due for the blocked tasks, and reads fifty times the rows:
     /// the plan names the index.
     private var readsBlockedByPriority = false
+    /// The same for the blocked tasks under a sort by due date, then priority, in one
+    /// direction: both runs, the dated tasks' and the undated ones', are ranges of
+    /// task_blocked_by_due_priority.
+    private var readsBlockedByDue = false
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
@@ -100,6 +104,8 @@ struct FetchPlan {
         self.sort = sort
         // Read in a run per priority, each along the due date (`priorityRuns`).
         let byPriorityThenDue = sort.count == 2 && sort[0].field == .priority && sort[1].field == .due
+        let byDueThenPriority = sort.count == 2 && sort[0].field == .due && sort[1].field == .priority
+            && sort[0].descending == sort[1].descending
         priorityRunsReadPriorityIndex = byPriorityThenDue && filter.waiting != true
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
@@ -177,6 +183,9 @@ struct FetchPlan {
                 // order: the priority runs read it (`priorityRuns`).
                 add("task.blocked_by > 0", [])
                 readsBlockedByPriority = priorityRunsReadPriorityIndex
+            } else if blocked && byDueThenPriority {
+                add("task.blocked_by > 0", [])
+                readsBlockedByDue = true
             } else if blocked {
                 try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
             } else {
@@ -214,6 +223,8 @@ struct FetchPlan {
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
         startsFromSmallSet = hasSmallSet
+        // A small set is read first and sorted, from no index the plan names.
+        readsBlockedByDue = readsBlockedByDue && !hasSmallSet
         kept = KeptCount(filter)
     }
 
@@ -361,6 +372,7 @@ struct FetchPlan {
     /// CROSS JOIN keeps SQLite reading the taggings first, in their index's order.
     private var source: String {
         if readsBlockedByPriority { return "task INDEXED BY task_blocked_by_priority_due" }
+        if readsBlockedByDue { return "task INDEXED BY task_blocked_by_due_priority" }
         return drivenByTag ? "task_tag CROSS JOIN task ON task.pk = task_tag.task_pk" : "task"
     }
 
@@ -437,7 +449,8 @@ struct FetchPlan {
         let descending = keys[0].descending
         let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
         let undatedKey = cursorValues?.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
-        let undatedClause = keys.count > 2 ? "+" + Schema.undatedClause : Schema.undatedClause
+        // From task_blocked_by_due_priority the undated tasks are its last range.
+        let undatedClause = keys.count > 2 && !readsBlockedByDue ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
             // Backwards, a cursor among the dated tasks is itself the bound that keeps the

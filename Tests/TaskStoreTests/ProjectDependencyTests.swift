@@ -275,6 +275,38 @@ import Testing
         _ = store
     }
 
+    /// More blocked tasks than are read from an index and sorted: a page of them by due
+    /// date, then priority, each way, first or after a cursor in either run (the dated tasks,
+    /// the undated ones), is a range of task_blocked_by_due_priority in order, not every
+    /// task along task_by_due_asc.
+    @Test func blockedTasksByDueThenPriorityAreReadFromTheirOwnIndex() async throws {
+        let store = try makeStore(directory)
+        let blocked = FetchPlan.rareTagCount + 8
+        _ = try await store.create(TaskDraft(id: "open", title: "open"))
+        _ = try await store.apply((0..<blocked + 40).map { index in
+            .create(TaskDraft(title: "t\(index)", priority: index % 4, due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
+                              dependsOn: index < blocked ? ["open"] : []))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        for sort in [[SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)]] {
+            for filter in [TaskFilter(blocked: true), TaskFilter(done: false, blocked: true)] {
+                let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
+                let dated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5)).nextCursor
+                let undated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5, offset: blocked - 20)).nextCursor
+                for cursor in [nil, dated, undated] {
+                    let runs = plan.pageRuns(after: cursor.flatMap(Cursor.init(encoded:)))
+                    #expect(runs.count == (cursor == undated ? 1 : 2), "\(sort)")
+                    for run in runs {
+                        let steps = try queryPlan(run, in: database)
+                        #expect(steps.contains { $0.contains("task_blocked_by_due_priority") }, "\(sort): \(steps)")
+                        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+                    }
+                }
+            }
+        }
+        _ = store
+    }
+
     /// Tasks with two tags too common to be read from the taggings and sorted: a page of
     /// them by priority, then due date, each way, is a run per priority, each a range of
     /// task_by_priority_due in order, not every priority's tasks along task_by_due_asc.
