@@ -78,23 +78,21 @@ public struct JSONOutput {
     /// stored file) are written as `String(decoding:)` reads them, each bad sequence as
     /// U+FFFD (3 bytes for at least 1): a message is always UTF-8.
     public mutating func put(utf8String bytes: UnsafeBufferPointer<UInt8>) {
-        if JSONWriter.isUTF8(bytes) {
-            put(string: bytes)
-        } else {
-            var repaired = String(decoding: bytes, as: UTF8.self)
-            repaired.withUTF8 { put(string: $0) }
-        }
+        Self.asUTF8(bytes) { put(string: $0) }
     }
 
     /// Bytes that are JSON text but may not be UTF-8, such as a stored object: those that are
     /// not are made U+FFFD, as in `put(utf8String:)`.
     public mutating func put(utf8JSON bytes: UnsafeBufferPointer<UInt8>) {
-        if JSONWriter.isUTF8(bytes) {
-            put(bytes: bytes)
-        } else {
-            var repaired = String(decoding: bytes, as: UTF8.self)
-            repaired.withUTF8 { put(bytes: $0) }
-        }
+        Self.asUTF8(bytes) { put(bytes: $0) }
+    }
+
+    /// Calls `body` with `bytes`, or when they are not UTF-8, with `String(decoding:)`'s
+    /// reading of them.
+    private static func asUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if JSONWriter.isUTF8(bytes) { return body(bytes) }
+        var repaired = String(decoding: bytes, as: UTF8.self)
+        repaired.withUTF8(body)
     }
 
     /// Valid UTF-8 `bytes` as a JSON string literal: control characters, the quote and the

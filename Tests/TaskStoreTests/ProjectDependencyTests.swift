@@ -252,10 +252,9 @@ import Testing
         _ = store
     }
 
-    /// More blocked tasks than are read from an index and sorted: a page of them by
-    /// priority, then due date, each way, walks task_blocked_by_priority_due, a run per
-    /// priority, in order, not every task of a priority along task_by_due_asc.
-    @Test func blockedTasksByPriorityThenDueAreReadFromTheirOwnIndex() async throws {
+    /// A store with more blocked tasks than are read from an index and sorted (and 40 that
+    /// are not), a quarter of each priority and a third undated; returns how many are blocked.
+    func storeWithManyBlockedTasks() async throws -> (TaskStore, Int) {
         let store = try makeStore(directory)
         let blocked = FetchPlan.rareTagCount + 8
         _ = try await store.create(TaskDraft(id: "open", title: "open"))
@@ -263,6 +262,14 @@ import Testing
             .create(TaskDraft(title: "t\(index)", priority: index % 4, due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
                               dependsOn: index < blocked ? ["open"] : []))
         }, atomic: true)
+        return (store, blocked)
+    }
+
+    /// More blocked tasks than are read from an index and sorted: a page of them by
+    /// priority, then due date, each way, walks task_blocked_by_priority_due, a run per
+    /// priority, in order, not every task of a priority along task_by_due_asc.
+    @Test func blockedTasksByPriorityThenDueAreReadFromTheirOwnIndex() async throws {
+        let (store, _) = try await storeWithManyBlockedTasks()
         let database = try Database(path: directory.file("tasks.sqlite"))
         for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
             let plan = try FetchPlan(filter: TaskFilter(blocked: true), sort: sort, now: 0, database: database)
@@ -280,13 +287,7 @@ import Testing
     /// the undated ones), is a range of task_blocked_by_due_priority in order, not every
     /// task along task_by_due_asc.
     @Test func blockedTasksByDueThenPriorityAreReadFromTheirOwnIndex() async throws {
-        let store = try makeStore(directory)
-        let blocked = FetchPlan.rareTagCount + 8
-        _ = try await store.create(TaskDraft(id: "open", title: "open"))
-        _ = try await store.apply((0..<blocked + 40).map { index in
-            .create(TaskDraft(title: "t\(index)", priority: index % 4, due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
-                              dependsOn: index < blocked ? ["open"] : []))
-        }, atomic: true)
+        let (store, blocked) = try await storeWithManyBlockedTasks()
         let database = try Database(path: directory.file("tasks.sqlite"))
         for sort in [[SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)]] {
             for filter in [TaskFilter(blocked: true), TaskFilter(done: false, blocked: true)] {
