@@ -156,10 +156,10 @@ public struct Row {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// The column's text as UTF-8 bytes, without making a String of it; valid only in `body`.
-    @inlinable public func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        guard let pointer = sqlite3_column_text(statement.handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return body(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement.handle, column))))
+    /// The column's text as UTF-8 bytes, without making a String of it (NULL's are none);
+    /// valid only in `body`.
+    public func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        withOptionalUTF8(column) { body($0 ?? UnsafeBufferPointer(start: nil, count: 0)) }
     }
 
     /// The column's text as UTF-8 bytes, valid only in `body`; nil when the value is NULL

@@ -94,14 +94,10 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
         nulls.append(UInt32.max)
     }
 
-    /// Sets a text field of the last task; nil makes it NULL.
-    @inlinable public mutating func set(_ field: Text, _ text: UnsafeBufferPointer<UInt8>?) {
+    /// Sets a text field of the last task, which stays NULL until this.
+    @inlinable public mutating func set(_ field: Text, _ text: UnsafeBufferPointer<UInt8>) {
         let position = nulls.count - 1
         let slot = 2 * (position * Self.textCount + field.rawValue)
-        guard let text else {
-            nulls[position] |= 1 << field.rawValue
-            return
-        }
         textBounds[slot] = bytes.count
         bytes.append(contentsOf: text)
         textBounds[slot + 1] = bytes.count

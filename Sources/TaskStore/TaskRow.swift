@@ -55,7 +55,6 @@ struct TaskColumns: RowLayout {
         list.set(.completedAt, row.optionalInt64(completedAt))
         list.set(.version, row.int64(version))
     }
-
 }
 
 /// A page query's columns: a task's, then its sort keys (`FetchPlan.sortKeyColumn`), whose
