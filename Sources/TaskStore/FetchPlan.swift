@@ -63,17 +63,44 @@ struct FetchPlan {
     private var startBound: (column: String, clause: String)?
     /// Under a sort by priority, then due date, whether each priority's run is a range of an
     /// index led by the priority (`priorityRuns`): of task_blocked_by_priority_due for the
-    /// blocked tasks (`readsBlockedByPriority`), else of task_by_priority_due. The waiting
-    /// tasks, one in a hundred, are read along task_waiting_by_due with the priority checked.
+    /// blocked tasks (`blockedIndex`), else of task_by_priority_due. The waiting tasks, one
+    /// in a hundred, are read along task_waiting_by_due with the priority checked.
     private var priorityRunsReadPriorityIndex = false
-    /// SQLite, which has no statistics, takes task_by_priority_due over the partial
-    /// task_blocked_by_priority_due for the blocked tasks, and reads fifty times the rows:
-    /// the plan names the index.
-    private var readsBlockedByPriority = false
-    /// The same for the blocked tasks under a sort by due date, then priority, in one
-    /// direction: both runs, the dated tasks' and the undated ones', are ranges of
-    /// task_blocked_by_due_priority.
-    private var readsBlockedByDue = false
+    /// The index of the blocked tasks alone that holds the page's order, when the filter
+    /// asks for them and the sort has one. SQLite, which has no statistics, takes the full
+    /// index of the sort's order over a partial one and checks fifty times the rows: the
+    /// plan names it.
+    private var blockedIndex: BlockedIndex?
+
+    /// Partial indexes of the blocked tasks (one in 75), each in a sort's order.
+    enum BlockedIndex: String {
+        /// Each priority's run, in due order (`priorityRuns`).
+        case priorityThenDue = "task_blocked_by_priority_due"
+        /// Both runs of `dueRuns`, the dated tasks' and the undated ones', either way.
+        case dueThenPriority = "task_blocked_by_due_priority"
+        /// Both runs of `dueRuns` as well, under a sort by due date alone.
+        case due = "task_blocked_by_due"
+        /// Under a sort by project, then due date, ascending: the tasks with a project, then
+        /// those without (the index's NULL range) by due date.
+        case projectThenDue = "task_blocked_by_project_due_asc"
+        /// The same descending, read backwards. Its key `due_sort_desc` holds the due-date
+        /// order with the undated tasks last in one range, so the tasks without a project are
+        /// one run, not `dueRuns`' two.
+        case projectThenDueDescending = "task_blocked_by_project_due_desc"
+
+        /// The blocked tasks' index for `sort`, if one holds its order.
+        init?(_ sort: [SortKey], priorityRunsReadPriorityIndex: Bool) {
+            let fields = sort.map(\.field)
+            let oneDirection = sort.allSatisfy { $0.descending == sort[0].descending }
+            switch fields {
+            case [.priority, .due] where priorityRunsReadPriorityIndex: self = .priorityThenDue
+            case [.due, .priority] where oneDirection: self = .dueThenPriority
+            case [.due]: self = .due
+            case [.project, .due] where oneDirection: self = sort[0].descending ? .projectThenDueDescending : .projectThenDue
+            default: return nil
+            }
+        }
+    }
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
     var keys: [SortExpression] {
@@ -104,8 +131,6 @@ struct FetchPlan {
         self.sort = sort
         // Read in a run per priority, each along the due date (`priorityRuns`).
         let byPriorityThenDue = sort.count == 2 && sort[0].field == .priority && sort[1].field == .due
-        let byDueThenPriority = sort.count == 2 && sort[0].field == .due && sort[1].field == .priority
-            && sort[0].descending == sort[1].descending
         priorityRunsReadPriorityIndex = byPriorityThenDue && filter.waiting != true
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
@@ -178,14 +203,9 @@ struct FetchPlan {
         if let blocked = filter.blocked {
             if blocked && inCreationOrder {
                 add("task.blocked_by > 0", [])
-            } else if blocked && byPriorityThenDue {
-                // task_blocked_by_priority_due holds each priority's blocked tasks in due
-                // order: the priority runs read it (`priorityRuns`).
+            } else if blocked, let index = BlockedIndex(sort, priorityRunsReadPriorityIndex: priorityRunsReadPriorityIndex) {
                 add("task.blocked_by > 0", [])
-                readsBlockedByPriority = priorityRunsReadPriorityIndex
-            } else if blocked && byDueThenPriority {
-                add("task.blocked_by > 0", [])
-                readsBlockedByDue = true
+                blockedIndex = index
             } else if blocked {
                 try addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], database: database, hasSmallSet: &hasSmallSet)
             } else {
@@ -224,7 +244,7 @@ struct FetchPlan {
         hasDueRange = filter.dueAfter != nil || filter.dueBefore != nil
         startsFromSmallSet = hasSmallSet
         // A small set is read first and sorted, from no index the plan names.
-        readsBlockedByDue = readsBlockedByDue && !hasSmallSet
+        if hasSmallSet { blockedIndex = nil }
         kept = KeptCount(filter)
     }
 
@@ -371,8 +391,7 @@ struct FetchPlan {
 
     /// CROSS JOIN keeps SQLite reading the taggings first, in their index's order.
     private var source: String {
-        if readsBlockedByPriority { return "task INDEXED BY task_blocked_by_priority_due" }
-        if readsBlockedByDue { return "task INDEXED BY task_blocked_by_due_priority" }
+        if let blockedIndex { return "task INDEXED BY " + blockedIndex.rawValue }
         return drivenByTag ? "task_tag CROSS JOIN task ON task.pk = task_tag.task_pk" : "task"
     }
 
@@ -411,7 +430,8 @@ struct FetchPlan {
         if leading == Self.projectlessKey {
             return projectRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
         }
-        if (leading == Schema.dueAscendingKey || leading == Schema.dueDescendingKey) && (keys[0].descending || keys.count > 2) && !startsFromSmallSet {
+        if (leading == Schema.dueAscendingKey || leading == Schema.dueDescendingKey) && (keys[0].descending || keys.count > 2) && !startsFromSmallSet
+            && blockedIndex != .projectThenDueDescending {
             return dueRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
         }
         return [run(selecting: fixed + keys, orderedBy: keys, after: cursorValues, extra: extra, merging: mergesDoneRuns && fixed.isEmpty)]
@@ -450,7 +470,7 @@ struct FetchPlan {
         let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
         let undatedKey = cursorValues?.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
         // From task_blocked_by_due_priority the undated tasks are its last range.
-        let undatedClause = keys.count > 2 && !readsBlockedByDue ? "+" + Schema.undatedClause : Schema.undatedClause
+        let undatedClause = keys.count > 2 && blockedIndex != .dueThenPriority ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
             // Backwards, a cursor among the dated tasks is itself the bound that keeps the

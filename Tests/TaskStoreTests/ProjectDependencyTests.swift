@@ -253,14 +253,17 @@ import Testing
     }
 
     /// A store with more blocked tasks than are read from an index and sorted (and 40 that
-    /// are not), a quarter of each priority and a third undated; returns how many are blocked.
+    /// are not), a quarter of each priority, a third undated and a quarter without a project;
+    /// returns how many are blocked.
     func storeWithManyBlockedTasks() async throws -> (TaskStore, Int) {
         let store = try makeStore(directory)
         let blocked = FetchPlan.rareTagCount + 8
         _ = try await store.create(TaskDraft(id: "open", title: "open"))
-        _ = try await store.apply((0..<blocked + 40).map { index in
-            .create(TaskDraft(title: "t\(index)", priority: index % 4, due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
-                              dependsOn: index < blocked ? ["open"] : []))
+        _ = try await store.apply((0..<blocked + 40).map { (index: Int) -> TaskOperation in
+            let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
+            let project: String? = index % 4 == 1 ? nil : "P\(index % 5)"
+            return .create(TaskDraft(title: "t\(index)", priority: index % 4, due: due, project: project,
+                                     dependsOn: index < blocked ? ["open"] : []))
         }, atomic: true)
         return (store, blocked)
     }
@@ -300,6 +303,39 @@ import Testing
                     for run in runs {
                         let steps = try queryPlan(run, in: database)
                         #expect(steps.contains { $0.contains("task_blocked_by_due_priority") }, "\(sort): \(steps)")
+                        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+                    }
+                }
+            }
+        }
+        _ = store
+    }
+
+    /// More blocked tasks than are read from an index and sorted: a page of them by due date,
+    /// and by project then due date, each way, first or after a cursor in each run (the
+    /// dated tasks and the undated ones; those with a project and those without), is a range
+    /// of the blocked tasks' own index in order, not every task along the sort's own index.
+    @Test func blockedTasksByDueAndByProjectThenDueAreReadFromTheirOwnIndexes() async throws {
+        let (store, blocked) = try await storeWithManyBlockedTasks()
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        let indexes: [([SortKey], String)] = [
+            ([SortKey(field: .due)], "task_blocked_by_due"),
+            ([SortKey(field: .due, descending: true)], "task_blocked_by_due"),
+            ([SortKey(field: .project), SortKey(field: .due)], "task_blocked_by_project_due_asc"),
+            ([SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], "task_blocked_by_project_due_desc"),
+        ]
+        for (sort, index) in indexes {
+            for filter in [TaskFilter(blocked: true), TaskFilter(done: false, blocked: true)] {
+                let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
+                var cursors: [Cursor?] = [nil]
+                for offset in [5, blocked / 2, blocked - 20] {
+                    let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5, offset: offset))
+                    cursors.append(try #require(page.nextCursor.flatMap(Cursor.init(encoded:))))
+                }
+                for cursor in cursors {
+                    for run in plan.pageRuns(after: cursor) {
+                        let steps = try queryPlan(run, in: database)
+                        #expect(steps.contains { $0.split(separator: " ").contains(Substring(index)) }, "\(sort): \(steps)")
                         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
                     }
                 }
