@@ -85,7 +85,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         let text: String
 
         static func == (a: Name, b: Name) -> Bool {
-            a.text.utf8.elementsEqual(b.text.utf8)
+            JSONObject.sameName(a.text, b.text)
         }
 
         func hash(into hasher: inout Hasher) {
@@ -95,7 +95,18 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     private func position(of key: String) -> Int? {
         if let index { return index[Name(text: key)] }
-        return keys.firstIndex { $0.utf8.elementsEqual(key.utf8) }
+        return keys.firstIndex { Self.sameName($0, key) }
+    }
+
+    /// The same UTF-8 bytes. A native string's bytes are compared in place; `elementsEqual`
+    /// of two `UTF8View`s steps an iterator per byte, over a thousand instructions for a
+    /// name, and every request looks its members up.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let same = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in a.elementsEqual(b) }
+        }
+        return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Setting `nil` removes the member.

@@ -83,6 +83,27 @@ import Testing
         #expect(reason(text) == expected)
     }
 
+    /// Member names are compared byte for byte, as JSON compares them: "é" and "e" with a
+    /// combining acute, which Swift's `==` holds equal, are two members, each found by its own
+    /// bytes; so are names that share a prefix, short names and long ones. Past 16 members the
+    /// object keeps an index, which must agree.
+    @Test(arguments: [0, 20])
+    func findsMembersByTheirExactBytes(padding: Int) throws {
+        let names = ["\u{E9}", "e\u{301}", "a", "ab", "b", "a long member name, past fifteen bytes", "a long member name, past fifteen bytez"]
+        let members = names.enumerated().map { "\"\($0.element)\": \($0.offset)" } + (0..<padding).map { "\"p\($0)\": null" }
+        guard case .object(let object) = try parse("{" + members.joined(separator: ", ") + "}") else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.count == names.count + padding)
+        for (value, name) in names.enumerated() {
+            #expect(object[name] == .integer(Int64(value)), "\(name)")
+        }
+        #expect(object["\u{E9}\u{301}"] == nil)
+        #expect(object["a long member name, past fifteen byte"] == nil)
+        #expect(reason(#"{"e\u0301": 1, "e\u0301": 2}"#) == "duplicate member name \"e\u{301}\"")
+    }
+
     @Test func rejectsInvalidUTF8AndNULs() throws {
         #expect(reason([0x22, 0xFF, 0x22]) == "invalid UTF-8 in string")
         #expect(reason([0x22, 0xC3, 0x22]) == "invalid UTF-8 in string")
