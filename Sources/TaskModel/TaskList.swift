@@ -32,9 +32,15 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
 
     public init() {}
 
-    public init(_ tasks: some Sequence<TaskItem>) {
+    /// Inlinable: a generic function called from another module is not specialized, and a
+    /// write's answer is a list of one task.
+    @inlinable public init(_ tasks: some Sequence<TaskItem>) {
+        reserveCapacity(tasks.underestimatedCount, textBytes: Self.typicalTextBytes)
         for task in tasks { append(task) }
     }
+
+    /// About the text of a task with a title and a few tags, its id and times.
+    @usableFromInline static let typicalTextBytes = 128
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { nulls.count }
