@@ -40,7 +40,8 @@ struct Cursor: Equatable {
     init?(encoded: String) {
         guard let bytes = Hex.decode(encoded) else { return nil }
         // Valid UTF-8 as a whole, so every part between separators (ASCII) is valid too.
-        guard String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) else { return nil }
+        var text = String(decoding: bytes, as: UTF8.self)
+        guard text.withUTF8({ $0.elementsEqual(bytes) }) else { return nil }
         var parts = bytes.split(separator: Self.separator, omittingEmptySubsequences: false)
         guard parts.count >= 2 else { return nil }
         signature = String(decoding: parts.removeFirst(), as: UTF8.self)

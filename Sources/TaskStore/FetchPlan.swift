@@ -103,9 +103,7 @@ struct FetchPlan {
     }
 
     /// The sort key expressions, the id tie-breaker last, with their directions.
-    var keys: [SortExpression] {
-        sort.flatMap(Self.expressions(for:)) + [("id", sort.last?.descending ?? false)]
-    }
+    let keys: [SortExpression]
 
     /// A project sorts as two keys, so that the tasks without one come last in either
     /// direction and every key has a value (a row-value comparison with NULL holds for no row).
@@ -129,6 +127,7 @@ struct FetchPlan {
     /// holds for the page. `now` (ms since the epoch) is what `waiting` is judged against.
     init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database) throws {
         self.sort = sort
+        keys = sort.flatMap(Self.expressions(for:)) + [("id", sort.last?.descending ?? false)]
         // Read in a run per priority, each along the due date (`priorityRuns`).
         let byPriorityThenDue = sort.count == 2 && sort[0].field == .priority && sort[1].field == .due
         priorityRunsReadPriorityIndex = byPriorityThenDue && filter.waiting != true
@@ -398,15 +397,34 @@ struct FetchPlan {
     /// One stretch of a page's order. A page is read from its plan's runs in turn, until
     /// it is full: the later runs' tasks all sort after the earlier runs' tasks.
     struct Run {
-        /// The tasks and their sort keys; `LIMIT ?` is its last parameter.
-        var sql: String
-        /// The sort keys alone, of the one task `OFFSET ?` (its last parameter) finds: what
-        /// an offset is turned into a cursor with. With only the keys to read, an index that
-        /// holds them answers without a lookup of each skipped task's row.
-        var keysSQL: String
+        /// `FROM …`, then each arm's `WHERE …`: one, or a merge's two (UNION ALL).
+        fileprivate let source: String
+        fileprivate let arms: [String]
+        /// `ORDER BY …` of the whole query.
+        fileprivate let order: String
+        /// The sort keys, each `AS` its `sortKeyColumn`.
+        fileprivate let keyColumns: String
         var values: [SQLValue]
         /// The run's own clauses, for `countSQL(of:)`.
         var clauses: [String]
+
+        /// The tasks and their sort keys; `LIMIT ?` is its last parameter.
+        var sql: String { query(columns: FetchPlan.taskColumns + ", " + keyColumns) + " LIMIT ?" }
+
+        /// The sort keys alone, of the one task `OFFSET ?` (its last parameter) finds: what
+        /// an offset is turned into a cursor with. With only the keys to read, an index that
+        /// holds them answers without a lookup of each skipped task's row. Made only for an
+        /// offset, not for every page.
+        var keysSQL: String { query(columns: keyColumns) + " LIMIT 1 OFFSET ?" }
+
+        private func query(columns: String) -> String {
+            var query = ""
+            for arm in arms {
+                if !query.isEmpty { query += " UNION ALL " }
+                query += "SELECT " + columns + source + arm
+            }
+            return query + order
+        }
     }
 
     /// The queries for the page after `cursor` (none: the first page), in order.
@@ -526,20 +544,16 @@ struct FetchPlan {
             }
         }
         let keyColumns = selected.indices.map { "\(selected[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
-        let query = { (columns: String) -> String in
-            let select = "SELECT \(columns) FROM \(source)"
-            guard merging else {
-                return select + whereSQL(extra: extra) + " ORDER BY \(Self.order(order))"
-            }
-            // A compound's ORDER BY names result columns, here the sort keys by their names.
-            // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
-            // from task_by_done in order and no further than the page needs.
-            let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
-            return select + whereSQL(extra: ["task.done = 0"] + extra) + " UNION ALL "
-                + select + whereSQL(extra: ["task.done = 1"] + extra) + " ORDER BY \(numbered)"
+        guard merging else {
+            return Run(source: " FROM " + source, arms: [whereSQL(extra: extra)], order: " ORDER BY " + Self.order(order),
+                       keyColumns: keyColumns, values: values, clauses: clauses)
         }
-        return Run(sql: query("\(Self.taskColumns), \(keyColumns)") + " LIMIT ?", keysSQL: query(keyColumns) + " LIMIT 1 OFFSET ?",
-                   values: merging ? values + values : values, clauses: clauses)
+        // A compound's ORDER BY names result columns, here the sort keys by their names.
+        // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
+        // from task_by_done in order and no further than the page needs.
+        let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
+        return Run(source: " FROM " + source, arms: [whereSQL(extra: ["task.done = 0"] + extra), whereSQL(extra: ["task.done = 1"] + extra)],
+                   order: " ORDER BY " + numbered, keyColumns: keyColumns, values: values + values, clauses: clauses)
     }
 
     private static func order(_ keys: [SortExpression]) -> String {
