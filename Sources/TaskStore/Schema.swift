@@ -606,7 +606,7 @@ enum Schema {
             // The blocked tasks by due date, and by project then due date each way (FetchPlan
             // names them): a page of them, first or from a cursor, along task_by_due_asc or
             // task_by_project_due_asc with each task's dependencies checked read 75 tasks for
-            // each one it kept (12–22 ms a page at a million). Only a blocked task writes
+            // each one it kept (up to 22 ms a page at a million). Only a blocked task writes
             // leaves of them.
             try db.execute("""
                 CREATE INDEX task_blocked_by_due ON task (due_sort_asc, id) WHERE blocked_by > 0;

@@ -30,6 +30,8 @@ import Testing
         TaskFilter(done: false, blocked: false, waiting: false),
         // A sort led by project starts from the filter's bound or the cursor's (FetchPlan.projectStartBound).
         TaskFilter(project: "Home"), TaskFilter(done: false, project: "Home"),
+        // The blocked tasks' own indexes (FetchPlan.BlockedIndex), with a project's range in them.
+        TaskFilter(project: "Home", blocked: true),
         // And one led by due, or by priority then due, from the due filter's (FetchPlan.dueStartBound).
         TaskFilter(done: false, dueBefore: "2026-12-14", dueAfter: "2026-12-11"), TaskFilter(dueBefore: "2026-12-13"),
     ]
