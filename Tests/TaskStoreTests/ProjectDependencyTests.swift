@@ -276,13 +276,21 @@ import Testing
         let database = try Database(path: directory.file("tasks.sqlite"))
         for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
             let plan = try FetchPlan(filter: TaskFilter(blocked: true), sort: sort, now: 0, database: database)
-            for run in plan.pageRuns(after: nil) {
-                let steps = try queryPlan(run, in: database)
-                #expect(steps.contains { $0.contains("task_blocked_by_priority_due") }, "\(sort): \(steps)")
-                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
-            }
+            try expectRuns(of: plan, after: [nil], readFrom: "task_blocked_by_priority_due", in: database)
         }
         _ = store
+    }
+
+    /// Expects every run of `plan`'s page after each of `cursors` to be read from `index`,
+    /// in its order: no sort of SQLite's own.
+    func expectRuns(of plan: FetchPlan, after cursors: [Cursor?], readFrom index: String, in database: Database) throws {
+        for cursor in cursors {
+            for run in plan.pageRuns(after: cursor) {
+                let steps = try queryPlan(run, in: database)
+                #expect(steps.contains { $0.split(separator: " ").contains(Substring(index)) }, "\(plan.signature): \(steps)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(plan.signature): \(steps)")
+            }
+        }
     }
 
     /// More blocked tasks than are read from an index and sorted: a page of them by due
@@ -298,14 +306,10 @@ import Testing
                 let dated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5)).nextCursor
                 let undated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5, offset: blocked - 20)).nextCursor
                 for cursor in [nil, dated, undated] {
-                    let runs = plan.pageRuns(after: cursor.flatMap(Cursor.init(encoded:)))
-                    #expect(runs.count == (cursor == undated ? 1 : 2), "\(sort)")
-                    for run in runs {
-                        let steps = try queryPlan(run, in: database)
-                        #expect(steps.contains { $0.contains("task_blocked_by_due_priority") }, "\(sort): \(steps)")
-                        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
-                    }
+                    #expect(plan.pageRuns(after: cursor.flatMap(Cursor.init(encoded:))).count == (cursor == undated ? 1 : 2), "\(sort)")
                 }
+                try expectRuns(of: plan, after: [nil, dated, undated].map { $0.flatMap(Cursor.init(encoded:)) },
+                               readFrom: "task_blocked_by_due_priority", in: database)
             }
         }
         _ = store
@@ -332,13 +336,7 @@ import Testing
                     let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5, offset: offset))
                     cursors.append(try #require(page.nextCursor.flatMap(Cursor.init(encoded:))))
                 }
-                for cursor in cursors {
-                    for run in plan.pageRuns(after: cursor) {
-                        let steps = try queryPlan(run, in: database)
-                        #expect(steps.contains { $0.split(separator: " ").contains(Substring(index)) }, "\(sort): \(steps)")
-                        #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
-                    }
-                }
+                try expectRuns(of: plan, after: cursors, readFrom: index, in: database)
             }
         }
         _ = store
