@@ -85,6 +85,12 @@
                            (lambda () (and taskline--current
                                            (eq taskline--following taskline--current)))))
 
+(defun taskline-test--delete-database (db)
+  "Delete the database file DB with its WAL and shared-memory files."
+  (dolist (suffix '("" "-wal" "-shm"))
+    (when (file-exists-p (concat db suffix))
+      (delete-file (concat db suffix)))))
+
 (defmacro taskline-test--with-database (&rest body)
   "Run BODY with a fresh database, a fresh list, and messages recorded.
 Any taskline message BODY leaves untaken fails the test."
@@ -101,7 +107,8 @@ Any taskline message BODY leaves untaken fails the test."
        (advice-remove 'message #'taskline-test--record-message)
        (when (get-buffer taskline--buffer-name)
          (kill-buffer taskline--buffer-name))
-       (taskline-stop))))
+       (taskline-stop)
+       (taskline-test--delete-database taskline-test--db))))
 
 (defmacro taskline-test--recording-methods (var &rest body)
   "Run BODY with VAR bound to the methods requested meanwhile, newest first."
@@ -295,9 +302,7 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--cli "add" "In the old file")
     (taskline-test--open)
     (taskline-stop)
-    (dolist (suffix '("" "-wal" "-shm"))
-      (when (file-exists-p (concat taskline-test--db suffix))
-        (delete-file (concat taskline-test--db suffix))))
+    (taskline-test--delete-database taskline-test--db)
     (taskline-test--cli "add" "In the new file")
     (taskline-test--recording-methods methods
       (taskline-test--open)
@@ -341,10 +346,14 @@ Any taskline message BODY leaves untaken fails the test."
            (taskline-test--db (make-temp-file "taskline-test" nil ".sqlite"))
            (taskline-database taskline-test--db))
       (delete-file taskline-test--db)
-      (taskline-test--cli "add" "In the second")
-      (taskline-test--press "g")
-      (taskline-test--wait-for-lines '("[ ] In the second"))
-      (should-not (process-live-p (taskline--session-process first))))))
+      (unwind-protect
+          (progn
+            (taskline-test--cli "add" "In the second")
+            (taskline-test--press "g")
+            (taskline-test--wait-for-lines '("[ ] In the second"))
+            (should-not (process-live-p (taskline--session-process first))))
+        (taskline-stop)
+        (taskline-test--delete-database taskline-test--db)))))
 
 (ert-deftest taskline-test-bad-database ()
   "A database file that is not one gives a clear error, and no endless restarts."
