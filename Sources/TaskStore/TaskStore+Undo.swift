@@ -121,20 +121,27 @@ extension TaskStore {
             try withBulkWriteSettings { try writeTransaction {
                 guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
                 let tasks = try tasks(of: target)
-                if !force, let conflict = try conflict(with: target, tasks: tasks) { throw conflict }
+                let before = try rows(of: tasks)
+                if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before) { throw conflict }
                 let snapshots = try snapshots(of: target)
                 let group = GroupRecorder()
                 let first = try key(of: group)
-                try restore(tasks, to: snapshots, group: group)
+                try restore(tasks, to: snapshots, rows: before, group: group)
                 let last = try Schema.newestSeq(in: database)
                 if last >= first { try markGroup(first: first, last: last) }
                 try database.run("INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
                                  [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
                 var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
-                for task in tasks {
-                    if let now = try load(id: task.id) { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
-                }
                 if last >= first { reversal.changes = try changes(from: first, through: last) }
+                // Each change carries its task as it is now; a task the reversal left alone is
+                // as it was loaded before.
+                var changed: [[UInt8]: TaskItem?] = [:]
+                for change in reversal.changes { changed[Array(change.id.utf8)] = change.task }
+                for task in tasks {
+                    let id = Array(task.id.utf8)
+                    let now = changed[id] ?? before[id]?.task
+                    if let now { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
+                }
                 return reversal
             } }
         }
@@ -233,12 +240,25 @@ extension TaskStore {
         return snapshots
     }
 
-    /// The undo conflict `group` meets, if any (`GroupTask.conflict`).
-    private func conflict(with group: StoredGroup, tasks: [GroupTask]) throws -> TaskStoreError? {
+    /// Tasks with their rows' keys, by id bytes.
+    private typealias Rows = [[UInt8]: (pk: Int64, task: TaskItem)]
+
+    /// The rows of `tasks` that exist.
+    private func rows(of tasks: [GroupTask]) throws -> Rows {
+        var rows: Rows = [:]
+        for task in tasks {
+            if let row = try loadWithKey(id: task.id) { rows[Array(task.id.utf8)] = row }
+        }
+        return rows
+    }
+
+    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `rows`: its tasks as they are.
+    private func conflict(with group: StoredGroup, tasks: [GroupTask],
+                          rows: Rows) throws -> TaskStoreError? {
         let deletedSince = try database.cachedStatement(
             "SELECT 1 FROM change WHERE task_id = ? AND kind = 'deleted' AND seq > ? LIMIT 1")
         return try GroupTask.conflict(
-            of: tasks, load: load(id:),
+            of: tasks, load: { rows[Array($0.utf8)]?.task },
             deletedSince: { try deletedSince.firstRow([.text($0), .integer(group.lastSeq)]) { _ in true } ?? false },
             changedSince: { try changedSince(group.lastSeq, among: $0) })
     }
@@ -269,25 +289,28 @@ extension TaskStore {
     /// that are gone with their ids, and sets their dependencies last, once every task they
     /// name exists again. A dependency on a task that no longer exists is left out. Each task
     /// that changes is at its next version (a recreated one, past the version it was deleted
-    /// at); one already as its snapshot is left alone.
-    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: GroupRecorder) throws {
+    /// at); one already as its snapshot is left alone. `rows`: the tasks' rows that exist.
+    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot],
+                         rows: Rows, group: GroupRecorder) throws {
         let now = clock()
         // Rows are written in the order of their keys: FTS5 writes the terms it holds out as
         // a segment whenever a row's key is below the previous one's, so the text index's
         // deletions in random order cost a segment each (six times the work at 1,000 tasks).
         var created: [(pk: Int64, id: String)] = []
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
-            if let (pk, _) = try loadWithKey(id: task.id) { created.append((pk, task.id)) }
+            if let (pk, _) = rows[Array(task.id.utf8)] { created.append((pk, task.id)) }
         }
         for (pk, id) in created.sorted(by: { $0.pk < $1.pk }) {
             try snapshot(taskPK: pk, group: try key(of: group))
             _ = try removeFromDependents(taskPK: pk, id: id, group: group)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
         }
+        // A deletion took the task out of its dependents' dependencies, a new version of each.
+        let rows = created.isEmpty ? rows : try self.rows(of: tasks)
         var restored: [(pk: Int64, snapshot: Snapshot, current: TaskItem?)] = []
         for task in tasks {
             guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
-            if let (pk, current) = try loadWithKey(id: task.id) {
+            if let (pk, current) = rows[Array(task.id.utf8)] {
                 restored.append((pk, snapshot, current))
                 continue
             }

@@ -94,6 +94,39 @@ import Testing
         #expect(try await store.undo()?.deleted.sorted() == ["a", "b"])
     }
 
+    @Test func aTaskTheReversalLeavesAsItIsComesBackAsItIs() async throws {
+        let store = try open()
+        _ = try await store.create(TaskDraft(id: "a", title: "a"))
+        _ = try await store.create(TaskDraft(id: "b", title: "b"))
+        _ = try await store.apply([
+            .update(id: "a", changes: TaskChanges(title: "A"), ifVersion: nil),
+            .update(id: "a", changes: TaskChanges(title: "a"), ifVersion: nil),
+            .update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil),
+        ], atomic: true)
+        let a = try await store.get(id: "a")
+        let undone = try #require(try await store.undo())
+        #expect(undone.tasks.map(\.title) == ["a", "b"] && undone.deleted.isEmpty)
+        #expect(undone.tasks.first == a)
+        #expect(undone.changes.map(\.id) == ["b"])
+    }
+
+    @Test func aDependentTheReversalAlsoChangesIsAnsweredAtItsLastVersion() async throws {
+        let store = try open()
+        _ = try await store.create(TaskDraft(id: "d", title: "d"))
+        _ = try await store.apply([
+            .create(TaskDraft(id: "c", title: "c")),
+            .update(id: "d", changes: TaskChanges(title: "D", dependsOn: ["c"]), ifVersion: nil),
+        ], atomic: true)
+        // Deleting c takes it out of d's dependencies (a version of d) before d is put back.
+        let undone = try #require(try await store.undo())
+        #expect(undone.deleted == ["c"])
+        let d = try #require(undone.tasks.first)
+        #expect(d.title == "d" && d.dependsOn.isEmpty)
+        #expect(d == (try await store.get(id: "d")))
+        let versions = undone.changes.filter { $0.id == "d" }.map(\.version)
+        #expect(versions.count == 2 && versions[0] < versions[1] && versions.last == d.version)
+    }
+
     @Test func scopeConnectionMeansThisStoresOwnGroupsAndDatabaseAnyones() async throws {
         let mine = try open()
         let theirs = try open()
