@@ -14,6 +14,8 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [StatementKey: Statement] = [:]
+    /// What `onCommitToWAL` installed: SQLite holds only a pointer to it.
+    private var walHook: WALHook?
     /// Dynamic queries (fetch with its filter and sort) come in a bounded but large number of
     /// shapes; past this many the cache starts over rather than grow without limit.
     private let statementCacheLimit = 256
@@ -125,6 +127,20 @@ public final class Database {
         }
     }
 
+    /// Replaces SQLite's automatic checkpoint (`sqlite3_wal_hook`): after each commit to the
+    /// WAL, `body` gets the number of frames the WAL holds and says whether this connection
+    /// checkpoints now, passively, as the automatic checkpoint does.
+    public func onCommitToWAL(_ body: @escaping (Int) -> Bool) {
+        let hook = WALHook(body)
+        walHook = hook
+        sqlite3_wal_hook(handle, { context, connection, name, frames in
+            if Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames)) {
+                sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
     /// True when SQLite could open the file only for reading (a read-only file or file system).
     public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
@@ -154,6 +170,14 @@ public final class Database {
     /// which gives a consistent snapshot even while other connections write.
     public func backup(into destination: Database) throws {
         try backup(into: destination, pagesPerStep: -1)
+    }
+}
+
+private final class WALHook {
+    let body: (Int) -> Bool
+
+    init(_ body: @escaping (Int) -> Bool) {
+        self.body = body
     }
 }
 

@@ -16,11 +16,16 @@ public struct StoreOptions: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 5000
     /// When the database does not exist yet, start from a copy of this file.
     public var templatePath: String?
+    /// Checkpoint the WAL on a thread of the store's own (`Checkpointer`) rather than in the
+    /// commit that fills it: for a process that serves writes for long.
+    public var backgroundCheckpoints: Bool
 
-    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil) {
+    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil,
+                backgroundCheckpoints: Bool = false) {
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.templatePath = templatePath
+        self.backgroundCheckpoints = backgroundCheckpoints
     }
 }
 

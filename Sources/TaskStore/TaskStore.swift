@@ -1,4 +1,5 @@
 import EventLoop
+import Logging
 import SQLite
 import Synchronization
 @_exported import TaskModel
@@ -14,6 +15,8 @@ public actor TaskStore {
     private nonisolated let ownsLoop: Bool
 
     let database: Database
+    /// Copies the WAL into the file off the commits (`StoreOptions.backgroundCheckpoints`).
+    private nonisolated let checkpointer: Checkpointer?
     let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked (see `currentDataVersion`).
     private var dataVersion: Int64 = 0
@@ -31,7 +34,9 @@ public actor TaskStore {
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
     public init(path: String, options: StoreOptions = StoreOptions(), loop: EventLoop? = nil,
                 origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
-        self.database = try StoreFile.open(path: path, options: options)
+        let database = try StoreFile.open(path: path, options: options)
+        self.database = database
+        checkpointer = options.backgroundCheckpoints ? Self.checkpointer(for: database) : nil
         self.clock = clock
         self.path = path
         self.origin = origin
@@ -42,13 +47,31 @@ public actor TaskStore {
     deinit {
         // First, so that the watch's descriptor is closed by the loop before it stops.
         watcher.withLock { $0 = nil }
+        // Before the store's connection closes, so that the last to close is the one that
+        // checkpoints the WAL and removes it.
+        checkpointer?.stop()
         if ownsLoop { loop.stop(exitCode: 0) }
     }
 
     /// Closes the database: the last step before the process exits.
     public func close() {
         watcher.withLock { $0 = nil }
+        checkpointer?.stop()
         database.close()
+    }
+
+    /// A checkpointer for `database`'s file, which its commits call on; nil, leaving SQLite's
+    /// automatic checkpoint, where there is no file to write or a second connection fails.
+    private static func checkpointer(for database: Database) -> Checkpointer? {
+        guard database.path != StoreFile.memoryPath, !database.isReadOnly else { return nil }
+        do {
+            let checkpointer = try Checkpointer(path: database.path)
+            database.onCommitToWAL(checkpointer.committed(frames:))
+            return checkpointer
+        } catch {
+            Log.warning("checkpoints stay in the commits that fill the WAL: \(error)")
+            return nil
+        }
     }
 
     /// Calls `onChange` when another process may have committed (on the loop's thread, or
@@ -79,6 +102,8 @@ public actor TaskStore {
     /// data by itself (a copy or backup of it alone is complete). A no-op while another
     /// connection still reads an older snapshot.
     public func checkpoint() throws {
+        // Two checkpoints of one file do not run at once: the second fails at once.
+        checkpointer?.finish()
         try translatingSQLiteErrors { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 

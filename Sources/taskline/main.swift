@@ -62,7 +62,10 @@ let location = StoreLocation(options.databasePath)
 let store: any TaskStoring
 do {
     switch location {
-    case .sqlite(let path): store = try TaskStore(path: path, options: options.store, loop: loop)
+    case .sqlite(let path):
+        var storeOptions = options.store
+        storeOptions.backgroundCheckpoints = true
+        store = try TaskStore(path: path, options: storeOptions, loop: loop)
     case .postgresql(let connectionString):
         store = try PostgresTaskStore(connectionString: connectionString,
                                       lockTimeoutMilliseconds: options.store.busyTimeoutMilliseconds, loop: loop)

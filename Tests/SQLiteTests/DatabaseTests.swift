@@ -27,6 +27,31 @@ import Testing
         #expect(optional == nil)
     }
 
+    @Test func aCommitToTheWALTellsItsFramesAndCheckpointsOnlyWhenTold() throws {
+        let path = directory.file("test.sqlite")
+        let db = try open()
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("CREATE TABLE t (s TEXT)")
+        var frames: [Int] = []
+        var checkpointNow = false
+        db.onCommitToWAL { count in
+            frames.append(count)
+            return checkpointNow
+        }
+        func size() throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) }
+        let before = try size()
+        // Four or five pages a row: past SQLite's automatic checkpoint (1,000 frames), which
+        // the hook replaces.
+        let row = String(repeating: "x", count: 12_000)
+        for _ in 0..<300 { try db.run("INSERT INTO t VALUES (?)", [.text(row)]) }
+        #expect(frames.count == 300 && frames == frames.sorted() && frames.last! > 1000)
+        #expect(try size() == before)
+        checkpointNow = true
+        try db.run("INSERT INTO t VALUES (?)", [.text(row)])
+        #expect(try size() > before + 300 * row.utf8.count)
+        #expect(try db.integer("SELECT count(*) FROM t") == 301)
+    }
+
     @Test func textWithQuotesAndNULsIsBoundNotSpliced() throws {
         let db = try open()
         try db.execute("CREATE TABLE t (s TEXT)")

@@ -1,0 +1,71 @@
+import Dispatch
+import Logging
+import SQLite
+import Synchronization
+
+/// Copies the store's WAL into the database file on a thread of its own, over a connection
+/// of its own, so that the commit that fills the WAL answers without waiting for the copy.
+///
+/// SQLite's automatic checkpoint runs in the committing call once the WAL holds 1,000
+/// frames: it copies every frame into the database file and syncs the WAL before and the
+/// file after. A write of a thousand tasks spread over a large file fills more by itself, so
+/// each paid for a whole checkpoint before its answer (docs/performance.md, "Undo and redo"). SQLite
+/// runs a checkpoint beside the writes and reads of other connections ("Application-
+/// Initiated Checkpoints" in its WAL documentation), and a checkpoint cut short by a crash
+/// or power loss leaves the WAL to be copied again.
+///
+/// A checkpoint copies the frames the WAL holds when it starts; the WAL starts over only
+/// when a write finds all of them copied. A writer that never pauses could keep that from
+/// happening, so past `inlineFrames` the committing connection checkpoints itself, as
+/// SQLite would have.
+///
+/// The connection is used only on `queue`; it is opened by `init`, so that a file this
+/// process cannot open twice leaves the store with SQLite's automatic checkpoint.
+final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is the queue's alone
+    /// The WAL's size, in frames, at which a commit asks for a checkpoint: SQLite's own
+    /// threshold (`wal_autocheckpoint`).
+    static let frames = 1000
+    /// The WAL's size at which the committing connection checkpoints itself.
+    static let inlineFrames = 8 * frames
+
+    private let queue = DispatchQueue(label: "taskline.checkpoint")
+    private let connection: Database
+    /// A checkpoint is queued and has not started: another request adds nothing.
+    private let queued = Atomic<Bool>(false)
+
+    init(path: String) throws {
+        connection = try Database(path: path, mode: .readWrite)
+    }
+
+    /// What the store's connection does after a commit that left `frames` frames in the
+    /// WAL: asks for a checkpoint here, and returns true when it must checkpoint itself.
+    func committed(frames: Int) -> Bool {
+        if frames >= Self.inlineFrames { return true }
+        if frames >= Self.frames { request() }
+        return false
+    }
+
+    /// Queues a checkpoint, unless one is queued already. One that is running copies only
+    /// the frames it found, so a request made meanwhile queues the next.
+    private func request() {
+        guard !queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            queued.store(false, ordering: .releasing)
+            do {
+                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            } catch {
+                Log.debug("a checkpoint failed: \(error)")
+            }
+        }
+    }
+
+    /// Waits for the checkpoints asked for so far.
+    func finish() {
+        queue.sync {}
+    }
+
+    /// Waits for the checkpoints asked for so far, then closes the connection.
+    func stop() {
+        queue.sync { connection.close() }
+    }
+}
