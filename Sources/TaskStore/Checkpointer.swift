@@ -8,11 +8,11 @@ import Synchronization
 ///
 /// SQLite's automatic checkpoint runs in the committing call once the WAL holds 1,000
 /// frames: it copies every frame into the database file and syncs the WAL before and the
-/// file after. A write of a thousand tasks spread over a large file fills more by itself, so
-/// each paid for a whole checkpoint before its answer (docs/performance.md, "Undo and redo"). SQLite
-/// runs a checkpoint beside the writes and reads of other connections ("Application-
-/// Initiated Checkpoints" in its WAL documentation), and a checkpoint cut short by a crash
-/// or power loss leaves the WAL to be copied again.
+/// file after. A write of a thousand tasks spread over a large file fills more by itself,
+/// so each paid for a whole checkpoint before its answer (docs/performance.md, "Undo and
+/// redo"). SQLite runs a checkpoint beside the writes and reads of other connections
+/// ("Application-Initiated Checkpoints" in its WAL documentation), and a checkpoint cut
+/// short by a crash or power loss leaves the WAL to be copied again.
 ///
 /// A checkpoint copies the frames the WAL holds when it starts; the WAL starts over only
 /// when a write finds all of them copied. A writer that never pauses could keep that from
