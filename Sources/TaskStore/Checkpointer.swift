@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// The connection is used only on `queue`; it is opened by `init`, so that a file this
 /// process cannot open twice leaves the store with SQLite's automatic checkpoint.
-final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is the queue's alone
+final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is the queue's alone, `askedAt` the store's
     /// The WAL's size, in frames, at which a commit asks for a checkpoint: SQLite's own
     /// threshold (`wal_autocheckpoint`).
     static let frames = 1000
@@ -37,11 +37,22 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         connection = try Database(path: path, mode: .readWrite)
     }
 
+    /// The WAL's size when a checkpoint was last asked for. Read and written only by the
+    /// store's connection, in `committed`.
+    private var askedAt = 0
+
     /// What the store's connection does after a commit that left `frames` frames in the
-    /// WAL: asks for a checkpoint here, and returns true when it must checkpoint itself.
+    /// WAL: asks for a checkpoint here once the WAL holds `frames` more than when it last
+    /// asked (as often as SQLite's automatic checkpoint: one per commit would keep the
+    /// queue copying and syncing a few frames at a time), and returns true when it must
+    /// checkpoint itself.
     func committed(frames: Int) -> Bool {
+        if frames < askedAt { askedAt = 0 }  // the WAL started over
         if frames >= Self.inlineFrames { return true }
-        if frames >= Self.frames { request() }
+        if frames >= askedAt + Self.frames {
+            askedAt = frames
+            request()
+        }
         return false
     }
 
