@@ -141,6 +141,15 @@ public final class Database {
         }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
+    /// Copies what it can of the WAL into the database file without waiting for any lock
+    /// (`sqlite3_wal_checkpoint_v2`, `SQLITE_CHECKPOINT_PASSIVE`). Unlike the pragma, it
+    /// needs no schema: a connection that only checkpoints never reads it.
+    public func checkpointPassively() throws {
+        try checkOpen("sqlite3_wal_checkpoint_v2")
+        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard result == SQLITE_OK else { throw SQLiteError(resultCode: result, connection: handle) }
+    }
+
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
     /// True when SQLite could open the file only for reading (a read-only file or file system).
     public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }

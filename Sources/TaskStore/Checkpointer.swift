@@ -35,6 +35,9 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
 
     init(path: String) throws {
         connection = try Database(path: path, mode: .readWrite)
+        // A connection finds the WAL in its first read, and a checkpoint before it copies
+        // nothing. The header's cookie is read without the schema.
+        _ = try connection.userVersion()
     }
 
     /// The WAL's size when a checkpoint was last asked for. Read and written only by the
@@ -63,7 +66,7 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         queue.async { [self] in
             queued.store(false, ordering: .releasing)
             do {
-                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                try connection.checkpointPassively()
             } catch {
                 Log.debug("a checkpoint failed: \(error)")
             }
