@@ -329,6 +329,15 @@ for size in options.sizes {
         // baseline, which expects its tables, opens it.
         let server = spawn(db)
         server.initialize()
+        // Each writes part adds its tasks to a kept file: past its size, every figure of it
+        // is of a larger file than its label says.
+        if case .integer(let count) = server.call("tasks/fetch", #"{"limit":1,"includeTotal":true}"#)["total"], Int(count) != size {
+            FileHandle.standardError.write(Data("""
+                size \(size): the kept file holds \(count) tasks, and its figures are of them; \
+                delete it for a file of \(size)
+
+                """.utf8))
+        }
         server.shutdown()
     } else {
         FileHandle.standardError.write(Data("size \(size): populating…\n".utf8))
