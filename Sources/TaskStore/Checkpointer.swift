@@ -35,6 +35,9 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
 
     init(path: String) throws {
         connection = try Database(path: path, mode: .readWrite)
+        // Whatever the library's default: at any level but OFF, a checkpoint syncs the WAL
+        // before it copies a frame and the file before the WAL can start over.
+        try connection.execute("PRAGMA synchronous = FULL")
         // A connection finds the WAL in its first read, and a checkpoint before it copies
         // nothing. The header's cookie is read without the schema.
         _ = try connection.userVersion()

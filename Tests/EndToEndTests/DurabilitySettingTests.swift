@@ -30,6 +30,39 @@ import Testing
         return lines.filter { $0.contains("sync(") }.count
     }
 
+    /// The syncs of the threads the server started (its checkpoints': `Checkpointer`) while
+    /// it answered `applies` applies of 100 creates each, with `--durability normal`: the
+    /// `fsync` and `fdatasync` calls of the thread ids that `clone` returned.
+    private func checkpointThreadSyncs(applies: Int) throws -> Int {
+        let directory = TemporaryDirectory()
+        let trace = directory.file("syncs.trace")
+        let server = try ServerProcess(
+            ["-f", "-qq", "-e", "trace=fsync,fdatasync,clone,clone3", "-o", trace, ServerProcess.binaryPath,
+             "--db", directory.file("tasks.sqlite"), "--durability", "normal"],
+            executable: "/usr/bin/strace")
+        try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
+        for id in 1...applies {
+            let creates = (0..<100).map { #"{"create":{"title":"task \#(id) \#($0)"}}"# }.joined(separator: ",")
+            let response = try server.call(id, "tasks/apply", #"{"operations":[\#(creates)]}"#)
+            #expect(response["result"] != nil, "\(response)")
+        }
+        // The exit waits for the checkpoint the commits asked for.
+        #expect(try server.call(0, "shutdown")["result"] == .null)
+        server.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+        #expect(server.waitForExit() == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let threads = Set(lines.filter { $0.contains("clone") }.compactMap { $0.split(separator: "= ").last.map(String.init) })
+        return lines.filter { $0.contains("sync(") && threads.contains(String($0.prefix { $0 != " " })) }.count
+    }
+
+    @Test func backgroundCheckpointsSyncWithNormal() throws {
+        // 3,000 creates fill some 1,300 WAL frames, past the 1,000 at which a commit asks
+        // for a checkpoint; 100 fill none.
+        let many = try checkpointThreadSyncs(applies: 30)
+        #expect(many >= 2, "the checkpoints' thread synced \(many) times: the WAL before it copies, the file after")
+        #expect(try checkpointThreadSyncs(applies: 1) == 0)
+    }
+
     @Test func fullSyncsEveryCommitAndNormalNone() throws {
         // The difference between 25 and 5 creates leaves out what start-up and exit sync.
         let full = try syncCalls(durability: "full", creates: 25) - syncCalls(durability: "full", creates: 5)

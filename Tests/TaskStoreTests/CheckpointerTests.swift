@@ -16,7 +16,7 @@ import Testing
     @Test func theWALReachesTheFileOffTheCommitsAndNothingIsLost() async throws {
         let path = directory.file("tasks.sqlite")
         let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
-        let frame = 2048 + 24
+        let frame = StoreFile.newFilePageSize + 24  // a page and its frame header
         let before = size(path)
         // Past the checkpointer's threshold, well short of the frames at which a commit
         // checkpoints by itself: what reaches the file, the thread copied.
