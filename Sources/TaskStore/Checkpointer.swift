@@ -17,7 +17,8 @@ import Synchronization
 /// A checkpoint copies the frames the WAL holds when it starts; the WAL starts over only
 /// when a write finds all of them copied. A writer that never pauses could keep that from
 /// happening, so past `inlineFrames` the committing connection checkpoints itself, as
-/// SQLite would have.
+/// SQLite would have: it copies only the frames this thread has not, but it waits for the
+/// sync of the file they go to.
 ///
 /// The connection is used only on `queue`; it is opened by `init`, so that a file this
 /// process cannot open twice leaves the store with SQLite's automatic checkpoint.
@@ -25,7 +26,9 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     /// The WAL's size, in frames, at which a commit asks for a checkpoint: SQLite's own
     /// threshold (`wal_autocheckpoint`).
     static let frames = 1000
-    /// The WAL's size at which the committing connection checkpoints itself.
+    /// The WAL's size at which the committing connection checkpoints itself. Raising it
+    /// moves the waits rather than removing them: writes in a row that outrun the copies
+    /// wait for them somewhere (docs/performance.md, "Undo and redo").
     static let inlineFrames = 8 * frames
 
     private let queue = DispatchQueue(label: "taskline.checkpoint")

@@ -22,22 +22,32 @@ import Testing
         // checkpoints by itself: what reaches the file, the thread copied.
         var created = 0
         while size(path + "-wal") < (Checkpointer.frames + 200) * frame {
-            _ = try await store.apply((0..<100).map { .create(TaskDraft(title: "task \(created + $0)")) }, atomic: true)
+            _ = try await store.apply((0..<100).map { .create(TaskDraft(id: "t\(created + $0)", title: "task \(created + $0)")) },
+                                      atomic: true)
             created += 100
         }
         let deadline = Date().addingTimeInterval(10)
         while size(path) == before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(size(path) > before)
         // A writer that never pauses: the WAL starts over only once a write finds all of it
-        // copied, which the commit past `inlineFrames` sees to. These write twice as many
-        // frames as that.
-        for round in 0..<400 {
-            _ = try await store.apply((0..<100).map { .create(TaskDraft(title: "more \(round) \($0)")) }, atomic: true)
+        // copied, which the commit past `inlineFrames` sees to. Each round renames 100 tasks
+        // spread over the file, writing their leaves of the table and of the title index
+        // and their snapshots, over 150 frames: the rounds write twice `inlineFrames` frames
+        // and more.
+        let stride = created / 100
+        let rounds = 2 * Checkpointer.inlineFrames / 100
+        for round in 0..<rounds {
+            let renames = (0..<100).map { index in
+                TaskOperation.update(id: "t\(index * stride + round % stride)", changes: TaskChanges(title: "renamed \(round) \(index)"),
+                                     ifVersion: nil)
+            }
+            _ = try await store.apply(renames, atomic: true)
         }
         #expect(size(path + "-wal") < (Checkpointer.inlineFrames + Checkpointer.frames) * frame)
         await store.close()
         let database = try Database(path: path)
-        #expect(try database.integer("SELECT count(*) FROM task") == Int64(created + 40_000))
+        #expect(try database.integer("SELECT count(*) FROM task") == Int64(created))
+        #expect(try database.integer("SELECT count(*) FROM task WHERE title LIKE 'renamed \(rounds - 1) %'") == 100)
         #expect(try database.cachedStatement("PRAGMA integrity_check").firstRow { $0.text(0) } == "ok")
     }
 }
