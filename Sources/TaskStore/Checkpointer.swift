@@ -35,6 +35,9 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     private let connection: Database
     /// A checkpoint is queued and has not started: another request adds nothing.
     private let queued = Atomic<Bool>(false)
+    /// The WAL's size when a checkpoint last found every frame of it copied, until the
+    /// store's connection reads it; 0 for none.
+    private let copiedWhole = Atomic<Int>(0)
 
     init(path: String) throws {
         connection = try Database(path: path, mode: .readWrite)
@@ -46,9 +49,10 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         _ = try connection.userVersion()
     }
 
-    /// The WAL's size when a checkpoint was last asked for. Read and written only by the
-    /// store's connection, in `committed`.
+    /// The WAL's size when a checkpoint was last asked for, and after the last commit.
+    /// Read and written only by the store's connection, in `committed`.
     private var askedAt = 0
+    private var committedAt = 0
 
     /// What the store's connection does after a commit that left `frames` frames in the
     /// WAL: asks for a checkpoint here once the WAL holds `frames` more than when it last
@@ -56,7 +60,15 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     /// queue copying and syncing a few frames at a time), and returns true when it must
     /// checkpoint itself.
     func committed(frames: Int) -> Bool {
-        if frames < askedAt { askedAt = 0 }  // the WAL started over
+        // A WAL smaller than after the last commit started over. So did, most likely, one
+        // whose write began after a checkpoint had copied all the last commit left, and a
+        // write that fills more frames than that commit did leaves it larger: counted from
+        // the last request, it would wait for the next write to be copied. (When the WAL
+        // did not start over, the request this makes copies the frames since.)
+        if frames < committedAt || copiedWhole.exchange(0, ordering: .acquiringAndReleasing) == committedAt {
+            askedAt = 0
+        }
+        committedAt = frames
         if frames >= Self.inlineFrames { return true }
         if frames >= askedAt + Self.frames {
             askedAt = frames
@@ -72,7 +84,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         queue.async { [self] in
             queued.store(false, ordering: .releasing)
             do {
-                try connection.checkpointPassively()
+                let wal = try connection.checkpointPassively()
+                if wal.frames > 0, wal.copied == wal.frames { copiedWhole.store(wal.frames, ordering: .releasing) }
             } catch {
                 Log.debug("a checkpoint failed: \(error)")
             }

@@ -13,6 +13,26 @@ import Testing
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
+    /// The frames the WAL of the file at `path` holds and how many of them are in the file,
+    /// from the header of its WAL index (SQLite's walformat.html: `mxFrame` at byte 16 of
+    /// the `-shm` file, `nBackfill` at byte 96, in the machine's byte order).
+    func walIndex(_ path: String) -> (frames: Int, copied: Int) {
+        guard let header = FileManager.default.contents(atPath: path + "-shm"), header.count >= 100 else { return (0, 0) }
+        func word(_ offset: Int) -> Int { Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }) }
+        return (word(16), word(96))
+    }
+
+    /// The WAL index once a checkpoint has copied every frame, or as it is after ten seconds.
+    func copiedWhole(_ path: String) async throws -> (frames: Int, copied: Int) {
+        let deadline = Date().addingTimeInterval(10)
+        var wal = walIndex(path)
+        while wal.frames == 0 || wal.copied < wal.frames, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            wal = walIndex(path)
+        }
+        return wal
+    }
+
     @Test func theWALReachesTheFileOffTheCommitsAndNothingIsLost() async throws {
         let path = directory.file("tasks.sqlite")
         let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
@@ -49,5 +69,25 @@ import Testing
         #expect(try database.integer("SELECT count(*) FROM task") == Int64(created))
         #expect(try database.integer("SELECT count(*) FROM task WHERE title LIKE 'renamed \(rounds - 1) %'") == 100)
         #expect(try database.cachedStatement("PRAGMA integrity_check").firstRow { $0.text(0) } == "ok")
+    }
+
+    /// A write that begins on a WAL copied whole starts it over; when it fills more frames
+    /// than the commit before it, the WAL is larger than when a checkpoint was last asked
+    /// for, by less than `Checkpointer.frames`. It is copied all the same, without another
+    /// write to ask.
+    @Test func aWriteThatStartsTheWALOverIsCopiedWithoutAnother() async throws {
+        let path = directory.file("tasks.sqlite")
+        let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
+        let firstTasks = 4000
+        _ = try await store.apply((0..<firstTasks).map { .create(TaskDraft(title: "first \($0)")) }, atomic: true)
+        let first = try await copiedWhole(path)
+        #expect(first.frames >= Checkpointer.frames && first.copied == first.frames)
+        let secondTasks = firstTasks * (first.frames + Checkpointer.frames / 2) / first.frames
+        _ = try await store.apply((0..<secondTasks).map { .create(TaskDraft(title: "second \($0)")) }, atomic: true)
+        let second = walIndex(path).frames
+        try #require(second > first.frames && second < first.frames + Checkpointer.frames)
+        let copied = try await copiedWhole(path)
+        #expect(copied.frames == second && copied.copied == second)
+        await store.close()
     }
 }
