@@ -250,10 +250,10 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     // Titles no file holds yet: a kept file (`--databases`) may already hold the titles
     // an apply would set, which would then change nothing and leave nothing to undo. Each
     // title sorts at a place of its own, and each priority is drawn as the file's were, so
-    // that every run on a kept file moves as many index entries between leaves as the
-    // first: titles sharing a prefix sit together in the title index, and once a run had
-    // left them there, with the priorities all set to one value, a reversal at a million
-    // tasks wrote 1,600 WAL frames where the first run's wrote 5,500.
+    // that every run on a kept file moves as many index entries between leaves as one on a
+    // fresh file: titles sharing a prefix sit together in the title index, and on a file a
+    // run has left them on, with the priorities at one value, a reversal at a million
+    // tasks writes 1,600 WAL frames where one on a fresh file writes 5,500.
     let run = Int(Date().timeIntervalSince1970 * 1000)
     let operations = (0..<min(size, 1000)).map { index in
         let title = "Task \(benchChoice(run, UInt64(1000 + index), of: max(size, 1000))) undo bench \(index) \(run)"
