@@ -9,10 +9,14 @@ import SQLite
 /// file that took long however few tasks matched. So the index is first asked, for a
 /// few of the needle's trigrams, how many tasks hold each, counting no further than
 /// `commonCount`; the query then asks only for the rarest ones. When every trigram is
-/// common, so is the needle, most likely: the index is not used, and the scan in sort order
-/// finds a page of matches early.
+/// common, the tasks that hold all of them together are counted the same way: common
+/// trigrams often meet in few tasks ("d12" and "12 " in a million titles "Task N wordM",
+/// each in some 10,000, together in 999), and a scan in sort order then reads every task
+/// for a page it never fills. Only when they meet in `commonCount` tasks or more is the
+/// index left out, and the scan finds a page of matches early, most likely.
 enum TextIndex {
-    /// A trigram in this many tasks or more narrows too little to be worth reading.
+    /// A trigram, or the needle's trigrams together, in this many tasks or more narrows
+    /// too little to be worth reading.
     static let commonCount = 4096
     /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
     static let maxProbes = 12
@@ -29,19 +33,26 @@ enum TextIndex {
         let probe = try database.cachedStatement(
             "SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
         var counted: [(term: String, count: Int)] = []
-        var seen = Set<String>()
+        var probed: [String] = []
         for start in stride(from: 0, to: trigramCount, by: step).prefix(maxProbes) {
             var trigram = String.UnicodeScalarView()
             trigram.append(contentsOf: scalars[start..<(start + 3)])
             let term = quoted(String(trigram))
-            guard seen.insert(term).inserted else { continue }
+            guard !probed.contains(term) else { continue }
+            probed.append(term)
             let count = try probe.firstRow([.text(term), .integer(Int64(commonCount))]) { $0.int(0) } ?? 0
             // No task holds this trigram, so none holds the needle: the index says so at once.
             if count == 0 { return term }
             if count < commonCount { counted.append((term, count)) }
         }
-        guard !counted.isEmpty else { return nil }
-        return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
+        guard counted.isEmpty else {
+            return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
+        }
+        // FTS5 skips along each list to the next task that the others hold, so the count
+        // reads little of the longest lists.
+        let together = probed.joined(separator: " AND ")
+        let count = try probe.firstRow([.text(together), .integer(Int64(commonCount))]) { $0.int(0) } ?? 0
+        return count < commonCount ? together : nil
     }
 
     /// How many texts may wait, to go into the index (`task_text_pending`) or out of it

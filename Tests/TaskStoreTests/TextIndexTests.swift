@@ -26,6 +26,38 @@ import Testing
     }
 }
 
+/// Trigrams each in half the tasks can meet in a few: "alpha delta" is in one task of 500
+/// here, while every trigram of it is in thousands of "alpha beta …" or "gamma delta …".
+/// Asked for together they narrow the needle to those few, where a scan in sort order would
+/// read every task; together in thousands they are left out.
+@Suite struct CommonTrigramsTests {
+    let directory = TemporaryDirectory()
+
+    @Test func commonTrigramsThatMeetInFewTasksAreAskedForTogether() async throws {
+        let store = try makeStore(directory)
+        let half = TextIndex.commonCount + 100
+        let titles = (0..<2 * half).map { $0 % 500 == 0 ? "alpha delta \($0)" : $0 < half ? "alpha beta \($0)" : "gamma delta \($0)" }
+        for first in stride(from: 0, to: titles.count, by: 1000) {
+            let drafts = titles[first..<min(titles.count, first + 1000)].map { TaskOperation.create(TaskDraft(title: $0)) }
+            _ = try await store.apply(drafts, atomic: true)
+        }
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        try database.writeTransaction { try TextIndex.indexPending(in: database) }
+
+        #expect(try TextIndex.query(for: "alpha delta", in: database) != nil)
+        #expect(try TextIndex.query(for: "alpha beta", in: database) == nil)
+        for needle in ["alpha delta", "alpha beta", "a delta 1", "ha delta 8"] {
+            let expected = titles.filter { $0.contains(needle) }
+            for sort in [SortKey(field: .title), SortKey(field: .createdAt, descending: true)] {
+                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), sort: [sort], limit: 50, includeTotal: true))
+                #expect(page.total == expected.count, "needle \(needle)")
+                let ordered = sort.field == .title ? expected.sorted() : expected.reversed()
+                #expect(page.tasks.map(\.title) == Array(ordered.prefix(50)), "needle \(needle), \(sort.field)")
+            }
+        }
+    }
+}
+
 /// The tags filter reads a rare tag's tasks from task_tag and checks a common one task by
 /// task, in the task's own list of tags, where "mmo" is inside "common": both must give exactly the tasks that have the tags, in order, page after page,
 /// with the done filter beside them.
