@@ -37,6 +37,10 @@ struct FetchPlan {
     /// How `includeTotal` counts, when a filter of one kind is read from what keeps its
     /// count (nil: the tasks matching the clauses are counted).
     private var kept: KeptCount?
+    /// The text filter's candidates in the index when they are too many for a page to read
+    /// (`TextIndex.Candidates.few`), for a count to read if they are fewer than
+    /// `TextIndex.countedCandidates`.
+    private var commonTextCandidates: String?
     /// True when tasks are read through the first tag's taggings, which hold the default
     /// sort key: a sort by `createdAt` alone with a tags filter.
     private var drivenByTag = false
@@ -161,11 +165,13 @@ struct FetchPlan {
             // instr() takes its needle literally: no LIKE wildcards to escape. It decides;
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
-            if let match = try TextIndex.query(for: folded, in: database) {
-                // Tasks whose texts wait to be indexed are looked at too.
-                add("(task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?) OR task.pk IN (SELECT pk FROM task_text_pending))",
-                    [.text(match)])
-                hasSmallSet = true
+            if let candidates = try TextIndex.candidates(for: folded, in: database) {
+                if candidates.few {
+                    add(TextIndex.clause, [.text(candidates.match)])
+                    hasSmallSet = true
+                } else {
+                    commonTextCandidates = candidates.match
+                }
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])
         }
@@ -345,9 +351,15 @@ struct FetchPlan {
         try database.cachedStatement("SELECT count FROM task_total WHERE done = ?").firstRow([SQLValue(done)]) { $0.int(0) } ?? 0
     }
 
-    /// Counts the tasks that match.
-    var count: (sql: String, values: [SQLValue]) {
-        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), whereValues)
+    /// Counts the tasks that match. `database` is asked how many tasks hold a common text's
+    /// trigrams: call it inside the transaction that reads the page.
+    func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
+        if let kept { return (kept.sql, kept.values) }
+        if let candidates = commonTextCandidates,
+           try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) < TextIndex.countedCandidates {
+            return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [TextIndex.clause])), whereValues + [.text(candidates)])
+        }
+        return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), whereValues)
     }
 
     /// Counts `run`'s tasks, with its `values` (an offset comes without a cursor): how much of

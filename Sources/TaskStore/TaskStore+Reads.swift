@@ -56,7 +56,7 @@ extension TaskStore {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
             if query.includeTotal {
-                let count = plan.count
+                let count = try plan.count(in: database)
                 page.total = Int(try database.cachedStatement(count.sql).firstRow(count.values) { $0.int64(0) } ?? 0)
             }
             return page

@@ -12,26 +12,39 @@ import SQLite
 /// common, the tasks that hold all of them together are counted the same way: common
 /// trigrams often meet in few tasks ("d12" and "12 " in a million titles "Task N wordM",
 /// each in some 10,000, together in 999), and a scan in sort order then reads every task
-/// for a page it never fills. Only when they meet in `commonCount` tasks or more is the
-/// index left out, and the scan finds a page of matches early, most likely.
+/// for a page it never fills. Only when they meet in `commonCount` tasks or more does a
+/// page leave the index out, and the scan finds a page of matches early, most likely. A
+/// count has no page to fill early: it asks the index up to `countedCandidates`.
 enum TextIndex {
     /// A trigram, or the needle's trigrams together, in this many tasks or more narrows
-    /// too little to be worth reading.
+    /// too little for a page to be worth reading from the index.
     static let commonCount = 4096
+    /// A count reads the candidates of fewer than this many tasks from the index, each
+    /// looked up: at a quarter of the tasks or so, reading every task in order costs less.
+    static let countedCandidates = 65_536
     /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
     static let maxProbes = 12
     /// How many of the rarest trigrams the query asks for together.
     static let maxTerms = 3
 
-    /// The FTS5 query for `needle` (already folded), or nil when the index should not be used.
-    static func query(for needle: String, in database: Database) throws -> String? {
+    /// The tasks that may hold a needle, as the index can name them: the ones `match`
+    /// finds (the tasks whose texts wait to be indexed are looked at too: `clause`).
+    struct Candidates {
+        let match: String
+        /// Whether they are fewer than `commonCount`, as far as counted.
+        let few: Bool
+    }
+
+    /// Narrows to the tasks `MATCH ?` finds, and those whose texts wait to be indexed.
+    static let clause = "(task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?) OR task.pk IN (SELECT pk FROM task_text_pending))"
+
+    /// The candidates for `needle` (already folded), or nil when the index cannot name them.
+    static func candidates(for needle: String, in database: Database) throws -> Candidates? {
         let scalars = Array(needle.unicodeScalars)
         // FTS5's query parser stops at a NUL; such a needle is left to instr() alone.
         guard scalars.count >= 3, !scalars.contains("\0") else { return nil }
         let trigramCount = scalars.count - 2
         let step = max(1, trigramCount / maxProbes)
-        let probe = try database.cachedStatement(
-            "SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
         var counted: [(term: String, count: Int)] = []
         var probed: [String] = []
         for start in stride(from: 0, to: trigramCount, by: step).prefix(maxProbes) {
@@ -40,19 +53,25 @@ enum TextIndex {
             let term = quoted(String(trigram))
             guard !probed.contains(term) else { continue }
             probed.append(term)
-            let count = try probe.firstRow([.text(term), .integer(Int64(commonCount))]) { $0.int(0) } ?? 0
+            let count = try tasks(matching: term, upTo: commonCount, in: database)
             // No task holds this trigram, so none holds the needle: the index says so at once.
-            if count == 0 { return term }
+            if count == 0 { return Candidates(match: term, few: true) }
             if count < commonCount { counted.append((term, count)) }
         }
         guard counted.isEmpty else {
-            return counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term).joined(separator: " AND ")
+            let rarest = counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term)
+            return Candidates(match: rarest.joined(separator: " AND "), few: true)
         }
         // FTS5 skips along each list to the next task that the others hold, so the count
         // reads little of the longest lists.
         let together = probed.joined(separator: " AND ")
-        let count = try probe.firstRow([.text(together), .integer(Int64(commonCount))]) { $0.int(0) } ?? 0
-        return count < commonCount ? together : nil
+        return Candidates(match: together, few: try tasks(matching: together, upTo: commonCount, in: database) < commonCount)
+    }
+
+    /// How many tasks `match` finds in the index, counting no further than `limit`.
+    static func tasks(matching match: String, upTo limit: Int, in database: Database) throws -> Int {
+        try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
+            .firstRow([.text(match), .integer(Int64(limit))]) { $0.int(0) } ?? 0
     }
 
     /// How many texts may wait, to go into the index (`task_text_pending`) or out of it
