@@ -32,6 +32,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
     public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
+    public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
     public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
 
     // Swift does not import sqlite3.h's extended codes (macros built with |): each is built

@@ -38,9 +38,10 @@ struct FetchPlan {
     /// count (nil: the tasks matching the clauses are counted).
     private var kept: KeptCount?
     /// The text filter's candidates in the index when they are too many for a page to read
-    /// (`TextIndex.Candidates.few`), for a count to read if they are fewer than
+    /// (`TextIndex.Candidates.few`) and the tasks are scanned in sort order instead: for a
+    /// count, or a page whose scan found its tasks too late, to read if they are fewer than
     /// `TextIndex.countedCandidates`.
-    private var commonTextCandidates: String?
+    private(set) var commonTextCandidates: String?
     /// True when tasks are read through the first tag's taggings, which hold the default
     /// sort key: a sort by `createdAt` alone with a tags filter.
     private var drivenByTag = false
@@ -129,7 +130,9 @@ struct FetchPlan {
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
     /// `TextIndex`): call it inside the transaction that reads the page, so that the answer
     /// holds for the page. `now` (ms since the epoch) is what `waiting` is judged against.
-    init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database) throws {
+    /// `textFromIndex` reads a text's candidates from the trigram index however many they
+    /// are (`commonTextCandidates`).
+    init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database, textFromIndex: Bool = false) throws {
         self.sort = sort
         keys = sort.flatMap(Self.expressions(for:)) + [("id", sort.last?.descending ?? false)]
         // Read in a run per priority, each along the due date (`priorityRuns`).
@@ -166,7 +169,7 @@ struct FetchPlan {
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
             if let candidates = try TextIndex.candidates(for: folded, in: database) {
-                if candidates.few {
+                if candidates.few || textFromIndex {
                     add(TextIndex.clause, [.text(candidates.match)])
                     hasSmallSet = true
                 } else {

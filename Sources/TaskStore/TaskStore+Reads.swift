@@ -15,7 +15,7 @@ extension TaskStore {
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
         return try translatingSQLiteErrors { try database.readTransaction {
-            let plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database)
+            var plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database)
             var cursor: Cursor?
             if let encoded = query.cursor {
                 guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
@@ -23,36 +23,25 @@ extension TaskStore {
                 }
                 cursor = decoded
             }
-            var tasks = TaskList()
-            tasks.reserveCapacity(query.limit, textBytes: 96)
-            var lastKeys: [SQLValue] = []
-            var hasMore = false
-            var runs = plan.pageRuns(after: cursor)
-            if let offset = query.offset, offset > 0 {
-                // The page after the last task the offset skips: the same as the page after
-                // a cursor there.
-                let skipped = try lastTask(skippedBy: Int64(offset), runs: runs, plan: plan)
-                runs = skipped.map { plan.pageRuns(after: $0) } ?? []
-            }
-            for run in runs where !hasMore {
-                // One row more than the limit is asked for: it tells whether a next page exists.
-                let wanted = Int64(query.limit + 1 - tasks.count)
-                let statement = try database.cachedStatement(run.sql)
-                let columns = statement.layout(PageColumns.self)
-                try statement.forEachRow(run.values + [.integer(wanted)]) { row in
-                    guard tasks.count < query.limit else {
-                        hasMore = true
-                        return
+            let read: PageRead
+            if let candidates = plan.commonTextCandidates {
+                // A common needle's tasks most likely come early in the sort order. Where
+                // they come late the scan's budget runs out, and the trigram index's
+                // candidates are read and sorted instead, unless they are too many to be
+                // worth it: those are left to the scan.
+                do {
+                    read = try database.withStepBudget(TextIndex.scanSteps) { try readPage(query, plan: plan, after: cursor) }
+                } catch let error as SQLiteError where error.resultCode.primary == .interrupt {
+                    if try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) < TextIndex.countedCandidates {
+                        plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database, textFromIndex: true)
                     }
-                    columns.task.append(row, to: &tasks)
-                    // Only the page's last task gives the cursor.
-                    if tasks.count == query.limit {
-                        lastKeys = columns.sortKeys.map { row.value($0) }
-                    }
+                    read = try readPage(query, plan: plan, after: cursor)
                 }
+            } else {
+                read = try readPage(query, plan: plan, after: cursor)
             }
-            var page = TaskPage(tasks: tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
-            if hasMore {
+            var page = TaskPage(tasks: read.tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
+            if let lastKeys = read.nextCursorKeys {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
             if query.includeTotal {
@@ -61,6 +50,44 @@ extension TaskStore {
             }
             return page
         } }
+    }
+
+    /// A page's tasks, and the sort keys of its last one when another page follows.
+    private struct PageRead {
+        var tasks: TaskList
+        var nextCursorKeys: [SQLValue]?
+    }
+
+    private func readPage(_ query: TaskQuery, plan: FetchPlan, after cursor: Cursor?) throws -> PageRead {
+        var tasks = TaskList()
+        tasks.reserveCapacity(query.limit, textBytes: 96)
+        var lastKeys: [SQLValue] = []
+        var hasMore = false
+        var runs = plan.pageRuns(after: cursor)
+        if let offset = query.offset, offset > 0 {
+            // The page after the last task the offset skips: the same as the page after
+            // a cursor there.
+            let skipped = try lastTask(skippedBy: Int64(offset), runs: runs, plan: plan)
+            runs = skipped.map { plan.pageRuns(after: $0) } ?? []
+        }
+        for run in runs where !hasMore {
+            // One row more than the limit is asked for: it tells whether a next page exists.
+            let wanted = Int64(query.limit + 1 - tasks.count)
+            let statement = try database.cachedStatement(run.sql)
+            let columns = statement.layout(PageColumns.self)
+            try statement.forEachRow(run.values + [.integer(wanted)]) { row in
+                guard tasks.count < query.limit else {
+                    hasMore = true
+                    return
+                }
+                columns.task.append(row, to: &tasks)
+                // Only the page's last task gives the cursor.
+                if tasks.count == query.limit {
+                    lastKeys = columns.sortKeys.map { row.value($0) }
+                }
+            }
+        }
+        return PageRead(tasks: tasks, nextCursorKeys: hasMore ? lastKeys : nil)
     }
 
     /// The sort keys of the `offset`th task in the order of `runs` (a first page's), as a

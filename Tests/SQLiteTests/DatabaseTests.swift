@@ -142,6 +142,28 @@ import Testing
         #expect(try db.integer("SELECT count(*) FROM t") == 1)
     }
 
+    /// A statement past its budget stops with SQLITE_INTERRUPT; the read transaction around
+    /// it keeps its snapshot, and statements after the budget's end run to completion.
+    @Test func aStepBudgetStopsAStatementAndLeavesTheReadTransaction() throws {
+        let db = try open()
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("CREATE TABLE t (i INTEGER)")
+        try db.run("INSERT INTO t VALUES (1)")
+        let other = try open()
+        let counting = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) SELECT count(*) FROM n"
+        try db.readTransaction {
+            #expect(try db.integer("SELECT count(*) FROM t") == 1)
+            try other.run("INSERT INTO t VALUES (2)")
+            #expect(try db.withStepBudget(1_000_000) { try db.integer("SELECT count(*) FROM t") } == 1)
+            let error = #expect(throws: SQLiteError.self) { try db.withStepBudget(100_000) { try db.integer(counting) } }
+            #expect(error?.resultCode.primary == .interrupt)
+            // The same snapshot: the other connection's row is not seen.
+            #expect(try db.integer("SELECT count(*) FROM t") == 1)
+            #expect(try db.integer(counting) == 1_000_000)
+        }
+        #expect(try db.integer("SELECT count(*) FROM t") == 2)
+    }
+
     @Test func savepointUndoesOnlyItsOwnWork() throws {
         let db = try open()
         try db.execute("CREATE TABLE t (x INTEGER)")

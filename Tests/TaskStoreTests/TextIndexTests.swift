@@ -71,6 +71,47 @@ import Testing
     }
 }
 
+/// A common needle whose tasks sort late: "zzz item …" titles, one in twelve, after tens of
+/// thousands of "aaa item …" ones. Along the titles the scan runs out of its step budget
+/// before its page is full, and the page comes from the index's candidates; by creation
+/// time it finds its tasks at once. Either way, every page is the one the order gives.
+@Suite struct LateTextTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aScanThatFindsItsTasksLateGivesTheSamePagesFromTheIndex() async throws {
+        let store = try makeStore(directory)
+        let titles = (0..<60_000).map { $0 % 12 == 0 ? "zzz item \($0)" : "aaa item \($0)" }
+        for first in stride(from: 0, to: titles.count, by: 2000) {
+            _ = try await store.apply(titles[first..<first + 2000].map { TaskOperation.create(TaskDraft(title: $0)) }, atomic: true)
+        }
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        try database.writeTransaction { try TextIndex.indexPending(in: database) }
+
+        let byTitle = try FetchPlan(filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], now: 0, database: database)
+        let candidates = try #require(byTitle.commonTextCandidates)
+        #expect(try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) == 5000)
+        let run = byTitle.pageRuns(after: nil)[0]
+        let error = #expect(throws: SQLiteError.self) {
+            try database.withStepBudget(TextIndex.scanSteps) { try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(51)]) { _ in } }
+        }
+        #expect(error?.resultCode.primary == .interrupt)
+
+        let matching = titles.filter { $0.hasPrefix("zzz") }
+        for sort in [SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt)] {
+            let expected = sort.field == .createdAt ? matching : sort.descending ? matching.sorted().reversed() : matching.sorted()
+            var seen: [String] = []
+            var cursor: String?
+            for _ in 0..<3 {
+                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
+                #expect(page.total == matching.count)
+                seen += page.tasks.map(\.title)
+                cursor = page.nextCursor
+            }
+            #expect(seen == Array(expected.prefix(300)), "\(sort)")
+        }
+    }
+}
+
 /// The tags filter reads a rare tag's tasks from task_tag and checks a common one task by
 /// task, in the task's own list of tags, where "mmo" is inside "common": both must give exactly the tasks that have the tags, in order, page after page,
 /// with the done filter beside them.
