@@ -22,7 +22,10 @@ enum QueryMatrix {
 
     /// What `populate` writes makes each of these match a share of the tasks that a real list
     /// could have: a third done, a tenth per tag, a month of due dates, two projects in five
-    /// under `Home`, one in fifty blocked, one in a hundred waiting.
+    /// under `Home`, one in fifty blocked, one in a hundred waiting. The text `word777` is in
+    /// one title in a thousand, and one of its trigrams is rare; every trigram of `ask 99`
+    /// is common, and it is in one title in ninety ("Task 99…", "Task 990…", …), most of
+    /// them after nine tenths of the titles in title order.
     static let filters: [Filter] = {
         let single: [Filter] = [
             Filter(name: "none", json: nil),
@@ -31,6 +34,7 @@ enum QueryMatrix {
             Filter(name: "tag", json: #"{"tags":["t3"]}"#),
             Filter(name: "two tags", json: #"{"tags":["t3","g2"]}"#),
             Filter(name: "text", json: #"{"text":"word777"}"#),
+            Filter(name: "common text", json: #"{"text":"ask 99"}"#),
             Filter(name: "due window", json: #"{"dueAfter":"2027-03-01","dueBefore":"2027-04-01"}"#),
             Filter(name: "project", json: #"{"project":"Home"}"#),
             Filter(name: "blocked", json: #"{"blocked":true}"#),
