@@ -130,9 +130,9 @@ struct FetchPlan {
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
     /// `TextIndex`): call it inside the transaction that reads the page, so that the answer
     /// holds for the page. `now` (ms since the epoch) is what `waiting` is judged against.
-    /// `textFromIndex` reads a text's candidates from the trigram index however many they
-    /// are (`commonTextCandidates`).
-    init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database, textFromIndex: Bool = false) throws {
+    /// `textFromIndex` is a text's candidates in the trigram index, to be read however many
+    /// they are (an earlier plan's `commonTextCandidates`).
+    init(filter: TaskFilter, sort: [SortKey], now: Int64, database: Database, textFromIndex: String? = nil) throws {
         self.sort = sort
         keys = sort.flatMap(Self.expressions(for:)) + [("id", sort.last?.descending ?? false)]
         // Read in a run per priority, each along the due date (`priorityRuns`).
@@ -168,8 +168,10 @@ struct FetchPlan {
             // instr() takes its needle literally: no LIKE wildcards to escape. It decides;
             // the trigram index only narrows the tasks it has to look at.
             let folded = TaskRules.folded(text)
-            if let candidates = try TextIndex.candidates(for: folded, in: database) {
-                if candidates.few || textFromIndex {
+            let candidates = try textFromIndex.map { TextIndex.Candidates(match: $0, few: true) }
+                ?? TextIndex.candidates(for: folded, in: database)
+            if let candidates {
+                if candidates.few {
                     add(TextIndex.clause, [.text(candidates.match)])
                     hasSmallSet = true
                 } else {
