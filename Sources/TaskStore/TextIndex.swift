@@ -13,8 +13,10 @@ import SQLite
 /// trigrams often meet in few tasks ("d12" and "12 " in a million titles "Task N wordM",
 /// each in some 10,000, together in 999), and a scan in sort order then reads every task
 /// for a page it never fills. Only when they meet in `commonCount` tasks or more does a
-/// page leave the index out, and the scan finds a page of matches early, most likely. A
-/// count has no page to fill early: it asks the index up to `countedCandidates`.
+/// page leave the index out, and the scan finds a page of matches early, most likely; it
+/// scans on a budget (`scanSteps`), past which the candidates are read after all, up to
+/// `countedCandidates` (`TaskStore.fetch`). A count has no page to fill early: it asks the
+/// index up to `countedCandidates`.
 enum TextIndex {
     /// A trigram, or the needle's trigrams together, in this many tasks or more narrows
     /// too little for a page to be worth reading from the index.
