@@ -191,6 +191,12 @@ A server started with other options (another database) is stopped first."
     (setq taskline--current (taskline--start)))
   taskline--current)
 
+(defun taskline--time-out-later (session method)
+  "SESSION is stopped: it takes no input (sending to it is an error).
+It is as stuck as one that does not answer METHOD, and is replaced when the
+request would have timed out."
+  (run-at-time taskline-request-timeout nil #'taskline--on-timeout session method taskline-request-timeout))
+
 (defun taskline--request (session method params on-success &optional on-error)
   "Send METHOD with PARAMS through SESSION; call ON-SUCCESS with the result.
 An error answer goes to ON-ERROR when given (with the error object),
@@ -202,21 +208,26 @@ not as the error of every request it leaves unanswered."
     ;; which `taskline--on-exit' reports with the server's own words, is the news.
     nil)
    ((eq (process-status (taskline--session-process session)) 'stop)
-    ;; A stopped server takes no input (sending to it is an error): it is as stuck as one
-    ;; that does not answer, and is replaced when the request would have timed out.
-    (run-at-time taskline-request-timeout nil #'taskline--on-timeout session method taskline-request-timeout))
+    (taskline--time-out-later session method))
    (t
-    (jsonrpc-async-request
-     (taskline--session-connection session) method params
-     :success-fn on-success
-     :error-fn (lambda (error)
-                 (when (process-live-p (taskline--session-process session))
-                   (if on-error
-                       (funcall on-error error)
-                     (taskline--report "%s" (plist-get error :message)))))
-     :timeout taskline-request-timeout
-     :timeout-fn (let ((timeout taskline-request-timeout))
-                   (lambda () (taskline--on-timeout session method timeout)))))))
+    (condition-case err
+        (jsonrpc-async-request
+         (taskline--session-connection session) method params
+         :success-fn on-success
+         :error-fn (lambda (error)
+                     (when (process-live-p (taskline--session-process session))
+                       (if on-error
+                           (funcall on-error error)
+                         (taskline--report "%s" (plist-get error :message)))))
+         :timeout taskline-request-timeout
+         :timeout-fn (let ((timeout taskline-request-timeout))
+                       (lambda () (taskline--on-timeout session method timeout))))
+      (error
+       ;; Emacs learns that a process stopped from a signal, which can come between the
+       ;; look at its status above and the send.
+       (if (eq (process-status (taskline--session-process session)) 'stop)
+           (taskline--time-out-later session method)
+         (signal (car err) (cdr err))))))))
 
 (defun taskline--on-timeout (session method timeout)
   "SESSION did not answer METHOD within TIMEOUT seconds: it is stuck; replace it."

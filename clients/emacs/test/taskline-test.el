@@ -337,6 +337,29 @@ Any taskline message BODY leaves untaken fails the test."
       (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
+(ert-deftest taskline-test-server-stopped-during-the-send ()
+  "A server that stops between the look at its status and the send is replaced as a stuck one.
+Emacs learns of the stop from a signal, which can come at any time: here it comes
+just before the send."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (let* ((first taskline--current)
+           (process (taskline--session-process first))
+           (send (symbol-function 'jsonrpc-async-request)))
+      (cl-letf (((symbol-function 'jsonrpc-async-request)
+                 (lambda (&rest arguments)
+                   (signal-process process 'STOP)
+                   (while (not (eq (process-status process) 'stop))
+                     (accept-process-output nil 0.01))
+                   (apply send arguments))))
+        (let ((taskline-request-timeout 0.3))
+          (taskline-test--press "a" "Never sent")))
+      (taskline-test--wait-for "a new server" (lambda () (and taskline--current
+                                                              (not (eq taskline--current first))
+                                                              (eq taskline--following taskline--current))))
+      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+                     (taskline-test--take-messages))))))
+
 (ert-deftest taskline-test-other-database ()
   "With `taskline-database' changed, g shows the other database, from a new server."
   (taskline-test--with-database
