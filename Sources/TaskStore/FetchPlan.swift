@@ -360,8 +360,7 @@ struct FetchPlan {
     /// trigrams: call it inside the transaction that reads the page.
     func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
         if let kept { return (kept.sql, kept.values) }
-        if let candidates = commonTextCandidates,
-           try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) < TextIndex.countedCandidates {
+        if let candidates = commonTextCandidates, try TextIndex.areFewEnoughToRead(candidates, in: database) {
             return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [TextIndex.clause])), whereValues + [.text(candidates)])
         }
         return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), whereValues)

@@ -32,7 +32,7 @@ extension TaskStore {
                 do {
                     read = try database.withStepBudget(TextIndex.scanSteps) { try readPage(query, plan: plan, after: cursor) }
                 } catch let error as SQLiteError where error.resultCode.primary == .interrupt {
-                    if try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) < TextIndex.countedCandidates {
+                    if try TextIndex.areFewEnoughToRead(candidates, in: database) {
                         plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database, textFromIndex: candidates)
                     }
                     read = try readPage(query, plan: plan, after: cursor)

@@ -74,6 +74,12 @@ enum TextIndex {
         return Candidates(match: together, few: try tasks(matching: together, upTo: commonCount, in: database) < commonCount)
     }
 
+    /// Whether `match` finds fewer than `countedCandidates` tasks: few enough to read from
+    /// the index, each looked up, rather than reading every task in order.
+    static func areFewEnoughToRead(_ match: String, in database: Database) throws -> Bool {
+        try tasks(matching: match, upTo: countedCandidates, in: database) < countedCandidates
+    }
+
     /// How many tasks `match` finds in the index, counting no further than `limit`.
     static func tasks(matching match: String, upTo limit: Int, in database: Database) throws -> Int {
         try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")
