@@ -65,7 +65,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         // write that fills more frames than that commit did leaves it larger: counted from
         // the last request, it would wait for the next write to be copied. (When the WAL
         // did not start over, the request this makes copies the frames since.)
-        if frames < committedAt || copiedWhole.exchange(0, ordering: .acquiringAndReleasing) == committedAt {
+        let copiedAllOfLastCommit = copiedWhole.exchange(0, ordering: .acquiringAndReleasing) == committedAt
+        if frames < committedAt || copiedAllOfLastCommit {
             askedAt = 0
         }
         committedAt = frames
