@@ -113,27 +113,28 @@ public final class Database {
         return try body()
     }
 
-    /// Runs `body` with a budget of about `steps` virtual-machine instructions for the
-    /// statements it runs (`sqlite3_progress_handler`): past it, the running statement stops
-    /// with `ResultCode.interrupt`, which `body` throws. A read-only statement stopped this
-    /// way leaves its transaction open, with its snapshot.
-    public func withStepBudget<T>(_ steps: Int, _ body: () throws -> T) throws -> T {
-        let checksLeft = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        checksLeft.initialize(to: steps / Self.stepsPerCheck)
+    /// Runs `body` with a budget of about `budget` of time for the statements it runs: past
+    /// it, the running statement stops with `ResultCode.interrupt`, which `body` throws. A
+    /// read-only statement stopped this way leaves its transaction open, with its snapshot.
+    /// The clock is looked at every `instructionsPerCheck` virtual-machine instructions
+    /// (`sqlite3_progress_handler`); time, not instructions, is the budget because a
+    /// statement's instructions cost very different times as its pages are in the cache or not.
+    public func withTimeBudget<T>(_ budget: Duration, _ body: () throws -> T) throws -> T {
+        let deadline = UnsafeMutablePointer<ContinuousClock.Instant>.allocate(capacity: 1)
+        deadline.initialize(to: .now + budget)
         defer {
             sqlite3_progress_handler(handle, 0, nil, nil)
-            checksLeft.deallocate()
+            deadline.deallocate()
         }
-        sqlite3_progress_handler(handle, Int32(Self.stepsPerCheck), { context in
-            let checksLeft = context!.assumingMemoryBound(to: Int.self)
-            checksLeft.pointee -= 1
-            return checksLeft.pointee < 0 ? 1 : 0
-        }, checksLeft)
+        sqlite3_progress_handler(handle, Int32(Self.instructionsPerCheck), { context in
+            ContinuousClock.now < context!.assumingMemoryBound(to: ContinuousClock.Instant.self).pointee ? 0 : 1
+        }, deadline)
         return try body()
     }
 
-    /// How many instructions apart `withStepBudget` looks at its budget.
-    private static let stepsPerCheck = 1000
+    /// How many instructions apart `withTimeBudget` looks at the clock: some tens of
+    /// microseconds.
+    private static let instructionsPerCheck = 1000
 
     /// Runs `body` in a savepoint: an error undoes only what `body` did.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {

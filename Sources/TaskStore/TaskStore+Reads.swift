@@ -30,7 +30,7 @@ extension TaskStore {
                 // candidates are read and sorted instead, unless they are too many to be
                 // worth it: those are left to the scan.
                 do {
-                    read = try database.withStepBudget(TextIndex.scanSteps) { try readPage(query, plan: plan, after: cursor) }
+                    read = try database.withTimeBudget(TextIndex.scanTime) { try readPage(query, plan: plan, after: cursor) }
                 } catch let error as SQLiteError where error.resultCode.primary == .interrupt {
                     if try TextIndex.areFewEnoughToRead(candidates, in: database) {
                         plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database, textFromIndex: candidates)

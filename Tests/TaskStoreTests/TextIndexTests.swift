@@ -72,7 +72,7 @@ import Testing
 }
 
 /// A common needle whose tasks sort late: "zzz item …" titles, one in twelve, after tens of
-/// thousands of "aaa item …" ones. Along the titles the scan runs out of its step budget
+/// thousands of "aaa item …" ones. Along the titles the scan runs out of its time budget
 /// before its page is full, and the page comes from the index's candidates; by creation
 /// time it finds its tasks at once. Either way, every page is the one the order gives.
 @Suite struct LateTextTests {
@@ -92,7 +92,7 @@ import Testing
         #expect(try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) == 5000)
         let run = byTitle.pageRuns(after: nil)[0]
         let error = #expect(throws: SQLiteError.self) {
-            try database.withStepBudget(TextIndex.scanSteps) { try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(51)]) { _ in } }
+            try database.withTimeBudget(TextIndex.scanTime) { try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(51)]) { _ in } }
         }
         #expect(error?.resultCode.primary == .interrupt)
 
