@@ -51,13 +51,16 @@ enum TextIndex {
         // FTS5's query parser stops at a NUL; such a needle is left to instr() alone.
         guard scalars.count >= 3, !scalars.contains("\0") else { return nil }
         let trigramCount = scalars.count - 2
+        let trigram = { (start: Int) in
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars[start..<(start + 3)])
+            return quoted(String(trigram))
+        }
         let step = max(1, trigramCount / maxProbes)
         var counted: [(term: String, count: Int)] = []
         var probed: [String] = []
         for start in stride(from: 0, to: trigramCount, by: step).prefix(maxProbes) {
-            var trigram = String.UnicodeScalarView()
-            trigram.append(contentsOf: scalars[start..<(start + 3)])
-            let term = quoted(String(trigram))
+            let term = trigram(start)
             guard !probed.contains(term) else { continue }
             probed.append(term)
             let count = try tasks(matching: term, upTo: commonCount, in: database)
@@ -69,9 +72,14 @@ enum TextIndex {
             let rarest = counted.sorted { $0.count < $1.count }.prefix(maxTerms).map(\.term)
             return Candidates(match: rarest.joined(separator: " AND "), few: true)
         }
-        // FTS5 skips along each list to the next task that the others hold, so the count
-        // reads little of the longest lists.
-        let together = probed.joined(separator: " AND ")
+        // Trigrams that do not overlap, the last one aside, and together hold every
+        // character of the needle narrow about as much as all of them do, and FTS5 reads
+        // each one's list. It skips along each list to the next task that the others hold,
+        // so the count reads little of the longest lists.
+        let covering = Set(stride(from: 0, to: trigramCount, by: 3)).union([trigramCount - 1]).sorted().prefix(maxProbes)
+        var terms: [String] = []
+        for start in covering where !terms.contains(trigram(start)) { terms.append(trigram(start)) }
+        let together = terms.joined(separator: " AND ")
         return Candidates(match: together, few: try tasks(matching: together, upTo: commonCount, in: database) < commonCount)
     }
 

@@ -45,6 +45,8 @@ import Testing
         try database.writeTransaction { try TextIndex.indexPending(in: database) }
 
         #expect(try TextIndex.candidates(for: "alpha delta", in: database)?.few == true)
+        // Asked for by the trigrams that hold each of its characters, not by all nine.
+        #expect(try TextIndex.candidates(for: "alpha delta", in: database)?.match == #""alp" AND "ha " AND "del" AND "lta""#)
         #expect(try TextIndex.candidates(for: "alpha beta", in: database)?.few == false)
         // Too many for a page, few enough for a count to read them from the index.
         let plan = try FetchPlan(filter: TaskFilter(text: "alpha beta"), sort: [SortKey(field: .title)], now: 0, database: database)
