@@ -42,8 +42,10 @@ enum TextIndex {
         let few: Bool
     }
 
-    /// Narrows to the tasks `MATCH ?` finds, and those whose texts wait to be indexed.
-    static let clause = "(task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ?) OR task.pk IN (SELECT pk FROM task_text_pending))"
+    /// Narrows to the tasks `MATCH ?` finds, and those whose texts wait to be indexed. One
+    /// IN of both, each task looked up once: an OR of two INs had SQLite keep a set of the
+    /// tasks already seen, which cost a third more than the lookups.
+    static let clause = "task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ? UNION ALL SELECT pk FROM task_text_pending)"
 
     /// The candidates for `needle` (already folded), or nil when the index cannot name them.
     static func candidates(for needle: String, in database: Database) throws -> Candidates? {
