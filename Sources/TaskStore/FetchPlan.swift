@@ -255,7 +255,7 @@ struct FetchPlan {
         startsFromSmallSet = hasSmallSet
         // A small set is read first and sorted, from no index the plan names.
         if hasSmallSet { blockedIndex = nil }
-        kept = KeptCount(filter)
+        kept = KeptCount(filter, textIsCommon: commonTextCandidates != nil)
     }
 
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
@@ -303,13 +303,21 @@ struct FetchPlan {
     /// A filter of one kind whose count is read without visiting the tasks: at most `done`
     /// from `task_total`, a project (and those under it) from `project_total`, tags from
     /// their ranges of task_tag's key, one counted, several intersected in one merge of
-    /// those ranges (each in `task_pk` order). Any other clause needs the tasks themselves.
+    /// those ranges (each in `task_pk` order), a common text from the trigram index
+    /// (`TextIndex.countSQL`; a rare one's few candidates cost less to read). Any other
+    /// clause needs the tasks themselves.
     private enum KeptCount {
         case totals(done: Bool?)
         case project(String)
         case tags([String])
+        /// The folded needle.
+        case text(String)
 
-        init?(_ filter: TaskFilter) {
+        init?(_ filter: TaskFilter, textIsCommon: Bool) {
+            if textIsCommon, let text = filter.text, filter == TaskFilter(text: text) {
+                self = .text(TaskRules.folded(text))
+                return
+            }
             var rest = filter
             rest.done = nil
             if rest == TaskFilter() {
@@ -339,6 +347,7 @@ struct FetchPlan {
             case .tags(let tags):
                 "SELECT count(*) FROM (" + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
                     .joined(separator: " INTERSECT ") + " ORDER BY 1)"
+            case .text: TextIndex.countSQL
             }
         }
 
@@ -347,6 +356,7 @@ struct FetchPlan {
             case .totals(let done): done.map { [SQLValue($0)] } ?? []
             case .project(let project): FetchPlan.projectRange(project)
             case .tags(let tags): tags.map(SQLValue.text)
+            case .text(let needle): [.text(TextIndex.phrase(needle)), .text(needle)]
             }
         }
     }

@@ -91,6 +91,23 @@ enum TextIndex {
         try tasks(matching: match, upTo: countedCandidates, in: database) < countedCandidates
     }
 
+    /// Counts the tasks whose texts hold `needle` (folded) from the index, without reading
+    /// a task: `phrase(needle)`, in a trigram index that keeps case, finds exactly the
+    /// texts that hold the needle (each trigram of it, one after the other). The index may
+    /// still hold texts since taken out (`task_text_stale`, which keeps them) and lack
+    /// those waiting to go in (`task_text_pending`): the first are taken off, the second
+    /// added, as instr() finds them (CROSS JOIN: from the few pending, not every task).
+    /// Values: the phrase, then the needle.
+    static let countSQL = """
+        SELECT (SELECT count(*) FROM task_text WHERE task_text MATCH ?1)
+            - (SELECT count(*) FROM task_text_stale WHERE instr(title_fold, ?2) > 0 OR instr(notes_fold, ?2) > 0)
+            + (SELECT count(*) FROM task_text_pending CROSS JOIN task ON task.pk = task_text_pending.pk
+               WHERE instr(task.title_fold, ?2) > 0 OR instr(task.notes_fold, ?2) > 0)
+        """
+
+    /// `needle` as one FTS5 phrase.
+    static func phrase(_ needle: String) -> String { quoted(needle) }
+
     /// How many tasks `match` finds in the index, counting no further than `limit`.
     static func tasks(matching match: String, upTo limit: Int, in database: Database) throws -> Int {
         try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task_text WHERE task_text MATCH ? LIMIT ?)")

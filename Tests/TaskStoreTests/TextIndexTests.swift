@@ -48,9 +48,12 @@ import Testing
         // Asked for by the trigrams that hold each of its characters, not by all nine.
         #expect(try TextIndex.candidates(for: "alpha delta", in: database)?.match == #""alp" AND "ha " AND "del" AND "lta""#)
         #expect(try TextIndex.candidates(for: "alpha beta", in: database)?.few == false)
-        // Too many for a page, few enough for a count to read them from the index.
+        // Too many for a page: alone, counted as a phrase in the index; with another
+        // filter, few enough for a count to read them from the index.
         let plan = try FetchPlan(filter: TaskFilter(text: "alpha beta"), sort: [SortKey(field: .title)], now: 0, database: database)
-        #expect(try plan.count(in: database).sql.contains("task_text MATCH"))
+        #expect(try plan.count(in: database).sql == TextIndex.countSQL)
+        let withDone = try FetchPlan(filter: TaskFilter(done: false, text: "alpha beta"), sort: [SortKey(field: .title)], now: 0, database: database)
+        #expect(try withDone.count(in: database).sql.contains(TextIndex.clause))
         for needle in ["alpha delta", "alpha beta", "a delta 1", "ha delta 8"] {
             let expected = titles.filter { $0.contains(needle) }
             for sort in [SortKey(field: .title), SortKey(field: .createdAt, descending: true)] {
@@ -61,15 +64,20 @@ import Testing
             }
         }
 
-        // A text that waits to be indexed is counted as it is now: a new one, and a changed
-        // one whose old text the index still holds.
-        let first = try await store.fetch(TaskQuery(filter: TaskFilter(text: "alpha beta"), limit: 1)).tasks[0]
-        _ = try await store.update(id: first.id, changes: TaskChanges(title: "gamma"))
+        // A text that waits to be indexed is counted as it is now: a new one, a changed one
+        // whose old text the index still holds, and a deleted one's, which it holds too.
+        let firstTwo = try await store.fetch(TaskQuery(filter: TaskFilter(text: "alpha beta"), limit: 2)).tasks
+        _ = try await store.update(id: firstTwo[0].id, changes: TaskChanges(title: "gamma"))
+        _ = try await store.delete(id: firstTwo[1].id)
         _ = try await store.add("alpha beta, new")
-        let count = titles.filter { $0.contains("alpha beta") }.count
-        let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "alpha beta"), limit: 1, includeTotal: true))
-        #expect(page.total == count)
-        #expect(try database.integer("SELECT count(*) FROM task_text_pending") == 2)
+        _ = try await store.add("alpha bet")
+        let count = titles.filter { $0.contains("alpha beta") }.count - 1
+        for filter in [TaskFilter(text: "alpha beta"), TaskFilter(done: false, text: "alpha beta")] {
+            let page = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true))
+            #expect(page.total == count, "\(filter)")
+        }
+        #expect(try database.integer("SELECT count(*) FROM task_text_pending") == 3)
+        #expect(try database.integer("SELECT count(*) FROM task_text_stale") == 2)
     }
 }
 
