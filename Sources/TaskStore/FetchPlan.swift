@@ -255,7 +255,7 @@ struct FetchPlan {
         startsFromSmallSet = hasSmallSet
         // A small set is read first and sorted, from no index the plan names.
         if hasSmallSet { blockedIndex = nil }
-        kept = KeptCount(filter, textIsCommon: commonTextCandidates != nil)
+        kept = KeptCount(filter, textIsCommon: commonTextCandidates != nil || textFromIndex != nil)
     }
 
     private mutating func add(_ clause: String, _ values: [SQLValue]) {

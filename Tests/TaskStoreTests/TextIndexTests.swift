@@ -105,6 +105,11 @@ import Testing
             try database.withTimeBudget(TextIndex.scanTime) { try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(51)]) { _ in } }
         }
         #expect(error?.resultCode.primary == .interrupt)
+        // The plan made again reads the candidates, and still counts the needle as a phrase.
+        let fromIndex = try FetchPlan(filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], now: 0, database: database,
+                                      textFromIndex: candidates)
+        #expect(fromIndex.commonTextCandidates == nil)
+        #expect(try fromIndex.count(in: database).sql == TextIndex.countSQL)
 
         let matching = titles.filter { $0.hasPrefix("zzz") }
         for sort in [SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt)] {
