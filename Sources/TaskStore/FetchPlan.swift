@@ -39,8 +39,8 @@ struct FetchPlan {
     private var kept: KeptCount?
     /// The text filter's candidates in the index when they are too many for a page to read
     /// (`TextIndex.Candidates.few`) and the tasks are scanned in sort order instead: for a
-    /// count, or a page whose scan found its tasks too late, to read if they are fewer than
-    /// `TextIndex.countedCandidates`.
+    /// count, or a page whose scan found its tasks too late, to read if they are few enough
+    /// (`TextIndex.reading`).
     private(set) var commonTextCandidates: String?
     /// True when tasks are read through the first tag's taggings, which hold the default
     /// sort key: a sort by `createdAt` alone with a tags filter.
@@ -370,7 +370,7 @@ struct FetchPlan {
     /// trigrams: call it inside the transaction that reads the page.
     func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
         if let kept { return (kept.sql, kept.values) }
-        if let candidates = commonTextCandidates, try TextIndex.areFewEnoughToRead(candidates, in: database) {
+        if let candidates = commonTextCandidates, try TextIndex.reading(candidates, in: database) != .tooDear {
             return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [TextIndex.clause])), whereValues + [.text(candidates)])
         }
         return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), whereValues)

@@ -25,18 +25,7 @@ extension TaskStore {
             }
             let read: PageRead
             if let candidates = plan.commonTextCandidates {
-                // A common needle's tasks most likely come early in the sort order. Where
-                // they come late the scan's budget runs out, and the trigram index's
-                // candidates are read and sorted instead, unless they are too many to be
-                // worth it: those are left to the scan.
-                do {
-                    read = try database.withTimeBudget(TextIndex.scanTime) { try readPage(query, plan: plan, after: cursor) }
-                } catch let error as SQLiteError where error.resultCode.primary == .interrupt {
-                    if try TextIndex.areFewEnoughToRead(candidates, in: database) {
-                        plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database, textFromIndex: candidates)
-                    }
-                    read = try readPage(query, plan: plan, after: cursor)
-                }
+                read = try readPage(query, plan: &plan, after: cursor, commonText: candidates)
             } else {
                 read = try readPage(query, plan: plan, after: cursor)
             }
@@ -56,6 +45,36 @@ extension TaskStore {
     private struct PageRead {
         var tasks: TaskList
         var nextCursorKeys: [SQLValue]?
+    }
+
+    /// A page for a needle whose trigram index candidates are not few: its tasks most
+    /// likely come early in the sort order, so the page is scanned for on a budget. Past
+    /// it the candidates are counted. Few enough to read cheaply, they are read and sorted
+    /// (`plan` is made again to read them); more, the scan is tried once more on a budget
+    /// of what reading them would cost, then they are read, so that the page costs at most
+    /// about twice the cheaper of the two; too many to be worth reading, the scan runs to
+    /// the end.
+    private func readPage(_ query: TaskQuery, plan: inout FetchPlan, after cursor: Cursor?, commonText candidates: String) throws -> PageRead {
+        if let read = try readPage(query, plan: plan, after: cursor, within: TextIndex.scanTime) { return read }
+        switch try TextIndex.reading(candidates, in: database) {
+        case .cheap:
+            break
+        case .dear(let cost):
+            if let read = try readPage(query, plan: plan, after: cursor, within: cost) { return read }
+        case .tooDear:
+            return try readPage(query, plan: plan, after: cursor)
+        }
+        plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database, textFromIndex: candidates)
+        return try readPage(query, plan: plan, after: cursor)
+    }
+
+    /// The page, or nil if reading it takes longer than `budget`.
+    private func readPage(_ query: TaskQuery, plan: FetchPlan, after cursor: Cursor?, within budget: Duration) throws -> PageRead? {
+        do {
+            return try database.withTimeBudget(budget) { try readPage(query, plan: plan, after: cursor) }
+        } catch let error as SQLiteError where error.resultCode.primary == .interrupt {
+            return nil
+        }
     }
 
     private func readPage(_ query: TaskQuery, plan: FetchPlan, after cursor: Cursor?) throws -> PageRead {

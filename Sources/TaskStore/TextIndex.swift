@@ -14,20 +14,17 @@ import SQLite
 /// each in some 10,000, together in 999), and a scan in sort order then reads every task
 /// for a page it never fills. Only when they meet in `commonCount` tasks or more does a
 /// page leave the index out, and the scan finds a page of matches early, most likely; it
-/// scans on a budget (`scanTime`), past which the candidates are read after all, up to
-/// `countedCandidates` (`TaskStore.fetch`). A count has no page to fill early: it asks the
-/// index up to `countedCandidates`.
+/// scans on a budget (`scanTime`), past which the candidates are read after all unless
+/// they are too many (`reading`, `TaskStore.fetch`). A count has no page to fill
+/// early: a common text alone is counted as a phrase (`countSQL`), and with other filters
+/// its candidates are read if they are few enough.
 enum TextIndex {
     /// A trigram, or the needle's trigrams together, in this many tasks or more narrows
     /// too little for a page to be worth reading from the index.
     static let commonCount = 4096
-    /// A count reads the candidates of fewer than this many tasks from the index, each
-    /// looked up: at a quarter of the tasks or so, reading every task in order costs less.
-    static let countedCandidates = 65_536
-    /// How long a page's scan for a needle whose candidates are not few may take before the
-    /// candidates are read from the index instead.
-    /// Reading 11,000 candidates at a million tasks takes some 7 ms; a scan that finds its
-    /// page at all mostly finds it within 1 ms.
+    /// How long a page's scan for a needle whose candidates are not few may take before
+    /// they are counted (`reading`): a scan that finds its page at all mostly finds it
+    /// within 1 ms, and reading 11,000 candidates at a million tasks takes some 7 ms.
     static let scanTime = Duration.milliseconds(3)
     /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
     static let maxProbes = 12
@@ -85,11 +82,40 @@ enum TextIndex {
         return Candidates(match: together, few: try tasks(matching: together, upTo: commonCount, in: database) < commonCount)
     }
 
-    /// Whether `match` finds fewer than `countedCandidates` tasks: few enough to read from
-    /// the index, each looked up, rather than reading every task in order.
-    static func areFewEnoughToRead(_ match: String, in database: Database) throws -> Bool {
-        try tasks(matching: match, upTo: countedCandidates, in: database) < countedCandidates
+    /// What reading `match`'s candidates from the index, each looked up, costs against
+    /// reading every task in order.
+    enum CandidateReading: Equatable {
+        /// Fewer than `cheapCandidates`.
+        case cheap
+        /// Fewer than a quarter of the tasks, and about this long.
+        case dear(Duration)
+        /// A quarter of the tasks or more: reading every task in order costs less.
+        case tooDear
     }
+
+    /// Candidates fewer than this many are read from the index without more ado: some 40 ms
+    /// at most.
+    static let cheapCandidates = 65_536
+    /// About how long a candidate takes to read and sort: ask 9's 110,989 took 56 ms at a
+    /// million tasks by title, ask 99's 11,099 took 6–8 ms.
+    static let candidateReadTime = Duration.nanoseconds(500)
+
+    /// How costly reading `match`'s candidates is: they are counted no further than a
+    /// quarter of the tasks.
+    static func reading(_ match: String, in database: Database) throws -> CandidateReading {
+        let tasks = Int(try database.integer("SELECT coalesce(sum(count), 0) FROM task_total") ?? 0)
+        return reading(candidates: try self.tasks(matching: match, upTo: readableLimit(of: tasks), in: database), of: tasks)
+    }
+
+    /// How costly reading `candidates` of `tasks` is. The quarter is measured at a million
+    /// tasks: ask 9's candidates read and sorted by title took 56 ms, the scan in title
+    /// order 330–500 ms, and a count's scan 250 ms.
+    static func reading(candidates: Int, of tasks: Int) -> CandidateReading {
+        if candidates < cheapCandidates { return .cheap }
+        return candidates < readableLimit(of: tasks) ? .dear(candidateReadTime * candidates) : .tooDear
+    }
+
+    private static func readableLimit(of tasks: Int) -> Int { max(cheapCandidates, tasks / 4) }
 
     /// Counts the tasks whose texts hold `needle` (folded) from the index, without reading
     /// a task: `phrase(needle)`, in a trigram index that keeps case, finds exactly the

@@ -99,7 +99,7 @@ import Testing
 
         let byTitle = try FetchPlan(filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], now: 0, database: database)
         let candidates = try #require(byTitle.commonTextCandidates)
-        #expect(try TextIndex.tasks(matching: candidates, upTo: TextIndex.countedCandidates, in: database) == 5000)
+        #expect(try TextIndex.reading(candidates, in: database) == .cheap)
         let run = byTitle.pageRuns(after: nil)[0]
         let error = #expect(throws: SQLiteError.self) {
             try database.withTimeBudget(TextIndex.scanTime) { try database.cachedStatement(run.sql).forEachRow(run.values + [.integer(51)]) { _ in } }
@@ -273,5 +273,21 @@ import Testing
         let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "other 99"), limit: 50, includeTotal: true))
         #expect(page.tasks.map(\.id) == ["other-99"])
         try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+    }
+}
+
+/// Whether a common needle's candidates are read from the index: always when fewer than
+/// `cheapCandidates`; after a second try of the scan, on a budget of what reading them
+/// costs, when fewer than a quarter of the tasks; never when more.
+@Suite struct CandidateReadingTests {
+    @Test func candidatesAreReadUnlessAQuarterOfTheTasksOrMore() {
+        let cheap = TextIndex.cheapCandidates
+        #expect(TextIndex.reading(candidates: cheap - 1, of: 100 * cheap) == .cheap)
+        #expect(TextIndex.reading(candidates: cheap - 1, of: cheap) == .cheap)
+        #expect(TextIndex.reading(candidates: cheap, of: cheap) == .tooDear)
+        #expect(TextIndex.reading(candidates: cheap, of: 4 * cheap) == .tooDear)
+        #expect(TextIndex.reading(candidates: cheap, of: 4 * cheap + 4) == .dear(TextIndex.candidateReadTime * cheap))
+        #expect(TextIndex.reading(candidates: 250_000, of: 1_000_000) == .tooDear)
+        #expect(TextIndex.reading(candidates: 110_989, of: 1_000_000) == .dear(.nanoseconds(500 * 110_989)))
     }
 }
