@@ -44,6 +44,14 @@ enum TextIndex {
     /// tasks already seen, which cost a third more than the lookups.
     static let clause = "task.pk IN (SELECT rowid FROM task_text WHERE task_text MATCH ? UNION ALL SELECT pk FROM task_text_pending)"
 
+    /// The same tasks as a table to start from, each once: the index's matches but those
+    /// pending, whose old texts it may still hold, then the pending ones. Its value: the
+    /// match. A match whose task is gone finds no row of `task`.
+    static let source = """
+        (SELECT rowid AS pk FROM task_text WHERE task_text MATCH ? AND rowid NOT IN (SELECT pk FROM task_text_pending)
+         UNION ALL SELECT pk FROM task_text_pending) AS candidate CROSS JOIN task ON task.pk = candidate.pk
+        """
+
     /// The candidates for `needle` (already folded), or nil when the index cannot name them.
     static func candidates(for needle: String, in database: Database) throws -> Candidates? {
         let scalars = Array(needle.unicodeScalars)

@@ -82,17 +82,24 @@ import Testing
 }
 
 /// A common needle whose tasks sort late: "zzz item …" titles, one in twelve, after tens of
-/// thousands of "aaa item …" ones. Along the titles the scan runs out of its time budget
-/// before its page is full, and the page comes from the index's candidates; by creation
-/// time it finds its tasks at once. Either way, every page is the one the order gives.
+/// thousands of "aaa item …" ones, and due a year after them. Along the titles, or the due
+/// dates, the scan runs out of its time budget before its page is full, and the page
+/// comes from the index's candidates; by creation time it finds its tasks at once. Either
+/// way, every page is the one the order gives, with other filters beside the text and at
+/// an offset too.
 @Suite struct LateTextTests {
     let directory = TemporaryDirectory()
 
     @Test func aScanThatFindsItsTasksLateGivesTheSamePagesFromTheIndex() async throws {
         let store = try makeStore(directory)
         let titles = (0..<60_000).map { $0 % 12 == 0 ? "zzz item \($0)" : "aaa item \($0)" }
-        for first in stride(from: 0, to: titles.count, by: 2000) {
-            _ = try await store.apply(titles[first..<first + 2000].map { TaskOperation.create(TaskDraft(title: $0)) }, atomic: true)
+        let drafts = titles.indices.map { index in
+            let day = index % 28 + 1
+            let year = titles[index].hasPrefix("zzz") ? 2031 : 2030
+            return TaskDraft(title: titles[index], due: "\(year)-01-\(day < 10 ? "0" : "")\(day)")
+        }
+        for first in stride(from: 0, to: drafts.count, by: 2000) {
+            _ = try await store.apply(drafts[first..<first + 2000].map { TaskOperation.create($0) }, atomic: true)
         }
         let database = try Database(path: directory.file("tasks.sqlite"))
         try database.writeTransaction { try TextIndex.indexPending(in: database) }
@@ -124,6 +131,29 @@ import Testing
             }
             #expect(seen == Array(expected.prefix(300)), "\(sort)")
         }
+
+        // By due date, in a due window, open: the candidates are where the page starts,
+        // each task found by its key, with the window's bound and the filters' values after.
+        var all: [TaskItem] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "zzz item"), limit: TaskQuery.maxLimit, cursor: cursor))
+            all += page.tasks
+            cursor = page.nextCursor
+        } while cursor != nil
+        let byDue = all.sorted { ($0.due ?? "", $0.id) < ($1.due ?? "", $1.id) }.map(\.title)
+        let filter = TaskFilter(done: false, text: "zzz item", dueAfter: "2030-01-01")
+        var seen: [String] = []
+        cursor = nil
+        for _ in 0..<3 {
+            let page = try await store.fetch(TaskQuery(filter: filter, sort: [SortKey(field: .due)], limit: 100, cursor: cursor, includeTotal: true))
+            #expect(page.total == matching.count)
+            seen += page.tasks.map(\.title)
+            cursor = page.nextCursor
+        }
+        #expect(seen == Array(byDue.prefix(300)))
+        let atOffset = try await store.fetch(TaskQuery(filter: filter, sort: [SortKey(field: .due)], limit: 10, offset: 2000))
+        #expect(atOffset.tasks.map(\.title) == Array(byDue[2000..<2010]))
     }
 }
 
