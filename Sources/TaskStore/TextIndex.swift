@@ -85,7 +85,7 @@ enum TextIndex {
         // so the count reads little of the longest lists.
         let covering = Set(stride(from: 0, to: trigramCount, by: 3)).union([trigramCount - 1]).sorted().prefix(maxProbes)
         var terms: [String] = []
-        for start in covering where !terms.contains(trigram(start)) { terms.append(trigram(start)) }
+        for term in covering.map(trigram) where !terms.contains(term) { terms.append(term) }
         let together = terms.joined(separator: " AND ")
         return Candidates(match: together, few: try tasks(matching: together, upTo: commonCount, in: database) < commonCount)
     }
