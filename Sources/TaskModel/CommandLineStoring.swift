@@ -2,13 +2,19 @@
 /// what the server does: ids shortened for typing (`ShortID`, the same answers on every
 /// store) and a task's history. Both stores conform.
 public protocol CommandLineStoring: TaskStoring {
-    /// The short id of the task `id`.
-    func shortID(for id: String) throws -> String
-    /// What it takes to give every task its short id.
-    func shortIDs() throws -> ShortIDs
+    /// What it takes to give the tasks `ids` their short ids: the ids whose keys start as
+    /// theirs do (`ShortIDs.heads(of:)`).
+    func shortIDs(for ids: some Sequence<String>) throws -> ShortIDs
     /// The id of the task whose id is `text`, or else of the one task whose key starts with
     /// it (see `ShortID.resolve`).
     func resolveID(_ text: String) throws -> String
     /// Task `id`'s entries in the change log, oldest first, as far back as the log is kept.
     func loggedChanges(of id: String) throws -> [LoggedChange]
+}
+
+extension CommandLineStoring {
+    /// The short id of the task `id`.
+    public func shortID(for id: String) throws -> String {
+        try shortIDs(for: [id]).shortID(for: id)
+    }
 }

@@ -79,15 +79,27 @@ public struct ShortIDs: Sendable {
     }
 }
 
-extension ShortID {
-    /// The short id of `id`, the same on every store: `idsWithHead` gives the ids whose keys
-    /// start with the given `minimumLength` characters (the head `id`'s key has).
-    package static func shortID(for id: String, idsWithHead: (String) throws -> [String]) rethrows -> String {
-        let key = key(of: id)
-        guard key.count > minimumLength else { return id }
-        return ShortIDs(crowdedIDs: try idsWithHead(ShortIDs.head(of: key))).shortID(for: id)
-    }
+extension ShortIDs {
+    /// Past this many heads, a store finds every crowded id (`heads(of:)`).
+    package static let mostHeads = 4_096
 
+    /// The heads of the keys of `ids`: a store gives `init(crowdedIDs:)` the ids whose keys
+    /// start with one of them, and so the short ids of `ids`. They are padded to a power of
+    /// two by repeating the last, so that the store's statement is one of a few; nil when
+    /// there are more than `mostHeads`: then the store gives every crowded id, as one
+    /// grouping of every key costs less than passes over them.
+    package static func heads(of ids: some Sequence<String>) -> [String]? {
+        var heads = Array(Set(ids.map { head(of: ShortID.key(of: $0)) }))
+        guard heads.count <= mostHeads else { return nil }
+        guard let last = heads.last else { return [] }
+        var padded = 1
+        while padded < heads.count { padded *= 2 }
+        heads += repeatElement(last, count: padded - heads.count)
+        return heads
+    }
+}
+
+extension ShortID {
     /// The id `text` finds, the same on every store: `isID` tells whether a task has the id
     /// `text`; `idsWhoseKeysStart` gives, in id order, the first `maxCandidates` ids whose
     /// keys start with it. Throws `LookupError` when there is no such task, or more than

@@ -38,7 +38,9 @@ import Testing
         let a = "0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa", b = "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"
         let c = "0193a4b2-1c3f-7000-8000-d1e9a3f5cccc", d = "c1e9a3f0-0000-4000-8000-000000000000"
         let e = "0193a4b2-1c40-7000-8000-eeeeeeeeeeee", f = "0193a4b2-1c41-7000-8000-eeeeeeeeeeee"
+        let g = "0193a4b2-1c3d-4000-8000-c1e9a3f5aaab"  // a's key 24 characters in, but not a version-7 id
         let expected = [
+            g: "0193a4b",
             a: "c1e9a3f5a", b: "c1e9a3f5b",  // their keys share 8 characters
             c: "d1e9a3f",
             d: "c1e9a3f0",  // its whole id shares 7 characters with a's and b's keys
@@ -46,11 +48,25 @@ import Testing
             "77": "77", "abcdefgh-1": "abcdefgh-1", "abcdefgh-2": "abcdefgh-2", "zzzzzzzzzz": "zzzzzzz",
         ]
         for id in expected.keys { try await store.add("t", id: id) }
-        let all = try await store.shortIDs()
+        let listed = try await store.shortIDs(for: expected.keys)
+        // Past `mostHeads` heads (ids no task has count too), every crowded id instead.
+        let absent = (0..<ShortIDs.mostHeads).map { String($0, radix: 16) + "-absent" }
+        let everyCrowded = try await store.shortIDs(for: Array(expected.keys) + absent)
+        #expect(ShortIDs.heads(of: Array(expected.keys) + absent) == nil)
         for (id, short) in expected {
             #expect(try await store.shortID(for: id) == short, "\(id)")
-            #expect(all.shortID(for: id) == short, "\(id), from the list's pass")
+            #expect(listed.shortID(for: id) == short, "\(id), from the list's pass")
+            #expect(everyCrowded.shortID(for: id) == short, "\(id), from every crowded id")
         }
+    }
+
+    /// The heads a store looks for: each once, padded to a power of two with the last.
+    @Test func theHeadsOfIdsArePaddedToAPowerOfTwo() {
+        #expect(ShortIDs.heads(of: []) == [])
+        #expect(ShortIDs.heads(of: ["0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa", "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"]) == ["c1e9a3f"])
+        let three = ShortIDs.heads(of: ["77", "abcdefgh-1", "zzzzzzzzzz"]) ?? []
+        #expect(three.count == 4 && Set(three) == ["77", "abcdefg", "zzzzzzz"] && three[3] == three[2])
+        #expect(ShortIDs.heads(of: (0..<ShortIDs.mostHeads).map { "\($0)-id" })?.count == ShortIDs.mostHeads)
     }
 
     @Test func aStartOfAShortIDFindsItsTask() async throws {
@@ -86,7 +102,7 @@ import Testing
             let task = try await store.add("task \(number)")
             first[task.id] = try await store.shortID(for: task.id)
         }
-        let all = try await store.shortIDs()
+        let all = try await store.shortIDs(for: first.keys)
         for (id, short) in first {
             #expect(short.count == ShortID.minimumLength)
             #expect(all.shortID(for: id) == short)

@@ -84,8 +84,9 @@ enum CompletionCommand: Command {
         case .ids:
             let query = TaskQuery(filter: TaskFilter(done: false), sort: [SortKey(field: .updatedAt, descending: true)],
                                   limit: TaskQuery.maxLimit)
-            let ids = try store.shortIDs()
-            return try store.fetch(query).tasks.map { "\(ids.shortID(for: $0.id))\t\($0.title)" }
+            let tasks = try store.fetch(query).tasks
+            let ids = try store.shortIDs(for: tasks.map(\.id))
+            return tasks.map { "\(ids.shortID(for: $0.id))\t\($0.title)" }
         case .tags:
             return try SummaryOptions.counts(in: store, all: false, names: \.tags).keys.sorted()
         default:

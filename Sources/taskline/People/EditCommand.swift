@@ -37,7 +37,7 @@ enum EditCommand: Command {
 
     private static func edit(_ text: String, in store: isolated any CommandLineStoring) throws {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
-        let ids = try store.shortIDs()
+        let ids = try store.shortIDs(for: [task.id] + task.dependsOn)
         let file = try TemporaryText(write(task, shortID: ids.shortID(for:)))
         try openEditor(on: file.path)
         let changes: TaskChanges

@@ -194,7 +194,7 @@ struct Listing: Sendable {
             if tasks.isEmpty {
                 note(nothing)
             } else {
-                let ids = try store.shortIDs()
+                let ids = try store.shortIDs(for: tasks.map(\.id))
                 let table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
             }

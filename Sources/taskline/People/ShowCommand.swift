@@ -30,7 +30,9 @@ enum ShowCommand: Command {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
         let dates = DateContext.current()
         let terminal = Terminal.stdout()
-        let ids = try store.shortIDs()
+        let dependencies = task.dependsOn.isEmpty ? [] : Array(try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks)
+        let dependents = try dependents(of: task, in: store)
+        let ids = try store.shortIDs(for: [task.id] + dependencies.map(\.id) + dependents.map(\.id) + [task.seriesId].compactMap { $0 })
         var rows: [(String, String)] = [
             ("ID", "\(task.id) (short \(ids.shortID(for: task.id)))"),
             ("Title", task.title),
@@ -46,11 +48,9 @@ enum ShowCommand: Command {
             if shown?.urgency == .overdue { text = terminal.paint(text, .red) }
             rows.append((name, text))
         }
-        let dependencies = task.dependsOn.isEmpty ? [] : Array(try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks)
         for (index, dependency) in dependencies.enumerated() {
             rows.append((index == 0 ? "Depends on" : "", "\(ids.shortID(for: dependency.id)) \(dependency.done ? "[x]" : "[ ]") \(dependency.title)"))
         }
-        let dependents = try dependents(of: task, in: store)
         for (index, dependent) in dependents.enumerated() {
             rows.append((index == 0 ? "Blocks" : "", "\(ids.shortID(for: dependent.id)) \(dependent.done ? "[x]" : "[ ]") \(dependent.title)"))
         }
