@@ -42,11 +42,12 @@ import Testing
         let commands: [[String]] = [
             ["list"], ["list", "--all"], ["list", "+home"], ["list", "-home"], ["list", "project:Home", "status:all"],
             ["list", "due.before:2099-07-01"], ["list", "pri:H"], ["list", "plan"], ["list", "--sort", "-priority", "--limit", "2"],
-            ["list", "--json"], ["next"], ["overdue"], ["search", "plan"], ["projects"], ["tags", "--all"],
+            ["list", "--json"], ["next"], ["overdue"], ["search", "plan"], ["projects"], ["projects", "--all"], ["tags"], ["tags", "--all"],
             ["completion", "--words", "ids"], ["completion", "--words", "tags"],
             ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"], ["show", "0193"],
             ["done", "abcdef129", "1111111"], ["done", "1111111"], ["modify", "plain-i", "pri:L", "+garden", "depends:abcdef129"],
             ["modify", "plain-i", "depends:nope"], ["rm", "ab", "ab"], ["list", "--all"], ["list", "--all", "--json"],
+            ["projects", "--all"], ["tags", "--all"], ["tags"],
         ]
         for command in commands {
             let expected = try run(command, sqlite)

@@ -88,9 +88,9 @@ enum CompletionCommand: Command {
             let ids = try store.shortIDs(for: tasks.map(\.id))
             return tasks.map { "\(ids.shortID(for: $0.id))\t\($0.title)" }
         case .tags:
-            return try SummaryOptions.counts(in: store, all: false, names: \.tags).keys.sorted()
+            return try CountedNames.tags.counts(in: store, all: false).keys.sorted()
         default:
-            return try SummaryOptions.counts(in: store, all: false, names: ProjectsCommand.projects(of:)).keys.sorted()
+            return try CountedNames.projects.counts(in: store, all: false).keys.sorted()
         }
     }
 

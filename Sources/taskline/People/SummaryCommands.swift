@@ -23,15 +23,15 @@ struct SummaryOptions: Sendable {
         return options
     }
 
-    /// Prints each name `names` gives the tasks, with how many tasks have it, by name;
-    /// or says on stderr that there is none (`nothing`).
-    func run(nothing: String, names: @escaping @Sendable (TaskItem) -> [String]) async throws -> Int32 {
+    /// Prints each name of `names`, with how many tasks have it, by name; or says on stderr
+    /// that there is none (`nothing`).
+    func run(nothing: String, names: CountedNames) async throws -> Int32 {
         try await StoreAccess.using(database, create: false) { try await count(in: $0, nothing: nothing, names: names) }
         return 0
     }
 
-    private func count(in store: isolated any CommandLineStoring, nothing: String, names: (TaskItem) -> [String]) throws {
-        let counts = try Self.counts(in: store, all: all, names: names)
+    private func count(in store: isolated any CommandLineStoring, nothing: String, names: CountedNames) throws {
+        let counts = try names.counts(in: store, all: all)
         guard !counts.isEmpty else { return note(nothing) }
         let width = counts.keys.map(\.count).max() ?? 0
         let output = OutputWriter()
@@ -40,19 +40,27 @@ struct SummaryOptions: Sendable {
         }
         try output.flush()
     }
+}
 
-    /// How many open (`all`: all) tasks have each name `names` gives them.
-    static func counts(in store: isolated any CommandLineStoring, all: Bool, names: (TaskItem) -> [String]) throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        var query = TaskQuery(filter: TaskFilter(done: all ? nil : false), limit: TaskQuery.maxLimit)
-        repeat {
-            let page = try store.fetch(query)
-            for task in page.tasks {
-                for name in names(task) { counts[name, default: 0] += 1 }
+/// The names `tags` and `projects` count tasks by.
+enum CountedNames: Sendable {
+    case tags
+    /// A task's project and each project above it (Home for Home.Garage).
+    case projects
+
+    /// How many open (`all`: all) tasks have each name.
+    func counts(in store: isolated any CommandLineStoring, all: Bool) throws -> [String: Int] {
+        switch self {
+        case .tags:
+            return try store.tagCounts(all: all)
+        case .projects:
+            var counts: [String: Int] = [:]
+            for (project, count) in try store.projectCounts(all: all) {
+                let segments = project.split(separator: ".", omittingEmptySubsequences: false)
+                for depth in 1...segments.count { counts[segments.prefix(depth).joined(separator: "."), default: 0] += count }
             }
-            query.cursor = page.nextCursor
-        } while query.cursor != nil
-        return counts
+            return counts
+        }
     }
 }
 
@@ -74,14 +82,7 @@ enum ProjectsCommand: Command {
     }
 
     static func run(_ options: SummaryOptions) async throws -> Int32 {
-        try await options.run(nothing: "no task has a project", names: projects)
-    }
-
-    /// The task's project and every project above it.
-    static func projects(of task: TaskItem) -> [String] {
-        guard let project = task.project else { return [] }
-        let segments = project.split(separator: ".", omittingEmptySubsequences: false)
-        return (1...segments.count).map { segments.prefix($0).joined(separator: ".") }
+        try await options.run(nothing: "no task has a project", names: .projects)
     }
 }
 
@@ -102,6 +103,6 @@ enum TagsCommand: Command {
     }
 
     static func run(_ options: SummaryOptions) async throws -> Int32 {
-        try await options.run(nothing: "no task has a tag", names: \.tags)
+        try await options.run(nothing: "no task has a tag", names: .tags)
     }
 }

@@ -1,0 +1,26 @@
+import PostgreSQL
+import TaskModel
+
+/// How many tasks have each tag and project, as on SQLite: for every task, the kept counts
+/// (`tag_total`, `project_total`, which hold no name with none); for the open ones, a pass
+/// over their rows.
+extension PostgresTaskStore {
+    public func tagCounts(all: Bool) throws -> [String: Int] {
+        try counts(all ? "SELECT tag AS name, n FROM tag_total"
+                       : "SELECT tag AS name, count(*) AS n FROM task, unnest(tags) AS tag WHERE NOT done GROUP BY tag")
+    }
+
+    public func projectCounts(all: Bool) throws -> [String: Int] {
+        try counts(all ? "SELECT project AS name, n FROM project_total"
+                       : "SELECT project AS name, count(*) AS n FROM task WHERE NOT done AND project IS NOT NULL GROUP BY project")
+    }
+
+    /// The names and counts `sql` gives, in columns `name` and `n`.
+    private func counts(_ sql: String) throws -> [String: Int] {
+        try translatingErrors {
+            var counts: [String: Int] = [:]
+            for row in try connection.query(sql) { counts[try row.text("name")] = try row.int("n") }
+            return counts
+        }
+    }
+}
