@@ -315,9 +315,9 @@ struct FetchPlan {
     }
 
     /// A filter of one kind whose count is read without visiting the tasks: at most `done`
-    /// from `task_total`, a project (and those under it) from `project_total`, tags from
-    /// their ranges of task_tag's key, one counted, several intersected in one merge of
-    /// those ranges (each in `task_pk` order), a common text from the trigram index
+    /// from `task_total`, a project (and those under it) from `project_total`, a tag from
+    /// its range of task_tag_by_tag, two from `tag_pair_total`, more intersected in one
+    /// merge of their ranges (each in `task_pk` order), a common text from the trigram index
     /// (`TextIndex.countSQL`; a rare one's few candidates cost less to read). Any other
     /// clause needs the tasks themselves.
     private enum KeptCount {
@@ -347,7 +347,8 @@ struct FetchPlan {
             rest = filter
             rest.tags = []
             if rest == TaskFilter(), !filter.tags.isEmpty {
-                self = .tags(filter.tags)
+                var seen: Set<String> = []
+                self = .tags(filter.tags.filter { seen.insert($0).inserted })
                 return
             }
             return nil
@@ -358,6 +359,8 @@ struct FetchPlan {
             case .totals(let done): "SELECT coalesce(sum(count), 0) FROM task_total" + (done == nil ? "" : " WHERE done = ?")
             case .project: "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
             case .tags(let tags) where tags.count == 1: "SELECT count(*) FROM task_tag WHERE tag = ?"
+            case .tags(let tags) where tags.count == 2:
+                "SELECT coalesce((SELECT count FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
             case .tags(let tags):
                 "SELECT count(*) FROM (" + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
                     .joined(separator: " INTERSECT ") + " ORDER BY 1)"

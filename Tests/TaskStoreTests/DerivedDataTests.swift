@@ -103,8 +103,58 @@ import Testing
         let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
         #expect(report.isSound, "\(report.ruleProblems)")
         try other.run("UPDATE project_total SET count = 5 WHERE project = 'Home.Garage'")
-        #expect(try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
-                == ["project_total's count of project Home.Garage does not match its tasks"])
+        try other.run("UPDATE tag_pair_total SET count = 7 WHERE tag = 'x' AND other = 'y'")
+        let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
+        #expect(problems == ["project_total's count of project Home.Garage does not match its tasks",
+                             "tag_pair_total's count of the tasks tagged x and y does not match their tags"], "\(problems)")
+    }
+
+    /// `includeTotal` with two tags alone reads `tag_pair_total`, which every way of
+    /// tagging and untagging keeps: creates, updates, deletes, undo and redo, import and
+    /// another writer of the file.
+    @Test func tagPairCountsFollowEveryWrite() async throws {
+        let store = try makeStore(directory)
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        func pairs() throws -> [String] {
+            var rows: [String] = []
+            try other.cachedStatement("SELECT tag, other, count FROM tag_pair_total ORDER BY 1, 2").forEachRow {
+                rows.append("\($0.text(0)) \($0.text(1)) \($0.int(2))")
+            }
+            return rows
+        }
+        func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            #expect(try pairs() == expected, sourceLocation: sourceLocation)
+            for pair in expected {
+                let words = pair.split(separator: " ").map(String.init)
+                for tags in [[words[0], words[1]], [words[1], words[0]], [words[1], words[0], words[1]]] {
+                    let total = try await store.fetch(TaskQuery(filter: TaskFilter(tags: tags), limit: 1, includeTotal: true)).total
+                    let listed = try await store.fetch(TaskQuery(filter: TaskFilter(tags: tags), limit: TaskQuery.maxLimit)).tasks.count
+                    #expect(total == Int(words[2]) && listed == total, "\(tags)", sourceLocation: sourceLocation)
+                }
+            }
+            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
+            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
+        }
+        _ = try await store.apply([
+            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "é"])),
+            .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"])),
+            .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
+        ], atomic: true)
+        try await expectCounted(["x y 2", "x é 1", "y é 1"])
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["x", "z"]), limit: 1, includeTotal: true)).total == 0)
+        _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "é"]))
+        try await expectCounted(["x y 2", "x é 2", "y é 1"])
+        _ = try await store.delete(id: "a")
+        try await expectCounted(["x y 1", "x é 1"])
+        _ = try await store.undo()
+        try await expectCounted(["x y 2", "x é 2", "y é 1"])
+        _ = try await store.redo()
+        try await expectCounted(["x y 1", "x é 1"])
+        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", tags: ["x", "y", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
+                                        onConflict: .fail)
+        try await expectCounted(["x y 2", "x z 1", "x é 1", "y z 1"])
+        try other.run("DELETE FROM task_tag WHERE tag = 'x' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
+        try await expectCounted(["x y 1", "x é 1", "y z 1"])
     }
 
     @Test func checkFindsCopiesOutOfStep() async throws {
