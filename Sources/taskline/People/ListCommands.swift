@@ -244,15 +244,17 @@ struct ListSort: Sendable, Equatable {
     }
 
     /// Sorted by the keys when one is urgency (the others break its ties, and the age).
+    /// The positions are sorted, not the tasks: moving a task costs many times a comparison.
     static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext) -> [TaskItem] {
-        let scored = tasks.map { (task: $0, urgency: Urgency.of($0, dates: dates)) }
-        return scored.sorted { a, b in
-            for key in keys where key.field == .urgency && a.urgency != b.urgency {
+        let urgencies = tasks.map { Urgency.of($0, dates: dates) }
+        let createdAt = tasks.map(\.createdAt)
+        return tasks.indices.sorted { a, b in
+            for key in keys where key.field == .urgency && urgencies[a] != urgencies[b] {
                 // Most urgent first; -urgency for least urgent first.
-                return key.descending ? a.urgency < b.urgency : a.urgency > b.urgency
+                return key.descending ? urgencies[a] < urgencies[b] : urgencies[a] > urgencies[b]
             }
-            return a.task.createdAt < b.task.createdAt
-        }.map(\.task)
+            return createdAt[a] != createdAt[b] ? createdAt[a] < createdAt[b] : a < b
+        }.map { tasks[$0] }
     }
 }
 
