@@ -84,12 +84,13 @@ extension ShortIDs {
     package static let mostHeads = 4_096
 
     /// The heads of the keys of `ids`: a store gives `init(crowdedIDs:)` the ids whose keys
-    /// start with one of them, and so the short ids of `ids`. They are padded to a power of
-    /// two by repeating the last, so that the store's statement is one of a few; nil when
-    /// there are more than `mostHeads`: then the store gives every crowded id, as one
-    /// grouping of every key costs less than passes over them.
+    /// start with one of them, and so the short ids of `ids`. A key of `minimumLength`
+    /// characters or fewer has none: its short id is its whole id, whatever the others.
+    /// They are padded to a power of two by repeating the last, so that the store's
+    /// statement is one of a few; nil when there are more than `mostHeads`: then the store
+    /// gives every crowded id, as one grouping of every key costs less than passes over them.
     package static func heads(of ids: some Sequence<String>) -> [String]? {
-        var heads = Array(Set(ids.map { head(of: ShortID.key(of: $0)) }))
+        var heads = Array(Set(ids.lazy.map(ShortID.key(of:)).filter { $0.count > ShortID.minimumLength }.map(head(of:))))
         guard heads.count <= mostHeads else { return nil }
         guard let last = heads.last else { return [] }
         var padded = 1

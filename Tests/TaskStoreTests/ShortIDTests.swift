@@ -64,9 +64,10 @@ import Testing
     @Test func theHeadsOfIdsArePaddedToAPowerOfTwo() {
         #expect(ShortIDs.heads(of: []) == [])
         #expect(ShortIDs.heads(of: ["0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa", "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"]) == ["c1e9a3f"])
-        let three = ShortIDs.heads(of: ["77", "abcdefgh-1", "zzzzzzzzzz"]) ?? []
-        #expect(three.count == 4 && Set(three) == ["77", "abcdefg", "zzzzzzz"] && three[3] == three[2])
-        #expect(ShortIDs.heads(of: (0..<ShortIDs.mostHeads).map { "\($0)-id" })?.count == ShortIDs.mostHeads)
+        let three = ShortIDs.heads(of: ["77", "abcdefgh-1", "zzzzzzzzzz", "yyyyyyyy"]) ?? []
+        #expect(three.count == 4 && Set(three) == ["abcdefg", "zzzzzzz", "yyyyyyy"] && three[3] == three[2])
+        #expect(ShortIDs.heads(of: ["77", "abcdefg"]) == [], "a key of 7 characters or fewer is its own short id: no pass")
+        #expect(ShortIDs.heads(of: (0..<ShortIDs.mostHeads).map { "\($0)-long-id" })?.count == ShortIDs.mostHeads)
     }
 
     @Test func aStartOfAShortIDFindsItsTask() async throws {
