@@ -101,6 +101,48 @@ import Testing
         #expect(next.arrayValue?.map { $0["id"] } == ["t1200", "t2400", "t100"])
     }
 
+    /// next reads by priority, then due date, and stops once no task it has not read can be
+    /// more urgent than those it holds. Past a page of tasks of high priority it still finds
+    /// a task of lower priority that is older and further overdue, and one of the same
+    /// priority due later that has tags and a project.
+    @Test func nextStopsReadingOnlyWhenNoTaskLeftCanBeMoreUrgent() throws {
+        func imported(_ name: String, _ records: [String]) throws -> String {
+            let path = directory.file(name)
+            let result = try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8))
+            #expect(result.status == 0, "\(result.stderr)")
+            return path
+        }
+        func next(_ path: String, limit: Int) throws -> [JSON?] {
+            let result = try runTaskline(["next", "--db", path, "--limit", "\(limit)", "--json"], environment: ["TZ": "UTC"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONParser.parse(result.stdout).arrayValue?.map { $0["id"] } ?? []
+        }
+        /// The same order from a listing that reads every task.
+        func everyTask(_ path: String) throws -> [JSON?] {
+            let result = try runTaskline(["list", "--db", path, "--sort", "urgency", "blocked:no", "waiting:no", "--json"], environment: ["TZ": "UTC"])
+            return try JSONParser.parse(result.stdout).arrayValue?.map { $0["id"] } ?? []
+        }
+
+        // High, long overdue, nothing else: 6 + 12. Then a page of high, undated: 6. Then
+        // medium, long overdue, tags and a project, created years ago: 3.9 + 12 + 2 + 2.
+        let lower = try imported("lower.sqlite", [#"{"id":"a","title":"high overdue","priority":3,"due":"2020-01-01"}"#]
+            + (0..<999).map { #"{"id":"b\#(1000 + $0)","title":"high","priority":3}"# }
+            + [#"{"id":"c","title":"medium, old","priority":2,"due":"2020-01-01","tags":["x"],"project":"P","createdAt":"2020-01-01T00:00:00Z"}"#])
+        #expect(try next(lower, limit: 1) == ["c"])
+        #expect(try next(lower, limit: 2) == ["c", "a"])
+        #expect(try next(lower, limit: 3) == Array(try everyTask(lower).prefix(3)))
+
+        // All created at once. A page of high, due in 2099: 6 + 2.4. Then high, due later,
+        // as urgent, which comes first by id; and high, due later still, with a tag and a
+        // project: 6 + 2.4 + 2.
+        let created = #","createdAt":"2026-01-01T00:00:00Z"}"#
+        let later = try imported("later.sqlite", (0..<1000).map { #"{"id":"d\#(1000 + $0)","title":"high","priority":3,"due":"2099-01-01""# + created }
+            + [#"{"id":"a","title":"high, as urgent","priority":3,"due":"2099-03-01""# + created,
+               #"{"id":"e","title":"high, tagged","priority":3,"due":"2099-06-01","tags":["x"],"project":"P""# + created])
+        #expect(try next(later, limit: 2) == ["e", "a"])
+        #expect(try next(later, limit: 3) == Array(try everyTask(later).prefix(3)))
+    }
+
     @Test func overdueIsJudgedInLocalTime() throws {
         let path = directory.file("overdue.sqlite")
         let long = try add(path, ["Long", "due:-10d"])

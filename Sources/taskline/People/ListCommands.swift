@@ -132,18 +132,23 @@ struct Listing: Sendable {
         let keys = sort.compactMap(\.storeKey)
         let ordersHere = keys.count < sort.count
         let limit = limit ?? Int.max
-        // Oldest first among equals.
-        let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
-        var query = TaskQuery(filter: filter, sort: keys + tieBreak, limit: TaskQuery.maxLimit)
-        var held: [TaskItem] = []
-        var count = 0
-        repeat {
-            let page: TaskPage
+        func fetch(_ query: TaskQuery) throws -> TaskPage {
             do {
-                page = try store.fetch(query)
+                return try store.fetch(query)
             } catch TaskStoreError.invalid(let field, let reason) {
                 throw UsageError("\(field == "filter.tags" ? "+TAG" : field) \(reason)")
             }
+        }
+        // The most urgent first, up to a limit: read in the order that lets the reading stop.
+        let cutoff = limit < Int.max && sort == [ListSort(field: .urgency, descending: false)]
+            ? try UrgencyCutoff(dates: dates) { try fetch(TaskQuery(filter: filter, sort: $0, limit: 1)) } : nil
+        // Oldest first among equals.
+        let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
+        var query = TaskQuery(filter: filter, sort: cutoff == nil ? keys + tieBreak : UrgencyCutoff.order, limit: TaskQuery.maxLimit)
+        var held: [TaskItem] = []
+        var count = 0
+        repeat {
+            let page = try fetch(query)
             for task in page.tasks where matches(task, dates: dates) {
                 if ordersHere {
                     held.append(task)
@@ -153,7 +158,12 @@ struct Listing: Sendable {
                 }
             }
             // With a limit, only the best so far need be held.
-            if limit < Int.max, held.count > limit + TaskQuery.maxLimit { held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit)) }
+            if let cutoff, let last = page.tasks.last {
+                if held.count > limit { held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit)) }
+                if held.count == limit, Urgency.of(held[limit - 1], dates: dates) > cutoff.bound(after: last) { break }
+            } else if limit < Int.max, held.count > limit + TaskQuery.maxLimit {
+                held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit))
+            }
             query.cursor = page.nextCursor
         } while query.cursor != nil && count < limit
         for task in ListSort.ordered(held, by: sort, dates: dates).prefix(limit) { try body(task) }
@@ -243,7 +253,9 @@ struct ListSort: Sendable, Equatable {
         return field.map { SortKey(field: $0, descending: descending) }
     }
 
-    /// Sorted by the keys when one is urgency (the others break its ties, and the age).
+    /// Sorted by the keys when one is urgency: its ties go by age, then by id when it is the
+    /// only key (as the store orders by creation time), else in the order the tasks came in
+    /// (the store's by the other keys).
     /// The positions are sorted, not the tasks: moving a task costs many times a comparison.
     static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext) -> [TaskItem] {
         let urgencies = tasks.map { Urgency.of($0, dates: dates) }
@@ -253,30 +265,9 @@ struct ListSort: Sendable, Equatable {
                 // Most urgent first; -urgency for least urgent first.
                 return key.descending ? urgencies[a] < urgencies[b] : urgencies[a] > urgencies[b]
             }
-            return createdAt[a] != createdAt[b] ? createdAt[a] < createdAt[b] : a < b
+            if createdAt[a] != createdAt[b] { return createdAt[a] < createdAt[b] }
+            return keys.count == 1 ? tasks[a].id.utf8.lexicographicallyPrecedes(tasks[b].id.utf8) : a < b
         }.map { tasks[$0] }
-    }
-}
-
-/// How urgent an open task is, after Taskwarrior's default coefficients.
-enum Urgency {
-    static let help = """
-        Urgency is the sum of: priority H 6, M 3.9, L 1.8; due date 12 × a scale from 0.2
-        (due in 14 days or more, or no due date: 0) rising linearly to 1 (7 days overdue or
-        more); 1 for having tags; 1 for having a project; age 2 × (days since created / 365,
-        at most 1).
-        """
-
-    static func of(_ task: TaskItem, dates: DateContext) -> Double {
-        var score = [0, 1.8, 3.9, 6][task.priority]
-        if let due = task.due, let shown = PeopleDates.show(due, now: dates.now, calendar: dates.calendar) {
-            let overdue = Double(-shown.days)
-            score += 12 * (overdue >= 7 ? 1 : overdue >= -14 ? (overdue + 14) * 0.8 / 21 + 0.2 : 0.2)
-        }
-        if !task.tags.isEmpty { score += 1 }
-        if task.project != nil { score += 1 }
-        score += 2 * min(1, Double(max(0, dates.now - task.createdAt)) / 86_400_000 / 365)
-        return score
     }
 }
 
