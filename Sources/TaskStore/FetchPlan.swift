@@ -55,6 +55,10 @@ struct FetchPlan {
     /// alone: every task written would pay for a leaf of it, and `task_by_done` holds the
     /// same order split in two.
     private(set) var mergesDoneRuns = false
+    /// True when two of the filter's tags are on no task together: no task matches, and a
+    /// page reads nothing, where checking every task with the first tag (or every task along
+    /// the sort order) for the others took up to seconds at a million tasks.
+    private(set) var matchesNothing = false
     /// True when a clause yields a small set of tasks for SQLite to start from, which it
     /// sorts: no run needs to be split to be read in order from an index.
     private var startsFromSmallSet = false
@@ -145,6 +149,7 @@ struct FetchPlan {
         // Whether a clause yields a small set of tasks for SQLite to start from.
         var hasSmallSet = false
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
+        matchesNothing = try Self.someTwoShareNoTask(filter.tags, in: database)
         var tags = filter.tags[...]
         if sort.count == 1, sort[0].field == .createdAt, let first = tags.first {
             // The tag's index gives its tasks in page order, however many or few they are.
@@ -378,6 +383,20 @@ struct FetchPlan {
         }
     }
 
+    /// Whether two of `tags` are on no task together: `tag_pair_total` has a row for every
+    /// two tags some task has.
+    private static func someTwoShareNoTask(_ tags: [String], in database: Database) throws -> Bool {
+        let distinct = Array(Set(tags))
+        guard distinct.count >= 2 else { return false }
+        let pair = try database.cachedStatement("SELECT 1 FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)")
+        for (index, tag) in distinct.enumerated() {
+            for other in distinct[(index + 1)...] {
+                if try pair.firstRow([.text(tag), .text(other)], { _ in true }) == nil { return true }
+            }
+        }
+        return false
+    }
+
     /// How many tasks are done (or not), as `task_total` keeps them.
     private static func total(done: Bool, in database: Database) throws -> Int {
         try database.cachedStatement("SELECT count FROM task_total WHERE done = ?").firstRow([SQLValue(done)]) { $0.int(0) } ?? 0
@@ -386,6 +405,7 @@ struct FetchPlan {
     /// Counts the tasks that match. `database` is asked how many tasks hold a common text's
     /// trigrams: call it inside the transaction that reads the page.
     func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
+        if matchesNothing { return ("SELECT 0", []) }
         if let kept { return (kept.sql, kept.values) }
         if let candidates = commonTextCandidates, try TextIndex.reading(candidates, in: database) != .tooDear {
             return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [TextIndex.clause])), sourceValues + whereValues + [.text(candidates)])
@@ -489,6 +509,7 @@ struct FetchPlan {
 
     /// The queries for the page after `cursor` (none: the first page), in order.
     func pageRuns(after cursor: Cursor?) -> [Run] {
+        guard !matchesNothing else { return [] }
         // Read through the taggings, the keys are their copies: those are what the index orders.
         let keys = drivenByTag
             ? self.keys.map { (expression: $0.expression == "id" ? "task_tag.task_id" : "task_tag.\($0.expression)", $0.descending) }

@@ -83,7 +83,7 @@ extension TaskStore {
         var lastKeys: [SQLValue] = []
         var hasMore = false
         var runs = plan.pageRuns(after: cursor)
-        if let offset = query.offset, offset > 0 {
+        if let offset = query.offset, offset > 0, !runs.isEmpty {
             // The page after the last task the offset skips: the same as the page after
             // a cursor there.
             let skipped = try lastTask(skippedBy: Int64(offset), runs: runs, plan: plan)

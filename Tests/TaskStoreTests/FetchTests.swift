@@ -135,6 +135,48 @@ import Testing
         #expect(task.tags == ["B", "Z", "a", "b", "é"])
         #expect(try await store.get(id: task.id).tags == task.tags)
     }
+
+    /// Two tags on no task together match nothing, known from `tag_pair_total` before a task
+    /// is read; once a task has both, it is found. Each tag is on more tasks than
+    /// `rareTagCount`, so that a sort led by creation time merges the open and done runs.
+    @Test func tagsOnNoTaskTogetherMatchNothing() async throws {
+        let store = try makeStore(directory)
+        _ = try await store.apply((0..<(2 * FetchPlan.rareTagCount + 2)).map { index in
+            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: [index % 2 == 0 ? "x" : "z", "y"]))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        func matchesNothing(_ tags: [String]) throws -> Bool {
+            try FetchPlan(filter: TaskFilter(tags: tags), sort: [SortKey(field: .createdAt)], now: 0, database: database).matchesNothing
+        }
+        #expect(try matchesNothing(["x", "z"]))
+        #expect(try matchesNothing(["z", "y", "x"]))
+        #expect(try !matchesNothing(["x", "y"]) && !matchesNothing(["y", "x"]) && !matchesNothing(["x", "x"]) && !matchesNothing(["x"]))
+
+        let sorts: [[SortKey]] = [[SortKey(field: .createdAt)], [SortKey(field: .createdAt), SortKey(field: .title)],
+                                  [SortKey(field: .title, descending: true)], [SortKey(field: .due)]]
+        func listed(_ tags: [String], _ sort: [SortKey], offset: Int? = nil) async throws -> (ids: [String], total: Int?, more: Bool) {
+            let page = try await store.fetch(TaskQuery(filter: TaskFilter(tags: tags), sort: sort, limit: 5, offset: offset, includeTotal: true))
+            return (page.tasks.map(\.id), page.total, page.nextCursor != nil)
+        }
+        for sort in sorts {
+            for offset in [nil, 1] {
+                let page = try await listed(["x", "z"], sort, offset: offset)
+                #expect(page.ids.isEmpty && page.total == 0 && !page.more, "\(sort) from \(String(describing: offset))")
+                #expect(try await listed(["y", "z", "x"], sort, offset: offset).total == 0)
+            }
+            #expect(try await listed(["x", "y"], sort).total == FetchPlan.rareTagCount + 1)
+        }
+
+        _ = try await store.update(id: "t1", changes: TaskChanges(tags: ["x", "z"]))
+        #expect(try !matchesNothing(["x", "z"]))
+        #expect(try !matchesNothing(["x", "y", "z"]), "every two of them are on some task")
+        for sort in sorts {
+            let page = try await listed(["z", "x"], sort)
+            #expect(page.ids == ["t1"] && page.total == 1 && !page.more, "\(sort)")
+            #expect(try await listed(["z", "x"], sort, offset: 1).ids.isEmpty)
+            #expect(try await listed(["x", "y", "z"], sort).ids.isEmpty, "no task has all three")
+        }
+    }
 }
 
 /// A page in creation order merges the open tasks' run of `task_by_done`
