@@ -143,6 +143,34 @@ import Testing
         #expect(try next(later, limit: 3) == Array(try everyTask(later).prefix(3)))
     }
 
+    /// Urgency sorts with the other keys in the order given: after another key it breaks
+    /// that key's ties; before one, that key breaks its ties (before the age does).
+    @Test func urgencySortsWithTheOtherKeysInTheirOrder() throws {
+        let path = directory.file("urgency-keys.sqlite")
+        // Urgency: a 1.8 + 2.4; b 6 + 2.4; c 6 + 1; d and e 6 + 2.4 + 2 (a year old or more).
+        let records = [
+            #"{"id":"a","title":"a","priority":1,"due":"2099-01-01"}"#,
+            #"{"id":"b","title":"b","priority":3,"due":"2099-06-01"}"#,
+            #"{"id":"c","title":"c","priority":3,"tags":["x"]}"#,
+            #"{"id":"d","title":"d","priority":3,"due":"2099-06-01","createdAt":"2020-01-01T00:00:00Z"}"#,
+            #"{"id":"e","title":"e","priority":3,"due":"2099-01-01","createdAt":"2021-01-01T00:00:00Z"}"#,
+        ]
+        #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
+        func sorted(_ keys: String, _ words: [String] = []) throws -> [JSON?] {
+            let result = try runTaskline(["list", "--db", path, "--sort", keys, "--json"] + words, environment: ["TZ": "UTC"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONParser.parse(result.stdout).arrayValue?.map { $0["id"] } ?? []
+        }
+        #expect(try sorted("due,urgency") == ["e", "a", "d", "b", "c"], "undated last")
+        #expect(try sorted("-due,urgency") == ["d", "b", "e", "a", "c"], "undated last either way")
+        #expect(try sorted("urgency,due") == ["e", "d", "b", "c", "a"], "the due date before the age")
+        #expect(try sorted("urgency,-due") == ["d", "e", "b", "c", "a"])
+        #expect(try sorted("urgency") == ["d", "e", "b", "c", "a"], "the oldest first")
+        #expect(try sorted("-urgency") == ["a", "c", "b", "d", "e"])
+        #expect(try sorted("urgency,due", ["--limit", "2"]) == ["e", "d"])
+        #expect(try sorted("priority,urgency", ["--limit", "2"]) == ["a", "d"])
+    }
+
     @Test func overdueIsJudgedInLocalTime() throws {
         let path = directory.file("overdue.sqlite")
         let long = try add(path, ["Long", "due:-10d"])

@@ -140,7 +140,7 @@ struct Listing: Sendable {
             }
         }
         // The most urgent first, up to a limit: read in the order that lets the reading stop.
-        let cutoff = limit < Int.max && sort == [ListSort(field: .urgency, descending: false)]
+        let cutoff = limit < Int.max && sort.first == ListSort(field: .urgency, descending: false)
             ? try UrgencyCutoff(dates: dates) { try fetch(TaskQuery(filter: filter, sort: $0, limit: 1)) } : nil
         // Oldest first among equals.
         let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
@@ -253,21 +253,67 @@ struct ListSort: Sendable, Equatable {
         return field.map { SortKey(field: $0, descending: descending) }
     }
 
-    /// Sorted by the keys when one is urgency: its ties go by age, then by id when it is the
-    /// only key (as the store orders by creation time), else in the order the tasks came in
-    /// (the store's by the other keys).
+    /// Sorted by the keys, in turn, when one is urgency, which the store cannot sort by;
+    /// the others as the store orders them, then by age and id, as the store breaks ties.
     /// The positions are sorted, not the tasks: moving a task costs many times a comparison.
     static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext) -> [TaskItem] {
-        let urgencies = tasks.map { Urgency.of($0, dates: dates) }
-        let createdAt = tasks.map(\.createdAt)
+        let columns = keys.map { SortColumn($0, of: tasks, dates: dates) }
         return tasks.indices.sorted { a, b in
-            for key in keys where key.field == .urgency && urgencies[a] != urgencies[b] {
-                // Most urgent first; -urgency for least urgent first.
-                return key.descending ? urgencies[a] < urgencies[b] : urgencies[a] > urgencies[b]
+            for column in columns {
+                if let first = column.precedes(a, b) { return first }
             }
-            if createdAt[a] != createdAt[b] { return createdAt[a] < createdAt[b] }
-            return keys.count == 1 ? tasks[a].id.utf8.lexicographicallyPrecedes(tasks[b].id.utf8) : a < b
+            if tasks[a].createdAt != tasks[b].createdAt { return tasks[a].createdAt < tasks[b].createdAt }
+            return tasks[a].id.utf8.lexicographicallyPrecedes(tasks[b].id.utf8)
         }.map { tasks[$0] }
+    }
+}
+
+/// One key's value for each task of a sort, computed once.
+private struct SortColumn {
+    private enum Value: Comparable {
+        case number(Double)
+        case integer(Int64)
+        /// Compared byte by byte, as SQLite's BINARY and PostgreSQL's "C" collation do.
+        case bytes([UInt8])
+
+        static func < (a: Value, b: Value) -> Bool {
+            switch (a, b) {
+            case let (.number(x), .number(y)): x < y
+            case let (.integer(x), .integer(y)): x < y
+            case let (.bytes(x), .bytes(y)): x.lexicographicallyPrecedes(y)
+            default: false  // a column holds one kind
+            }
+        }
+    }
+
+    /// Nil (no due date, no project) comes last either way, as in the store.
+    private let values: [Value?]
+    private let descending: Bool
+
+    init(_ key: ListSort, of tasks: [TaskItem], dates: DateContext) {
+        // Urgency's own order is the most urgent first.
+        descending = key.field == .urgency ? !key.descending : key.descending
+        values = tasks.map { task in
+            switch key.field {
+            case .urgency: .number(Urgency.of(task, dates: dates))
+            case .due: task.due.flatMap(Timestamp.parse).map(Value.integer)
+            case .priority: .integer(Int64(task.priority))
+            case .created: .integer(task.createdAt)
+            case .updated: .integer(task.updatedAt)
+            case .title: .bytes(Array(TaskRules.folded(task.title).utf8))
+            case .project: task.project.map { .bytes(Array($0.utf8)) }
+            }
+        }
+    }
+
+    /// Whether task `a` comes before task `b` by this key; nil when they tie.
+    func precedes(_ a: Int, _ b: Int) -> Bool? {
+        switch (values[a], values[b]) {
+        case let (x?, y?): x == y ? nil : (x < y) != descending
+        case (nil, nil): nil
+        case (.some, nil): true
+        case (nil, .some): false
+        }
     }
 }
 
