@@ -176,6 +176,15 @@ public enum PeopleDates {
         public var days: Int64
     }
 
+    /// Whole local days from today to `stored` (a task's `due` or `wait`; negative: past),
+    /// as `show` counts them without the text; nil when it is not a time.
+    public static func days(until stored: String, now: Int64, calendar: LocalCalendar) -> Int64? {
+        guard let milliseconds = Timestamp.parse(stored) else { return nil }
+        // A date is the same day everywhere: it is not moved into the local zone.
+        let day = stored.utf8.count == 10 ? floorDiv(milliseconds, 86_400_000) : calendar.day(ofMilliseconds: milliseconds)
+        return day - calendar.day(ofMilliseconds: now)
+    }
+
     /// How `stored` (a task's `due` or `wait`) reads at `now`; nil when it is not a time.
     /// `open`: a past date of an open task is overdue; of anything else, just past.
     public static func show(_ stored: String, now: Int64, calendar: LocalCalendar, open: Bool = true) -> Shown? {

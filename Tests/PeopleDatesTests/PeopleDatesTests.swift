@@ -68,6 +68,9 @@ import PeopleDates
         let shown = PeopleDates.show(stored, now: Self.now, calendar: Self.berlin, open: open)
         #expect(shown?.relative == relative)
         #expect(shown?.urgency == urgency)
+        // Urgency counts the days without the text.
+        #expect(PeopleDates.days(until: stored, now: Self.now, calendar: Self.berlin) == shown?.days)
+        #expect(PeopleDates.days(until: stored, now: Self.now, calendar: Self.newYork) == PeopleDates.show(stored, now: Self.now, calendar: Self.newYork)?.days)
     }
 
     /// A date is the same day in every zone: it is not moved to the previous day west of UTC.
@@ -75,5 +78,7 @@ import PeopleDates
         let shown = PeopleDates.show("2026-12-05", now: Self.now, calendar: Self.newYork)
         #expect(shown?.absolute == "2026-12-05")
         #expect(shown?.relative == "in 3 days")
+        #expect(PeopleDates.days(until: "2026-12-05", now: Self.now, calendar: Self.newYork) == 3)
+        #expect(PeopleDates.days(until: "next week", now: Self.now, calendar: Self.newYork) == nil)
     }
 }

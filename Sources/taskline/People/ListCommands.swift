@@ -175,6 +175,7 @@ struct Listing: Sendable {
         if overdueOnly {
             guard let due = task.due, PeopleDates.show(due, now: dates.now, calendar: dates.calendar)?.urgency == .overdue else { return false }
         }
+        guard !words.isEmpty else { return true }
         let haystack = (task.title + "\n" + task.notes).lowercased()
         return words.allSatisfy { haystack.contains($0.lowercased()) }
     }

@@ -14,8 +14,8 @@ enum Urgency {
 
     static func of(_ task: TaskItem, dates: DateContext) -> Double {
         var score = priorityParts[task.priority]
-        if let due = task.due, let shown = PeopleDates.show(due, now: dates.now, calendar: dates.calendar) {
-            score += duePart(days: shown.days)
+        if let days = task.due.flatMap({ PeopleDates.days(until: $0, now: dates.now, calendar: dates.calendar) }) {
+            score += duePart(days: days)
         }
         if !task.tags.isEmpty { score += 1 }
         if task.project != nil { score += 1 }
@@ -75,7 +75,7 @@ struct UrgencyCutoff {
     /// date (neither have those after it), the most when its due date is not one.
     private static func duePartBound(of task: TaskItem, dates: DateContext) -> Double {
         guard let due = task.due else { return 0 }
-        guard let shown = PeopleDates.show(due, now: dates.now, calendar: dates.calendar) else { return Urgency.duePart(days: -7) }
-        return Urgency.duePart(days: shown.days - 1)
+        guard let days = PeopleDates.days(until: due, now: dates.now, calendar: dates.calendar) else { return Urgency.duePart(days: -7) }
+        return Urgency.duePart(days: days - 1)
     }
 }
