@@ -100,6 +100,9 @@ struct FetchPlan {
         /// order with the undated tasks last in one range, so the tasks without a project are
         /// one run, not `dueRuns`' two.
         case projectThenDueDescending = "task_blocked_by_project_due_desc"
+        /// Under a sort by project alone, either way: the tasks with a project, then those
+        /// without (the index's NULL range) by id.
+        case project = "task_blocked_by_project"
 
         /// The blocked tasks' index for `sort`, if one holds its order.
         init?(_ sort: [SortKey], priorityRunsReadPriorityIndex: Bool) {
@@ -110,6 +113,7 @@ struct FetchPlan {
             case [.due, .priority] where oneDirection: self = .dueThenPriority
             case [.due]: self = .due
             case [.project, .due] where oneDirection: self = sort[0].descending ? .projectThenDueDescending : .projectThenDue
+            case [.project]: self = .project
             default: return nil
             }
         }

@@ -316,7 +316,7 @@ import Testing
     }
 
     /// More blocked tasks than are read from an index and sorted: a page of them by due date,
-    /// and by project then due date, each way, first or after a cursor in each run (the
+    /// by project, and by project then due date, each way, first or after a cursor in each run (the
     /// dated tasks and the undated ones; those with a project and those without), is a range
     /// of the blocked tasks' own index in order, not every task along the sort's own index.
     @Test func blockedTasksByDueAndByProjectThenDueAreReadFromTheirOwnIndexes() async throws {
@@ -327,6 +327,8 @@ import Testing
             ([SortKey(field: .due, descending: true)], "task_blocked_by_due"),
             ([SortKey(field: .project), SortKey(field: .due)], "task_blocked_by_project_due_asc"),
             ([SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], "task_blocked_by_project_due_desc"),
+            ([SortKey(field: .project)], "task_blocked_by_project"),
+            ([SortKey(field: .project, descending: true)], "task_blocked_by_project"),
         ]
         for (sort, index) in indexes {
             for filter in [TaskFilter(blocked: true), TaskFilter(done: false, blocked: true)] {
