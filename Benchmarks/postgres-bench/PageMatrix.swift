@@ -12,7 +12,8 @@ enum PageMatrix {
 
     /// The shares PageLoad gives its tasks make each filter match part of them: a third
     /// done, a tenth per tag, a month of due dates (one in 24), two projects in five under
-    /// `Home`, one in a hundred waiting, about one in 75 blocked.
+    /// `Home`, one in a hundred waiting, about one in 75 blocked; and `taskline next`'s
+    /// list: open, neither blocked nor waiting.
     static let filters: [(name: String, json: String?)] = [
         ("none", nil),
         ("done", #"{"done":true}"#),
@@ -21,16 +22,18 @@ enum PageMatrix {
         ("due window", #"{"dueAfter":"2027-03-01","dueBefore":"2027-04-01"}"#),
         ("waiting", #"{"waiting":true}"#),
         ("blocked", #"{"blocked":true}"#),
+        ("next", #"{"done":false,"blocked":false,"waiting":false}"#),
     ]
 
-    /// Each key each way, then taskline-bench's sorts by two keys, both keys each way.
+    /// Each key each way, then taskline-bench's sorts by two keys, both keys each way, then
+    /// the order `taskline next` reads in: priority descending, then due date.
     static let sorts: [(name: String, json: String)] = ["createdAt", "updatedAt", "due", "priority", "title", "project"].flatMap { field in
         ["asc", "desc"].map { order in ("\(field) \(order)", #"[{"field":"\#(field)","order":"\#(order)"}]"#) }
     } + [("due", "priority"), ("priority", "due"), ("project", "due")].flatMap { first, second in
         ["asc", "desc"].map { order in
             ("\(first), \(second) \(order)", #"[{"field":"\#(first)","order":"\#(order)"},{"field":"\#(second)","order":"\#(order)"}]"#)
         }
-    }
+    } + [("priority desc, due asc", #"[{"field":"priority","order":"desc"},{"field":"due","order":"asc"}]"#)]
 
     struct Timing {
         var median: Double

@@ -14,8 +14,9 @@ import TaskModel
 /// the absent ones left out, where `NULLS LAST` backwards would put them first), then those
 /// without it by id, from the primary key. The sorts by two keys in one direction that
 /// taskline-bench measures (due and priority either way round, project and due) are read the
-/// same way, from the indexes of schema 5; other sorts of several keys are one query that
-/// PostgreSQL sorts.
+/// same way, from the indexes of schema 5, and so is priority then due date in opposite
+/// directions (`taskline next`'s order), one run per priority; other sorts of several keys
+/// are one query that PostgreSQL sorts.
 struct PostgresFetchPlan {
     /// One stretch of a page's order: a page is read from the runs in turn until it is
     /// full, each run's tasks sorting after the earlier runs'.
@@ -94,8 +95,11 @@ struct PostgresFetchPlan {
         }
         if let blocked = filter.blocked {
             let waitsForOne = "EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)"
-            // Checked first, the empty list spares the tasks without dependencies the lookup.
-            add(blocked ? "task.depends_on <> '{}' AND \(waitsForOne)" : "NOT \(waitsForOne)", [])
+            // Checked first, the empty list spares the tasks without dependencies the lookup
+            // and gives the planner their share, from the column's statistics: with NOT
+            // EXISTS alone it takes nearly every task for blocked, and sorts all the
+            // candidates of a page rather than read an index in order (docs/postgresql.md).
+            add(blocked ? "task.depends_on <> '{}' AND \(waitsForOne)" : "(task.depends_on = '{}' OR NOT \(waitsForOne))", [])
         }
         if let waiting = filter.waiting {
             add(waiting ? "task.wait_at > $" : "(task.wait_at IS NULL OR task.wait_at <= $)", [.integer(now)])
@@ -163,11 +167,12 @@ struct PostgresFetchPlan {
         if sort.count == 1 {
             return oneKeyRuns(sort[0], after: after.map { ($0.values[0], $0.id) }, within: Condition())
         }
-        guard sort.count == 2, sort[0].descending == sort[1].descending else { return [severalKeysRun] }
+        guard sort.count == 2 else { return [severalKeysRun] }
+        let oneDirection = sort[0].descending == sort[1].descending
         switch (sort[0].field, sort[1].field) {
-        case (.due, .priority): return dueAndPriorityRuns(after: after)
         case (.priority, .due): return priorityAndDueRuns(after: after)
-        case (.project, .due): return projectAndDueRuns(after: after)
+        case (.due, .priority) where oneDirection: return dueAndPriorityRuns(after: after)
+        case (.project, .due) where oneDirection: return projectAndDueRuns(after: after)
         default: return [severalKeysRun]
         }
     }
@@ -182,8 +187,11 @@ struct PostgresFetchPlan {
         }
     }
 
-    /// `task.<key> <after> $` for the direction of the sort (its keys share one).
-    private var after: String { sort[0].descending ? "<" : ">" }
+    /// `task.<key> <after> $` for the direction of the sort's first key (the runs that
+    /// compare two keys at once read only sorts whose keys share a direction).
+    private var after: String { Self.after(sort[0]) }
+
+    private static func after(_ key: SortKey) -> String { key.descending ? "<" : ">" }
 
     private func order(_ columns: [String]) -> String {
         let direction = sort.last!.descending ? "DESC" : "ASC"
@@ -200,6 +208,7 @@ struct PostgresFetchPlan {
     /// that have the key, then those without it, by id.
     private func oneKeyRuns(_ key: SortKey, after cursor: (value: PostgresValue, id: PostgresValue)?, within condition: Condition) -> [Run] {
         let column = Self.column(key.field)
+        let after = Self.after(key)
         let keyset = "(\(column), task.id) \(after) ($, $)"
         guard key.field == .due || key.field == .project else {
             guard let cursor else { return [run(condition, order: order([column]))] }
@@ -246,8 +255,9 @@ struct PostgresFetchPlan {
         return runs
     }
 
-    /// By priority, then due date: for each priority, its tasks by due date (along
-    /// task_by_priority_due, then by id from task_by_priority for the undated ones).
+    /// By priority, then due date, each in its own direction: for each priority, its tasks
+    /// by due date (along task_by_priority_due, then by id from task_by_priority for the
+    /// undated ones).
     private func priorityAndDueRuns(after cursor: (values: [PostgresValue], id: PostgresValue)?) -> [Run] {
         var priorities = Array(TaskRules.priorities)
         if sort[0].descending { priorities.reverse() }

@@ -8,11 +8,13 @@ import Testing
 /// Pages by each sort key, each way, against the SQLite store's on the same tasks, and the
 /// plans PostgreSQL makes for them: read along an index, never sorted.
 @Suite(Cluster.available) struct PageOrderTests {
-    /// Each key each way, and the sorts by two keys that taskline-bench measures, each way.
+    /// Each key each way, the sorts by two keys that taskline-bench measures, each way, and
+    /// priority then due date in opposite directions (`taskline next` reads by the first).
     static let sorts: [[SortKey]] = SortKey.Field.allCases.flatMap { field in [false, true].map { [SortKey(field: field, descending: $0)] } }
         + [(SortKey.Field.due, SortKey.Field.priority), (.priority, .due), (.project, .due)].flatMap { first, second in
             [false, true].map { [SortKey(field: first, descending: $0), SortKey(field: second, descending: $0)] }
         }
+        + [true, false].map { [SortKey(field: .priority, descending: $0), SortKey(field: .due, descending: !$0)] }
 
     /// Tasks whose keys tie (created and updated in the same millisecond, titles equal but
     /// for case, priorities, due dates and projects shared) and go missing (no due date,
@@ -88,6 +90,20 @@ import Testing
         }
     }
 
+    /// `taskline next`'s pages (open tasks neither blocked nor waiting, by priority
+    /// descending, then due date) come from an index in order too: the planner must not
+    /// take most tasks for blocked.
+    @Test func theNextListIsReadInIndexOrder() async throws {
+        let (store, connection) = try Self.twentyThousandTasks()
+        let filter = TaskFilter(done: false, blocked: false, waiting: false)
+        let sort = [SortKey(field: .priority, descending: true), SortKey(field: .due)]
+        let middle = try #require(try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 1, offset: 5_000)).nextCursor)
+        for cursor in [nil, middle] {
+            let nodes = try Self.plans(of: TaskQuery(filter: filter, sort: sort, limit: 50, cursor: cursor), on: connection)
+            #expect(!nodes.contains("Sort") && nodes.contains("Index Scan"), "\(cursor == nil ? "first" : "middle") page: \(nodes)")
+        }
+    }
+
     /// By project alone under a due-date filter: a range of many tasks (all 10,000 dated
     /// ones) is checked along task_by_project, never sorted; one of few (199) is read from an
     /// index led by the due date and sorted, not taken from task_by_project_due with the
@@ -133,7 +149,7 @@ import Testing
     static func plans(of query: TaskQuery, on connection: PostgresConnection, key: String = "Node Type") throws -> [String] {
         let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection)
         return try plan.runs.flatMap { run in
-            let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(51), .integer(0)])[0].text("QUERY PLAN")
+            let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(Int64(query.limit + 1)), .integer(0)])[0].text("QUERY PLAN")
             return Self.values(of: key, in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
         }
     }
