@@ -417,6 +417,23 @@ struct FetchPlan {
         return ("SELECT count(*) FROM \(source)" + Self.unplussed(whereSQL(extra: [])), sourceValues + whereValues)
     }
 
+    /// The counts that, each times its sign, count `filter`, this plan's: the plan's own
+    /// count for a filter of one term; for several (`TaskFilter.countTerms`), each term's by
+    /// a plan of its own in creation order, where the blocked and the waiting tasks are read
+    /// from their indexes (a plan for another order checks them along it, as a page of many
+    /// would). `now` and `database` as for the plan.
+    func totalCounts(of filter: TaskFilter, now: Int64, in database: Database) throws -> [(sql: String, values: [SQLValue], sign: Int)] {
+        let terms = filter.countTerms
+        if terms.count == 1 {
+            let count = try count(in: database)
+            return [(count.sql, count.values, 1)]
+        }
+        return try terms.map { term in
+            let count = try FetchPlan(filter: term.filter, sort: [SortKey(field: .createdAt)], now: now, database: database).count(in: database)
+            return (count.sql, count.values, term.sign)
+        }
+    }
+
     /// Counts `run`'s tasks, with its `values` (an offset comes without a cursor): how much of
     /// an offset a run used up when it holds fewer tasks than the offset. Not for a merge, the
     /// last run. Made only for an offset, not for every page.

@@ -15,7 +15,8 @@ extension TaskStore {
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
         return try translatingSQLiteErrors { try database.readTransaction {
-            var plan = try FetchPlan(filter: query.filter, sort: query.sort, now: clock(), database: database)
+            let now = clock()
+            var plan = try FetchPlan(filter: query.filter, sort: query.sort, now: now, database: database)
             var cursor: Cursor?
             if let encoded = query.cursor {
                 guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
@@ -33,12 +34,18 @@ extension TaskStore {
             if let lastKeys = read.nextCursorKeys {
                 page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
             }
-            if query.includeTotal {
-                let count = try plan.count(in: database)
-                page.total = Int(try database.cachedStatement(count.sql).firstRow(count.values) { $0.int64(0) } ?? 0)
-            }
+            if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
             return page
         } }
+    }
+
+    /// `includeTotal`'s count, in the page's snapshot.
+    private func total(of query: TaskQuery, plan: FetchPlan, now: Int64) throws -> Int {
+        var total: Int64 = 0
+        for count in try plan.totalCounts(of: query.filter, now: now, in: database) {
+            total += Int64(count.sign) * (try database.cachedStatement(count.sql).firstRow(count.values) { $0.int64(0) } ?? 0)
+        }
+        return Int(total)
     }
 
     /// A page's tasks, and the sort keys of its last one when another page follows.
