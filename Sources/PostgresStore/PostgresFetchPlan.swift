@@ -94,12 +94,7 @@ struct PostgresFetchPlan {
             hasProjectFilter = true
         }
         if let blocked = filter.blocked {
-            let waitsForOne = "EXISTS (SELECT 1 FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done)"
-            // Checked first, the empty list spares the tasks without dependencies the lookup
-            // and gives the planner their share, from the column's statistics: with NOT
-            // EXISTS alone it takes nearly every task for blocked, and sorts all the
-            // candidates of a page rather than read an index in order (docs/postgresql.md).
-            add(blocked ? "task.depends_on <> '{}' AND \(waitsForOne)" : "(task.depends_on = '{}' OR NOT \(waitsForOne))", [])
+            add(blocked ? "task.blocked_by > 0" : "task.blocked_by = 0", [])
         }
         if let waiting = filter.waiting {
             add(waiting ? "task.wait_at > $" : "(task.wait_at IS NULL OR task.wait_at <= $)", [.integer(now)])
@@ -159,6 +154,18 @@ struct PostgresFetchPlan {
     /// when they hold it.
     var count: (sql: String, values: [PostgresValue]) {
         kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) AS n FROM task \(Self.whereClause(conditions))", values)
+    }
+
+    /// The counts that, each times its sign, count `filter`, this plan's: the plan's own
+    /// count for a filter of one term; for several (`TaskFilter.countTerms`), each term's by
+    /// a plan of its own. `now` and `connection` as for the plan.
+    func totalCounts(of filter: TaskFilter, now: Int64, connection: PostgresConnection) throws -> [(sql: String, values: [PostgresValue], sign: Int)] {
+        let terms = filter.countTerms
+        if terms.count == 1 { return [(count.sql, count.values, 1)] }
+        return try terms.map { term in
+            let count = try PostgresFetchPlan(query: TaskQuery(filter: term.filter), now: now, connection: connection).count
+            return (count.sql, count.values, term.sign)
+        }
     }
 
     /// The queries for the page, in order.

@@ -134,6 +134,43 @@ enum PostgresSchema {
         -- a priority along task_by_priority_due. Only a task with a wait time writes a leaf of it.
         CREATE INDEX task_waiting_by_priority_due ON task (priority, due_at, id) WHERE wait_at IS NOT NULL;
         """,
+        """
+        -- How many of a task's dependencies are not done, as SQLite's schema 17 keeps it: the
+        -- filter for blocked tasks reads a column, and task_blocked counts them (one in 75 at
+        -- a million) without looking up every task's dependencies. Kept by triggers, whatever
+        -- statement writes a task: its own count when it is inserted or its dependencies
+        -- change, its dependents' when it becomes done or open again. A deleted task is first
+        -- taken out of its dependents' dependencies (PostgresTaskStore+Writes.swift), which
+        -- recounts them. A task inserted open that others already name (an import's, an
+        -- undo's) is recounted for by the writer (`recountBlockers`): a trigger on every
+        -- insert would look for dependents of every new task, which has none.
+        ALTER TABLE task ADD COLUMN blocked_by integer NOT NULL DEFAULT 0;
+        CREATE FUNCTION task_blockers(dependencies text[]) RETURNS integer LANGUAGE sql STABLE
+            RETURN (SELECT count(*)::integer FROM task WHERE id = ANY(dependencies) AND NOT done);
+        UPDATE task SET blocked_by = task_blockers(depends_on) WHERE depends_on <> '{}';
+        CREATE FUNCTION task_count_blockers() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                NEW.blocked_by := task_blockers(NEW.depends_on);
+                RETURN NEW;
+            END
+            $$;
+        CREATE TRIGGER task_blockers_on_insert BEFORE INSERT ON task
+            FOR EACH ROW WHEN (NEW.depends_on <> '{}') EXECUTE FUNCTION task_count_blockers();
+        CREATE TRIGGER task_blockers_on_update BEFORE UPDATE OF depends_on ON task
+            FOR EACH ROW WHEN (OLD.depends_on IS DISTINCT FROM NEW.depends_on) EXECUTE FUNCTION task_count_blockers();
+        CREATE FUNCTION task_recount_dependents() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                -- In the lists' collation: an id's ("C") would keep the lookup out of the index.
+                UPDATE task SET blocked_by = task_blockers(depends_on) WHERE depends_on @> ARRAY[NEW.id COLLATE "default"];
+                RETURN NULL;
+            END
+            $$;
+        CREATE TRIGGER task_dependents_on_done AFTER UPDATE OF done ON task
+            FOR EACH ROW WHEN (OLD.done IS DISTINCT FROM NEW.done) EXECUTE FUNCTION task_recount_dependents();
+        CREATE INDEX task_blocked ON task (done) WHERE blocked_by > 0;
+        -- Looked up on each completion: entries waiting in a pending list are each compared.
+        ALTER INDEX task_by_dependency SET (fastupdate = off);
+        """,
     ]
 
     /// Fills the kept counts from the tasks.

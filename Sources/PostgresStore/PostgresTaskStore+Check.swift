@@ -96,6 +96,9 @@ extension PostgresTaskStore {
         if report.schemaVersion >= 5 {
             for problem in try keptCountProblems(connection) { rule(problem) }
         }
+        if report.schemaVersion >= 7 {
+            for problem in try blockedByProblems(connection) { rule(problem) }
+        }
 
         for id in try tasksWhoseMetaIsNotAnObject(connection) { rule("task \(id): meta is not a JSON object") }
 

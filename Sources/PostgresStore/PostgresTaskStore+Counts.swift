@@ -106,4 +106,18 @@ extension PostgresTaskStore {
             "\(try row.text("counts"))'s count of \(try row.text("key")) is \(try row.optionalInt64("kept_n").map(String.init) ?? "missing"); its tasks are \(try row.optionalInt64("counted_n") ?? 0)"
         }
     }
+
+    /// The tasks whose `blocked_by` (schema 7) differs from their dependencies that are not
+    /// done, one line each (for `taskline check`).
+    static func blockedByProblems(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT id, blocked_by, counted FROM (
+                SELECT id, blocked_by, (SELECT count(*) FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done) AS counted
+                FROM task WHERE blocked_by <> 0 OR depends_on <> '{}'
+            ) AS tasks
+            WHERE blocked_by <> counted ORDER BY id
+            """).map { row in
+            "task \(try row.text("id")): blocked_by is \(try row.int64("blocked_by")); \(try row.int64("counted")) of its dependencies are not done"
+        }
+    }
 }

@@ -21,7 +21,8 @@ extension PostgresTaskStore {
     public func fetch(_ query: TaskQuery) throws -> TaskPage {
         try query.validate()
         return try translatingErrors { try connection.transaction(.repeatableRead) {
-            let plan = try PostgresFetchPlan(query: query, now: clock(), connection: connection)
+            let now = clock()
+            let plan = try PostgresFetchPlan(query: query, now: now, connection: connection)
             // One row more than the limit is asked for: it tells whether a next page exists.
             var rows: [PostgresRow] = []
             var offset = query.offset ?? 0
@@ -40,12 +41,18 @@ extension PostgresTaskStore {
             if rows.count > query.limit, let last = tasks.last {
                 page.nextCursor = plan.cursor(after: last)
             }
-            if query.includeTotal {
-                let count = plan.count
-                page.total = try connection.query(count.sql, count.values)[0].int("n")
-            }
+            if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
             return page
         } }
+    }
+
+    /// `includeTotal`'s count, in the page's snapshot.
+    private func total(of query: TaskQuery, plan: PostgresFetchPlan, now: Int64) throws -> Int {
+        var total = 0
+        for count in try plan.totalCounts(of: query.filter, now: now, connection: connection) {
+            total += count.sign * (try connection.query(count.sql, count.values)[0].int("n"))
+        }
+        return total
     }
 
     /// Marks the reminders due at `now` (up to `DueReminders.perClaim`) as sent,

@@ -51,6 +51,7 @@ extension PostgresTaskStore {
                     try problems.note(error, line: line)
                 }
             }
+            try recountBlockers(of: dependencies.map(\.task.id))
             try problems.check()
             return summary
         }

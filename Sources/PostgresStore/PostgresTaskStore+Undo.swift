@@ -203,6 +203,7 @@ extension PostgresTaskStore {
         for id in dependenciesChanged {
             if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
         }
+        try recountBlockers(of: dependenciesChanged)
         return changes
     }
 

@@ -178,6 +178,18 @@ extension PostgresTaskStore {
         }
     }
 
+    /// Counts again the dependencies not done of tasks `ids`, inserted or given dependencies
+    /// before other tasks they name were inserted in the same transaction (an import's record
+    /// may name a later one; an undo recreates its tasks in turn): when a task's
+    /// dependencies are written, its count takes in the tasks that exist (schema 7).
+    func recountBlockers(of ids: [String]) throws {
+        guard !ids.isEmpty else { return }
+        try connection.run("""
+            UPDATE task SET blocked_by = task_blockers(depends_on)
+            WHERE id = ANY(string_to_array($1, chr(31))) AND blocked_by <> task_blockers(depends_on)
+            """, [TaskRow.list(ids)])
+    }
+
     /// An unknown id among `ids` is refused, naming its place in the request (`field[2]`).
     func checkExist(_ ids: [String], field: String) throws {
         guard !ids.isEmpty else { return }

@@ -12,6 +12,7 @@ import Testing
         let connection = try PostgresConnection(db)
         func expectCounted(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             #expect(try PostgresTaskStore.keptCountProblems(connection) == [], "after \(step)", sourceLocation: sourceLocation)
+            #expect(try PostgresTaskStore.blockedByProblems(connection) == [], "after \(step)", sourceLocation: sourceLocation)
         }
 
         let home = try #require(try await store.perform(.create(TaskDraft(id: "home", title: "Home", tags: ["a", "b"], project: "Home"))).task)
@@ -55,11 +56,19 @@ import Testing
         let imported = (0..<300).map { number in
             ImportRecord.task(TaskItem(id: "i\(number)", title: "Imported", done: number % 3 == 0, tags: number % 2 == 0 ? ["a", "i"] : [],
                                        project: number % 5 == 0 ? nil : "Import.P\(number % 7)",
+                                       // On a later task (open) and on an earlier one (done).
+                                       dependsOn: number % 30 == 1 ? ["i\(number + 1)"] : number % 30 == 4 ? ["i\(number - 1)"] : [],
                                        createdAt: 1_800_000_000_000, updatedAt: 1_800_000_000_000,
                                        completedAt: number % 3 == 0 ? 1_800_000_000_000 : nil), line: number + 1)
         }
         _ = try await store.importTasks(imported, onConflict: .fail, maxProblems: 1)
         try expectCounted("an import")
+        #expect(try connection.query("SELECT count(*) AS n FROM task WHERE blocked_by > 0 AND id LIKE 'i%'")[0].int("n") == 10)
+        // Undone, the deletion recreates i1, which depends on i2, before i2.
+        _ = try await store.apply([.success(.delete(id: "i1", ifVersion: nil)), .success(.delete(id: "i2", ifVersion: nil))], atomic: true)
+        _ = try #require(try await store.undo(scope: .connection, force: false))
+        try expectCounted("undoing the deletion of a task and its dependency")
+        #expect(try connection.query("SELECT blocked_by FROM task WHERE id = 'i1'")[0].int("blocked_by") == 1)
         let replacing = (0..<300).map { number in
             ImportRecord.task(TaskItem(id: "i\(number)", title: "Again", done: number % 2 == 0, tags: ["r"], project: "Work",
                                        createdAt: 1_800_000_000_000, updatedAt: 1_800_000_000_001,
@@ -92,6 +101,13 @@ import Testing
             "project_total's count of Gone is 2; its tasks are 0",
             "tag_total's count of a is missing; its tasks are 1",
             "task_total's count of true is 5; its tasks are 0",
+        ])
+        _ = try await store.perform(.create(TaskDraft(id: "waits", title: "Waits", dependsOn: [try #require(try await store.fetch(TaskQuery()).tasks.first).id])))
+        try connection.execute("UPDATE task SET blocked_by = 0 WHERE id = 'waits'; UPDATE task SET blocked_by = 2 WHERE id <> 'waits'")
+        let one = try #require(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["a"]))).tasks.first).id
+        #expect(try PostgresTaskStore.blockedByProblems(connection) == [
+            "task \(one): blocked_by is 2; 0 of its dependencies are not done",
+            "task waits: blocked_by is 0; 1 of its dependencies are not done",
         ])
     }
 }

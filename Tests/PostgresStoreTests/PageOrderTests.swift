@@ -20,13 +20,17 @@ import Testing
     /// for case, priorities, due dates and projects shared) and go missing (no due date,
     /// no project), with ids whose code-point order is not their alphabetical one.
     static let tasks: [TaskItem] = (0..<60).map { number in
-        let id = ["B", "a", "b", "Z-", "z_", "é", "A"][number % 7] + String(number * 7919 % 61)
-        return TaskItem(id: id, title: number % 3 == 0 ? "Same title" : number % 3 == 1 ? "same TITLE" : "Other \(number % 5)",
+        TaskItem(id: id(number), title: number % 3 == 0 ? "Same title" : number % 3 == 1 ? "same TITLE" : "Other \(number % 5)",
                         done: number % 4 == 0, priority: number % 4, tags: number % 2 == 0 ? ["even"] : [],
                         due: number % 3 == 0 ? nil : "2027-0\(1 + number % 5)-1\(number % 3)",
                         project: number % 5 == 0 ? nil : ["Home", "Home.Garage", "Home-x", "Work"][number % 4],
+                        dependsOn: number % 6 == 1 ? [id(number - 1)] : [], wait: number % 10 == 3 ? "2999-01-01" : nil,
                         createdAt: 1_800_000_000_000 + Int64(number / 4), updatedAt: 1_800_000_000_000 + Int64(number % 6),
                         completedAt: number % 4 == 0 ? 1_800_000_000_100 : nil)
+    }
+
+    static func id(_ number: Int) -> String {
+        ["B", "a", "b", "Z-", "z_", "é", "A"][number % 7] + String(number * 7919 % 61)
     }
 
     static let filters = [TaskFilter(), TaskFilter(done: false), TaskFilter(project: "Home"), TaskFilter(dueAfter: "2027-02-01"),
@@ -57,7 +61,9 @@ import Testing
         _ = try await postgres.importTasks(records, onConflict: .fail, maxProblems: 1)
         _ = try await sqlite.importTasks(records, onConflict: .fail, maxProblems: 1)
         for filter in Self.filters + [TaskFilter(done: true), TaskFilter(project: "Home.Garage"), TaskFilter(project: "Nowhere"),
-                                      TaskFilter(tags: ["odd"]), TaskFilter(blocked: false), TaskFilter(waiting: false)] {
+                                      TaskFilter(tags: ["odd"]), TaskFilter(blocked: true), TaskFilter(blocked: false),
+                                      TaskFilter(waiting: true), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
+                                      TaskFilter(done: false, blocked: false, waiting: false), TaskFilter(project: "Home", waiting: false)] {
             let query = TaskQuery(filter: filter, limit: 1, includeTotal: true)
             let total = try await sqlite.fetch(query).total
             #expect(try await postgres.fetch(query).total == total, "filter \(filter)")
@@ -101,6 +107,38 @@ import Testing
         for cursor in [nil, middle] {
             let nodes = try Self.plans(of: TaskQuery(filter: filter, sort: sort, limit: 50, cursor: cursor), on: connection)
             #expect(!nodes.contains("Sort") && nodes.contains("Index Scan"), "\(cursor == nil ? "first" : "middle") page: \(nodes)")
+        }
+    }
+
+    /// Not blocked and not waiting, which most tasks are, are counted as all the tasks less
+    /// the few (`TaskFilter.countTerms`): no count reads the task table through, and each
+    /// agrees with the tasks a page holds.
+    @Test func countsOfMostTasksReadOnlyTheFew() async throws {
+        let (store, connection) = try Self.twentyThousandTasks()
+        try connection.execute("""
+            UPDATE task SET depends_on = ARRAY[md5((substr(title, 6)::int + 1)::text)] WHERE substr(title, 6)::int % 75 = 1;
+            UPDATE task SET wait = '2999-01-01', wait_at = 32472144000000 WHERE substr(title, 6)::int % 90 = 7;
+            \(PostgresSchema.keptCountsFill)
+            ANALYZE task;
+            """)
+        for filter in [TaskFilter(blocked: true), TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
+                       TaskFilter(done: false, blocked: false, waiting: false)] {
+            let plan = try PostgresFetchPlan(query: TaskQuery(filter: filter), now: 0, connection: connection)
+            for count in try plan.totalCounts(of: filter, now: 0, connection: connection) {
+                let explained = try connection.query("EXPLAIN (FORMAT JSON) " + count.sql, count.values)[0].text("QUERY PLAN")
+                let nodes = Self.values(of: "Node Type", in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
+                let relations = Self.values(of: "Relation Name", in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
+                #expect(!(nodes.contains("Seq Scan") && relations.contains("task")), "\(filter): \(count.sql) \(nodes)")
+            }
+            let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+            var counted = 0
+            var cursor: String?
+            repeat {
+                let page = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit, cursor: cursor))
+                counted += page.tasks.count
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(total == counted, "\(filter)")
         }
     }
 

@@ -231,8 +231,12 @@ import Testing
         let schema = try Cluster.freshSchema()
         let old = try Cluster.store(schema)
         _ = try await create(old, TaskDraft(id: "old", title: "old"))
-        // What versions 3 to 6 made goes, so that the schema is version 2's.
+        // What versions 3 to 7 made goes, so that the schema is version 2's.
         try PostgresConnection(schema).execute("""
+            DROP TRIGGER task_blockers_on_insert ON task; DROP TRIGGER task_blockers_on_update ON task;
+            DROP TRIGGER task_dependents_on_done ON task;
+            DROP FUNCTION task_count_blockers(), task_recount_dependents(), task_blockers(text[]);
+            ALTER TABLE task DROP COLUMN blocked_by;
             DROP TABLE change_group, change_before, task_total, project_total, tag_total;
             DROP INDEX task_by_updated, task_by_due, task_by_priority, task_by_title, task_by_project, task_by_wait,
                 task_by_due_priority, task_by_priority_due, task_by_project_due, task_by_project_due_desc,
