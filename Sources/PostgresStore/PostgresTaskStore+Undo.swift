@@ -47,7 +47,7 @@ extension PostgresTaskStore {
     /// The same for every task that depends on task `id`.
     func snapshotDependents(of id: String, group: Int64) throws {
         try connection.run("""
-            INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE $2 = ANY(depends_on)
+            INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE depends_on @> ARRAY[$2::text]
             ON CONFLICT DO NOTHING
             """, [.integer(group), .text(id)])
     }

@@ -167,7 +167,8 @@ extension PostgresTaskStore {
     /// those updates' changes, in id order.
     private func removeFromDependents(_ id: String, group: Int64) throws -> [TaskChange] {
         try snapshotDependents(of: id, group: group)
-        let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE $1 = ANY(depends_on) ORDER BY id", [.text(id)])
+        // `@>`, which task_by_dependency answers; `$1 = ANY(depends_on)` reads every task.
+        let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE depends_on @> ARRAY[$1::text] ORDER BY id", [.text(id)])
         let now = clock()
         return try rows.map { row in
             let current = try TaskRow.task(in: row)
