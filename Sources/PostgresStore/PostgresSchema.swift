@@ -168,6 +168,10 @@ enum PostgresSchema {
         CREATE TRIGGER task_dependents_on_done AFTER UPDATE OF done ON task
             FOR EACH ROW WHEN (OLD.done IS DISTINCT FROM NEW.done) EXECUTE FUNCTION task_recount_dependents();
         CREATE INDEX task_blocked ON task (done) WHERE blocked_by > 0;
+        -- The blocked tasks by priority, then due date, as task_waiting_by_priority_due holds
+        -- the waiting ones: with the column's statistics the planner read a run of them as
+        -- every blocked task, sorted (a middle page 23–25 ms at a million).
+        CREATE INDEX task_blocked_by_priority_due ON task (priority, due_at, id) WHERE blocked_by > 0;
         -- Looked up on each completion: entries waiting in a pending list are each compared.
         ALTER INDEX task_by_dependency SET (fastupdate = off);
         """,

@@ -115,12 +115,7 @@ import Testing
     /// agrees with the tasks a page holds.
     @Test func countsOfMostTasksReadOnlyTheFew() async throws {
         let (store, connection) = try Self.twentyThousandTasks()
-        try connection.execute("""
-            UPDATE task SET depends_on = ARRAY[md5((substr(title, 6)::int + 1)::text)] WHERE substr(title, 6)::int % 75 = 1;
-            UPDATE task SET wait = '2999-01-01', wait_at = 32472144000000 WHERE substr(title, 6)::int % 90 = 7;
-            \(PostgresSchema.keptCountsFill)
-            ANALYZE task;
-            """)
+        try Self.blockAndWait(connection)
         for filter in [TaskFilter(blocked: true), TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
                        TaskFilter(done: false, blocked: false, waiting: false)] {
             let plan = try PostgresFetchPlan(query: TaskQuery(filter: filter), now: 0, connection: connection)
@@ -140,6 +135,33 @@ import Testing
             } while cursor != nil
             #expect(total == counted, "\(filter)")
         }
+    }
+
+    /// The blocked tasks' pages by priority, then due date, each way, come from their own
+    /// index (a run per priority), not from every blocked task (`task_blocked`) sorted.
+    @Test func blockedPagesByPriorityThenDueAreReadFromTheirIndex() async throws {
+        let (store, connection) = try Self.twentyThousandTasks()
+        try Self.blockAndWait(connection, blockingOneIn: 5)
+        let filter = TaskFilter(blocked: true)
+        for sort in Self.sorts where sort.count == 2 && sort[0].field == .priority {
+            let middle = try #require(try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 1, offset: 1_300)).nextCursor)
+            for cursor in [nil, middle] {
+                let indexes = try Self.plans(of: TaskQuery(filter: filter, sort: sort, limit: 50, cursor: cursor), on: connection, key: "Index Name")
+                #expect(indexes.contains("task_blocked_by_priority_due") && !indexes.contains("task_blocked"),
+                        "\(sort) \(cursor == nil ? "first" : "middle") page: \(indexes)")
+            }
+        }
+    }
+
+    /// Makes one task in `blockingOneIn` of `twentyThousandTasks` depend on the task after it
+    /// (open or done) and one in 90 wait, with the kept counts and statistics to match.
+    static func blockAndWait(_ connection: PostgresConnection, blockingOneIn: Int = 75) throws {
+        try connection.execute("""
+            UPDATE task SET depends_on = ARRAY[md5((substr(title, 6)::int + 1)::text)] WHERE substr(title, 6)::int % \(blockingOneIn) = 1;
+            UPDATE task SET wait = '2999-01-01', wait_at = 32472144000000 WHERE substr(title, 6)::int % 90 = 7;
+            \(PostgresSchema.keptCountsFill)
+            ANALYZE task;
+            """)
     }
 
     /// By project alone under a due-date filter: a range of many tasks (all 10,000 dated
