@@ -137,18 +137,24 @@ import Testing
         }
     }
 
-    /// The blocked tasks' pages by priority, then due date, each way, come from their own
-    /// index (a run per priority), not from every blocked task (`task_blocked`) sorted.
-    @Test func blockedPagesByPriorityThenDueAreReadFromTheirIndex() async throws {
+    /// The blocked tasks' pages by priority or project, then due date, each way, come from
+    /// indexes of their own (a run per priority or project), not from every blocked task
+    /// (`task_blocked`) sorted nor checked along the sort's index for all tasks.
+    @Test func blockedPagesByTwoKeysAreReadFromTheirIndexes() async throws {
         let (store, connection) = try Self.twentyThousandTasks()
         try Self.blockAndWait(connection, blockingOneIn: 5)
         let filter = TaskFilter(blocked: true)
-        for sort in Self.sorts where sort.count == 2 && sort[0].field == .priority {
+        for sort in Self.sorts where sort.count == 2 && sort[1].field == .due {
+            let index = switch sort[0].field {
+            case .priority: "task_blocked_by_priority_due"
+            case .project: sort[0].descending ? "task_blocked_by_project_due_desc" : "task_blocked_by_project_due"
+            default: ""
+            }
+            guard !index.isEmpty else { continue }
             let middle = try #require(try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 1, offset: 1_300)).nextCursor)
             for cursor in [nil, middle] {
                 let indexes = try Self.plans(of: TaskQuery(filter: filter, sort: sort, limit: 50, cursor: cursor), on: connection, key: "Index Name")
-                #expect(indexes.contains("task_blocked_by_priority_due") && !indexes.contains("task_blocked"),
-                        "\(sort) \(cursor == nil ? "first" : "middle") page: \(indexes)")
+                #expect(indexes.contains(index) && !indexes.contains("task_blocked"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(indexes)")
             }
         }
     }
