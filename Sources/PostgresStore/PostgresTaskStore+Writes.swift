@@ -186,8 +186,9 @@ extension PostgresTaskStore {
     func recountBlockers(of ids: [String]) throws {
         guard !ids.isEmpty else { return }
         try connection.run("""
-            UPDATE task SET blocked_by = task_blockers(depends_on)
-            WHERE id = ANY(string_to_array($1, chr(31))) AND blocked_by <> task_blockers(depends_on)
+            UPDATE task SET blocked_by = counted.n
+            FROM (SELECT id, task_blockers(depends_on) AS n FROM task WHERE id = ANY(string_to_array($1, chr(31)))) AS counted
+            WHERE task.id = counted.id AND task.blocked_by <> counted.n
             """, [TaskRow.list(ids)])
     }
 
