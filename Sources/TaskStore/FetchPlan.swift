@@ -155,8 +155,11 @@ struct FetchPlan {
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
         matchesNothing = try Self.someTwoShareNoTask(filter.tags, in: database)
         var tags = filter.tags[...]
-        if sort.count == 1, sort[0].field == .createdAt, let first = tags.first {
+        if sort.count == 1, sort[0].field == .createdAt, let first = tags.first, filter.blocked != true, filter.waiting != true {
             // The tag's index gives its tasks in page order, however many or few they are.
+            // The blocked or the waiting tasks are fewer, and in the same order in their own
+            // indexes: read from there, each task's tags are checked (a common tag's 143,000
+            // taggings at a million, each task looked up: 140 ms a count).
             add("task_tag.tag = ?", [.text(first)])
             drivenByTag = true
             hasSmallSet = true
