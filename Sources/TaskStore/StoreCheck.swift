@@ -92,6 +92,17 @@ extension TaskStore {
                     rule("tag_pair_total's count of the tasks tagged \(row.text(0)) and \(row.text(1)) does not match their tags")
                 }
             }
+            if report.schemaVersion >= 34 {
+                try database.cachedStatement("""
+                    WITH kept AS (SELECT tag, count, open FROM tag_total WHERE count <> 0 OR open <> 0),
+                         counted AS (SELECT task_tag.tag AS tag, count(*), count(*) FILTER (WHERE task.done = 0)
+                                     FROM task_tag JOIN task ON task.pk = task_tag.task_pk GROUP BY 1)
+                    SELECT tag FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
+                    UNION SELECT tag FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY 1
+                    """).forEachRow { row in
+                    rule("tag_total's counts of the tasks tagged \(row.text(0)) do not match their tags")
+                }
+            }
         }
         if taggingsPass {
             attempt("checking the taggings") {

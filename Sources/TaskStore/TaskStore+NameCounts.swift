@@ -1,12 +1,11 @@
 import SQLite
 
-/// How many tasks have each tag and project, for `taskline tags` and `projects`: for every
-/// task, the kept counts (`project_total`, which holds no project with none) or the tag
-/// index alone; for the open ones, a pass over their rows.
+/// How many tasks have each tag and project, for `taskline tags` and `projects`: the kept
+/// counts (`tag_total`, whose counts of 0 are passed over, and `project_total`, which holds
+/// no project with none); for the open tasks' projects, a pass over their rows.
 extension TaskStore {
     public func tagCounts(all: Bool) throws -> [String: Int] {
-        try counts(all ? "SELECT tag, count(*) FROM task_tag GROUP BY tag"
-                       : "SELECT tag, count(*) FROM task_tag JOIN task ON task.pk = task_tag.task_pk WHERE task.done = 0 GROUP BY tag")
+        try counts(all ? "SELECT tag, count FROM tag_total WHERE count > 0" : "SELECT tag, open FROM tag_total WHERE open > 0")
     }
 
     public func projectCounts(all: Bool) throws -> [String: Int] {

@@ -157,6 +157,67 @@ import Testing
         try await expectCounted(["x y 1", "x é 1", "y z 1"])
     }
 
+    /// `includeTotal` with one tag, alone or with `done`, reads `tag_total`, which every write
+    /// keeps: tagging and untagging, completing and reopening, deleting (the taggings go by
+    /// the cascade, after the task), undo and redo, a failed apply, import and another
+    /// writer of the file.
+    @Test func tagCountsOfOpenAndDoneFollowEveryWrite() async throws {
+        let store = try makeStore(directory)
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        func kept() throws -> [String] {
+            var rows: [String] = []
+            #expect(try other.integer("SELECT count(*) FROM tag_total WHERE open < 0 OR open > count") == 0)
+            // A tag on no task keeps its row of 0.
+            try other.cachedStatement("SELECT tag, count, open FROM tag_total WHERE count <> 0 ORDER BY 1").forEachRow {
+                rows.append("\($0.text(0)) \($0.int(1)) \($0.int(2))")
+            }
+            return rows
+        }
+        func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            #expect(try kept() == expected, sourceLocation: sourceLocation)
+            for tag in ["x", "y", "é"] {
+                for done in [nil, false, true] {
+                    let filter = TaskFilter(done: done, tags: [tag])
+                    let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+                    let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
+                    #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
+                }
+            }
+            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
+            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
+        }
+        _ = try await store.apply([
+            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y"])),
+            .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x"])),
+            .create(TaskDraft(id: "c", title: "c", tags: ["é"])),
+        ], atomic: true)
+        try await expectCounted(["x 2 1", "y 1 1", "é 1 1"])
+        _ = try await store.update(id: "a", changes: TaskChanges(done: true))
+        try await expectCounted(["x 2 0", "y 1 0", "é 1 1"])
+        _ = try await store.update(id: "b", changes: TaskChanges(done: false, tags: ["y", "é"]))
+        try await expectCounted(["x 1 0", "y 2 1", "é 2 2"])
+        _ = try await store.delete(id: "a")
+        try await expectCounted(["y 1 1", "é 2 2"])
+        _ = try await store.undo()
+        try await expectCounted(["x 1 0", "y 2 1", "é 2 2"])
+        _ = try await store.redo()
+        try await expectCounted(["y 1 1", "é 2 2"])
+        await #expect(throws: TaskStoreError.self) {
+            try await store.apply([.update(id: "c", changes: TaskChanges(done: true, tags: ["x"]), ifVersion: nil), .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)],
+                                  atomic: true)
+        }
+        try await expectCounted(["y 1 1", "é 2 2"])
+        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", done: true, tags: ["x", "y"], createdAt: 1_000, updatedAt: 1_000,
+                                                        completedAt: 1_000, version: 1), line: 1)], onConflict: .fail)
+        try await expectCounted(["x 1 0", "y 2 1", "é 2 2"])
+        try other.run("UPDATE task SET done = 1, completed_at = updated_at WHERE id = 'c'")
+        try other.run("DELETE FROM task_tag WHERE tag = 'y' AND task_pk = (SELECT pk FROM task WHERE id = 'b')")
+        try await expectCounted(["x 1 0", "y 1 0", "é 2 1"])
+        try other.run("UPDATE tag_total SET count = 9 WHERE tag = 'x'")
+        let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
+        #expect(problems == ["tag_total's counts of the tasks tagged x do not match their tags"], "\(problems)")
+    }
+
     @Test func checkFindsCopiesOutOfStep() async throws {
         let store = try makeStore(directory)
         try await store.add("one", tags: ["a"], id: "one")
@@ -210,6 +271,10 @@ import Testing
         #expect(try await totals(store) == [3, 1, 2])
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["b"]),
                                                 sort: [SortKey(field: .createdAt, descending: true)])).tasks.map(\.id) == ["t1"])
+        for (tag, done, count) in [("a", false, 1), ("a", true, 0), ("c", true, 1), ("c", false, 0)] {
+            let filter = TaskFilter(done: done, tags: [tag])
+            #expect(try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total == count, "\(filter)")
+        }
         // (Its done tasks have no completedAt, which check reports; the copies are what matter here.)
         let report = try TaskStore.check(path: path)
         #expect(report.ruleProblems.allSatisfy { $0.hasSuffix("completedAt must be set when done is true") }, "\(report.ruleProblems)")
