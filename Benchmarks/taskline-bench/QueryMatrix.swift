@@ -54,6 +54,13 @@ enum QueryMatrix {
     static let filtersOfMostTasks = [Filter(name: "not blocked", json: #"{"blocked":false}"#),
                                      Filter(name: "not waiting", json: #"{"waiting":false}"#)]
 
+    /// A tag's lists, whose count is measured: its open tasks (kept per tag), and those not
+    /// blocked and its `next` list (all less the few, each blocked or waiting one probed for
+    /// the tag).
+    static let tagLists = [Filter(name: "open + tag", json: #"{"done":false,"tags":["t3"]}"#),
+                           Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
+                           Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#)]
+
     static let sorts: [Sort] = {
         var sorts: [Sort] = []
         for field in ["createdAt", "updatedAt", "due", "priority", "title", "project"] {
@@ -104,9 +111,9 @@ enum QueryMatrix {
         return cells
     }
 
-    /// `includeTotal` with each filter alone, and with `next`'s, median milliseconds.
+    /// `includeTotal` with each filter alone, with `next`'s, and with a tag's lists, median milliseconds.
     static func measureTotals(_ server: Driver, samples: Int) -> [(filter: String, median: Double)] {
-        (filters.filter { $0.json != nil && !$0.name.contains("+") } + filtersOfMostTasks + [actionable]).map { filter in
+        (filters.filter { $0.json != nil && !$0.name.contains("+") } + filtersOfMostTasks + [actionable] + tagLists).map { filter in
             let request = server.request("tasks/fetch", #"{"limit":50,"includeTotal":true,"filter":\#(filter.json!)}"#)
             return (filter.name, timings(server, request, samples: samples).median)
         }
