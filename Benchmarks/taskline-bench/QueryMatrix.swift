@@ -54,9 +54,9 @@ enum QueryMatrix {
     static let filtersOfMostTasks = [Filter(name: "not blocked", json: #"{"blocked":false}"#),
                                      Filter(name: "not waiting", json: #"{"waiting":false}"#)]
 
-    /// A tag's lists, whose count is measured: its open tasks (kept per tag), and those not
-    /// blocked and its `next` list (all less the few, each blocked or waiting one probed for
-    /// the tag).
+    /// A tag's lists, whose count is measured but not judged (the target is one filter's):
+    /// its open tasks (kept per tag), and those not blocked and its `next` list (all less
+    /// the few, each blocked or waiting one probed for the tag).
     static let tagLists = [Filter(name: "open + tag", json: #"{"done":false,"tags":["t3"]}"#),
                            Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
                            Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#)]
