@@ -78,7 +78,32 @@ public struct JSONOutput {
     /// stored file) are written as `String(decoding:)` reads them, each bad sequence as
     /// U+FFFD (3 bytes for at least 1): a message is always UTF-8.
     public mutating func put(utf8String bytes: UnsafeBufferPointer<UInt8>) {
+        // Most texts are ASCII with nothing to escape: found so in one pass, they are copied
+        // whole, where checking them as UTF-8 and then for escapes took two.
+        if Self.isPlainASCII(bytes) {
+            put(UInt8(ascii: "\""))
+            put(bytes: bytes)
+            put(UInt8(ascii: "\""))
+            return
+        }
         Self.asUTF8(bytes) { put(string: $0) }
+    }
+
+    /// True when every byte is ASCII and none needs an escape in a JSON string.
+    private static func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 || mayNeedEscape(word) { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte >= 0x80 || byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Bytes that are JSON text but may not be UTF-8, such as a stored object: those that are

@@ -36,6 +36,24 @@ import Testing
         }
     }
 
+    /// A text with nothing to escape and no byte past ASCII is copied whole; any other takes
+    /// the checked path: each kind of byte, at every place around the eight-byte words the
+    /// scans read, comes back as the text it was.
+    @Test func aTextComesBackWhereverItsOneSpecialCharacterFalls() throws {
+        for special in ["\"", "\\", "\u{1F}", "\n", "\u{7F}", "é", "😀", "a"] {
+            for length in 0...20 {
+                for place in 0...length {
+                    let text = String(repeating: "x", count: place) + special + String(repeating: "y", count: length - place)
+                    var bytes = Array(text.utf8)
+                    let result = bytes.withUnsafeMutableBufferPointer { buffer in
+                        written { $0.put(utf8String: UnsafeBufferPointer(buffer)) }
+                    }
+                    #expect(try JSONParser.parse(Array(result.utf8.dropFirst(7))) == .string(text), "\(special.unicodeScalars.map(\.value)) at \(place) of \(length)")
+                }
+            }
+        }
+    }
+
     /// Bytes a stored file holds that are not UTF-8 come out as U+FFFD, in strings and in
     /// JSON text, so the message stays UTF-8.
     @Test func bytesThatAreNotUTF8BecomeReplacementCharacters() throws {
