@@ -183,6 +183,16 @@ enum PostgresSchema {
         -- Looked up on each completion: entries waiting in a pending list are each compared.
         ALTER INDEX task_by_dependency SET (fastupdate = off);
         """,
+        """
+        -- How many of each tag's tasks are open, kept beside their number: includeTotal with a
+        -- tag and the open tasks (a tag's list) counted every task with the tag (179 ms at a
+        -- million).
+        ALTER TABLE tag_total ADD COLUMN open bigint NOT NULL DEFAULT 0;
+        UPDATE tag_total SET open = counted.n
+        FROM (SELECT tag, count(*) AS n FROM task, unnest(tags) AS tag WHERE NOT done GROUP BY tag) AS counted
+        WHERE tag_total.tag = counted.tag;
+        ALTER TABLE tag_total ALTER COLUMN open DROP DEFAULT;
+        """,
     ]
 
     /// Fills the kept counts from the tasks.

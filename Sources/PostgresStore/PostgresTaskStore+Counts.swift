@@ -9,12 +9,17 @@ struct CountDeltas {
     private var done: [Bool: Int64] = [:]
     private var projects: [String: Int64] = [:]
     private var tags: [String: Int64] = [:]
+    /// Of `tags`, the open tasks' (schema 8).
+    private var openTags: [String: Int64] = [:]
 
     /// A task of these fields came (`sign` 1) or went (-1).
     mutating func add(done: Bool, project: String?, tags: [String], _ sign: Int64) {
         self.done[done, default: 0] += sign
         if let project { projects[project, default: 0] += sign }
-        for tag in Set(tags) { self.tags[tag, default: 0] += sign }
+        for tag in Set(tags) {
+            self.tags[tag, default: 0] += sign
+            if !done { openTags[tag, default: 0] += sign }
+        }
     }
 
     /// The task of `row` (`done`, `project`, `tags` as text) came or went.
@@ -32,10 +37,16 @@ struct CountDeltas {
             INSERT INTO project_total (project, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
             ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n
             """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
-        try Self.write(tags, to: connection, adding: """
-            INSERT INTO tag_total (tag, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
-            ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n
-            """, pruning: "DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))")
+        // A completion changes a tag's open count alone.
+        let changedTags = Array(Set(tags.filter { $0.value != 0 }.keys).union(openTags.filter { $0.value != 0 }.keys))
+        guard !changedTags.isEmpty else { return }
+        let keys = TaskRow.list(changedTags)
+        try connection.run("""
+            INSERT INTO tag_total (tag, n, open)
+            SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
+            ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n, open = tag_total.open + excluded.open
+            """, [keys, Self.numbers(changedTags.map { tags[$0, default: 0] }), Self.numbers(changedTags.map { openTags[$0, default: 0] })])
+        try connection.run("DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))", [keys])
     }
 
     /// `adding` takes the keys (joined by U+001F) and their changes (by commas); `pruning` the keys.
@@ -43,17 +54,22 @@ struct CountDeltas {
         let changed = changes.filter { $0.value != 0 }
         guard !changed.isEmpty else { return }
         let keys = TaskRow.list(Array(changed.keys))
-        try connection.run(adding, [keys, .text(changed.values.map(String.init).joined(separator: ","))])
+        try connection.run(adding, [keys, numbers(Array(changed.values))])
         try connection.run(pruning, [keys])
+    }
+
+    private static func numbers(_ values: [Int64]) -> PostgresValue {
+        .text(values.map(String.init).joined(separator: ","))
     }
 }
 
 /// A count `includeTotal` reads from the kept counts instead of the tasks: a filter of `done`
-/// alone (or none), of one project (with those under it) alone, or of one tag alone.
+/// alone (or none), of one project (with those under it) alone, or of one tag, alone or with
+/// `done`.
 enum KeptCount {
     case totals(done: Bool?)
     case project(String)
-    case tag(String)
+    case tag(String, done: Bool?)
 
     init?(_ filter: TaskFilter) {
         var rest = filter
@@ -61,10 +77,10 @@ enum KeptCount {
         rest.project = nil
         rest.tags = []
         guard rest == TaskFilter() else { return nil }
-        switch (filter.done, filter.project, filter.tags.count) {
+        switch (filter.done, filter.project, Set(filter.tags).count) {
         case (_, nil, 0): self = .totals(done: filter.done)
         case (nil, let project?, 0): self = .project(project)
-        case (nil, nil, 1): self = .tag(filter.tags[0])
+        case (let done, nil, 1): self = .tag(filter.tags[0], done: done)
         default: return nil
         }
     }
@@ -74,7 +90,9 @@ enum KeptCount {
         case .totals(let done): "SELECT coalesce(sum(n), 0) AS n FROM task_total" + (done == nil ? "" : " WHERE done = $1")
         case .project: "SELECT coalesce(sum(n), 0) AS n FROM project_total WHERE "
             + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
-        case .tag: "SELECT coalesce(sum(n), 0) AS n FROM tag_total WHERE tag = $1"
+        case .tag(_, done: nil): "SELECT coalesce(sum(n), 0) AS n FROM tag_total WHERE tag = $1"
+        case .tag(_, done: false): "SELECT coalesce(sum(open), 0) AS n FROM tag_total WHERE tag = $1"
+        case .tag(_, done: true): "SELECT coalesce(sum(n - open), 0) AS n FROM tag_total WHERE tag = $1"
         }
     }
 
@@ -82,7 +100,7 @@ enum KeptCount {
         switch self {
         case .totals(let done): done.map { [.boolean($0)] } ?? []
         case .project(let project): PostgresFetchPlan.projectRange(project)
-        case .tag(let tag): [.text(tag)]
+        case .tag(let tag, _): [.text(tag)]
         }
     }
 }
@@ -93,11 +111,13 @@ extension PostgresTaskStore {
         try connection.query("""
             WITH kept AS (SELECT 'task_total' AS counts, done::text AS key, n FROM task_total
                           UNION ALL SELECT 'project_total', project, n FROM project_total
-                          UNION ALL SELECT 'tag_total', tag, n FROM tag_total),
+                          UNION ALL SELECT 'tag_total', tag, n FROM tag_total
+                          UNION ALL SELECT 'tag_total (open)', tag, open FROM tag_total),
                  counted AS (SELECT 'task_total' AS counts, state::text AS key, (SELECT count(*) FROM task WHERE done = state) AS n
                              FROM (VALUES (false), (true)) AS states (state)
                              UNION ALL SELECT 'project_total', project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project
-                             UNION ALL SELECT 'tag_total', tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag)
+                             UNION ALL SELECT 'tag_total', tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag
+                             UNION ALL SELECT 'tag_total (open)', tag, count(*) FILTER (WHERE NOT done) FROM task, unnest(tags) AS tag GROUP BY tag)
             SELECT counts, key, kept.n AS kept_n, counted.n AS counted_n
             FROM kept FULL JOIN counted USING (counts, key)
             WHERE kept.n IS DISTINCT FROM counted.n

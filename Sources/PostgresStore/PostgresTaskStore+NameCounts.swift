@@ -1,13 +1,12 @@
 import PostgreSQL
 import TaskModel
 
-/// How many tasks have each tag and project, as on SQLite: for every task, the kept counts
-/// (`tag_total`, `project_total`, which hold no name with none); for the open ones, a pass
-/// over their rows.
+/// How many tasks have each tag and project, as on SQLite: the kept counts (`tag_total`,
+/// `project_total`, which hold no name with none); for the open tasks' projects, a pass over
+/// their rows.
 extension PostgresTaskStore {
     public func tagCounts(all: Bool) throws -> [String: Int] {
-        try counts(all ? "SELECT tag AS name, n FROM tag_total"
-                       : "SELECT tag AS name, count(*) AS n FROM task, unnest(tags) AS tag WHERE NOT done GROUP BY tag")
+        try counts(all ? "SELECT tag AS name, n FROM tag_total" : "SELECT tag AS name, open AS n FROM tag_total WHERE open > 0")
     }
 
     public func projectCounts(all: Bool) throws -> [String: Int] {
