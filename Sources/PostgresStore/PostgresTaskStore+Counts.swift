@@ -33,33 +33,27 @@ struct CountDeltas {
         for (state, change) in done where change != 0 {
             try connection.run("UPDATE task_total SET n = n + $2 WHERE done = $1", [.boolean(state), .integer(change)])
         }
-        try Self.write(projects, to: connection, adding: """
+        try Self.write([projects], to: connection, adding: """
             INSERT INTO project_total (project, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
             ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n
             """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
         // A completion changes a tag's open count alone.
-        let changedTags = Array(Set(tags.filter { $0.value != 0 }.keys).union(openTags.filter { $0.value != 0 }.keys))
-        guard !changedTags.isEmpty else { return }
-        let keys = TaskRow.list(changedTags)
-        try connection.run("""
+        try Self.write([tags, openTags], to: connection, adding: """
             INSERT INTO tag_total (tag, n, open)
             SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
             ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n, open = tag_total.open + excluded.open
-            """, [keys, Self.numbers(changedTags.map { tags[$0, default: 0] }), Self.numbers(changedTags.map { openTags[$0, default: 0] })])
-        try connection.run("DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))", [keys])
+            """, pruning: "DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))")
     }
 
-    /// `adding` takes the keys (joined by U+001F) and their changes (by commas); `pruning` the keys.
-    private static func write(_ changes: [String: Int64], to connection: PostgresConnection, adding: String, pruning: String) throws {
-        let changed = changes.filter { $0.value != 0 }
+    /// `adding` takes the keys that changed in any of `columns` (joined by U+001F), then each
+    /// column's changes to them (by commas); `pruning` the keys.
+    private static func write(_ columns: [[String: Int64]], to connection: PostgresConnection, adding: String, pruning: String) throws {
+        let changed = Array(Set(columns.flatMap { column in column.filter { $0.value != 0 }.keys }))
         guard !changed.isEmpty else { return }
-        let keys = TaskRow.list(Array(changed.keys))
-        try connection.run(adding, [keys, numbers(Array(changed.values))])
+        let keys = TaskRow.list(changed)
+        let changes = columns.map { column in PostgresValue.text(changed.map { String(column[$0, default: 0]) }.joined(separator: ",")) }
+        try connection.run(adding, [keys] + changes)
         try connection.run(pruning, [keys])
-    }
-
-    private static func numbers(_ values: [Int64]) -> PostgresValue {
-        .text(values.map(String.init).joined(separator: ","))
     }
 }
 

@@ -164,8 +164,9 @@ struct FetchPlan {
         // order in their own indexes: read from there, each one's tags are checked (through
         // a common tag's 143,000 taggings at a million, each task looked up, a count took
         // 140 ms).
-        let readsTheFewInCreationOrder = sort.count == 1 && sort[0].field == .createdAt && (filter.blocked == true || filter.waiting == true)
-        if sort.count == 1, sort[0].field == .createdAt, let first = tags.first, !readsTheFewInCreationOrder {
+        let byCreationAlone = sort.count == 1 && sort[0].field == .createdAt
+        let readsTheFewInCreationOrder = byCreationAlone && (filter.blocked == true || filter.waiting == true)
+        if byCreationAlone, let first = tags.first, !readsTheFewInCreationOrder {
             // The tag's index gives its tasks in page order, however many or few they are.
             add("task_tag.tag = ?", [.text(first)])
             drivenByTag = true
@@ -249,7 +250,7 @@ struct FetchPlan {
         if let blocked = filter.blocked {
             if blocked && inCreationOrder {
                 add("task.blocked_by > 0", [])
-                if sort.count == 1 { blockedIndex = .creation }
+                if byCreationAlone { blockedIndex = .creation }
             } else if blocked, let index = BlockedIndex(sort, priorityRunsReadPriorityIndex: priorityRunsReadPriorityIndex) {
                 add("task.blocked_by > 0", [])
                 blockedIndex = index
@@ -470,7 +471,7 @@ struct FetchPlan {
     /// For a plan that merges: one side's (the open or the done tasks') sort keys, of the
     /// task that `OFFSET ?` (the last parameter) places along it, read from `task_by_done`.
     func sideKeys(done: Bool) -> (sql: String, values: [SQLValue]) {
-        let keyColumns = keys.indices.map { "\(keys[$0].expression) AS \(Self.sortKeyColumn($0))" }.joined(separator: ", ")
+        let keyColumns = Self.keyColumns(keys)
         return ("SELECT \(keyColumns) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)"]) + " ORDER BY \(Self.order(keys)) LIMIT 1 OFFSET ?",
                 whereValues)
     }
@@ -528,9 +529,9 @@ struct FetchPlan {
         /// page read whole (`sql`).
         fileprivate var sortsKeysFirst = false
 
-        /// The tasks and their sort keys; `LIMIT ?` is its last parameter.
         private static let taskColumnsBeforeKeys = FetchPlan.taskColumns + ", "
 
+        /// The tasks and their sort keys; `LIMIT ?` is its last parameter.
         var sql: String {
             var sql = ""
             guard sortsKeysFirst else {
@@ -694,14 +695,7 @@ struct FetchPlan {
                 values.append(cursorValues[0])
             }
         }
-        var keyColumns = ""
-        for (index, key) in selected.enumerated() {
-            if index > 0 { keyColumns += ", " }
-            keyColumns += key.expression
-            keyColumns += " AS "
-            keyColumns += Self.sortKeyPrefix
-            keyColumns += String(index)
-        }
+        let keyColumns = Self.keyColumns(selected)
         guard merging else {
             return Run(source: " FROM " + source, arms: [whereSQL(extra: extra)], order: " ORDER BY " + Self.order(order),
                        keyColumns: keyColumns, values: values, clauses: clauses, sortsKeysFirst: startsFromSmallSet && !drivenByTag)
@@ -712,6 +706,18 @@ struct FetchPlan {
         let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
         return Run(source: " FROM " + source, arms: [whereSQL(extra: ["task.done = 0"] + extra), whereSQL(extra: ["task.done = 1"] + extra)],
                    order: " ORDER BY " + numbered, keyColumns: keyColumns, values: values + values, clauses: clauses)
+    }
+
+    /// `keys`, each `AS` its `sortKeyColumn`.
+    private static func keyColumns(_ keys: [SortExpression]) -> String {
+        var columns = ""
+        for (index, key) in keys.enumerated() {
+            if index > 0 { columns += ", " }
+            columns += key.expression
+            columns += " AS "
+            columns += sortKeyColumn(index)
+        }
+        return columns
     }
 
     private static func order(_ keys: [SortExpression]) -> String {
@@ -726,13 +732,11 @@ struct FetchPlan {
 
     private func whereSQL(extra: [String]) -> String {
         var sql = ""
-        for clause in whereClauses {
-            sql += sql.isEmpty ? " WHERE " : " AND "
-            sql += clause
-        }
-        for clause in extra {
-            sql += sql.isEmpty ? " WHERE " : " AND "
-            sql += clause
+        for clauses in [whereClauses, extra] {
+            for clause in clauses {
+                sql += sql.isEmpty ? " WHERE " : " AND "
+                sql += clause
+            }
         }
         return sql
     }
