@@ -223,10 +223,12 @@ struct FetchPlan {
             }
             add("(instr(title_fold, ?) > 0 OR instr(notes_fold, ?) > 0)", [.text(folded), .text(folded)])
         }
+        var dueWindow: (after: Int64, before: Int64)?
         if filter.dueAfter != nil || filter.dueBefore != nil {
             // On the key task_by_due_asc holds, whose undated tasks all have its largest value.
             let after = try filter.dueAfter.map { try TaskRules.dueMilliseconds($0, field: "filter.dueAfter") } ?? Int64.min
             let before = try filter.dueBefore.map { try TaskRules.dueMilliseconds($0, field: "filter.dueBefore") } ?? Int64.max
+            dueWindow = (after, before)
             let condition = { (column: String) in "\(column) >= ? AND \(column) < ?" }
             // Sorts whose runs read task_by_due_asc in order: led by due, or by priority and
             // then due (one run per priority, `priorityRuns`), unless a small set is sorted.
@@ -299,7 +301,7 @@ struct FetchPlan {
         startsFromSmallSet = hasSmallSet
         // A small set is read first and sorted, from no index the plan names.
         if hasSmallSet { blockedIndex = nil }
-        kept = KeptCount(filter, textIsCommon: commonTextCandidates != nil || textFromIndex != nil)
+        kept = KeptCount(filter, textIsCommon: commonTextCandidates != nil || textFromIndex != nil, dueWindow: dueWindow)
     }
 
     private mutating func add(_ clause: String, _ values: [SQLValue]) {
@@ -346,20 +348,23 @@ struct FetchPlan {
     }
 
     /// A filter of one kind whose count is read without visiting the tasks: at most `done`
-    /// from `task_total`, a project (and those under it) from `project_total`, a tag (with
-    /// `done` or not) from `tag_total`, two from `tag_pair_total`, more intersected in one
-    /// merge of their ranges of task_tag's key (each in `task_pk` order), a common text from
-    /// the trigram index (`TextIndex.countSQL`; a rare one's few candidates cost less to
-    /// read). Any other clause needs the tasks themselves.
+    /// from `task_total`, a project (and those under it; with `done` or not) from
+    /// `project_total`, a tag (with `done` or not) from `tag_total`, two from
+    /// `tag_pair_total`, more intersected in one merge of their ranges of task_tag's key
+    /// (each in `task_pk` order), a due window (with `done` or not) from task_by_due_asc
+    /// alone, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
+    /// candidates cost less to read). Any other clause needs the tasks themselves.
     private enum KeptCount {
         case totals(done: Bool?)
-        case project(String)
+        case project(String, done: Bool?)
         case tags([String])
         case tag(String, done: Bool)
+        /// The bounds in ms, as `due_sort_asc` holds them.
+        case dueWindow(after: Int64, before: Int64, done: Bool?)
         /// The folded needle.
         case text(String)
 
-        init?(_ filter: TaskFilter, textIsCommon: Bool) {
+        init?(_ filter: TaskFilter, textIsCommon: Bool, dueWindow: (after: Int64, before: Int64)?) {
             if textIsCommon, let text = filter.text, filter == TaskFilter(text: text) {
                 self = .text(TaskRules.folded(text))
                 return
@@ -372,8 +377,17 @@ struct FetchPlan {
             }
             rest = filter
             rest.project = nil
+            rest.done = nil
             if rest == TaskFilter(), let project = filter.project {
-                self = .project(project)
+                self = .project(project, done: filter.done)
+                return
+            }
+            rest = filter
+            rest.dueAfter = nil
+            rest.dueBefore = nil
+            rest.done = nil
+            if rest == TaskFilter(), let dueWindow {
+                self = .dueWindow(after: dueWindow.after, before: dueWindow.before, done: filter.done)
                 return
             }
             rest = filter
@@ -396,7 +410,11 @@ struct FetchPlan {
         var sql: String {
             switch self {
             case .totals(let done): "SELECT coalesce(sum(count), 0) FROM task_total" + (done == nil ? "" : " WHERE done = ?")
-            case .project: "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .project(_, done: nil): "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .project(_, done: true?): "SELECT coalesce(sum(count - open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .project(_, done: false?): "SELECT coalesce(sum(open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .dueWindow(_, _, let done):
+                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .tags(let tags) where tags.count == 1: "SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)"
             case .tags(let tags) where tags.count == 2:
                 "SELECT coalesce((SELECT count FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
@@ -412,7 +430,8 @@ struct FetchPlan {
         var values: [SQLValue] {
             switch self {
             case .totals(let done): done.map { [SQLValue($0)] } ?? []
-            case .project(let project): FetchPlan.projectRange(project)
+            case .project(let project, _): FetchPlan.projectRange(project)
+            case .dueWindow(let after, let before, let done): [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
             case .tags(let tags): tags.map(SQLValue.text)
             case .text(let needle): [.text(TextIndex.phrase(needle)), .text(needle)]
             case .tag(let tag, _): [.text(tag)]

@@ -72,7 +72,16 @@ extension TaskStore {
                     rule("task_total says \(open ?? 0) open and \(done ?? 0) done; the tasks are \(counts.tasks - counts.doneTasks) and \(counts.doneTasks)")
                 }
             }
-            if report.schemaVersion >= 22 {
+            if report.schemaVersion >= 35 {
+                try database.cachedStatement("""
+                    WITH kept AS (SELECT project, count, open FROM project_total),
+                         counted AS (SELECT project, count(*), count(*) FILTER (WHERE done = 0) FROM task WHERE project IS NOT NULL GROUP BY project)
+                    SELECT project FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
+                    UNION SELECT project FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY project
+                    """).forEachRow { row in
+                    rule("project_total's counts of project \(row.text(0)) do not match its tasks")
+                }
+            } else if report.schemaVersion >= 22 {
                 try database.cachedStatement("""
                     WITH kept AS (SELECT project, count FROM project_total),
                          counted AS (SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project)

@@ -1,16 +1,15 @@
 import SQLite
 
-/// How many tasks have each tag and project, for `taskline tags` and `projects`: the kept
-/// counts (`tag_total`, whose counts of 0 are passed over, and `project_total`, which holds
-/// no project with none); for the open tasks' projects, a pass over their rows.
+/// How many tasks (or open tasks) have each tag and project, for `taskline tags` and
+/// `projects`: the kept counts (`tag_total`, whose counts of 0 are passed over, and
+/// `project_total`, which holds no project with none).
 extension TaskStore {
     public func tagCounts(all: Bool) throws -> [String: Int] {
         try counts(all ? "SELECT tag, count FROM tag_total WHERE count > 0" : "SELECT tag, open FROM tag_total WHERE open > 0")
     }
 
     public func projectCounts(all: Bool) throws -> [String: Int] {
-        try counts(all ? "SELECT project, count FROM project_total"
-                       : "SELECT project, count(*) FROM task WHERE done = 0 AND project IS NOT NULL GROUP BY project")
+        try counts(all ? "SELECT project, count FROM project_total" : "SELECT project, open FROM project_total WHERE open > 0")
     }
 
     /// The names and counts `sql` gives, each row a name and its count.
