@@ -54,12 +54,18 @@ enum QueryMatrix {
     static let filtersOfMostTasks = [Filter(name: "not blocked", json: #"{"blocked":false}"#),
                                      Filter(name: "not waiting", json: #"{"waiting":false}"#)]
 
-    /// A tag's lists, whose count is measured but not judged (the target is one filter's):
-    /// its open tasks (kept per tag), and those not blocked and its `next` list (all less
-    /// the few, each blocked or waiting one probed for the tag).
-    static let tagLists = [Filter(name: "open + tag", json: #"{"done":false,"tags":["t3"]}"#),
-                           Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
-                           Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#)]
+    /// Lists of two filters or more, whose count is measured but not judged (the target is
+    /// one filter's): the open tasks with each other filter of the matrix, as a list that
+    /// shows only what is left to do asks; a tag's tasks not blocked, and its `next` list
+    /// (all less the few, each blocked or waiting one probed for the tag).
+    static let countedLists: [Filter] = {
+        let open = filters.compactMap { filter -> Filter? in
+            guard let json = filter.json, !["none", "done", "open"].contains(filter.name), !filter.name.contains("+") else { return nil }
+            return Filter(name: "open + \(filter.name)", json: #"{"done":false,"# + json.dropFirst())
+        }
+        return open + [Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
+                       Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#)]
+    }()
 
     static let sorts: [Sort] = {
         var sorts: [Sort] = []
@@ -111,9 +117,10 @@ enum QueryMatrix {
         return cells
     }
 
-    /// `includeTotal` with each filter alone, with `next`'s, and with a tag's lists, median milliseconds.
+    /// `includeTotal` with each filter alone, with `next`'s, and with the lists of two or
+    /// more (`countedLists`), median milliseconds.
     static func measureTotals(_ server: Driver, samples: Int) -> [(filter: String, median: Double)] {
-        (filters.filter { $0.json != nil && !$0.name.contains("+") } + filtersOfMostTasks + [actionable] + tagLists).map { filter in
+        (filters.filter { $0.json != nil && !$0.name.contains("+") } + filtersOfMostTasks + [actionable] + countedLists).map { filter in
             let request = server.request("tasks/fetch", #"{"limit":50,"includeTotal":true,"filter":\#(filter.json!)}"#)
             return (filter.name, timings(server, request, samples: samples).median)
         }
