@@ -349,8 +349,8 @@ struct FetchPlan {
 
     /// A filter of one kind whose count is read without visiting the tasks: at most `done`
     /// from `task_total`, a project (and those under it; with `done` or not) from
-    /// `project_total`, a tag (with `done` or not) from `tag_total`, two from
-    /// `tag_pair_total`, more intersected in one merge of their ranges of task_tag's key
+    /// `project_total`, a tag (with `done` or not) from `tag_total`, two (with `done` or
+    /// not) from `tag_pair_total`, more intersected in one merge of their ranges of task_tag's key
     /// (each in `task_pk` order), a due window (with `done` or not) from task_by_due_asc
     /// alone, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
     /// candidates cost less to read). Any other clause needs the tasks themselves.
@@ -359,6 +359,7 @@ struct FetchPlan {
         case project(String, done: Bool?)
         case tags([String])
         case tag(String, done: Bool)
+        case tagPair(String, String, done: Bool)
         /// The bounds in ms, as `due_sort_asc` holds them.
         case dueWindow(after: Int64, before: Int64, done: Bool?)
         /// The folded needle.
@@ -397,8 +398,8 @@ struct FetchPlan {
                 var seen: Set<String> = []
                 let tags = filter.tags.filter { seen.insert($0).inserted }
                 if let done = filter.done {
-                    guard tags.count == 1 else { return nil }
-                    self = .tag(tags[0], done: done)
+                    guard tags.count <= 2 else { return nil }
+                    self = tags.count == 1 ? .tag(tags[0], done: done) : .tagPair(tags[0], tags[1], done: done)
                 } else {
                     self = .tags(tags)
                 }
@@ -424,6 +425,8 @@ struct FetchPlan {
             case .text: TextIndex.countSQL
             case .tag(_, done: true): "SELECT coalesce((SELECT count - open FROM tag_total WHERE tag = ?), 0)"
             case .tag(_, done: false): "SELECT coalesce((SELECT open FROM tag_total WHERE tag = ?), 0)"
+            case .tagPair(_, _, done: true): "SELECT coalesce((SELECT count - open FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
+            case .tagPair(_, _, done: false): "SELECT coalesce((SELECT open FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
             }
         }
 
@@ -435,6 +438,7 @@ struct FetchPlan {
             case .tags(let tags): tags.map(SQLValue.text)
             case .text(let needle): [.text(TextIndex.phrase(needle)), .text(needle)]
             case .tag(let tag, _): [.text(tag)]
+            case .tagPair(let tag, let other, _): [.text(tag), .text(other)]
             }
         }
     }

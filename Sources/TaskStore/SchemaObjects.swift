@@ -60,7 +60,7 @@ extension Schema {
     /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
-    static let latestObjectsDigest: UInt64 = 0x9B5A_C574_736F_269A
+    static let latestObjectsDigest: UInt64 = 0x2F16_15E2_7FCD_7A6C
 
     /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
     /// tables), in the order `SchemaObject.all` reads them.

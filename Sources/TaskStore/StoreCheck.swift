@@ -91,7 +91,18 @@ extension TaskStore {
                     rule("project_total's count of project \(row.text(0)) does not match its tasks")
                 }
             }
-            if report.schemaVersion >= 31 {
+            if report.schemaVersion >= 35 {
+                try database.cachedStatement("""
+                    WITH kept AS (SELECT tag, other, count, open FROM tag_pair_total),
+                         counted AS (SELECT a.tag AS tag, b.tag AS other, count(*), count(*) FILTER (WHERE task.done = 0)
+                                     FROM task_tag a JOIN task_tag b ON b.task_pk = a.task_pk AND b.tag > a.tag JOIN task ON task.pk = a.task_pk
+                                     GROUP BY 1, 2)
+                    SELECT tag, other FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
+                    UNION SELECT tag, other FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY 1, 2
+                    """).forEachRow { row in
+                    rule("tag_pair_total's counts of the tasks tagged \(row.text(0)) and \(row.text(1)) do not match their tags")
+                }
+            } else if report.schemaVersion >= 31 {
                 try database.cachedStatement("""
                     WITH kept AS (SELECT tag, other, count FROM tag_pair_total),
                          counted AS (SELECT a.tag AS tag, b.tag AS other, count(*) FROM task_tag a JOIN task_tag b ON b.task_pk = a.task_pk AND b.tag > a.tag GROUP BY 1, 2)

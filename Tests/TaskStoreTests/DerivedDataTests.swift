@@ -106,7 +106,7 @@ import Testing
         try other.run("UPDATE tag_pair_total SET count = 7 WHERE tag = 'x' AND other = 'y'")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
         #expect(problems == ["project_total's counts of project Home.Garage do not match its tasks",
-                             "tag_pair_total's count of the tasks tagged x and y does not match their tags"], "\(problems)")
+                             "tag_pair_total's counts of the tasks tagged x and y do not match their tags"], "\(problems)")
     }
 
     /// `includeTotal` with two tags alone reads `tag_pair_total`, which every way of
@@ -281,6 +281,73 @@ import Testing
         try other.run("UPDATE project_total SET open = 2 WHERE project = 'Home'")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
         #expect(problems == ["project_total's counts of project Home do not match its tasks"], "\(problems)")
+    }
+
+    /// `includeTotal` with two tags, alone or with `done`, reads `tag_pair_total`, which every
+    /// write keeps: tagging and untagging, completing and reopening (also in the write that
+    /// changes the tags), deleting (the taggings go by the cascade, after the task), undo
+    /// and redo, a failed apply, import and another writer of the file.
+    @Test func tagPairCountsOfOpenAndDoneFollowEveryWrite() async throws {
+        let store = try makeStore(directory)
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        func kept() throws -> [String] {
+            var rows: [String] = []
+            try other.cachedStatement("SELECT tag, other, count, open FROM tag_pair_total ORDER BY 1, 2").forEachRow {
+                rows.append("\($0.text(0))\($0.text(1)) \($0.int(2)) \($0.int(3))")
+            }
+            return rows
+        }
+        func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            #expect(try kept() == expected, sourceLocation: sourceLocation)
+            for tags in [["x", "y"], ["y", "x"], ["x", "z"], ["y", "z"]] {
+                for done in [nil, false, true] {
+                    let filter = TaskFilter(done: done, tags: tags)
+                    let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+                    let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
+                    #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
+                }
+            }
+            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
+            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
+        }
+        _ = try await store.apply([
+            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "z"])),
+            .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x", "y"])),
+            .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
+        ], atomic: true)
+        try await expectCounted(["xy 2 1", "xz 1 1", "yz 1 1"])
+        _ = try await store.update(id: "a", changes: TaskChanges(done: true))
+        try await expectCounted(["xy 2 0", "xz 1 0", "yz 1 0"])
+        _ = try await store.update(id: "b", changes: TaskChanges(done: false, tags: ["y", "z"]))
+        try await expectCounted(["xy 1 0", "xz 1 0", "yz 2 1"])
+        _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "y"]))
+        try await expectCounted(["xy 2 1", "xz 1 0", "yz 2 1"])
+        _ = try await store.delete(id: "b")
+        try await expectCounted(["xy 2 1", "xz 1 0", "yz 1 0"])
+        _ = try await store.delete(id: "c")
+        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        _ = try await store.undo()
+        try await expectCounted(["xy 2 1", "xz 1 0", "yz 1 0"])
+        _ = try await store.redo()
+        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        await #expect(throws: TaskStoreError.self) {
+            try await store.apply([.update(id: "a", changes: TaskChanges(done: false, tags: ["x"]), ifVersion: nil),
+                                   .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)], atomic: true)
+        }
+        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", tags: ["x", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
+                                        onConflict: .fail)
+        try await expectCounted(["xy 1 0", "xz 2 1", "yz 1 0"])
+        try other.run("UPDATE task SET done = 0, completed_at = NULL WHERE id = 'a'")
+        try other.run("DELETE FROM task_tag WHERE tag = 'z' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
+        try await expectCounted(["xy 1 1", "xz 1 1", "yz 1 1"])
+        try other.execute("PRAGMA foreign_keys = ON")
+        try other.run("DELETE FROM task WHERE id = 'a'")
+        try await expectCounted([])
+        _ = try await store.apply([.create(TaskDraft(id: "e", title: "e", tags: ["x", "y"]))], atomic: true)
+        try other.run("UPDATE tag_pair_total SET open = 0")
+        let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
+        #expect(problems == ["tag_pair_total's counts of the tasks tagged x and y do not match their tags"], "\(problems)")
     }
 
     /// `includeTotal` with a due window, alone or with `done`, reads a range of
