@@ -362,6 +362,10 @@ struct FetchPlan {
         case tagPair(String, String, done: Bool)
         /// The bounds in ms, as `due_sort_asc` holds them.
         case dueWindow(after: Int64, before: Int64, done: Bool?)
+        /// A project's tasks (and those under it) in a due window: each of its projects, as
+        /// `project_total` names them, is a range of task_by_project_due_asc (with `done`,
+        /// each task in it is looked up).
+        case projectDueWindow(String, after: Int64, before: Int64, done: Bool?)
         /// The folded needle.
         case text(String)
 
@@ -391,6 +395,11 @@ struct FetchPlan {
                 self = .dueWindow(after: dueWindow.after, before: dueWindow.before, done: filter.done)
                 return
             }
+            rest.project = nil
+            if rest == TaskFilter(), let project = filter.project, let dueWindow {
+                self = .projectDueWindow(project, after: dueWindow.after, before: dueWindow.before, done: filter.done)
+                return
+            }
             rest = filter
             rest.tags = []
             rest.done = nil
@@ -414,6 +423,9 @@ struct FetchPlan {
             case .project(_, done: nil): "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
             case .project(_, done: true?): "SELECT coalesce(sum(count - open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
             case .project(_, done: false?): "SELECT coalesce(sum(open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .projectDueWindow(_, _, _, let done):
+                "SELECT count(*) FROM task INDEXED BY task_by_project_due_asc WHERE project IN (SELECT project FROM project_total WHERE "
+                    + FetchPlan.projectCondition("project") + ") AND due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .dueWindow(_, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .tags(let tags) where tags.count == 1: "SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)"
@@ -435,6 +447,8 @@ struct FetchPlan {
             case .totals(let done): done.map { [SQLValue($0)] } ?? []
             case .project(let project, _): FetchPlan.projectRange(project)
             case .dueWindow(let after, let before, let done): [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
+            case .projectDueWindow(let project, let after, let before, let done):
+                FetchPlan.projectRange(project) + [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
             case .tags(let tags): tags.map(SQLValue.text)
             case .text(let needle): [.text(TextIndex.phrase(needle)), .text(needle)]
             case .tag(let tag, _): [.text(tag)]

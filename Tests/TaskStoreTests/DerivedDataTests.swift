@@ -351,11 +351,14 @@ import Testing
     }
 
     /// `includeTotal` with a due window, alone or with `done`, reads a range of
-    /// task_by_due_asc, which holds each task's `done`: no task row is read.
+    /// task_by_due_asc, which holds each task's `done`: no task row is read. With a project
+    /// too, it reads a range of task_by_project_due_asc for each of the projects
+    /// `project_total` names.
     @Test func dueWindowsAreCountedFromTheirIndexAlone() async throws {
         let store = try makeStore(directory)
         _ = try await store.apply((0..<60).map { index in
-            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)"))
+            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)",
+                              project: [nil, "Home", "Home.Garage", "Home-x", "Work"][index % 5]))
         }, atomic: true)
         _ = try await store.update(id: "t1", changes: TaskChanges(done: true))
         _ = try await store.update(id: "t3", changes: TaskChanges(done: false))
@@ -375,6 +378,17 @@ import Testing
                 let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
                 #expect(total == (try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count), "\(filter)")
                 #expect(total ?? 0 > 0, "\(filter)")
+                filter.project = "Home"
+                let projectPlan = try FetchPlan(filter: filter, sort: [SortKey(field: .due)], now: 1_800_000_000_000, database: database)
+                for count in try projectPlan.totalCounts(of: filter, now: 1_800_000_000_000, in: database) {
+                    var steps: [String] = []
+                    try database.cachedStatement("EXPLAIN QUERY PLAN " + count.sql).forEachRow(count.values) { steps.append($0.text(3)) }
+                    #expect(steps.first == "SEARCH task USING INDEX task_by_project_due_asc (project=? AND due_sort_asc>? AND due_sort_asc<?)",
+                            "\(filter): \(steps)")
+                }
+                let inProject = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+                #expect(inProject == (try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count), "\(filter)")
+                #expect(inProject ?? 0 > 0, "\(filter)")
             }
         }
     }
