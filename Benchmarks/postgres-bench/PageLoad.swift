@@ -18,7 +18,7 @@ enum PageLoad {
             try connection.run(insert, [.integer(Int64(first)), .integer(Int64(min(count, first + batch) - 1))])
             progress(min(count, first + batch))
         }
-        // The store keeps its counts as it writes (PostgresStore's schemas 5 and 8); rows written
+        // The store keeps its counts as it writes (PostgresStore's schemas 5, 8 and 9); rows written
         // here are counted as its migration counts them.
         try connection.execute(keptCounts)
         // What autovacuum would do in time: statistics for the planner, and the visibility
@@ -29,7 +29,7 @@ enum PageLoad {
     private static let keptCounts = """
         DELETE FROM task_total; DELETE FROM project_total; DELETE FROM tag_total;
         INSERT INTO task_total (done, n) SELECT state, (SELECT count(*) FROM task WHERE done = state) FROM (VALUES (false), (true)) AS states (state);
-        INSERT INTO project_total (project, n) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
+        INSERT INTO project_total (project, n, open) SELECT project, count(*), count(*) FILTER (WHERE NOT done) FROM task WHERE project IS NOT NULL GROUP BY project;
         INSERT INTO tag_total (tag, n, open) SELECT tag, count(*), count(*) FILTER (WHERE NOT done) FROM task, unnest(tags) AS tag GROUP BY tag;
         """
 

@@ -118,7 +118,9 @@ enum PostgresSchema {
         CREATE TABLE task_total (done boolean PRIMARY KEY, n bigint NOT NULL);
         CREATE TABLE project_total (project text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
         CREATE TABLE tag_total (tag text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
-        \(keptCountsFill)
+        INSERT INTO task_total (done, n) SELECT state, (SELECT count(*) FROM task WHERE done = state) FROM (VALUES (false), (true)) AS states (state);
+        INSERT INTO project_total (project, n) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
+        INSERT INTO tag_total (tag, n) SELECT tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag;
         -- The sorts by two keys, read in order (PostgresFetchPlan): by due date then priority;
         -- by priority then due date (a run for each priority); by project then due date, whose
         -- undated tasks come last in each project either way, which one index cannot hold
@@ -193,14 +195,25 @@ enum PostgresSchema {
         WHERE tag_total.tag = counted.tag;
         ALTER TABLE tag_total ALTER COLUMN open DROP DEFAULT;
         """,
+        """
+        -- How many of each project's tasks are open, kept beside their number: includeTotal
+        -- with a project and the open tasks (a project's list) counted every task of it.
+        ALTER TABLE project_total ADD COLUMN open bigint NOT NULL DEFAULT 0;
+        UPDATE project_total SET open = counted.n
+        FROM (SELECT project, count(*) AS n FROM task WHERE project IS NOT NULL AND NOT done GROUP BY project) AS counted
+        WHERE project_total.project = counted.project;
+        ALTER TABLE project_total ALTER COLUMN open DROP DEFAULT;
+        """,
     ]
 
-    /// Fills the kept counts from the tasks.
+    /// Counts the tasks into the latest schema's kept counts afresh, for a program that
+    /// writes tasks beside the store (postgres-bench's load).
     static let keptCountsFill = """
         DELETE FROM task_total; DELETE FROM project_total; DELETE FROM tag_total;
         INSERT INTO task_total (done, n) SELECT state, (SELECT count(*) FROM task WHERE done = state) FROM (VALUES (false), (true)) AS states (state);
-        INSERT INTO project_total (project, n) SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project;
-        INSERT INTO tag_total (tag, n) SELECT tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag;
+        INSERT INTO project_total (project, n, open)
+            SELECT project, count(*), count(*) FILTER (WHERE NOT done) FROM task WHERE project IS NOT NULL GROUP BY project;
+        INSERT INTO tag_total (tag, n, open) SELECT tag, count(*), count(*) FILTER (WHERE NOT done) FROM task, unnest(tags) AS tag GROUP BY tag;
         """
 
     /// Any number, the same in every Taskline: migrations on one database wait for each other.

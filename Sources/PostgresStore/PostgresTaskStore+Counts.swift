@@ -8,6 +8,8 @@ import TaskModel
 struct CountDeltas {
     private var done: [Bool: Int64] = [:]
     private var projects: [String: Int64] = [:]
+    /// Of `projects`, the open tasks' (schema 9).
+    private var openProjects: [String: Int64] = [:]
     private var tags: [String: Int64] = [:]
     /// Of `tags`, the open tasks' (schema 8).
     private var openTags: [String: Int64] = [:]
@@ -15,7 +17,10 @@ struct CountDeltas {
     /// A task of these fields came (`sign` 1) or went (-1).
     mutating func add(done: Bool, project: String?, tags: [String], _ sign: Int64) {
         self.done[done, default: 0] += sign
-        if let project { projects[project, default: 0] += sign }
+        if let project {
+            projects[project, default: 0] += sign
+            if !done { openProjects[project, default: 0] += sign }
+        }
         for tag in Set(tags) {
             self.tags[tag, default: 0] += sign
             if !done { openTags[tag, default: 0] += sign }
@@ -33,11 +38,12 @@ struct CountDeltas {
         for (state, change) in done where change != 0 {
             try connection.run("UPDATE task_total SET n = n + $2 WHERE done = $1", [.boolean(state), .integer(change)])
         }
-        try Self.write([projects], to: connection, adding: """
-            INSERT INTO project_total (project, n) SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[])
-            ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n
+        // A completion changes a project's or a tag's open count alone.
+        try Self.write([projects, openProjects], to: connection, adding: """
+            INSERT INTO project_total (project, n, open)
+            SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
+            ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n, open = project_total.open + excluded.open
             """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
-        // A completion changes a tag's open count alone.
         try Self.write([tags, openTags], to: connection, adding: """
             INSERT INTO tag_total (tag, n, open)
             SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
@@ -58,11 +64,11 @@ struct CountDeltas {
 }
 
 /// A count `includeTotal` reads from the kept counts instead of the tasks: a filter of `done`
-/// alone (or none), of one project (with those under it) alone, or of one tag, alone or with
+/// alone (or none), or of one project (with those under it) or one tag, alone or with
 /// `done`.
 enum KeptCount {
     case totals(done: Bool?)
-    case project(String)
+    case project(String, done: Bool?)
     case tag(String, done: Bool?)
 
     init?(_ filter: TaskFilter) {
@@ -73,7 +79,7 @@ enum KeptCount {
         guard rest == TaskFilter() else { return nil }
         switch (filter.done, filter.project, Set(filter.tags).count) {
         case (_, nil, 0): self = .totals(done: filter.done)
-        case (nil, let project?, 0): self = .project(project)
+        case (let done, let project?, 0): self = .project(project, done: done)
         case (let done, nil, 1): self = .tag(filter.tags[0], done: done)
         default: return nil
         }
@@ -82,7 +88,11 @@ enum KeptCount {
     var sql: String {
         switch self {
         case .totals(let done): "SELECT coalesce(sum(n), 0) AS n FROM task_total" + (done == nil ? "" : " WHERE done = $1")
-        case .project: "SELECT coalesce(sum(n), 0) AS n FROM project_total WHERE "
+        case .project(_, done: nil): "SELECT coalesce(sum(n), 0) AS n FROM project_total WHERE "
+            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
+        case .project(_, done: false?): "SELECT coalesce(sum(open), 0) AS n FROM project_total WHERE "
+            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
+        case .project(_, done: true?): "SELECT coalesce(sum(n - open), 0) AS n FROM project_total WHERE "
             + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
         case .tag(_, done: nil): "SELECT coalesce(sum(n), 0) AS n FROM tag_total WHERE tag = $1"
         case .tag(_, done: false): "SELECT coalesce(sum(open), 0) AS n FROM tag_total WHERE tag = $1"
@@ -93,7 +103,7 @@ enum KeptCount {
     var values: [PostgresValue] {
         switch self {
         case .totals(let done): done.map { [.boolean($0)] } ?? []
-        case .project(let project): PostgresFetchPlan.projectRange(project)
+        case .project(let project, _): PostgresFetchPlan.projectRange(project)
         case .tag(let tag, _): [.text(tag)]
         }
     }
@@ -105,11 +115,13 @@ extension PostgresTaskStore {
         try connection.query("""
             WITH kept AS (SELECT 'task_total' AS counts, done::text AS key, n FROM task_total
                           UNION ALL SELECT 'project_total', project, n FROM project_total
+                          UNION ALL SELECT 'project_total (open)', project, open FROM project_total
                           UNION ALL SELECT 'tag_total', tag, n FROM tag_total
                           UNION ALL SELECT 'tag_total (open)', tag, open FROM tag_total),
                  counted AS (SELECT 'task_total' AS counts, state::text AS key, (SELECT count(*) FROM task WHERE done = state) AS n
                              FROM (VALUES (false), (true)) AS states (state)
                              UNION ALL SELECT 'project_total', project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project
+                             UNION ALL SELECT 'project_total (open)', project, count(*) FILTER (WHERE NOT done) FROM task WHERE project IS NOT NULL GROUP BY project
                              UNION ALL SELECT 'tag_total', tag, count(*) FROM task, unnest(tags) AS tag GROUP BY tag
                              UNION ALL SELECT 'tag_total (open)', tag, count(*) FILTER (WHERE NOT done) FROM task, unnest(tags) AS tag GROUP BY tag)
             SELECT counts, key, kept.n AS kept_n, counted.n AS counted_n

@@ -230,8 +230,8 @@ import Testing
     @Test func aDatabaseFromBeforeChangeGroupsIsUpgraded() async throws {
         let schema = try Cluster.freshSchema()
         let old = try Cluster.store(schema)
-        _ = try await create(old, TaskDraft(id: "old", title: "old", tags: ["t"]))
-        _ = try await create(old, TaskDraft(id: "older", title: "older", done: true, tags: ["t"]))
+        _ = try await create(old, TaskDraft(id: "old", title: "old", tags: ["t"], project: "P"))
+        _ = try await create(old, TaskDraft(id: "older", title: "older", done: true, tags: ["t"], project: "P"))
         // What versions 3 to 7 made goes, so that the schema is version 2's.
         try PostgresConnection(schema).execute("""
             DROP TRIGGER task_blockers_on_insert ON task; DROP TRIGGER task_blockers_on_update ON task;
@@ -249,6 +249,7 @@ import Testing
         #expect(try PostgresTaskStore.keptCountProblems(PostgresConnection(schema)) == [], "the kept counts are filled from the tasks")
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(done: false), limit: 1, includeTotal: true)).total == 1)
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(done: false, tags: ["t"]), limit: 1, includeTotal: true)).total == 1)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(done: true, project: "P"), limit: 1, includeTotal: true)).total == 1)
         #expect(try await store.undo(scope: .database, force: false) == nil)
         _ = try await update(store, "old", TaskChanges(title: "new"))
         #expect(try await store.undo(scope: .connection, force: false)?.tasks.map(\.title) == ["old"])
