@@ -164,27 +164,12 @@ import Testing
     @Test func tagCountsOfOpenAndDoneFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
-        func kept() throws -> [String] {
-            var rows: [String] = []
-            #expect(try other.integer("SELECT count(*) FROM tag_total WHERE open < 0 OR open > count") == 0)
-            // A tag on no task keeps its row of 0.
-            try other.cachedStatement("SELECT tag, count, open FROM tag_total WHERE count <> 0 ORDER BY 1").forEachRow {
-                rows.append("\($0.text(0)) \($0.int(1)) \($0.int(2))")
-            }
-            return rows
-        }
+        // A tag on no task keeps its row of 0.
+        let counts = KeptCounts(store: store, other: other, rows: "SELECT tag, count, open FROM tag_total WHERE count <> 0 ORDER BY 1",
+                                filters: ["x", "y", "é"].map { TaskFilter(tags: [$0]) })
         func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            #expect(try kept() == expected, sourceLocation: sourceLocation)
-            for tag in ["x", "y", "é"] {
-                for done in [nil, false, true] {
-                    let filter = TaskFilter(done: done, tags: [tag])
-                    let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
-                    let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
-                    #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
-                }
-            }
-            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
-            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
+            #expect(try other.integer("SELECT count(*) FROM tag_total WHERE open < 0 OR open > count") == 0, sourceLocation: sourceLocation)
+            try await counts.expect(expected, sourceLocation: sourceLocation)
         }
         _ = try await store.apply([
             .create(TaskDraft(id: "a", title: "a", tags: ["x", "y"])),
@@ -225,58 +210,40 @@ import Testing
     @Test func projectCountsOfOpenAndDoneFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
-        func kept() throws -> [String] {
-            var rows: [String] = []
-            try other.cachedStatement("SELECT project, count, open FROM project_total ORDER BY 1").forEachRow {
-                rows.append("\($0.text(0)) \($0.int(1)) \($0.int(2))")
-            }
-            return rows
-        }
-        func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            #expect(try kept() == expected, sourceLocation: sourceLocation)
-            for project in ["Home", "Home.Garage", "Work"] {
-                for done in [nil, false, true] {
-                    let filter = TaskFilter(done: done, project: project)
-                    let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
-                    let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
-                    #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
-                }
-            }
-            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
-            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
-        }
+        let counts = KeptCounts(store: store, other: other, rows: "SELECT project, count, open FROM project_total ORDER BY 1",
+                                filters: ["Home", "Home.Garage", "Work"].map { TaskFilter(project: $0) })
         _ = try await store.apply([
             .create(TaskDraft(id: "a", title: "a", project: "Home")),
             .create(TaskDraft(id: "b", title: "b", done: true, project: "Home.Garage")),
             .create(TaskDraft(id: "c", title: "c", project: "Work")),
             .create(TaskDraft(id: "d", title: "d")),
         ], atomic: true)
-        try await expectCounted(["Home 1 1", "Home.Garage 1 0", "Work 1 1"])
+        try await counts.expect(["Home 1 1", "Home.Garage 1 0", "Work 1 1"])
         _ = try await store.update(id: "a", changes: TaskChanges(done: true))
-        try await expectCounted(["Home 1 0", "Home.Garage 1 0", "Work 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 0", "Work 1 1"])
         _ = try await store.update(id: "b", changes: TaskChanges(done: false, project: .some("Work")))
-        try await expectCounted(["Home 1 0", "Work 2 2"])
+        try await counts.expect(["Home 1 0", "Work 2 2"])
         _ = try await store.update(id: "c", changes: TaskChanges(done: true, project: .some(nil)))
-        try await expectCounted(["Home 1 0", "Work 1 1"])
+        try await counts.expect(["Home 1 0", "Work 1 1"])
         _ = try await store.update(id: "d", changes: TaskChanges(project: .some("Home.Garage")))
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1", "Work 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1", "Work 1 1"])
         _ = try await store.delete(id: "b")
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1"])
         _ = try await store.undo()
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1", "Work 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1", "Work 1 1"])
         _ = try await store.redo()
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1"])
         await #expect(throws: TaskStoreError.self) {
             try await store.apply([.update(id: "d", changes: TaskChanges(done: true, project: .some("Work")), ifVersion: nil),
                                    .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)], atomic: true)
         }
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1"])
         _ = try await store.importTasks([.task(TaskItem(id: "e", title: "e", done: true, project: "Work", createdAt: 1_000, updatedAt: 1_000,
                                                         completedAt: 1_000, version: 1), line: 1)], onConflict: .fail)
-        try await expectCounted(["Home 1 0", "Home.Garage 1 1", "Work 1 0"])
+        try await counts.expect(["Home 1 0", "Home.Garage 1 1", "Work 1 0"])
         try other.run("UPDATE task SET done = 0, completed_at = NULL, project = 'Home' WHERE id = 'e'")
         try other.run("UPDATE task SET done = 1, completed_at = updated_at WHERE id = 'd'")
-        try await expectCounted(["Home 2 1", "Home.Garage 1 0"])
+        try await counts.expect(["Home 2 1", "Home.Garage 1 0"])
         #expect(try await store.projectCounts(all: false) == ["Home": 1])
         try other.run("UPDATE project_total SET open = 2 WHERE project = 'Home'")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
@@ -290,60 +257,42 @@ import Testing
     @Test func tagPairCountsOfOpenAndDoneFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
-        func kept() throws -> [String] {
-            var rows: [String] = []
-            try other.cachedStatement("SELECT tag, other, count, open FROM tag_pair_total ORDER BY 1, 2").forEachRow {
-                rows.append("\($0.text(0))\($0.text(1)) \($0.int(2)) \($0.int(3))")
-            }
-            return rows
-        }
-        func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            #expect(try kept() == expected, sourceLocation: sourceLocation)
-            for tags in [["x", "y"], ["y", "x"], ["x", "z"], ["y", "z"]] {
-                for done in [nil, false, true] {
-                    let filter = TaskFilter(done: done, tags: tags)
-                    let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
-                    let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
-                    #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
-                }
-            }
-            let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
-            #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
-        }
+        let counts = KeptCounts(store: store, other: other, rows: "SELECT tag || other, count, open FROM tag_pair_total ORDER BY 1",
+                                filters: [["x", "y"], ["y", "x"], ["x", "z"], ["y", "z"]].map { TaskFilter(tags: $0) })
         _ = try await store.apply([
             .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "z"])),
             .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x", "y"])),
             .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
         ], atomic: true)
-        try await expectCounted(["xy 2 1", "xz 1 1", "yz 1 1"])
+        try await counts.expect(["xy 2 1", "xz 1 1", "yz 1 1"])
         _ = try await store.update(id: "a", changes: TaskChanges(done: true))
-        try await expectCounted(["xy 2 0", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 2 0", "xz 1 0", "yz 1 0"])
         _ = try await store.update(id: "b", changes: TaskChanges(done: false, tags: ["y", "z"]))
-        try await expectCounted(["xy 1 0", "xz 1 0", "yz 2 1"])
+        try await counts.expect(["xy 1 0", "xz 1 0", "yz 2 1"])
         _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "y"]))
-        try await expectCounted(["xy 2 1", "xz 1 0", "yz 2 1"])
+        try await counts.expect(["xy 2 1", "xz 1 0", "yz 2 1"])
         _ = try await store.delete(id: "b")
-        try await expectCounted(["xy 2 1", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 2 1", "xz 1 0", "yz 1 0"])
         _ = try await store.delete(id: "c")
-        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 1 0", "xz 1 0", "yz 1 0"])
         _ = try await store.undo()
-        try await expectCounted(["xy 2 1", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 2 1", "xz 1 0", "yz 1 0"])
         _ = try await store.redo()
-        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 1 0", "xz 1 0", "yz 1 0"])
         await #expect(throws: TaskStoreError.self) {
             try await store.apply([.update(id: "a", changes: TaskChanges(done: false, tags: ["x"]), ifVersion: nil),
                                    .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)], atomic: true)
         }
-        try await expectCounted(["xy 1 0", "xz 1 0", "yz 1 0"])
+        try await counts.expect(["xy 1 0", "xz 1 0", "yz 1 0"])
         _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", tags: ["x", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
                                         onConflict: .fail)
-        try await expectCounted(["xy 1 0", "xz 2 1", "yz 1 0"])
+        try await counts.expect(["xy 1 0", "xz 2 1", "yz 1 0"])
         try other.run("UPDATE task SET done = 0, completed_at = NULL WHERE id = 'a'")
         try other.run("DELETE FROM task_tag WHERE tag = 'z' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
-        try await expectCounted(["xy 1 1", "xz 1 1", "yz 1 1"])
+        try await counts.expect(["xy 1 1", "xz 1 1", "yz 1 1"])
         try other.execute("PRAGMA foreign_keys = ON")
         try other.run("DELETE FROM task WHERE id = 'a'")
-        try await expectCounted([])
+        try await counts.expect([])
         _ = try await store.apply([.create(TaskDraft(id: "e", title: "e", tags: ["x", "y"]))], atomic: true)
         try other.run("UPDATE tag_pair_total SET open = 0")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
@@ -476,5 +425,31 @@ import Testing
         // (Its done tasks have no completedAt, which check reports; the copies are what matter here.)
         let report = try TaskStore.check(path: path)
         #expect(report.ruleProblems.allSatisfy { $0.hasSuffix("completedAt must be set when done is true") }, "\(report.ruleProblems)")
+    }
+}
+
+/// A kept-count table as another connection reads it (`rows`: a name, its count and its
+/// open count, each row), and `includeTotal` for each of `filters`, alone and with `done`
+/// either way, against the tasks a page lists; `taskline check` finds the file sound.
+struct KeptCounts {
+    let store: TaskStore
+    let other: Database
+    let rows: String
+    let filters: [TaskFilter]
+
+    func expect(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var kept: [String] = []
+        try other.cachedStatement(rows).forEachRow { kept.append("\($0.text(0)) \($0.int(1)) \($0.int(2))") }
+        #expect(kept == expected, sourceLocation: sourceLocation)
+        for var filter in filters {
+            for done in [nil, false, true] {
+                filter.done = done
+                let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+                let listed = try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count
+                #expect(total == listed, "\(filter)", sourceLocation: sourceLocation)
+            }
+        }
+        let report = try TaskStore.check(path: other.path)
+        #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
     }
 }
