@@ -88,15 +88,19 @@ enum KeptCount {
     var sql: String {
         switch self {
         case .totals(let done): "SELECT coalesce(sum(n), 0) AS n FROM task_total" + (done == nil ? "" : " WHERE done = $1")
-        case .project(_, done: nil): "SELECT coalesce(sum(n), 0) AS n FROM project_total WHERE "
+        case .project(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) AS n FROM project_total WHERE "
             + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
-        case .project(_, done: false?): "SELECT coalesce(sum(open), 0) AS n FROM project_total WHERE "
-            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
-        case .project(_, done: true?): "SELECT coalesce(sum(n - open), 0) AS n FROM project_total WHERE "
-            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
-        case .tag(_, done: nil): "SELECT coalesce(sum(n), 0) AS n FROM tag_total WHERE tag = $1"
-        case .tag(_, done: false): "SELECT coalesce(sum(open), 0) AS n FROM tag_total WHERE tag = $1"
-        case .tag(_, done: true): "SELECT coalesce(sum(n - open), 0) AS n FROM tag_total WHERE tag = $1"
+        case .tag(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) AS n FROM tag_total WHERE tag = $1"
+        }
+    }
+
+    /// The column of a kept-count table (`n`, and `open` of it) that counts the tasks in
+    /// state `done`, or all of them.
+    private static func counted(_ done: Bool?) -> String {
+        switch done {
+        case nil: "n"
+        case true?: "n - open"
+        case false?: "open"
         }
     }
 

@@ -357,9 +357,8 @@ struct FetchPlan {
     private enum KeptCount {
         case totals(done: Bool?)
         case project(String, done: Bool?)
-        case tags([String])
-        case tag(String, done: Bool)
-        case tagPair(String, String, done: Bool)
+        /// Distinct tags; `done` only with one or two.
+        case tags([String], done: Bool?)
         /// The bounds in ms, as `due_sort_asc` holds them.
         case dueWindow(after: Int64, before: Int64, done: Bool?)
         /// A project's tasks (and those under it) in a due window: each of its projects, as
@@ -406,12 +405,8 @@ struct FetchPlan {
             if rest == TaskFilter(), !filter.tags.isEmpty {
                 var seen: Set<String> = []
                 let tags = filter.tags.filter { seen.insert($0).inserted }
-                if let done = filter.done {
-                    guard tags.count <= 2 else { return nil }
-                    self = tags.count == 1 ? .tag(tags[0], done: done) : .tagPair(tags[0], tags[1], done: done)
-                } else {
-                    self = .tags(tags)
-                }
+                guard filter.done == nil || tags.count <= 2 else { return nil }
+                self = .tags(tags, done: filter.done)
                 return
             }
             return nil
@@ -420,25 +415,29 @@ struct FetchPlan {
         var sql: String {
             switch self {
             case .totals(let done): "SELECT coalesce(sum(count), 0) FROM task_total" + (done == nil ? "" : " WHERE done = ?")
-            case .project(_, done: nil): "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
-            case .project(_, done: true?): "SELECT coalesce(sum(count - open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
-            case .project(_, done: false?): "SELECT coalesce(sum(open), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .project(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
             case .projectDueWindow(_, _, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_project_due_asc WHERE project IN (SELECT project FROM project_total WHERE "
                     + FetchPlan.projectCondition("project") + ") AND due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .dueWindow(_, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
-            case .tags(let tags) where tags.count == 1: "SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)"
-            case .tags(let tags) where tags.count == 2:
-                "SELECT coalesce((SELECT count FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
-            case .tags(let tags):
+            case .tags(let tags, let done) where tags.count == 1: "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_total WHERE tag = ?), 0)"
+            case .tags(let tags, let done) where tags.count == 2:
+                "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
+            case .tags(let tags, _):
                 "SELECT count(*) FROM (" + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
                     .joined(separator: " INTERSECT ") + " ORDER BY 1)"
             case .text: TextIndex.countSQL
-            case .tag(_, done: true): "SELECT coalesce((SELECT count - open FROM tag_total WHERE tag = ?), 0)"
-            case .tag(_, done: false): "SELECT coalesce((SELECT open FROM tag_total WHERE tag = ?), 0)"
-            case .tagPair(_, _, done: true): "SELECT coalesce((SELECT count - open FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
-            case .tagPair(_, _, done: false): "SELECT coalesce((SELECT open FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
+            }
+        }
+
+        /// The column of a kept-count table (`count`, and `open` of it) that counts the tasks
+        /// in state `done`, or all of them.
+        private static func counted(_ done: Bool?) -> String {
+            switch done {
+            case nil: "count"
+            case true?: "count - open"
+            case false?: "open"
             }
         }
 
@@ -449,10 +448,8 @@ struct FetchPlan {
             case .dueWindow(let after, let before, let done): [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
             case .projectDueWindow(let project, let after, let before, let done):
                 FetchPlan.projectRange(project) + [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
-            case .tags(let tags): tags.map(SQLValue.text)
+            case .tags(let tags, _): tags.map(SQLValue.text)
             case .text(let needle): [.text(TextIndex.phrase(needle)), .text(needle)]
-            case .tag(let tag, _): [.text(tag)]
-            case .tagPair(let tag, let other, _): [.text(tag), .text(other)]
             }
         }
     }
