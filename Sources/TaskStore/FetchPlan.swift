@@ -485,6 +485,13 @@ struct FetchPlan {
         if matchesNothing { return ("SELECT 0", []) }
         if let kept { return (kept.sql, kept.values) }
         if let candidates = commonTextCandidates, try TextIndex.reading(candidates, in: database) != .tooDear {
+            // From the candidates themselves when nothing else drives the read: as an IN
+            // beside the page's `done = ?` (which reads task_by_done in creation order),
+            // SQLite chose the 700,000 open tasks at a million for ask 99's 11,000 (145
+            // against 12 ms).
+            if source == "task" {
+                return ("SELECT count(*) FROM \(TextIndex.source)" + whereSQL(extra: []), [.text(candidates)] + whereValues)
+            }
             return ("SELECT count(*) FROM \(source)" + whereSQL(extra: [TextIndex.clause]), sourceValues + whereValues + [.text(candidates)])
         }
         let clauses = whereSQL(extra: [])

@@ -53,7 +53,18 @@ import Testing
         let plan = try FetchPlan(filter: TaskFilter(text: "alpha beta"), sort: [SortKey(field: .title)], now: 0, database: database)
         #expect(try plan.count(in: database).sql == TextIndex.countSQL)
         let withDone = try FetchPlan(filter: TaskFilter(done: false, text: "alpha beta"), sort: [SortKey(field: .title)], now: 0, database: database)
-        #expect(try withDone.count(in: database).sql.contains(TextIndex.clause))
+        #expect(try withDone.count(in: database).sql.contains(TextIndex.source))
+        // In creation order the page reads task_by_done's open tasks in order; the count
+        // still starts from the candidates, each task found by its key.
+        let openInCreationOrder = try FetchPlan(filter: TaskFilter(done: false, text: "alpha beta"), sort: [SortKey(field: .createdAt)],
+                                                now: 0, database: database)
+        let openCount = try openInCreationOrder.count(in: database)
+        var steps: [String] = []
+        try database.cachedStatement("EXPLAIN QUERY PLAN " + openCount.sql).forEachRow(openCount.values) { steps.append($0.text(3)) }
+        #expect(steps.contains { $0.hasPrefix("SCAN task_text VIRTUAL TABLE") }, "\(steps)")
+        #expect(steps.contains { $0.hasPrefix("SEARCH task USING INTEGER PRIMARY KEY") } && !steps.contains { $0.contains("task_by_done") },
+                "\(steps)")
+        #expect(try database.integer(openCount.sql, openCount.values) == Int64(titles.filter { $0.contains("alpha beta") }.count))
         for needle in ["alpha delta", "alpha beta", "a delta 1", "ha delta 8"] {
             let expected = titles.filter { $0.contains(needle) }
             for sort in [SortKey(field: .title), SortKey(field: .createdAt, descending: true)] {
