@@ -13,11 +13,15 @@ enum PageMatrix {
     /// The shares PageLoad gives its tasks make each filter match part of them: a third
     /// done, a tenth per tag, a month of due dates (one in 24), two projects in five under
     /// `Home`, one in a hundred waiting, about one in 75 blocked; and `taskline next`'s
-    /// list: open, neither blocked nor waiting.
+    /// list: open, neither blocked nor waiting. Each title is "Task N wordM", M being N
+    /// modulo 1,000: the text `word777` is in one title in a thousand, `ask 99` in one in
+    /// ninety ("Task 99…", "Task 990…", …), as in taskline-bench's query matrix.
     static let filters: [(name: String, json: String?)] = [
         ("none", nil),
         ("done", #"{"done":true}"#),
         ("tag", #"{"tags":["t3"]}"#),
+        ("text", #"{"text":"word777"}"#),
+        ("common text", #"{"text":"ask 99"}"#),
         ("project", #"{"project":"Home"}"#),
         ("due window", #"{"dueAfter":"2027-03-01","dueBefore":"2027-04-01"}"#),
         ("waiting", #"{"waiting":true}"#),

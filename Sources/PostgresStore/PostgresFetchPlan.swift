@@ -57,8 +57,9 @@ struct PostgresFetchPlan {
         }
         if let text = filter.text {
             try TaskRules.validateFilterText(text, field: "filter.text")
-            let folded = PostgresValue.text(TaskRules.folded(text))
-            add("(strpos(task.title_fold, $) > 0 OR strpos(task.notes_fold, $) > 0)", [folded, folded])
+            // LIKE rather than strpos(): the trigram index (schema 10) answers LIKE.
+            let pattern = PostgresValue.text("%" + Self.likeEscaped(TaskRules.folded(text)) + "%")
+            add("(task.title_fold LIKE $ OR task.notes_fold LIKE $)", [pattern, pattern])
         }
         if filter.dueAfter != nil || filter.dueBefore != nil {
             let after = try filter.dueAfter.map { try TaskRules.dueMilliseconds($0, field: "filter.dueAfter") }
@@ -123,6 +124,16 @@ struct PostgresFetchPlan {
 
     static func projectRange(_ project: String) -> [PostgresValue] {
         [.text(project), .text(project + "/"), .text(project), .text(project + ".")]
+    }
+
+    /// `text` matched literally by LIKE: its escape character (a backslash) and wildcards escaped.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "%" || scalar == "_" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(scalar)
+        }
+        return escaped
     }
 
     /// Adds a filter condition, each `$` in it numbered after the parameters so far.

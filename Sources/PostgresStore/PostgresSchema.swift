@@ -204,6 +204,31 @@ enum PostgresSchema {
         WHERE project_total.project = counted.project;
         ALTER TABLE project_total ALTER COLUMN open DROP DEFAULT;
         """,
+        """
+        -- The text filter's trigrams (pg_trgm's GIN operator class, which answers LIKE '%…%'):
+        -- without them every text filter read the tasks in the sort's order until a page was
+        -- full or the tasks ran out (a needle in no task: 218 ms at a million; a count, 93 ms).
+        -- The extension is made when the role may (it is trusted: a database owner may);
+        -- without it there is no index, and the filter reads the tasks as before.
+        DO $$
+        DECLARE
+            trigrams name;
+        BEGIN
+            IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'pg_trgm') THEN
+                BEGIN
+                    CREATE EXTENSION pg_trgm;
+                EXCEPTION WHEN OTHERS THEN
+                    RAISE NOTICE 'no pg_trgm (%): the text filter goes without an index', SQLERRM;
+                END;
+            END IF;
+            SELECT extnamespace::regnamespace::name INTO trigrams FROM pg_extension WHERE extname = 'pg_trgm';
+            IF trigrams IS NOT NULL THEN
+                EXECUTE format('CREATE INDEX task_text_trigrams ON task USING gin (title_fold %1$I.gin_trgm_ops, notes_fold %1$I.gin_trgm_ops)',
+                               trigrams);
+            END IF;
+        END
+        $$;
+        """,
     ]
 
     /// Counts the tasks into the latest schema's kept counts afresh, for a program that

@@ -87,6 +87,7 @@ import Testing
         "parameter": "a parameter's number (FetchPlan.addRangeReadInOrder)",
         "condition(column)": "the project filter's fixed condition on a fixed column",
         "source": "one of two fixed FROM clauses",
+        "TextIndex.source": "a fixed FROM clause (a text's candidates in the trigram index, each task once)",
         "options.durability == .full ? \"FULL\" : \"NORMAL\"": "one of two words",
         "version": "an integer (the schema version)",
         "nextSchemaCookie": "an integer SQLite itself reported, plus one (PRAGMA schema_version)",
