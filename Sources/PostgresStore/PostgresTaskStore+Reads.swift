@@ -23,6 +23,7 @@ extension PostgresTaskStore {
         return try translatingErrors { try connection.transaction(.repeatableRead) {
             let now = clock()
             let plan = try PostgresFetchPlan(query: query, now: now, connection: connection)
+            if hasTextIndex { try plan.readFewTextTasksFromTheIndex(connection) }
             // One row more than the limit is asked for: it tells whether a next page exists.
             var rows: [PostgresRow] = []
             var offset = query.offset ?? 0

@@ -27,6 +27,9 @@ public actor PostgresTaskStore: TaskStoring {
     var countDeltas = CountDeltas()
     /// Who writes through this store (`WriteOrigin`): its change groups carry it.
     public nonisolated let origin: Int64
+    /// Whether the schema has the text filter's trigram index (schema 10 makes it where
+    /// pg_trgm is): a text's few tasks are then read from it (PostgresTaskStore+Reads).
+    let hasTextIndex: Bool
     /// The channel of the payload-free NOTIFY each writing transaction sends: named after
     /// the database's id, since channels are shared by every schema of a database.
     let channel: String
@@ -49,6 +52,7 @@ public actor PostgresTaskStore: TaskStoring {
             try PostgresSchema.prepare(connection, name: name, create: create)
             try configure(connection)
             try Self.prepareStatements(connection)
+            hasTextIndex = try connection.query("SELECT to_regclass('task_text_trigrams') IS NOT NULL AS indexed")[0].bool("indexed")
             let id = try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id")
             channel = "taskline_changes_\(id)"
         } catch let error as PostgresError {

@@ -45,6 +45,64 @@ import Testing
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "task 42"), limit: 20, includeTotal: true)).total == 11)
     }
 
+    /// pg_trgm's trigrams are of words, runs of letters and digits: a needle with three in a
+    /// row gives the index one to look up, one without gives it none.
+    @Test func aNeedleGivesTheIndexATrigramWhenItHasThreeLettersOrDigitsInARow() {
+        for needle in ["ask 99", "zzz", "é9x", "a-bcd"] { #expect(PostgresFetchPlan.hasTrigram(needle), "\(needle)") }
+        for needle in ["ab", "a b c", "%%%", "k 9", "ab-cd"] { #expect(!PostgresFetchPlan.hasTrigram(needle), "\(needle)") }
+    }
+
+    /// A needle whose tasks all sort after the others by title: one the planner expects in
+    /// few tasks is read from the trigram index for the rest of the page's transaction (and
+    /// only there), and under every sort each page is the one the order gives.
+    @Test func aNeedleOfFewTasksIsReadFromTheIndexUnderEverySort() async throws {
+        let db = try Cluster.freshSchema()
+        let store = try Cluster.store(db)
+        let titles = (0..<3000).map { $0 % 12 == 0 ? "zzz item \($0)" : "aaa item \($0)" }
+        _ = try await store.apply(titles.enumerated().map { index, title in
+            .success(.create(TaskDraft(title: title, due: "2030-01-\(index % 19 + 10)")))
+        }, atomic: true)
+        let connection = try PostgresConnection(db)
+        try connection.execute("ANALYZE task")
+        let indexed = try connection.query("SELECT to_regclass('task_text_trigrams') IS NOT NULL AS indexed")[0].bool("indexed")
+        let byTitle = TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], limit: 50)
+        try connection.transaction(.repeatableRead) {
+            let plan = try PostgresFetchPlan(query: byTitle, now: 0, connection: connection)
+            try plan.readFewTextTasksFromTheIndex(connection)
+            #expect(try connection.query("SHOW enable_indexscan")[0].text("enable_indexscan") == "off")
+            let run = try #require(plan.runs.first)
+            let steps = try connection.query("EXPLAIN " + run.sql, run.values + [.integer(51), .integer(0)]).map { try $0.text("QUERY PLAN") }
+            #expect(steps.contains { $0.contains("task_text_trigrams") } == indexed, "\(steps)")
+        }
+        #expect(try connection.query("SHOW enable_indexscan")[0].text("enable_indexscan") == "on")
+        try connection.transaction(.repeatableRead) {
+            let plan = try PostgresFetchPlan(query: TaskQuery(filter: TaskFilter(text: "k 9"), sort: [SortKey(field: .title)], limit: 50),
+                                             now: 0, connection: connection)
+            try plan.readFewTextTasksFromTheIndex(connection)
+            #expect(try connection.query("SHOW enable_indexscan")[0].text("enable_indexscan") == "on")
+        }
+
+        for sort in [SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt), SortKey(field: .due)] {
+            var all: [TaskItem] = []
+            var cursor: String?
+            repeat {
+                let page = try await store.fetch(TaskQuery(sort: [sort], limit: TaskQuery.maxLimit, cursor: cursor))
+                all += page.tasks
+                cursor = page.nextCursor
+            } while cursor != nil
+            let expected = all.filter { $0.title.hasPrefix("zzz") }.map(\.id)
+            var seen: [String] = []
+            cursor = nil
+            repeat {
+                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
+                #expect(page.total == expected.count)
+                seen += page.tasks.map(\.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == expected, "\(sort)")
+        }
+    }
+
     /// A role that may not make pg_trgm, in a database without it, gets no index: the schema
     /// is made all the same, and the filter reads the tasks.
     @Test func withoutPgTrgmTheFilterReadsTheTasks() async throws {
