@@ -40,12 +40,17 @@ struct PostgresFetchPlan {
     /// Sorts by `task.project || ''`, the same order, which no index holds.
     private var sortsByProjectExpression = false
 
-    /// The tasks the text filter alone matches (`SELECT 1 FROM task WHERE …`), with its
-    /// values; nil without one, or when the trigram index cannot narrow it (`hasTrigram`).
-    private var textMatch: (sql: String, values: [PostgresValue])?
+    /// The tasks a page reads: `task`, or a text's few tasks found in the trigram index (by
+    /// their row ids), as `task`.
+    private var source = "task"
+    /// The text's condition a count adds to `conditions` when `source` holds the text's tasks.
+    private var countedText: String?
+    private var countConditions: [String] { conditions + [countedText].compactMap { $0 } }
+    /// Whether the schema has the trigram index (schema 10 makes it where pg_trgm is).
+    private let textIndexed: Bool
     private static let textCondition = "(task.title_fold LIKE $ OR task.notes_fold LIKE $)"
     /// A text's tasks the planner expects at most this many of are read from the trigram
-    /// index and sorted: 11,111 took 9 ms at a million (a bitmap of the index, the rows,
+    /// index and sorted: 11,111 took 7–9 ms at a million (a bitmap of the index, the rows,
     /// a sort of the matching ones), so that this many take some 20 ms.
     static let fewTextTasks = 20_000
 
@@ -56,8 +61,9 @@ struct PostgresFetchPlan {
 
     /// `connection` is asked how many tasks a due-date filter holds when the sort is by
     /// project alone: call it inside the transaction that reads the page.
-    init(query: TaskQuery, now: Int64, connection: PostgresConnection) throws {
+    init(query: TaskQuery, now: Int64, connection: PostgresConnection, textIndexed: Bool) throws {
         sort = query.sort
+        self.textIndexed = textIndexed
         let filter = query.filter
         kept = KeptCount(filter)
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
@@ -68,9 +74,22 @@ struct PostgresFetchPlan {
             try TaskRules.validateFilterText(text, field: "filter.text")
             // LIKE rather than strpos(): the trigram index (schema 10) answers LIKE.
             let pattern = PostgresValue.text("%" + Self.likeEscaped(TaskRules.folded(text)) + "%")
-            add(Self.textCondition, [pattern, pattern])
-            if Self.hasTrigram(text) {
-                textMatch = ("SELECT 1 FROM task WHERE " + Self.numbered(Self.textCondition, after: 0), [pattern, pattern])
+            if textIndexed, Self.hasTrigram(text), try Self.expectsFewTasks(matching: pattern, connection: connection) {
+                // A page is read from among the text's tasks, found in the trigram index:
+                // with a page's LIMIT the planner walks the sort's index, expecting the
+                // matches spread along it, and ask 99's 11,111 at a million come after nine
+                // tenths of the titles (281 ms a first page by title, against 13 ms). Taken
+                // by their row ids, in a subquery `OFFSET 0` keeps whole, they leave it no
+                // other index to start from; as an array made at run time (`ARRAY(SELECT
+                // …)`), which it guesses at ten, it reads them by id. A count has no LIMIT:
+                // the planner reads the index for it unasked. A needle in more tasks is left
+                // to the planner: along the sort's index a page comes soon.
+                let condition = Self.numbered(Self.textCondition, after: values.count)
+                source = "(SELECT * FROM task WHERE task.ctid = ANY(ARRAY(SELECT ctid FROM task WHERE \(condition))) OFFSET 0) AS task"
+                countedText = condition
+                values += [pattern, pattern]
+            } else {
+                add(Self.textCondition, [pattern, pattern])
             }
         }
         if filter.dueAfter != nil || filter.dueBefore != nil {
@@ -138,21 +157,11 @@ struct PostgresFetchPlan {
         [.text(project), .text(project + "/"), .text(project), .text(project + ".")]
     }
 
-    /// When the planner expects the text's tasks to be few (`fewTextTasks`), the rest of
-    /// `connection`'s transaction reads them from the trigram index and sorts them: with
-    /// a page's `LIMIT` it otherwise walks the sort's index, expecting the matches spread
-    /// along it, and `ask 99`'s 11,111 tasks at a million come after nine tenths of the
-    /// titles (281 ms a first page by title, against 9 ms from the index). A needle in more
-    /// tasks is left to the planner: along the sort's index a page comes soon.
-    /// Call it inside the transaction that reads the page.
-    func readFewTextTasksFromTheIndex(_ connection: PostgresConnection) throws {
-        guard let match = textMatch else { return }
-        let estimate = try connection.query("EXPLAIN " + match.sql, match.values).first.flatMap { row in
-            (try? row.text("QUERY PLAN"))?.firstMatch(of: /rows=(\d+)/).flatMap { Int($0.output.1) }
-        }
-        if let estimate, estimate <= Self.fewTextTasks {
-            try connection.execute("SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off")
-        }
+    /// Whether the planner expects at most `fewTextTasks` tasks to hold `pattern`.
+    private static func expectsFewTasks(matching pattern: PostgresValue, connection: PostgresConnection) throws -> Bool {
+        let plan = try connection.query("EXPLAIN SELECT 1 FROM task WHERE " + numbered(textCondition, after: 0), [pattern, pattern])
+        let estimate = try plan.first.flatMap { try $0.text("QUERY PLAN").firstMatch(of: /rows=(\d+)/).flatMap { Int($0.output.1) } }
+        return estimate.map { $0 <= fewTextTasks } ?? false
     }
 
     /// Whether `text` holds three letters or digits in a row. pg_trgm takes its trigrams from
@@ -206,7 +215,7 @@ struct PostgresFetchPlan {
     /// Counts the tasks matching the filter, wherever the cursor is: from the kept counts
     /// when they hold it.
     var count: (sql: String, values: [PostgresValue]) {
-        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) AS n FROM task \(Self.whereClause(conditions))", values)
+        kept.map { ($0.sql, $0.values) } ?? ("SELECT count(*) AS n FROM task \(Self.whereClause(countConditions))", values)
     }
 
     /// The counts that, each times its sign, count `filter`, this plan's: the plan's own
@@ -216,7 +225,7 @@ struct PostgresFetchPlan {
         let terms = filter.countTerms
         if terms.count == 1 { return [(count.sql, count.values, 1)] }
         return try terms.map { term in
-            let count = try PostgresFetchPlan(query: TaskQuery(filter: term.filter), now: now, connection: connection).count
+            let count = try PostgresFetchPlan(query: TaskQuery(filter: term.filter), now: now, connection: connection, textIndexed: textIndexed).count
             return (count.sql, count.values, term.sign)
         }
     }
@@ -363,10 +372,11 @@ struct PostgresFetchPlan {
         let whereSQL = Self.whereClause(conditions + own)
         let count = values.count + parameters.count
         return Run(sql: """
-                       SELECT \(TaskRow.columns) FROM task \(whereSQL)
+                       SELECT \(TaskRow.columns) FROM \(source) \(whereSQL)
                        ORDER BY \(order) LIMIT $\(count + 1) OFFSET $\(count + 2)
                        """,
-                   values: values + parameters, countSQL: "SELECT count(*) AS n FROM task \(whereSQL)")
+                   values: values + parameters,
+                   countSQL: "SELECT count(*) AS n FROM task \(Self.whereClause(countConditions + own))")
     }
 
     /// A sort of several keys, sorted by PostgreSQL: a cursor says "after" as, for some key,

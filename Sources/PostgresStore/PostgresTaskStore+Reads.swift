@@ -22,8 +22,7 @@ extension PostgresTaskStore {
         try query.validate()
         return try translatingErrors { try connection.transaction(.repeatableRead) {
             let now = clock()
-            let plan = try PostgresFetchPlan(query: query, now: now, connection: connection)
-            if hasTextIndex { try plan.readFewTextTasksFromTheIndex(connection) }
+            let plan = try PostgresFetchPlan(query: query, now: now, connection: connection, textIndexed: hasTextIndex)
             // One row more than the limit is asked for: it tells whether a next page exists.
             var rows: [PostgresRow] = []
             var offset = query.offset ?? 0

@@ -28,7 +28,7 @@ public actor PostgresTaskStore: TaskStoring {
     /// Who writes through this store (`WriteOrigin`): its change groups carry it.
     public nonisolated let origin: Int64
     /// Whether the schema has the text filter's trigram index (schema 10 makes it where
-    /// pg_trgm is): a text's few tasks are then read from it (PostgresTaskStore+Reads).
+    /// pg_trgm is): a text's few tasks are then read from it (PostgresFetchPlan).
     let hasTextIndex: Bool
     /// The channel of the payload-free NOTIFY each writing transaction sends: named after
     /// the database's id, since channels are shared by every schema of a database.

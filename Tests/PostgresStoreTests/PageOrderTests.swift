@@ -118,7 +118,7 @@ import Testing
         try Self.blockAndWait(connection)
         for filter in [TaskFilter(blocked: true), TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
                        TaskFilter(done: false, blocked: false, waiting: false)] {
-            let plan = try PostgresFetchPlan(query: TaskQuery(filter: filter), now: 0, connection: connection)
+            let plan = try PostgresFetchPlan(query: TaskQuery(filter: filter), now: 0, connection: connection, textIndexed: true)
             for count in try plan.totalCounts(of: filter, now: 0, connection: connection) {
                 let explained = try connection.query("EXPLAIN (FORMAT JSON) " + count.sql, count.values)[0].text("QUERY PLAN")
                 let nodes = Self.values(of: "Node Type", in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
@@ -213,7 +213,7 @@ import Testing
 
     /// Each value of `key` ("Node Type", "Index Name") in the plans of `query`'s runs.
     static func plans(of query: TaskQuery, on connection: PostgresConnection, key: String = "Node Type") throws -> [String] {
-        let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection)
+        let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection, textIndexed: true)
         return try plan.runs.flatMap { run in
             let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(Int64(query.limit + 1)), .integer(0)])[0].text("QUERY PLAN")
             return Self.values(of: key, in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
