@@ -61,19 +61,22 @@ import Testing
         let store = try Cluster.store(db)
         let titles = (0..<3000).map { $0 % 12 == 0 ? "zzz item \($0)" : "aaa item \($0)" }
         _ = try await store.apply(titles.enumerated().map { index, title in
-            .success(.create(TaskDraft(title: title, due: "2030-01-\(index % 19 + 10)")))
+            .success(.create(TaskDraft(title: title, due: index % 3 == 0 ? nil : "2030-01-\(index % 19 + 10)",
+                                       project: index % 5 == 0 ? nil : "P\(index % 7)")))
         }, atomic: true)
         let connection = try PostgresConnection(db)
         try connection.execute("ANALYZE task")
         let indexed = try connection.query("SELECT to_regclass('task_text_trigrams') IS NOT NULL AS indexed")[0].bool("indexed")
-        // Every run of a page reads from among the text's tasks, by their row ids; a count
-        // has the text's condition.
+        // A page reads from among the text's tasks, by their row ids, in one query (the
+        // tasks with a due date or a project, then those without, are two runs otherwise); a
+        // count has the text's condition.
         let rowIDs = "task.ctid = ANY("
         try connection.transaction(.repeatableRead) {
-            for sort in [SortKey(field: .title), SortKey(field: .project, descending: true)] {
+            for sort in [SortKey(field: .due), SortKey(field: .project, descending: true)] {
                 let query = TaskQuery(filter: TaskFilter(done: false, text: "zzz item"), sort: [sort], limit: 50)
                 let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection, textIndexed: indexed)
                 #expect(plan.runs.allSatisfy { $0.sql.contains(rowIDs) } == indexed, "\(sort)")
+                #expect(plan.runs.count == (indexed ? 1 : 2), "\(sort): sorted in one query from the text's tasks, else in runs")
                 #expect(!plan.count.sql.contains(rowIDs) && plan.count.sql.contains("LIKE"), "\(sort)")
             }
             // Not a needle without three letters or digits in a row: the index has nothing for it.
@@ -83,7 +86,7 @@ import Testing
         }
 
         for sort in [SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt), SortKey(field: .due),
-                     SortKey(field: .project, descending: true)] {
+                     SortKey(field: .due, descending: true), SortKey(field: .project, descending: true)] {
             var all: [TaskItem] = []
             var cursor: String?
             repeat {
