@@ -47,8 +47,6 @@ struct PostgresFetchPlan {
     private var countedText: String?
     private var readsTextTasks: Bool { countedText != nil }
     private var countConditions: [String] { conditions + [countedText].compactMap { $0 } }
-    /// Whether the schema has the trigram index (schema 10 makes it where pg_trgm is).
-    private let textIndexed: Bool
     private static let textCondition = "(task.title_fold LIKE $ OR task.notes_fold LIKE $)"
     /// A text's tasks the planner expects at most this many of are read from the trigram
     /// index and sorted: 11,111 took 7–9 ms at a million (a bitmap of the index, the rows,
@@ -61,10 +59,11 @@ struct PostgresFetchPlan {
     static let manyDueTasks = 10_000
 
     /// `connection` is asked how many tasks a due-date filter holds when the sort is by
-    /// project alone: call it inside the transaction that reads the page.
+    /// project alone, and how many a text is in: call it inside the transaction that reads
+    /// the page. `textIndexed`: the schema has the trigram index (schema 10 makes it where
+    /// pg_trgm is), from which a text's few tasks are then found for a page.
     init(query: TaskQuery, now: Int64, connection: PostgresConnection, textIndexed: Bool) throws {
         sort = query.sort
-        self.textIndexed = textIndexed
         let filter = query.filter
         kept = KeptCount(filter)
         try TaskRules.validateTags(filter.tags, field: "filter.tags")
@@ -82,10 +81,10 @@ struct PostgresFetchPlan {
                 // tenths of the titles (281 ms a first page by title, against 13 ms). Taken
                 // by their row ids, in a subquery `OFFSET 0` keeps whole, they leave it no
                 // other index to start from; as an array made at run time (`ARRAY(SELECT
-                // …)`), which it guesses at ten, it reads them by id, and sorts them (`runs`:
-                // whatever the order, in one query). A count has no LIMIT:
-                // the planner reads the index for it unasked. A needle in more tasks is left
-                // to the planner: along the sort's index a page comes soon.
+                // …)`), which it guesses at ten, it reads them by id, and sorts them in one
+                // query whatever the order (`runs`). A count has no LIMIT: the planner reads
+                // the index for it unasked. A needle in more tasks is left to the planner:
+                // along the sort's index a page comes soon.
                 let condition = Self.numbered(Self.textCondition, after: values.count)
                 source = "(SELECT * FROM task WHERE task.ctid = ANY(ARRAY(SELECT ctid FROM task WHERE \(condition))) OFFSET 0) AS task"
                 countedText = condition
@@ -227,7 +226,8 @@ struct PostgresFetchPlan {
         let terms = filter.countTerms
         if terms.count == 1 { return [(count.sql, count.values, 1)] }
         return try terms.map { term in
-            let count = try PostgresFetchPlan(query: TaskQuery(filter: term.filter), now: now, connection: connection, textIndexed: textIndexed).count
+            // Only counted: no text's tasks to find for a page (a count reads the index unasked).
+            let count = try PostgresFetchPlan(query: TaskQuery(filter: term.filter), now: now, connection: connection, textIndexed: false).count
             return (count.sql, count.values, term.sign)
         }
     }
