@@ -40,13 +40,18 @@ struct PostgresFetchPlan {
     /// Sorts by `task.project || ''`, the same order, which no index holds.
     private var sortsByProjectExpression = false
 
+    /// The text's condition, with its numbered parameters, when a page reads the text's few
+    /// tasks by their row ids (`source`) rather than with the other conditions.
+    private var textTasksCondition: String?
+    private var readsTextTasks: Bool { textTasksCondition != nil }
     /// The tasks a page reads: `task`, or a text's few tasks found in the trigram index (by
     /// their row ids), as `task`.
-    private var source = "task"
-    /// The text's condition a count adds to `conditions` when `source` holds the text's tasks.
-    private var countedText: String?
-    private var readsTextTasks: Bool { countedText != nil }
-    private var countConditions: [String] { conditions + [countedText].compactMap { $0 } }
+    private var source: String {
+        textTasksCondition.map { "(SELECT * FROM task WHERE task.ctid = ANY(ARRAY(SELECT ctid FROM task WHERE \($0))) OFFSET 0) AS task" } ?? "task"
+    }
+    /// A count's conditions: a count has no LIMIT, and the planner reads the index for the
+    /// text's condition unasked.
+    private var countConditions: [String] { conditions + [textTasksCondition].compactMap { $0 } }
     private static let textCondition = "(task.title_fold LIKE $ OR task.notes_fold LIKE $)"
     /// A text's tasks the planner expects at most this many of are read from the trigram
     /// index and sorted: 11,111 took 7–9 ms at a million (a bitmap of the index, the rows,
@@ -85,9 +90,7 @@ struct PostgresFetchPlan {
                 // query whatever the order (`runs`). A count has no LIMIT: the planner reads
                 // the index for it unasked. A needle in more tasks is left to the planner:
                 // along the sort's index a page comes soon.
-                let condition = Self.numbered(Self.textCondition, after: values.count)
-                source = "(SELECT * FROM task WHERE task.ctid = ANY(ARRAY(SELECT ctid FROM task WHERE \(condition))) OFFSET 0) AS task"
-                countedText = condition
+                textTasksCondition = Self.numbered(Self.textCondition, after: values.count)
                 values += [pattern, pattern]
             } else {
                 add(Self.textCondition, [pattern, pattern])

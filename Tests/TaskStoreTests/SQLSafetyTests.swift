@@ -81,7 +81,7 @@ import Testing
         "FetchPlan.columnsBeforeSchema17": "a fixed column list",
         "column": "a column reference: task.project or +task.project (FetchPlan's project filter)",
         "Self.numbered(range(\"due_at\"), after: 0)": "PostgresFetchPlan's due-date conditions, with numbered parameters",
-        "condition": "PostgresFetchPlan's text condition, with numbered parameters",
+        "$0": "PostgresFetchPlan's text condition, with numbered parameters (its textTasksCondition)",
         "priorityColumn": "a column reference: task.priority or +task.priority (FetchPlan.priorityRuns)",
         "lower": "a column reference: task.project or +task.project (FetchPlan's project filter)",
         "upper": "a column reference: task.project or +task.project (FetchPlan's project filter)",
