@@ -110,7 +110,7 @@ int main(int argc, char **argv) {
     check(db, sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL), "open");
     sqlite3_busy_timeout(db, 5000);
     // Taskline's pragmas (StoreFile.configure). temp_store and the statement journal limit
-    // above go together: a task insert's statement journal is about 70 KiB.
+    // above go together (CSQLite/shim.h).
     exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -8192; PRAGMA temp_store = FILE");
     if (argc > 4 && strcmp(argv[4], "full") == 0) exec(db, "PRAGMA synchronous = FULL");
     if (argc > 4 && strcmp(argv[4], "normal") == 0) exec(db, "PRAGMA synchronous = NORMAL");
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         int insert = strcmp(mode, "insert") == 0;
         sqlite3_stmt *write;
         const char *sql = insert
-            ? "INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, "
+            ? "INSERT OR FAIL INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, "
               "created_at, updated_at, completed_at, version) VALUES (?, ?, ?, '', '', 0, 0, NULL, NULL, ?, ?, NULL, 1)"
             : "UPDATE task SET title = ?2, title_fold = ?3, updated_at = ?4, version = version + 1 WHERE id = ?1";
         check(db, sqlite3_prepare_v2(db, sql, -1, &write, NULL), "prepare write");

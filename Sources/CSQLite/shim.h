@@ -14,10 +14,10 @@ static const sqlite3_destructor_type taskline_sqlite_transient = (sqlite3_destru
 // SQLITE_ERROR when glibc refuses the trim threshold.
 // - Memory statistics (sqlite3_memory_used) take a global mutex on every allocation SQLite
 //   makes; nothing here reads them.
-// - A statement journal (every write statement inside a transaction keeps one: a task insert's
-//   triggers write other tables, and a failing statement must be undone alone) stays in memory,
-//   in one allocation, up to a limit above a task insert's journal; only a larger one goes to a
-//   temporary file. (With temp_store = MEMORY SQLite keeps it in small pieces instead, which
+// - A statement journal (an update or deletion of a task inside a transaction keeps one: its
+//   triggers write other tables, and a failing statement must be undone alone; a create keeps
+//   none, schema 36) stays in memory, in one allocation, up to a limit above such a
+//   statement's journal; only a larger one goes to a temporary file. (With temp_store = MEMORY SQLite keeps it in small pieces instead, which
 //   cost much of a one-task commit; at its default limit every task insert spilled to a file.)
 //   The limit stays below 128 KiB: SQLite writes a spilled journal's first piece in one write
 //   of less than 128 KiB and fails a larger piece with SQLITE_FULL.

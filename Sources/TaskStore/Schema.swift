@@ -798,6 +798,87 @@ enum Schema {
                 CREATE INDEX task_by_due_asc ON task (due_sort_asc, id, done);
                 """)
         },
+        .init(version: 36) { db in
+            // A create keeps no statement journal. SQLite copies each page a statement changes
+            // into one when the statement is inside a transaction, writes more than one row
+            // (triggers do) and may abort alone; Taskline undoes the whole transaction or
+            // savepoint on any error, so the copy was never read (about 17,000 instructions a
+            // create with a tag and a project, docs/performance.md). What let a create's
+            // statements abort alone:
+            // - ABORT conflict resolution: the inserts say OR FAIL, which their triggers'
+            //   statements take on (so the text queue's INSERT OR IGNORE, which would fail,
+            //   becomes an upsert that does nothing);
+            // - an upsert's update, ABORT whatever the statement says, checking NOT NULL: the
+            //   counts it updates have none;
+            // - an immediate foreign key on an added child row: a tagging's is checked at commit;
+            // - a function in a trigger: the tags are joined by a cast literal, a pair's tags
+            //   ordered by CASE, and the log takes a creation's time from the task's updated_at,
+            //   which a write sets to its own time (an import, whose tasks keep theirs, sets its
+            //   changes' time afterwards).
+            // The tables are made again under their names with legacy_alter_table: a rename
+            // otherwise checks the triggers that name the dropped tables. Updates and deletions
+            // keep their journals.
+            try db.execute("""
+                PRAGMA legacy_alter_table = ON;
+                CREATE TABLE task_tag_v36 (
+                    tag TEXT NOT NULL,
+                    task_pk INTEGER NOT NULL REFERENCES task (pk) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+                    created_at INTEGER,
+                    task_id TEXT,
+                    PRIMARY KEY (tag, task_pk)
+                ) WITHOUT ROWID;
+                INSERT INTO task_tag_v36 (tag, task_pk, created_at, task_id) SELECT tag, task_pk, created_at, task_id FROM task_tag;
+                DROP TABLE task_tag;
+                ALTER TABLE task_tag_v36 RENAME TO task_tag;
+                CREATE INDEX task_tag_by_task ON task_tag (task_pk, tag);
+                CREATE INDEX task_tag_by_created ON task_tag (tag, created_at, task_id);
+                CREATE TABLE tag_total_v36 (tag TEXT PRIMARY KEY, count INTEGER, open INTEGER) WITHOUT ROWID;
+                INSERT INTO tag_total_v36 (tag, count, open) SELECT tag, count, open FROM tag_total;
+                DROP TABLE tag_total;
+                ALTER TABLE tag_total_v36 RENAME TO tag_total;
+                CREATE TABLE tag_pair_total_v36 (tag TEXT NOT NULL, other TEXT NOT NULL, count INTEGER, open INTEGER,
+                                                 PRIMARY KEY (tag, other)) WITHOUT ROWID;
+                INSERT INTO tag_pair_total_v36 (tag, other, count, open) SELECT tag, other, count, open FROM tag_pair_total;
+                DROP TABLE tag_pair_total;
+                ALTER TABLE tag_pair_total_v36 RENAME TO tag_pair_total;
+                CREATE TABLE project_total_v36 (project TEXT PRIMARY KEY, count INTEGER, open INTEGER) WITHOUT ROWID;
+                INSERT INTO project_total_v36 (project, count, open) SELECT project, count, open FROM project_total;
+                DROP TABLE project_total;
+                ALTER TABLE project_total_v36 RENAME TO project_total;
+                PRAGMA legacy_alter_table = OFF;
+                CREATE TRIGGER task_tag_sort_key AFTER INSERT ON task_tag
+                WHEN NEW.created_at IS NULL OR NEW.task_id IS NULL BEGIN
+                    UPDATE task_tag SET (created_at, task_id) = (SELECT created_at, id FROM task WHERE task.pk = NEW.task_pk)
+                    WHERE tag = NEW.tag AND task_pk = NEW.task_pk;
+                END;
+                CREATE TRIGGER task_tag_insert AFTER INSERT ON task_tag BEGIN
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, CAST(x'1f' AS TEXT)) FROM (SELECT tag FROM task_tag WHERE task_pk = NEW.task_pk ORDER BY tag)), '') WHERE pk = NEW.task_pk;
+                    INSERT INTO tag_pair_total (tag, other, count, open)
+                    SELECT CASE WHEN other.tag < NEW.tag THEN other.tag ELSE NEW.tag END, CASE WHEN other.tag < NEW.tag THEN NEW.tag ELSE other.tag END, 1, task.done = 0
+                    FROM task_tag AS other JOIN task ON task.pk = NEW.task_pk WHERE other.task_pk = NEW.task_pk AND other.tag <> NEW.tag
+                    ON CONFLICT (tag, other) DO UPDATE SET count = count + 1, open = open + excluded.open;
+                    INSERT INTO tag_total (tag, count, open) SELECT NEW.tag, 1, done = 0 FROM task WHERE pk = NEW.task_pk
+                    ON CONFLICT (tag) DO UPDATE SET count = count + 1, open = open + excluded.open;
+                END;
+                CREATE TRIGGER task_tag_delete AFTER DELETE ON task_tag BEGIN
+                    UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = OLD.task_pk ORDER BY tag)), '') WHERE pk = OLD.task_pk;
+                    UPDATE tag_pair_total SET count = count - 1, open = open - coalesce((SELECT done = 0 FROM task WHERE pk = OLD.task_pk), 0)
+                    WHERE (tag, other) IN (SELECT min(OLD.tag, tag), max(OLD.tag, tag) FROM task_tag WHERE task_pk = OLD.task_pk AND tag <> OLD.tag);
+                    DELETE FROM tag_pair_total WHERE count = 0 AND (tag, other) IN
+                        (SELECT min(OLD.tag, tag), max(OLD.tag, tag) FROM task_tag WHERE task_pk = OLD.task_pk AND tag <> OLD.tag);
+                    INSERT INTO tag_total (tag, count, open) SELECT OLD.tag, -1, -(done = 0) FROM task WHERE pk = OLD.task_pk
+                    ON CONFLICT (tag) DO UPDATE SET count = count + excluded.count, open = open + excluded.open;
+                END;
+                DROP TRIGGER task_log_insert;
+                CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO change (kind, task_id, version, at, group_origin) VALUES ('created', NEW.id, NEW.version, NEW.updated_at, NEW.origin);
+                END;
+                DROP TRIGGER task_text_insert;
+                CREATE TRIGGER task_text_insert AFTER INSERT ON task BEGIN
+                    INSERT INTO task_text_pending (pk) VALUES (NEW.pk) ON CONFLICT (pk) DO NOTHING;
+                END;
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

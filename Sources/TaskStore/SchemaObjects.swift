@@ -60,7 +60,7 @@ extension Schema {
     /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
-    static let latestObjectsDigest: UInt64 = 0x2F16_15E2_7FCD_7A6C
+    static let latestObjectsDigest: UInt64 = 0x4478_A535_CE38_394F
 
     /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
     /// tables), in the order `SchemaObject.all` reads them.

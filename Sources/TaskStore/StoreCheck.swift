@@ -114,7 +114,7 @@ extension TaskStore {
             }
             if report.schemaVersion >= 34 {
                 try database.cachedStatement("""
-                    WITH kept AS (SELECT tag, count, open FROM tag_total WHERE count <> 0 OR open <> 0),
+                    WITH kept AS (SELECT tag, count, open FROM tag_total WHERE count IS NOT 0 OR open IS NOT 0),
                          counted AS (SELECT task_tag.tag AS tag, count(*), count(*) FILTER (WHERE task.done = 0)
                                      FROM task_tag JOIN task ON task.pk = task_tag.task_pk GROUP BY 1)
                     SELECT tag FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)

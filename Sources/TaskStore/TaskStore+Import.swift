@@ -28,6 +28,7 @@ extension TaskStore {
     ) throws -> ImportSummary {
         var summary = ImportSummary()
         var problems = ImportProblems(maxProblems: maxProblems)
+        let logged = try Schema.newestSeq(in: database)
         // Dependencies are written once every task is in: a record may depend on a later one.
         var dependencies: [(pk: Int64, ids: [String], line: Int)] = []
         for record in records {
@@ -52,6 +53,11 @@ extension TaskStore {
             }
         }
         try problems.check()
+        if summary.inserted > 0 {
+            // The log takes a creation's time from the task's updated_at (schema 36), which
+            // an imported task keeps: the import's changes are logged at its own time.
+            try database.run("UPDATE change SET at = ? WHERE seq > ?", [.integer(clock()), .integer(logged)])
+        }
         if summary.inserted + summary.replaced > 0 { _ = try loggedSeq() }
         return summary
     }

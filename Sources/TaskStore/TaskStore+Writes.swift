@@ -236,9 +236,11 @@ extension TaskStore {
     /// the id exists. The caller has checked the task (`dueAt` and `waitAt` are its due date
     /// and wait time in ms) and holds a write transaction; it writes the dependencies.
     /// `origin`: the change starts a group of that origin's (nil: none, as for an import).
+    /// OR FAIL, with its triggers, keeps the statement from needing a statement journal
+    /// (schema 36); the caller undoes its transaction or savepoint on any error.
     func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?, origin: Int64? = nil) throws -> Int64? {
         try database.run("""
-            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
+            INSERT OR FAIL INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
                               created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
                               recurrence, series_id, remind, remind_at, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -319,9 +321,10 @@ extension TaskStore {
         for dependency in dependencies { try statement.run([.integer(taskPK), .integer(dependency)]) }
     }
 
-    /// With the task's sort key, which the schema's trigger would otherwise fill in a second write.
+    /// With the task's sort key, which the schema's trigger would otherwise fill in a second
+    /// write. OR FAIL as in `insertRow`.
     func insertTags(of task: TaskItem, taskPK: Int64) throws {
-        let statement = try database.cachedStatement("INSERT INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
+        let statement = try database.cachedStatement("INSERT OR FAIL INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
     }
 

@@ -39,6 +39,24 @@ import Testing
         #expect(try TaskStore.check(path: directory.file("tasks.sqlite")).isSound)
     }
 
+    /// A tagging's task is checked when the transaction commits (schema 36), not when the
+    /// tagging is written: a tagging of no task is refused then, and a task's deletion still
+    /// takes its taggings with it.
+    @Test func aTaggingOfNoTaskIsRefusedAtCommit() async throws {
+        let store = try makeStore(directory)
+        let tagged = try await store.add("a", tags: ["x"])
+        let other = try Database(path: directory.file("tasks.sqlite"))
+        try other.execute("PRAGMA foreign_keys = ON")
+        try other.run("BEGIN IMMEDIATE")
+        try other.run("INSERT INTO task_tag (tag, task_pk, created_at, task_id) VALUES ('y', 999, 0, 'none')")
+        let refusal = #expect(throws: SQLiteError.self) { try other.run("COMMIT") }
+        #expect(refusal?.message == "FOREIGN KEY constraint failed")
+        try other.run("ROLLBACK")
+        #expect(try other.integer("SELECT count(*) FROM task_tag") == 1)
+        _ = try await store.delete(id: tagged.id)
+        #expect(try other.integer("SELECT count(*) FROM task_tag") == 0)
+    }
+
     @Test func totalsFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         #expect(try await totals(store) == [0, 0, 0])
@@ -199,8 +217,11 @@ import Testing
         try other.run("DELETE FROM task_tag WHERE tag = 'y' AND task_pk = (SELECT pk FROM task WHERE id = 'b')")
         try await expectCounted(["x 1 0", "y 1 0", "é 2 1"])
         try other.run("UPDATE tag_total SET count = 9 WHERE tag = 'x'")
+        // A tag on no task keeps its row of zeros; the counts may be NULL (schema 36).
+        try other.run("INSERT INTO tag_total (tag, count, open) VALUES ('none', NULL, 0)")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
-        #expect(problems == ["tag_total's counts of the tasks tagged x do not match their tags"], "\(problems)")
+        #expect(problems == ["tag_total's counts of the tasks tagged none do not match their tags",
+                             "tag_total's counts of the tasks tagged x do not match their tags"], "\(problems)")
     }
 
     /// `includeTotal` with a project, alone or with `done`, reads `project_total`, which

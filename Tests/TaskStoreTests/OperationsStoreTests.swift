@@ -31,6 +31,20 @@ import Testing
         #expect(try await store.changes(since: 0).changes.map(\.id) == ["b", "a"], "logged in input order")
     }
 
+    /// The log takes a creation's time from the task's updatedAt, which a write sets to its
+    /// own time; an imported task keeps its own, so the import sets its changes' time.
+    @Test func anImportIsLoggedAtItsOwnTime() async throws {
+        let clock = ManualClock()
+        let store = try makeStore(directory, clock: clock)
+        let created = try await store.add("created")
+        #expect(try await store.loggedChanges(of: created.id).map(\.at) == [created.updatedAt])
+        clock.set(1_790_000_000_000)
+        _ = try await store.importTasks([.task(task("old", createdAt: 2_000), line: 1)], onConflict: .fail)
+        let at = try #require(try await store.loggedChanges(of: "old").first?.at)
+        #expect(at > 1_790_000_000_000 && at < 1_790_000_001_000, "the import's time, not the task's (2,005)")
+        #expect(try await store.loggedChanges(of: created.id).map(\.at) == [created.updatedAt], "earlier changes keep theirs")
+    }
+
     @Test func aBadRecordUndoesTheWholeImport() async throws {
         let store = try makeStore(directory)
         try await store.add("kept", id: "kept")
