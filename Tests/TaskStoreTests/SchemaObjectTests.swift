@@ -56,6 +56,18 @@ import Testing
         #expect(digest == Schema.latestObjectsDigest, "Schema.latestObjectsDigest must be 0x\(String(digest, radix: 16, uppercase: true))")
     }
 
+    /// A VACUUM takes sqlite_sequence away (no table is AUTOINCREMENT any more): the file
+    /// is still as Taskline made it, recognized by the digest without the migrations' replay.
+    @Test func aVacuumedFileHasTheRecordedDigest() throws {
+        let path = directory.file("vacuumed.sqlite")
+        _ = try TaskStore(path: path)
+        let database = try Database(path: path)
+        try database.execute("VACUUM")
+        let objects = try SchemaObject.all(in: database)
+        #expect(!objects.contains { $0.name == "sqlite_sequence" })
+        #expect(Schema.digest(of: objects) == Schema.latestObjectsDigest)
+    }
+
     /// A new file made in memory by the migrations and one made on disk agree, table by table.
     @Test func theObjectsOfANewFileAreThoseTheMigrationsMake() async throws {
         let path = directory.file("new.sqlite")
