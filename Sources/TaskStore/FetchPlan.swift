@@ -352,7 +352,8 @@ struct FetchPlan {
     /// `project_total`, a tag (with `done` or not) from `tag_total`, two (with `done` or
     /// not) from `tag_pair_total`, more intersected in one merge of their ranges of task_tag's key
     /// (each in `task_pk` order), a due window (with `done` or not) from task_by_due_asc
-    /// alone, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
+    /// alone, tags in a window that holds fewer tasks than they do from that index and
+    /// task_tag's key, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
     /// candidates cost less to read). Any other clause needs the tasks themselves.
     private enum KeptCount {
         case totals(done: Bool?)
@@ -365,6 +366,11 @@ struct FetchPlan {
         /// `project_total` names them, is a range of task_by_project_due_asc (with `done`,
         /// each task in it is looked up).
         case projectDueWindow(String, after: Int64, before: Int64, done: Bool?)
+        /// Tasks with tags (distinct) in a due window: each entry of the window's range of
+        /// task_by_due_asc, its key probed in task_tag's for each tag. Read only when the
+        /// window holds fewer tasks than the rarest tag (`isRead`); otherwise the tagged
+        /// tasks are counted, each looked up.
+        case tagsInDueWindow([String], after: Int64, before: Int64, done: Bool?)
         /// The folded needle.
         case text(String)
 
@@ -402,14 +408,35 @@ struct FetchPlan {
             rest = filter
             rest.tags = []
             rest.done = nil
-            if rest == TaskFilter(), !filter.tags.isEmpty {
-                var seen: Set<String> = []
-                let tags = filter.tags.filter { seen.insert($0).inserted }
+            var seen: Set<String> = []
+            let tags = filter.tags.filter { seen.insert($0).inserted }
+            if rest == TaskFilter(), !tags.isEmpty {
                 guard filter.done == nil || tags.count <= 2 else { return nil }
                 self = .tags(tags, done: filter.done)
                 return
             }
+            rest.dueAfter = nil
+            rest.dueBefore = nil
+            if rest == TaskFilter(), !tags.isEmpty, let dueWindow {
+                self = .tagsInDueWindow(tags, after: dueWindow.after, before: dueWindow.before, done: filter.done)
+                return
+            }
             return nil
+        }
+
+        /// Whether this count is read rather than the tasks counted: always, but for tags in
+        /// a due window, read when the window holds fewer tasks than the rarest tag has (a
+        /// probe of the taggings costs about what a tagged task's lookup does). At a million
+        /// tasks, `g0` (140,000) in a week: 128 ms counted, 19.6 ms read.
+        func isRead(in database: Database) throws -> Bool {
+            guard case .tagsInDueWindow(let tags, let after, let before, _) = self else { return true }
+            let tagged = try database.cachedStatement("SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)")
+            var rarest = Int64.max
+            for tag in tags { rarest = min(rarest, try tagged.firstRow([.text(tag)]) { $0.int64(0) } ?? 0) }
+            let inWindow = try database.cachedStatement(
+                "SELECT count(*) FROM (SELECT 1 FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ? LIMIT ?)"
+            ).firstRow([.integer(after), .integer(before), .integer(rarest)]) { $0.int64(0) } ?? 0
+            return inWindow < rarest
         }
 
         var sql: String {
@@ -421,6 +448,9 @@ struct FetchPlan {
                     + FetchPlan.projectCondition("project") + ") AND due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .dueWindow(_, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
+            case .tagsInDueWindow(let tags, _, _, let done):
+                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
+                    + String(repeating: " AND EXISTS (SELECT 1 FROM task_tag WHERE tag = ? AND task_pk = task.pk)", count: tags.count)
             case .tags(let tags, let done) where tags.count == 1: "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_total WHERE tag = ?), 0)"
             case .tags(let tags, let done) where tags.count == 2:
                 "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
@@ -446,6 +476,8 @@ struct FetchPlan {
             case .totals(let done): done.map { [SQLValue($0)] } ?? []
             case .project(let project, _): FetchPlan.projectRange(project)
             case .dueWindow(let after, let before, let done): [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
+            case .tagsInDueWindow(let tags, let after, let before, let done):
+                [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? []) + tags.map(SQLValue.text)
             case .projectDueWindow(let project, let after, let before, let done):
                 FetchPlan.projectRange(project) + [.integer(after), .integer(before)] + (done.map { [SQLValue($0)] } ?? [])
             case .tags(let tags, _): tags.map(SQLValue.text)
@@ -483,7 +515,7 @@ struct FetchPlan {
     /// against 1).
     func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
         if matchesNothing { return ("SELECT 0", []) }
-        if let kept { return (kept.sql, kept.values) }
+        if let kept, try kept.isRead(in: database) { return (kept.sql, kept.values) }
         if let candidates = commonTextCandidates, try TextIndex.reading(candidates, in: database) != .tooDear {
             // From the candidates themselves when nothing else drives the read: as an IN
             // beside the page's `done = ?` (which reads task_by_done in creation order),

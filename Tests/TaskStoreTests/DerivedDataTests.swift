@@ -363,6 +363,36 @@ import Testing
         }
     }
 
+    /// `includeTotal` with tags and a due window, alone or with `done`, reads the window's
+    /// range of task_by_due_asc with each tag probed in task_tag's key, when the window holds
+    /// fewer tasks than the rarest tag; otherwise it counts the tagged tasks.
+    @Test func tagsInASmallDueWindowAreCountedFromTheWindow() async throws {
+        let store = try makeStore(directory)
+        _ = try await store.apply((0..<60).map { index in
+            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: index % 2 == 0 ? ["x", "y"] : ["x"],
+                              due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)"))
+        }, atomic: true)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        let byWindow = "SEARCH task USING INDEX task_by_due_asc (due_sort_asc>? AND due_sort_asc<?)"
+        for (tags, window, fromWindow) in [(["x"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-12"), true),
+                                          (["x", "y"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-11"), true),
+                                          (["y"], TaskFilter(dueAfter: "2026-12-11"), false)] {
+            for done in [nil, false, true] {
+                var filter = window
+                filter.tags = tags
+                filter.done = done
+                let plan = try FetchPlan(filter: filter, sort: [SortKey(field: .createdAt)], now: 1_800_000_000_000, database: database)
+                let count = try plan.count(in: database)
+                var steps: [String] = []
+                try database.cachedStatement("EXPLAIN QUERY PLAN " + count.sql).forEachRow(count.values) { steps.append($0.text(3)) }
+                #expect((steps.first == byWindow) == fromWindow, "\(filter): \(steps)")
+                let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
+                #expect(total == (try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count), "\(filter)")
+                #expect(total ?? 0 > 0, "\(filter)")
+            }
+        }
+    }
+
     @Test func checkFindsCopiesOutOfStep() async throws {
         let store = try makeStore(directory)
         try await store.add("one", tags: ["a"], id: "one")
