@@ -363,29 +363,43 @@ import Testing
         }
     }
 
-    /// `includeTotal` with tags and a due window, alone or with `done`, reads the window's
-    /// range of task_by_due_asc with each tag probed in task_tag's key, when the window holds
-    /// fewer tasks than the rarest tag; otherwise it counts the tagged tasks.
-    @Test func tagsInASmallDueWindowAreCountedFromTheWindow() async throws {
+    /// `includeTotal` with tags and a due window or a project, alone or with `done`, reads
+    /// the window's range of task_by_due_asc (the project's of task_by_project) with each tag
+    /// probed in task_tag's key, when the window (the project) holds fewer tasks than the
+    /// rarest tag; otherwise it counts the tagged tasks.
+    @Test func tagsInASmallDueWindowOrProjectAreCountedFromIt() async throws {
         let store = try makeStore(directory)
         _ = try await store.apply((0..<60).map { index in
             .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: index % 2 == 0 ? ["x", "y"] : ["x"],
-                              due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)"))
+                              due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)", project: index % 5 == 0 ? "Home" : "Home.Garage"))
         }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
-        let byWindow = "SEARCH task USING INDEX task_by_due_asc (due_sort_asc>? AND due_sort_asc<?)"
-        for (tags, window, fromWindow) in [(["x"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-12"), true),
-                                          (["x", "y"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-11"), true),
-                                          (["y"], TaskFilter(dueAfter: "2026-12-11"), false)] {
+        // (Covering or not: with `done`, the project's tasks are looked up.)
+        let byWindow = " task_by_due_asc (due_sort_asc>? AND due_sort_asc<?)"
+        let byProject = " task_by_project (project>? AND project<?)"
+        let cases: [(tags: [String], filter: TaskFilter, first: String?)] = [
+            (["x"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-12"), byWindow),
+            (["x", "y"], TaskFilter(dueBefore: "2026-12-14", dueAfter: "2026-12-11"), byWindow),
+            (["y"], TaskFilter(dueAfter: "2026-12-11"), nil),
+            (["x"], TaskFilter(project: "Home.Garage"), byProject),
+            (["y", "x"], TaskFilter(project: "Home.Garage"), nil),
+            (["y"], TaskFilter(project: "Home"), nil),
+        ]
+        for (tags, base, first) in cases {
             for done in [nil, false, true] {
-                var filter = window
+                var filter = base
                 filter.tags = tags
                 filter.done = done
                 let plan = try FetchPlan(filter: filter, sort: [SortKey(field: .createdAt)], now: 1_800_000_000_000, database: database)
                 let count = try plan.count(in: database)
                 var steps: [String] = []
                 try database.cachedStatement("EXPLAIN QUERY PLAN " + count.sql).forEachRow(count.values) { steps.append($0.text(3)) }
-                #expect((steps.first == byWindow) == fromWindow, "\(filter): \(steps)")
+                let start = steps.first ?? ""
+                if let first {
+                    #expect(start.hasPrefix("SEARCH task USING") && start.hasSuffix(first), "\(filter): \(steps)")
+                } else {
+                    #expect(!start.hasSuffix(byWindow) && !start.hasSuffix(byProject), "\(filter): \(steps)")
+                }
                 let total = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
                 #expect(total == (try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count), "\(filter)")
                 #expect(total ?? 0 > 0, "\(filter)")
