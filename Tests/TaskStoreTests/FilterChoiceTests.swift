@@ -82,6 +82,56 @@ import Testing
         }
     }
 
+    /// A project or a due window that holds more tasks than `rareTagCount` but fewer than
+    /// `smallSetLimit` (√(50 × the tasks)) is read and sorted, not checked along the sort's
+    /// order: also with a common tag under a sort by creation time, which the tag's taggings
+    /// would otherwise drive.
+    @Test func aProjectOrWindowOfAFewHundredIsReadAndSorted() async throws {
+        let store = try makeStore(directory)
+        let count = 12_000
+        var operations: [TaskOperation] = []
+        for index in 0..<count {
+            let tags = index % 2 == 0 ? ["common"] : []
+            let due = index % 20 == 0 ? "2026-12-11" : "2027-0\(1 + index % 9)-1\(index % 10)"
+            let project = index % 20 == 1 ? "Mid" : "Other"
+            operations.append(.create(TaskDraft(id: "t\(String(index, radix: 16))", title: "Task \((index * 37) % 101)", done: index % 3 == 0,
+                                                priority: (index * 7) % 4, tags: tags, due: due, project: project)))
+        }
+        _ = try await store.apply(operations, atomic: true)
+        var tasks: [TaskItem] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit, cursor: cursor))
+            tasks += page.tasks
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(tasks.count == count)
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        let limit = try FetchPlan.smallSetLimit(in: database)
+        #expect(limit > 600 && 600 > FetchPlan.rareTagCount, "600 tasks each in Mid and on 2026-12-11, between the two")
+        let window = TaskFilter(dueBefore: "2026-12-12", dueAfter: "2026-12-11")
+        for filter in [TaskFilter(project: "Mid"), TaskFilter(tags: ["common"], project: "Mid"), window,
+                       TaskFilter(tags: ["common"], dueBefore: "2026-12-12", dueAfter: "2026-12-11")] {
+            let matching = try await matches(filter, among: tasks, store: store)
+            for sort in [[SortKey(field: .createdAt)], [SortKey(field: .title)], [SortKey(field: .priority, descending: true)],
+                         [SortKey(field: .updatedAt, descending: true)]] {
+                let plan = try FetchPlan(filter: filter, sort: sort, now: 1_800_000_000_000, database: database)
+                let sql = plan.pageRuns(after: nil).map(\.sql).joined(separator: "; ")
+                #expect(sql.contains("task.pk IN (SELECT pk FROM task WHERE"), "\(filter) by \(sort): \(sql)")
+                #expect(!sql.contains("task_tag.tag = ?"), "\(filter) by \(sort): \(sql)")
+                let expected = Self.ordered(matching, by: sort)
+                var seen: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 97, cursor: cursor))
+                    seen += page.tasks.map(\.id)
+                    cursor = page.nextCursor
+                } while cursor != nil && seen.count <= count
+                #expect(seen == expected, "\(filter) by \(sort)")
+            }
+        }
+    }
+
     /// Not blocked and not waiting, which most tasks are, are counted as all the tasks less
     /// the few: `next`'s filter is four terms, the open tasks less the open blocked and the
     /// open waiting, plus those both.
@@ -213,6 +263,7 @@ import Testing
         let byID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0) })
         return tasks.filter { task in
             if let done = filter.done, task.done != done { return false }
+            if !filter.tags.allSatisfy(task.tags.contains) { return false }
             if let project = filter.project, task.project != project && !(task.project?.hasPrefix(project + ".") ?? false) { return false }
             if let blocked = filter.blocked, task.dependsOn.contains(where: { byID[$0]?.done == false }) != blocked { return false }
             if let waiting = filter.waiting, (task.wait.map { $0 > "2026" } ?? false) != waiting { return false }

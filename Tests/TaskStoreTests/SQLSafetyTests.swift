@@ -87,6 +87,7 @@ import Testing
         "upper": "a column reference: task.project or +task.project (FetchPlan's project filter)",
         "parameter": "a parameter's number (FetchPlan.addRangeReadInOrder)",
         "condition(column)": "the project filter's fixed condition on a fixed column",
+        "condition": "a fixed condition (a project's range, a due window, blocked, waiting) counted up to a limit",
         "source": "one of two fixed FROM clauses",
         "TextIndex.source": "a fixed FROM clause (a text's candidates in the trigram index, each task once)",
         "options.durability == .full ? \"FULL\" : \"NORMAL\"": "one of two words",
