@@ -137,22 +137,21 @@ struct FetchPlan {
         sort.map { "\($0.field.rawValue).\($0.descending ? "desc" : "asc")" }.joined(separator: ",")
     }
 
-    /// For sorts other than `createdAt` alone (and for the tags after the first): a tag on
-    /// fewer tasks than this is read from task_tag, and its tasks sorted; a commoner one is
-    /// checked task by task along the sort order, where a page's worth come soon. Scanning
-    /// a large file for a rare tag costs far more than sorting this many tasks, and every
-    /// tag checked this way is counted up to this many first.
-    static let rareTagCount = 512
+    /// Tasks few enough to be read from a filter's index and sorted whatever the file's size:
+    /// the blocked, the waiting, the open or the done tasks are counted up to this many, and
+    /// below it read; `smallSetLimit`, for tags, projects and due windows, is never lower.
+    /// Scanning a large file for a rare filter costs far more than sorting this many tasks.
+    static let fewTasks = 512
 
-    /// Below this many tasks, a project's or a due window's tasks are read and sorted rather
-    /// than checked along the sort order. Reading s of them costs about s lookups; finding a
+    /// Below this many tasks, a tag's (after the first, by creation time), a project's or a
+    /// due window's tasks are read and sorted rather than checked along the sort order. Reading s of them costs about s lookups; finding a
     /// page of p along the order, about p × N / s, their tasks being spread along it among
     /// the N; the two meet at s = √(p × N), with p a page of 50 as lists show. Never below
-    /// `rareTagCount`. At a million tasks, 7,071: a project of 2,000 by due date took 46 ms
-    /// checked along the order, with a common tag 397 ms.
+    /// `fewTasks`. At a million tasks, 7,071: a project of 2,000 by due date took 46 ms
+    /// checked along the order, with a common tag 397 ms; a tag of 2,000, 58 and 261 ms.
     static func smallSetLimit(in database: Database) throws -> Int {
         let tasks = try database.integer("SELECT coalesce(sum(count), 0) FROM task_total") ?? 0
-        return max(rareTagCount, Int(Double(50 * tasks).squareRoot()))
+        return max(fewTasks, Int(Double(50 * tasks).squareRoot()))
     }
 
     /// `database` is asked how common the filter's tags and the text's trigrams are (see
@@ -196,10 +195,11 @@ struct FetchPlan {
             hasSmallSet = true
             tags = tags.dropFirst()
         }
+        let fewTagged = tags.isEmpty ? 0 : try Self.smallSetLimit(in: database)
         for tag in tags {
-            let count = try database.cachedStatement("SELECT count(*) FROM (SELECT 1 FROM task_tag WHERE tag = ? LIMIT ?)")
-                .firstRow([.text(tag), .integer(Int64(Self.rareTagCount))]) { $0.int(0) } ?? 0
-            if count < Self.rareTagCount {
+            let count = try database.cachedStatement("SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)")
+                .firstRow([.text(tag)]) { $0.int(0) } ?? 0
+            if count < fewTagged {
                 add("task.pk IN (SELECT task_pk FROM task_tag WHERE tag = ?)", [.text(tag)])
                 hasSmallSet = true
             } else if readsTheFewInCreationOrder {
@@ -272,7 +272,7 @@ struct FetchPlan {
                 add("task.blocked_by > 0", [])
                 blockedIndex = index
             } else if blocked {
-                let few = try Self.count("blocked_by > 0", [], upTo: Self.rareTagCount, in: database) < Self.rareTagCount
+                let few = try Self.count("blocked_by > 0", [], upTo: Self.fewTasks, in: database) < Self.fewTasks
                 addSelective({ "\($0) > 0" }, column: "blocked_by", values: [], few: few, hasSmallSet: &hasSmallSet)
             } else {
                 add("+task.blocked_by = 0", [])
@@ -282,7 +282,7 @@ struct FetchPlan {
             if waiting && inCreationOrder {
                 add("task.wait_at > ?", [.integer(now)])
             } else if waiting {
-                let few = try Self.count("wait_at > ?", [.integer(now)], upTo: Self.rareTagCount, in: database) < Self.rareTagCount
+                let few = try Self.count("wait_at > ?", [.integer(now)], upTo: Self.fewTasks, in: database) < Self.fewTasks
                 addSelective({ "\($0) > ?" }, column: "wait_at", values: [.integer(now)], few: few, hasSmallSet: &hasSmallSet)
             } else {
                 add("(+task.wait_at IS NULL OR +task.wait_at <= ?)", [.integer(now)])
@@ -304,7 +304,7 @@ struct FetchPlan {
             // or when few tasks are in that state (`task_total` counts them); otherwise each
             // task along the sort's own index is checked, where a page's worth come soon.
             // SQLite, which has no statistics here, would prefer task_by_done: `+` keeps it out.
-            let readsIndex = try !hasSmallSet && (inCreationOrder || Self.total(done: done, in: database) < Self.rareTagCount)
+            let readsIndex = try !hasSmallSet && (inCreationOrder || Self.total(done: done, in: database) < Self.fewTasks)
             add(readsIndex ? "done = ?" : "+done = ?", [SQLValue(done)])
         }
         mergesDoneRuns = sort.first?.field == .createdAt && filter.done == nil && !hasSmallSet

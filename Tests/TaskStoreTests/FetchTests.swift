@@ -138,10 +138,10 @@ import Testing
 
     /// Two tags on no task together match nothing, known from `tag_pair_total` before a task
     /// is read; once a task has both, it is found. Each tag is on more tasks than
-    /// `rareTagCount`, so that a sort led by creation time merges the open and done runs.
+    /// `fewTasks`, so that a sort led by creation time merges the open and done runs.
     @Test func tagsOnNoTaskTogetherMatchNothing() async throws {
         let store = try makeStore(directory)
-        _ = try await store.apply((0..<(2 * FetchPlan.rareTagCount + 2)).map { index in
+        _ = try await store.apply((0..<(2 * FetchPlan.fewTasks + 2)).map { index in
             .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: [index % 2 == 0 ? "x" : "z", "y"]))
         }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
@@ -164,7 +164,7 @@ import Testing
                 #expect(page.ids.isEmpty && page.total == 0 && !page.more, "\(sort) from \(String(describing: offset))")
                 #expect(try await listed(["y", "z", "x"], sort, offset: offset).total == 0)
             }
-            #expect(try await listed(["x", "y"], sort).total == FetchPlan.rareTagCount + 1)
+            #expect(try await listed(["x", "y"], sort).total == FetchPlan.fewTasks + 1)
         }
 
         _ = try await store.update(id: "t1", changes: TaskChanges(tags: ["x", "z"]))

@@ -6,7 +6,7 @@ import Testing
 /// The planner reads a filter's few tasks from its index and sorts them, or checks many
 /// along the sort's own index (FetchPlan), as `task_total` and the partial indexes count
 /// them. Either way the pages must be the protocol's order: here every filter is on both
-/// sides of `rareTagCount` (one database where its tasks are many, one where they are few),
+/// sides of `fewTasks` (one database where its tasks are many, one where they are few),
 /// under sorts of one key and of two, paged by cursor and by offset, against the order
 /// computed apart.
 @Suite struct FilterChoiceTests {
@@ -38,11 +38,11 @@ import Testing
     ]
 
     /// `many`: most tasks are blocked, waiting and due in the window, and most are done;
-    /// otherwise each of those is a small share, well under `rareTagCount`.
+    /// otherwise each of those is a small share, well under `fewTasks`.
     @Test(arguments: [true, false])
     func pagesAreTheOrderWhicheverWayTheyAreRead(many: Bool) async throws {
         let store = try makeStore(directory)
-        let count = FetchPlan.rareTagCount + 300
+        let count = FetchPlan.fewTasks + 300
         let share = many ? 2 : 40
         var operations: [TaskOperation] = []
         for index in 0..<count {
@@ -82,16 +82,16 @@ import Testing
         }
     }
 
-    /// A project or a due window that holds more tasks than `rareTagCount` but fewer than
+    /// A tag, a project or a due window that holds more tasks than `fewTasks` but fewer than
     /// `smallSetLimit` (√(50 × the tasks)) is read and sorted, not checked along the sort's
-    /// order: also with a common tag under a sort by creation time, which the tag's taggings
-    /// would otherwise drive.
-    @Test func aProjectOrWindowOfAFewHundredIsReadAndSorted() async throws {
+    /// order: a project or a window also with a common tag under a sort by creation time,
+    /// which the tag's taggings would otherwise drive.
+    @Test func aTagProjectOrWindowOfAFewHundredIsReadAndSorted() async throws {
         let store = try makeStore(directory)
         let count = 12_000
         var operations: [TaskOperation] = []
         for index in 0..<count {
-            let tags = index % 2 == 0 ? ["common"] : []
+            let tags = (index % 2 == 0 ? ["common"] : []) + (index % 20 == 2 ? ["mid"] : [])
             let due = index % 20 == 0 ? "2026-12-11" : "2027-0\(1 + index % 9)-1\(index % 10)"
             let project = index % 20 == 1 ? "Mid" : "Other"
             operations.append(.create(TaskDraft(id: "t\(String(index, radix: 16))", title: "Task \((index * 37) % 101)", done: index % 3 == 0,
@@ -108,17 +108,26 @@ import Testing
         #expect(tasks.count == count)
         let database = try Database(path: directory.file("tasks.sqlite"))
         let limit = try FetchPlan.smallSetLimit(in: database)
-        #expect(limit > 600 && 600 > FetchPlan.rareTagCount, "600 tasks each in Mid and on 2026-12-11, between the two")
-        let window = TaskFilter(dueBefore: "2026-12-12", dueAfter: "2026-12-11")
-        for filter in [TaskFilter(project: "Mid"), TaskFilter(tags: ["common"], project: "Mid"), window,
-                       TaskFilter(tags: ["common"], dueBefore: "2026-12-12", dueAfter: "2026-12-11")] {
+        #expect(limit > 600 && 600 > FetchPlan.fewTasks, "600 tasks each in Mid, on 2026-12-11 and tagged mid, between the two")
+        let readSet = "task.pk IN (SELECT pk FROM task WHERE"
+        let readTag = "task.pk IN (SELECT task_pk FROM task_tag WHERE tag = ?)"
+        let byCreation = [SortKey(field: .createdAt)]
+        let otherSorts = [[SortKey(field: .title)], [SortKey(field: .priority, descending: true)], [SortKey(field: .updatedAt, descending: true)]]
+        let cases: [(TaskFilter, String, [[SortKey]])] = [
+            (TaskFilter(project: "Mid"), readSet, [byCreation] + otherSorts),
+            (TaskFilter(tags: ["common"], project: "Mid"), readSet, [byCreation] + otherSorts),
+            (TaskFilter(dueBefore: "2026-12-12", dueAfter: "2026-12-11"), readSet, [byCreation] + otherSorts),
+            (TaskFilter(tags: ["common"], dueBefore: "2026-12-12", dueAfter: "2026-12-11"), readSet, [byCreation] + otherSorts),
+            (TaskFilter(tags: ["mid"]), readTag, otherSorts),
+            (TaskFilter(tags: ["common", "mid"]), readTag, [byCreation] + otherSorts),
+        ]
+        for (filter, fragment, sorts) in cases {
             let matching = try await matches(filter, among: tasks, store: store)
-            for sort in [[SortKey(field: .createdAt)], [SortKey(field: .title)], [SortKey(field: .priority, descending: true)],
-                         [SortKey(field: .updatedAt, descending: true)]] {
+            for sort in sorts {
                 let plan = try FetchPlan(filter: filter, sort: sort, now: 1_800_000_000_000, database: database)
                 let sql = plan.pageRuns(after: nil).map(\.sql).joined(separator: "; ")
-                #expect(sql.contains("task.pk IN (SELECT pk FROM task WHERE"), "\(filter) by \(sort): \(sql)")
-                #expect(!sql.contains("task_tag.tag = ?"), "\(filter) by \(sort): \(sql)")
+                #expect(sql.contains(fragment), "\(filter) by \(sort): \(sql)")
+                #expect(fragment == readTag || !sql.contains("task_tag.tag = ?"), "\(filter) by \(sort): \(sql)")
                 let expected = Self.ordered(matching, by: sort)
                 var seen: [String] = []
                 var cursor: String?
@@ -176,7 +185,7 @@ import Testing
     /// 140 ms, a `next` list's total for a tag 590 ms).
     @Test func aCommonTagsBlockedOrWaitingTasksAreReadFromTheFew() async throws {
         let store = try makeStore(directory)
-        let count = FetchPlan.rareTagCount + 100
+        let count = FetchPlan.fewTasks + 100
         let operations = (0..<count).map { index in
             TaskOperation.create(TaskDraft(id: "t\(index)", title: "Task \(index)", done: index % 3 == 0,
                                            tags: index % 7 == 6 ? ["other"] : ["common"],
@@ -222,7 +231,7 @@ import Testing
     /// a count against 10).
     @Test func aRareTextsCandidatesAreWhatACountStartsFrom() async throws {
         let store = try makeStore(directory)
-        let count = FetchPlan.rareTagCount + 100
+        let count = FetchPlan.fewTasks + 100
         let operations = (0..<count).map { index in
             TaskOperation.create(TaskDraft(id: "t\(index)", title: index % 10 == 3 ? "Find the needle \(index)" : "Task \(index)",
                                            done: index % 3 == 0, tags: index % 8 == 7 ? ["common"] : ["common", "other"]))

@@ -21,8 +21,8 @@ import Testing
             try await create(store, id, project: project)
         }
         if common {
-            // Past `rareTagCount`, tasks are checked along the sort order instead of read from the index.
-            let many = (0..<FetchPlan.rareTagCount).map { TaskOperation.create(TaskDraft(id: "z\($0)", title: "z", project: "Home.Bulk")) }
+            // Past `fewTasks`, tasks are checked along the sort order instead of read from the index.
+            let many = (0..<FetchPlan.fewTasks).map { TaskOperation.create(TaskDraft(id: "z\($0)", title: "z", project: "Home.Bulk")) }
             _ = try await store.apply(many, atomic: true)
         }
         let found = try await store.fetch(TaskQuery(filter: TaskFilter(project: "Home"), limit: 1000)).tasks.map(\.id).filter { !$0.hasPrefix("z") }
@@ -208,7 +208,7 @@ import Testing
     /// task along task_by_due_asc.
     @Test func waitingTasksByDueDateAreReadFromTheirOwnIndex() async throws {
         let store = try makeStore(directory)
-        let waiting = FetchPlan.rareTagCount + 8
+        let waiting = FetchPlan.fewTasks + 8
         _ = try await store.apply((0..<waiting + 40).map { index in
             .create(TaskDraft(title: "t\(index)", due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
                               wait: index < waiting ? "2999-01-01" : nil))
@@ -229,7 +229,7 @@ import Testing
     /// those with a project and those without, not every task along task_by_project.
     @Test func waitingTasksByProjectAreReadFromTheirOwnIndexes() async throws {
         let store = try makeStore(directory)
-        let waiting = FetchPlan.rareTagCount + 8
+        let waiting = FetchPlan.fewTasks + 8
         let drafts = (0..<waiting + 40).map { (index: Int) -> TaskOperation in
             let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
             let project: String? = index % 5 == 0 ? nil : "P\(index % 7)"
@@ -257,7 +257,7 @@ import Testing
     /// returns how many are blocked.
     func storeWithManyBlockedTasks() async throws -> (TaskStore, Int) {
         let store = try makeStore(directory)
-        let blocked = FetchPlan.rareTagCount + 8
+        let blocked = FetchPlan.fewTasks + 8
         _ = try await store.create(TaskDraft(id: "open", title: "open"))
         _ = try await store.apply((0..<blocked + 40).map { (index: Int) -> TaskOperation in
             let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
@@ -349,7 +349,7 @@ import Testing
     /// task_by_priority_due in order, not every priority's tasks along task_by_due_asc.
     @Test func tasksByPriorityThenDueAreReadFromThePriorityIndex() async throws {
         let store = try makeStore(directory)
-        let common = FetchPlan.rareTagCount + 8
+        let common = FetchPlan.fewTasks + 8
         _ = try await store.apply((0..<common + 40).map { index in
             .create(TaskDraft(title: "t\(index)", priority: index % 4, tags: index < common ? ["a", "b"] : [],
                               due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"))

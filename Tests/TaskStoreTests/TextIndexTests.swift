@@ -176,7 +176,7 @@ import Testing
 
     @Test func rareAndCommonTagsGiveTheSamePages() async throws {
         let store = try makeStore(directory)
-        let count = FetchPlan.rareTagCount + 300
+        let count = FetchPlan.fewTasks + 300
         var expected: [String: [String]] = [:]
         var drafts: [TaskOperation] = []
         for index in 0..<count {
@@ -220,8 +220,8 @@ import Testing
                 }
             }
         }
-        #expect(expected["rare"]!.count < FetchPlan.rareTagCount)
-        #expect(["common", "commo", "mmo"].allSatisfy { expected[$0]!.count >= FetchPlan.rareTagCount })
+        #expect(expected["rare"]!.count < FetchPlan.fewTasks)
+        #expect(["common", "commo", "mmo"].allSatisfy { expected[$0]!.count >= FetchPlan.fewTasks })
     }
 }
 
