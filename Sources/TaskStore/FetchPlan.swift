@@ -144,11 +144,12 @@ struct FetchPlan {
     static let fewTasks = 512
 
     /// Below this many tasks, a tag's (after the first, by creation time), a project's or a
-    /// due window's tasks are read and sorted rather than checked along the sort order. Reading s of them costs about s lookups; finding a
-    /// page of p along the order, about p × N / s, their tasks being spread along it among
-    /// the N; the two meet at s = √(p × N), with p a page of 50 as lists show. Never below
-    /// `fewTasks`. At a million tasks, 7,071: a project of 2,000 by due date took 46 ms
-    /// checked along the order, with a common tag 397 ms; a tag of 2,000, 58 and 261 ms.
+    /// due window's tasks are read and sorted rather than checked along the sort order.
+    /// Reading s of them costs about s lookups; finding a page of p along the order, about
+    /// p × N / s, their tasks being spread along it among the N; the two meet at
+    /// s = √(p × N), with p a page of 50 as lists show. Never below `fewTasks`. At a million
+    /// tasks, 7,071: a project of 2,000 by due date took 46 ms checked along the order, with
+    /// a common tag 397 ms; a tag of 2,000, 58 and 261 ms.
     static func smallSetLimit(in database: Database) throws -> Int {
         let tasks = try database.integer("SELECT coalesce(sum(count), 0) FROM task_total") ?? 0
         return max(fewTasks, Int(Double(50 * tasks).squareRoot()))
@@ -403,8 +404,8 @@ struct FetchPlan {
     /// `project_total`, a tag (with `done` or not) from `tag_total`, two (with `done` or
     /// not) from `tag_pair_total`, more intersected in one merge of their ranges of task_tag's key
     /// (each in `task_pk` order), a due window (with `done` or not) from task_by_due_asc
-    /// alone, tags in a window that holds fewer tasks than they do from that index and
-    /// task_tag's key, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
+    /// alone, tags in a window or a project that holds fewer tasks than they do from its
+    /// index and task_tag's key, a common text from the trigram index (`TextIndex.countSQL`; a rare one's few
     /// candidates cost less to read). Any other clause needs the tasks themselves.
     private enum KeptCount {
         case totals(done: Bool?)
