@@ -17,8 +17,9 @@ static const sqlite3_destructor_type taskline_sqlite_transient = (sqlite3_destru
 // - A statement journal (an update or deletion of a task inside a transaction keeps one: its
 //   triggers write other tables, and a failing statement must be undone alone; a create keeps
 //   none, schema 36) stays in memory, in one allocation, up to a limit above such a
-//   statement's journal; only a larger one goes to a temporary file. (With temp_store = MEMORY SQLite keeps it in small pieces instead, which
-//   cost much of a one-task commit; at its default limit every task insert spilled to a file.)
+//   statement's journal; only a larger one goes to a temporary file. (With temp_store = MEMORY
+//   SQLite keeps it in small pieces instead, which cost much of a one-task write; at its
+//   default limit, 64 KiB, a task write's journal spilled to a file.)
 //   The limit stays below 128 KiB: SQLite writes a spilled journal's first piece in one write
 //   of less than 128 KiB and fails a larger piece with SQLITE_FULL.
 // - glibc returns the top of its heap to the kernel once 128 KiB there are free: every write

@@ -188,19 +188,24 @@ struct FetchPlan {
             try textFromIndex.map { TextIndex.Candidates(match: $0, few: true) } ?? TextIndex.candidates(for: folded, in: database)
         }
         let dueWindow = try Self.dueWindow(of: filter)
+        // Asked for once, by the first filter that needs it.
+        var knownSmallSetLimit: Int?
+        func smallSetLimit() throws -> Int {
+            if let known = knownSmallSetLimit { return known }
+            let limit = try Self.smallSetLimit(in: database)
+            knownSmallSetLimit = limit
+            return limit
+        }
         if byCreationAlone, let first = tags.first, !readsTheFewInCreationOrder, candidates?.few != true,
-           try !Self.projectOrWindowHoldsFew(filter, dueWindow: dueWindow, in: database) {
+           try !Self.projectOrWindowHoldsFew(filter, dueWindow: dueWindow, limit: smallSetLimit, in: database) {
             // The tag's index gives its tasks in page order, however many or few they are.
             add("task_tag.tag = ?", [.text(first)])
             drivenByTag = true
             hasSmallSet = true
             tags = tags.dropFirst()
         }
-        let fewTagged = tags.isEmpty ? 0 : try Self.smallSetLimit(in: database)
         for tag in tags {
-            let count = try database.cachedStatement("SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)")
-                .firstRow([.text(tag)]) { $0.int(0) } ?? 0
-            if count < fewTagged {
+            if try Self.taggedCount(tag, in: database) < smallSetLimit() {
                 add("task.pk IN (SELECT task_pk FROM task_tag WHERE tag = ?)", [.text(tag)])
                 hasSmallSet = true
             } else if readsTheFewInCreationOrder {
@@ -244,7 +249,7 @@ struct FetchPlan {
             if let dueKey {
                 addRangeReadInOrder(Schema.dueAscendingKey, descending: dueKey.descending, [.integer(after), .integer(before)])
             } else {
-                let few = try Self.windowHoldsFew(after: after, before: before, limit: Self.smallSetLimit(in: database), in: database)
+                let few = try Self.windowHoldsFew(after: after, before: before, limit: smallSetLimit(), in: database)
                 addSelective(Self.windowCondition, column: Schema.dueAscendingKey, values: [.integer(after), .integer(before)],
                              few: few, hasSmallSet: &hasSmallSet)
             }
@@ -255,7 +260,7 @@ struct FetchPlan {
             if let first = sort.first, first.field == .project {
                 addRangeReadInOrder("task.project", descending: first.descending, range, then: "(task.project = ? OR task.project > ?)")
             } else {
-                let few = try Self.projectHoldsFew(project, limit: Self.smallSetLimit(in: database), in: database)
+                let few = try Self.projectHoldsFew(project, limit: smallSetLimit(), in: database)
                 addSelective(Self.projectCondition, column: "project", values: range, few: few, hasSmallSet: &hasSmallSet)
             }
             hasProjectFilter = true
@@ -347,12 +352,17 @@ struct FetchPlan {
     /// then a page by creation time starts from them, not from a tag's taggings in that
     /// order (a common tag's, checked for a project of 2,000 at a million: 25 ms).
     private static func projectOrWindowHoldsFew(_ filter: TaskFilter, dueWindow: (after: Int64, before: Int64)?,
-                                                in database: Database) throws -> Bool {
+                                                limit smallSetLimit: () throws -> Int, in database: Database) throws -> Bool {
         guard filter.project != nil || dueWindow != nil else { return false }
-        let limit = try smallSetLimit(in: database)
+        let limit = try smallSetLimit()
         if let project = filter.project, try projectHoldsFew(project, limit: limit, in: database) { return true }
         if let (after, before) = dueWindow, try windowHoldsFew(after: after, before: before, limit: limit, in: database) { return true }
         return false
+    }
+
+    /// How many tasks `tag` is on, as `tag_total` keeps it.
+    private static func taggedCount(_ tag: String, in database: Database) throws -> Int {
+        try database.cachedStatement("SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)").firstRow([.text(tag)]) { $0.int(0) } ?? 0
     }
 
     /// Whether `project` and those under it hold fewer than `limit` tasks, as `project_total`
@@ -494,27 +504,17 @@ struct FetchPlan {
         func isRead(in database: Database) throws -> Bool {
             switch self {
             case .tagsInDueWindow(let tags, let after, let before, _):
-                let rarest = try Self.rarest(tags, in: database)
-                let inWindow = try database.cachedStatement(
-                    "SELECT count(*) FROM (SELECT 1 FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ? LIMIT ?)"
-                ).firstRow([.integer(after), .integer(before), .integer(rarest)]) { $0.int64(0) } ?? 0
-                return inWindow < rarest
+                try FetchPlan.windowHoldsFew(after: after, before: before, limit: Self.rarest(tags, in: database), in: database)
             case .tagsInProject(let tags, let project, _):
-                let inProject = try database.cachedStatement(
-                    "SELECT coalesce(sum(count), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
-                ).firstRow(FetchPlan.projectRange(project)) { $0.int64(0) } ?? 0
-                return try inProject < Self.rarest(tags, in: database)
+                try FetchPlan.projectHoldsFew(project, limit: Self.rarest(tags, in: database), in: database)
             default:
-                return true
+                true
             }
         }
 
-        /// How many tasks the rarest of `tags` is on, as `tag_total` keeps it.
-        private static func rarest(_ tags: [String], in database: Database) throws -> Int64 {
-            let tagged = try database.cachedStatement("SELECT coalesce((SELECT count FROM tag_total WHERE tag = ?), 0)")
-            var rarest = Int64.max
-            for tag in tags { rarest = min(rarest, try tagged.firstRow([.text(tag)]) { $0.int64(0) } ?? 0) }
-            return rarest
+        /// How many tasks the rarest of `tags` is on.
+        private static func rarest(_ tags: [String], in database: Database) throws -> Int {
+            try tags.map { try FetchPlan.taggedCount($0, in: database) }.min() ?? 0
         }
 
         /// Each of `tags` probed in task_tag's key for the task being counted.
