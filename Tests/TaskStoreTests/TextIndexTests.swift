@@ -332,3 +332,72 @@ import Testing
         #expect(TextIndex.reading(candidates: 110_989, of: 1_000_000) == .dear(.nanoseconds(500 * 110_989)))
     }
 }
+
+/// A needle of one or two characters has no trigram, but the index pads each text with two
+/// U+0001, so every occurrence of such a needle begins one of its trigrams: when the
+/// trigrams that begin with it are few, they name its tasks; otherwise a scan finds them.
+/// Either way the answer is exactly the tasks that hold the needle: at the start, inside or
+/// at the end of a title or of the notes, a title of one character, a text waiting to be
+/// indexed, one taken out; and a needle with U+0001 in it, which the padding could fake.
+@Suite struct ShortNeedleTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aShortNeedleIsFoundFromTheTrigramsThatBeginWithIt() async throws {
+        let store = try makeStore(directory)
+        var drafts = (0..<(TextIndex.commonCount + 500)).map { TaskDraft(title: "Common task \($0)") }
+        drafts += [
+            TaskDraft(title: "qz at the start"), TaskDraft(title: "inside aqzb"), TaskDraft(title: "ends in qz"),
+            TaskDraft(title: "q"), TaskDraft(title: "QZ shouted"), TaskDraft(title: "in the notes", notes: "a line\nthat ends in qz"),
+            TaskDraft(title: "notes of two", notes: "qz"), TaskDraft(title: "a control in the notes", notes: "a\u{1}b"),
+            TaskDraft(title: "ends in a padding-like pair", notes: "z\u{1}\u{1}"),
+        ]
+        for first in stride(from: 0, to: drafts.count, by: 1000) {
+            _ = try await store.apply(drafts[first..<min(drafts.count, first + 1000)].map { TaskOperation.create($0) }, atomic: true)
+        }
+        let database = try Database(path: directory.file("tasks.sqlite"))
+        try database.writeTransaction { try TextIndex.indexPending(in: database) }
+
+        #expect(try TextIndex.candidates(for: "qz", in: database)?.few == true)
+        // The terms in the order of their bytes: U+0001, then the space, then "b".
+        #expect(try TextIndex.candidates(for: "qz", in: database)?.match == #""qz\#u{1}" OR "qz " OR "qzb""#)
+        #expect(try TextIndex.candidates(for: "zq", in: database)?.match == #""zq""#)
+        #expect(try TextIndex.candidates(for: "k", in: database) == nil)
+        #expect(try TextIndex.candidates(for: "a\u{1}", in: database) == nil)
+        #expect(try TextIndex.candidates(for: "\u{1}", in: database) == nil)
+
+        var texts: [String: (String, String)] = [:]
+        try database.cachedStatement("SELECT id, title, notes FROM task").forEachRow { texts[$0.text(0)] = ($0.text(1), $0.text(2)) }
+        func check(_ when: String) async throws {
+            for needle in ["qz", "q", "z", "zq", "b", "QZ", "k", "7", "\u{1}", "a\u{1}", "\u{1}\u{1}", "é"] {
+                let folded = needle.lowercased()
+                let expected = texts.filter { $0.value.0.lowercased().contains(folded) || $0.value.1.lowercased().contains(folded) }
+                for sort in [SortKey(field: .createdAt), SortKey(field: .title)] {
+                    let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), sort: [sort], limit: 50, includeTotal: true))
+                    #expect(page.total == expected.count, "\(needle.unicodeScalars.map(\.value)), \(when)")
+                    let found = Set(page.tasks.map(\.id))
+                    #expect(found.isSubset(of: Set(expected.keys)) && found.count == min(50, expected.count),
+                            "\(needle.unicodeScalars.map(\.value)), \(sort.field), \(when)")
+                }
+            }
+        }
+        try await check("all indexed")
+
+        // A changed text whose old one the index still holds, a deleted one's, a new one.
+        let start = try await store.fetch(TaskQuery(filter: TaskFilter(text: "qz at"), limit: 1)).tasks[0]
+        _ = try await store.update(id: start.id, changes: TaskChanges(title: "no longer"))
+        texts[start.id] = ("no longer", "")
+        let end = try await store.fetch(TaskQuery(filter: TaskFilter(text: "ends in qz"), limit: 1)).tasks[0]
+        _ = try await store.delete(id: end.id)
+        texts[end.id] = nil
+        let new = try await store.add("new qz")
+        texts[new.id] = ("new qz", "")
+        #expect(try database.integer("SELECT count(*) FROM task_text_pending") == 2)
+        #expect(try database.integer("SELECT count(*) FROM task_text_stale") == 2)
+        try await check("texts waiting")
+
+        try database.writeTransaction { try TextIndex.indexPending(in: database) }
+        try await check("indexed again")
+        // The index holds exactly the padded texts of task_text_source.
+        try database.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+    }
+}

@@ -1,0 +1,69 @@
+@testable import TaskStore
+import SQLite
+import TestSupport
+import Testing
+
+/// Schema 37 indexes every text again, padded with two U+0001 (`task_text_source`). A file
+/// of schema 36 holding indexed texts, texts waiting in task_text_pending and texts taken
+/// out waiting in task_text_stale, once upgraded, has none waiting, an index FTS5 finds
+/// equal to the padded texts, and a text filter that finds a short needle wherever it is,
+/// the end of a text included, before and after a change and its undo.
+@Suite struct TextPaddingMigrationTests {
+    let directory = TemporaryDirectory()
+
+    @Test func theUpgradedIndexFindsShortNeedlesAtTheEndOfATextToo() async throws {
+        let path = directory.file("v36.sqlite")
+        let old = try Database(path: path)
+        try Migrator(Array(Schema.migrator.migrations.prefix(36))).migrate(old)
+        var titles: [String: String] = [:]
+        for n in 0..<(TextIndex.pendingLimit + 40) {
+            let id = "old-\(n)", title = "\(["alpha", "bravo", "charlie"][n % 3]) \(n)\(n % 10 == 0 ? " qz" : "")"
+            titles[id] = title
+            try old.run("""
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
+                """, [.text(id), .text(title), .integer(Int64(n + 1))])
+            if n == TextIndex.pendingLimit {
+                // Schema 36's batch: the texts as they are, without the padding.
+                try old.run("""
+                    INSERT INTO task_text (rowid, title_fold, notes_fold)
+                    SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
+                    """)
+                try old.run("DELETE FROM task_text_pending")
+            }
+        }
+        try old.run("UPDATE task SET title = 'delta 3', title_fold = 'delta 3' WHERE id = 'old-3'")
+        titles["old-3"] = "delta 3"
+        try old.run("DELETE FROM task WHERE id = 'old-10'")
+        titles["old-10"] = nil
+        #expect(try old.integer("SELECT count(*) FROM task_text_pending") == 40)
+        #expect(try old.integer("SELECT count(*) FROM task_text_stale") == 2)
+        old.close()
+
+        let store = try TaskStore(path: path)
+        let upgraded = try Database(path: path)
+        #expect(try upgraded.integer("SELECT count(*) FROM task_text_pending") == 0)
+        #expect(try upgraded.integer("SELECT count(*) FROM task_text_stale") == 0)
+        try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        #expect(try TextIndex.candidates(for: "qz", in: upgraded)?.match == #""qz\#u{1}""#)
+
+        func check(_ when: String) async throws {
+            for needle in ["qz", "z", "3", "a 1", "delta", "zulu"] {
+                let expected = titles.filter { $0.value.contains(needle) }.map(\.key).sorted()
+                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 500, includeTotal: true))
+                #expect(page.tasks.map(\.id).sorted() == expected, "\(needle), \(when)")
+                #expect(page.total == expected.count, "\(needle), \(when)")
+            }
+        }
+        try await check("upgraded")
+        _ = try await store.update(id: "old-20", changes: TaskChanges(title: "zulu 20"))
+        titles["old-20"] = "zulu 20"
+        try await check("after an update")
+        _ = try await store.undo()
+        titles["old-20"] = "charlie 20 qz"
+        try await check("after its undo")
+        try upgraded.writeTransaction { try TextIndex.indexPending(in: upgraded) }
+        try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        await store.close()
+    }
+}
