@@ -13,25 +13,7 @@ import Testing
 
     @Test func theUpgradedIndexFindsShortNeedlesAtTheEndOfATextToo() async throws {
         let path = directory.file("v36.sqlite")
-        let old = try Database(path: path)
-        try Migrator(Array(Schema.migrator.migrations.prefix(36))).migrate(old)
-        var titles: [String: String] = [:]
-        for n in 0..<(TextIndex.pendingLimit + 40) {
-            let id = "old-\(n)", title = "\(["alpha", "bravo", "charlie"][n % 3]) \(n)\(n % 10 == 0 ? " qz" : "")"
-            titles[id] = title
-            try old.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
-                VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
-                """, [.text(id), .text(title), .integer(Int64(n + 1))])
-            if n == TextIndex.pendingLimit {
-                // Schema 36's batch: the texts as they are, without the padding.
-                try old.run("""
-                    INSERT INTO task_text (rowid, title_fold, notes_fold)
-                    SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
-                    """)
-                try old.run("DELETE FROM task_text_pending")
-            }
-        }
+        var (old, titles) = try fileWithIndexedAndWaitingTexts(at: path, version: 36) { "\(["alpha", "bravo", "charlie"][$0 % 3]) \($0)\($0 % 10 == 0 ? " qz" : "")" }
         try old.run("UPDATE task SET title = 'delta 3', title_fold = 'delta 3' WHERE id = 'old-3'")
         titles["old-3"] = "delta 3"
         try old.run("DELETE FROM task WHERE id = 'old-10'")

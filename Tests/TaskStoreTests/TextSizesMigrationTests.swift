@@ -13,25 +13,7 @@ import Testing
 
     @Test func theUpgradedIndexHasNoSizesAndFindsWhatTheOldOneFound() async throws {
         let path = directory.file("v22.sqlite")
-        let old = try Database(path: path)
-        try Migrator(Array(Schema.migrator.migrations.prefix(22))).migrate(old)
-        var titles: [String: String] = [:]
-        for n in 0..<(TextIndex.pendingLimit + 40) {
-            let id = "old-\(n)", title = "\(["alpha", "bravo", "charlie"][n % 3]) \(n)"
-            titles[id] = title
-            try old.run("""
-                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
-                VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
-                """, [.text(id), .text(title), .integer(Int64(n + 1))])
-            if n == TextIndex.pendingLimit {
-                // Schema 22's batch, which had no stale texts to take out.
-                try old.run("""
-                    INSERT INTO task_text (rowid, title_fold, notes_fold)
-                    SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
-                    """)
-                try old.run("DELETE FROM task_text_pending")
-            }
-        }
+        var (old, titles) = try fileWithIndexedAndWaitingTexts(at: path, version: 22) { "\(["alpha", "bravo", "charlie"][$0 % 3]) \($0)" }
         #expect(try old.integer("SELECT count(*) FROM task_text_pending") == 39)
         old.close()
 
@@ -60,4 +42,30 @@ import Testing
         try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
         await store.close()
     }
+}
+
+/// A file of schema `version` (22 to 36) holding `TextIndex.pendingLimit + 40` tasks with
+/// ids `old-N` and titles `title(N)`: the first `pendingLimit + 1` indexed by those
+/// schemas' batch (the texts as they are, unpadded), the other 39 waiting in
+/// task_text_pending. Returns the file's connection and the titles by id.
+func fileWithIndexedAndWaitingTexts(at path: String, version: Int, title: (Int) -> String) throws -> (Database, [String: String]) {
+    let old = try Database(path: path)
+    try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(old)
+    var titles: [String: String] = [:]
+    for n in 0..<(TextIndex.pendingLimit + 40) {
+        let id = "old-\(n)"
+        titles[id] = title(n)
+        try old.run("""
+            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+            VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
+            """, [.text(id), .text(title(n)), .integer(Int64(n + 1))])
+        if n == TextIndex.pendingLimit {
+            try old.run("""
+                INSERT INTO task_text (rowid, title_fold, notes_fold)
+                SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
+                """)
+            try old.run("DELETE FROM task_text_pending")
+        }
+    }
+    return (old, titles)
 }
