@@ -886,7 +886,7 @@ enum Schema {
             // hold it (TextIndex.shortNeedleCandidates), where every task was scanned (a
             // needle in no task, 426 ms a page at a million tasks). A needle with U+0001 in
             // it is not asked of the index. As a view, the padded texts are what FTS5's
-            // 'rebuild' and 'integrity-check' read. Every task is indexed again (about 5 s
+            // 'rebuild' and 'integrity-check' read. Every task is indexed again (about 4 s
             // at a million), so nothing waits and nothing stale is held.
             try db.execute("""
                 DROP TABLE task_text;

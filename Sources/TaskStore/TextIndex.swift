@@ -170,9 +170,9 @@ enum TextIndex {
             >= pendingLimit
     }
 
-    /// Takes the stale texts out, then puts the pending ones in: one statement each, so
-    /// FTS5 writes one segment for the lot.
-    /// A stale text is taken out as it went in: padded as `task_text_source` pads it.
+    /// Takes the stale texts out (padded as they went in, as `task_text_source` pads them),
+    /// then puts the pending ones in: one statement each, so FTS5 writes one segment for
+    /// the lot.
     static func indexPending(in database: Database) throws {
         try database.run("""
             INSERT INTO task_text (task_text, rowid, title_fold, notes_fold)
