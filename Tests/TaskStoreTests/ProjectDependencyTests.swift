@@ -336,7 +336,8 @@ import Testing
                 var cursors: [Cursor?] = [nil]
                 for offset in [5, blocked / 2, blocked - 20] {
                     let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5, offset: offset))
-                    cursors.append(try #require(page.nextCursor.flatMap(Cursor.init(encoded:))))
+                    let cursor = try #require(page.nextCursor.flatMap(Cursor.init(encoded:)))
+                    cursors.append(cursor)
                 }
                 try expectRuns(of: plan, after: cursors, readFrom: index, in: database)
             }
