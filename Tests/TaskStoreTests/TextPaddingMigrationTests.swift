@@ -29,23 +29,8 @@ import Testing
         try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
         #expect(try TextIndex.candidates(for: "qz", in: upgraded)?.match == #""qz\#u{1}""#)
 
-        func check(_ when: String) async throws {
-            for needle in ["qz", "z", "3", "a 1", "delta", "zulu"] {
-                let expected = titles.filter { $0.value.contains(needle) }.map(\.key).sorted()
-                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 500, includeTotal: true))
-                #expect(page.tasks.map(\.id).sorted() == expected, "\(needle), \(when)")
-                #expect(page.total == expected.count, "\(needle), \(when)")
-            }
-        }
-        try await check("upgraded")
-        _ = try await store.update(id: "old-20", changes: TaskChanges(title: "zulu 20"))
-        titles["old-20"] = "zulu 20"
-        try await check("after an update")
-        _ = try await store.undo()
-        titles["old-20"] = "charlie 20 qz"
-        try await check("after its undo")
-        try upgraded.writeTransaction { try TextIndex.indexPending(in: upgraded) }
-        try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        try await expectTextFilterThroughAChangeAndItsUndo(store, titles: titles, needles: ["qz", "z", "3", "a 1", "delta", "zulu"],
+                                                          changing: "old-20", to: "zulu 20", index: upgraded)
         await store.close()
     }
 }

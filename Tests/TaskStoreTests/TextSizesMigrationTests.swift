@@ -13,7 +13,7 @@ import Testing
 
     @Test func theUpgradedIndexHasNoSizesAndFindsWhatTheOldOneFound() async throws {
         let path = directory.file("v22.sqlite")
-        var (old, titles) = try fileWithIndexedAndWaitingTexts(at: path, version: 22) { "\(["alpha", "bravo", "charlie"][$0 % 3]) \($0)" }
+        let (old, titles) = try fileWithIndexedAndWaitingTexts(at: path, version: 22) { "\(["alpha", "bravo", "charlie"][$0 % 3]) \($0)" }
         #expect(try old.integer("SELECT count(*) FROM task_text_pending") == 39)
         old.close()
 
@@ -23,23 +23,8 @@ import Testing
         #expect(try upgraded.integer("SELECT count(*) FROM task_text_pending") == 0)
         try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
 
-        func check(_ when: String) async throws {
-            for needle in ["alpha", "bravo 1", "charlie 16", "o 4", "zulu"] {
-                let expected = titles.filter { $0.value.contains(needle) }.map(\.key).sorted()
-                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 500, includeTotal: true))
-                #expect(page.tasks.map(\.id).sorted() == expected, "\(needle), \(when)")
-                #expect(page.total == expected.count, "\(needle), \(when)")
-            }
-        }
-        try await check("upgraded")
-        _ = try await store.update(id: "old-7", changes: TaskChanges(title: "zulu 7"))
-        titles["old-7"] = "zulu 7"
-        try await check("after an update")
-        _ = try await store.undo()
-        titles["old-7"] = "bravo 7"
-        try await check("after its undo")
-        try upgraded.writeTransaction { try TextIndex.indexPending(in: upgraded) }
-        try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        try await expectTextFilterThroughAChangeAndItsUndo(store, titles: titles, needles: ["alpha", "bravo 1", "charlie 16", "o 4", "zulu"],
+                                                          changing: "old-7", to: "zulu 7", index: upgraded)
         await store.close()
     }
 }
@@ -68,4 +53,32 @@ func fileWithIndexedAndWaitingTexts(at path: String, version: Int, title: (Int) 
         }
     }
     return (old, titles)
+}
+
+/// Expects the text filter to find exactly the tasks of `titles` (titles by id) that hold
+/// each needle, and their total.
+func expectTextFilter(_ store: TaskStore, findsIn titles: [String: String], _ needles: [String], _ when: String) async throws {
+    for needle in needles {
+        let expected = titles.filter { $0.value.contains(needle) }.map(\.key).sorted()
+        let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 500, includeTotal: true))
+        #expect(page.tasks.map(\.id).sorted() == expected, "\(needle), \(when)")
+        #expect(page.total == expected.count, "\(needle), \(when)")
+    }
+}
+
+/// Expects the text filter to find what `titles` hold as they are, after the title of task
+/// `id` changes to `title`, and after that change's undo; then brings the index up to date
+/// through `index`, a connection of the store's file, and has FTS5 check it against the
+/// tasks' texts.
+func expectTextFilterThroughAChangeAndItsUndo(_ store: TaskStore, titles: [String: String], needles: [String],
+                                              changing id: String, to title: String, index: Database) async throws {
+    try await expectTextFilter(store, findsIn: titles, needles, "as it was")
+    _ = try await store.update(id: id, changes: TaskChanges(title: title))
+    var changed = titles
+    changed[id] = title
+    try await expectTextFilter(store, findsIn: changed, needles, "after an update")
+    _ = try await store.undo()
+    try await expectTextFilter(store, findsIn: titles, needles, "after its undo")
+    try index.writeTransaction { try TextIndex.indexPending(in: index) }
+    try index.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
 }
