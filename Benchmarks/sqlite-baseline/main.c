@@ -5,6 +5,8 @@
 //   sqlite-baseline DB update COUNT full|normal   one transaction per updated task
 //   sqlite-baseline DB get COUNT SIZE             point lookups by id, spread over SIZE tasks
 //   sqlite-baseline DB page COUNT DEPTH           50-row keyset pages at the start and at DEPTH
+//   sqlite-baseline DB text-check                 FTS5's integrity-check of the text index against
+//                                                 its content, with the waiting texts indexed first
 //
 // Prints one JSON object with the figures on stdout.
 #include "../../Sources/CSQLite/shim.h"  // taskline_sqlite_configure_library: the same settings as taskline
@@ -91,9 +93,50 @@ static void read_all(sqlite3 *db, sqlite3_stmt *statement, const char *what) {
     sqlite3_reset(statement);
 }
 
+// What each of Taskline's write transactions ends with (TextIndex.indexPendingIfMany): the
+// texts waiting to go into the trigram index or out of it are, once 128 of them wait, padded
+// as the index reads them (task_text_source). Texts indexed otherwise would not be the ones
+// the index's content gives, which FTS5's integrity-check reports as a malformed index.
+struct text_index {
+    sqlite3_stmt *many_pending, *unindex_stale, *clear_stale, *index_pending, *clear_pending;
+};
+
+static struct text_index text_index_prepare(sqlite3 *db) {
+    struct text_index index;
+    check(db, sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM task_text_pending) + "
+                                     "(SELECT count(*) FROM task_text_stale) >= 128", -1, &index.many_pending, NULL), "prepare");
+    check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (task_text, rowid, title_fold, notes_fold) "
+                                     "SELECT 'delete', pk, title_fold || char(1, 1), notes_fold || char(1, 1) FROM task_text_stale",
+                                 -1, &index.unindex_stale, NULL), "prepare");
+    check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_stale", -1, &index.clear_stale, NULL), "prepare");
+    check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (rowid, title_fold, notes_fold) SELECT source.pk, source.title_fold, "
+                                     "source.notes_fold FROM task_text_pending JOIN task_text_source AS source "
+                                     "ON source.pk = task_text_pending.pk",
+                                 -1, &index.index_pending, NULL), "prepare");
+    check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_pending", -1, &index.clear_pending, NULL), "prepare");
+    return index;
+}
+
+static void text_index_catch_up(sqlite3 *db, struct text_index *index) {
+    step_all(db, index->unindex_stale, "unindex stale");
+    step_all(db, index->clear_stale, "clear stale");
+    step_all(db, index->index_pending, "index pending");
+    step_all(db, index->clear_pending, "clear pending");
+}
+
+static void text_index_finalize(struct text_index *index) {
+    sqlite3_finalize(index->many_pending);
+    sqlite3_finalize(index->unindex_stale);
+    sqlite3_finalize(index->clear_stale);
+    sqlite3_finalize(index->index_pending);
+    sqlite3_finalize(index->clear_pending);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 4 || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0 || strcmp(argv[2], "get") == 0) && argc < 5)) {
+    int counts = argc > 2 && strcmp(argv[2], "text-check") != 0;
+    if (argc < 3 + counts || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0 || strcmp(argv[2], "get") == 0) && argc < 5)) {
         fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|SIZE|DEPTH]\n"
+                        "       sqlite-baseline DB text-check\n"
                         "  SQLITE_BASELINE_WAL_BUFFER=0 runs on SQLite's own VFS, without Taskline's WAL buffer\n");
         return 2;
     }
@@ -103,7 +146,7 @@ int main(int argc, char **argv) {
     const char *wal_buffer = getenv("SQLITE_BASELINE_WAL_BUFFER");
     if (wal_buffer == NULL || strcmp(wal_buffer, "0") != 0) taskline_wal_buffer_register();
     const char *mode = argv[2];
-    int count = atoi(argv[3]);
+    int count = counts ? atoi(argv[3]) : 0;
     sqlite3 *db;
     // Opened as the server opens its connection (SQLite.Database): one thread uses it, so
     // without SQLite's mutex, which every column read would otherwise take.
@@ -134,19 +177,7 @@ int main(int argc, char **argv) {
               "created_at, updated_at, completed_at, version) VALUES (?, ?, ?, '', '', 0, 0, NULL, NULL, ?, ?, NULL, 1)"
             : "UPDATE task SET title = ?2, title_fold = ?3, updated_at = ?4, version = version + 1 WHERE id = ?1";
         check(db, sqlite3_prepare_v2(db, sql, -1, &write, NULL), "prepare write");
-        // What each of Taskline's write transactions ends with (TextIndex.indexPendingIfMany):
-        // the texts waiting to go into the trigram index or out of it are, once 128 of them wait.
-        sqlite3_stmt *pending, *unindex_stale, *clear_stale, *index_pending, *clear_pending;
-        check(db, sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM task_text_pending) + "
-                                         "(SELECT count(*) FROM task_text_stale) >= 128", -1, &pending, NULL), "prepare");
-        check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (task_text, rowid, title_fold, notes_fold) "
-                                         "SELECT 'delete', pk, title_fold, notes_fold FROM task_text_stale",
-                                     -1, &unindex_stale, NULL), "prepare");
-        check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_stale", -1, &clear_stale, NULL), "prepare");
-        check(db, sqlite3_prepare_v2(db, "INSERT INTO task_text (rowid, title_fold, notes_fold) SELECT task.pk, task.title_fold, "
-                                         "task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk",
-                                     -1, &index_pending, NULL), "prepare");
-        check(db, sqlite3_prepare_v2(db, "DELETE FROM task_text_pending", -1, &clear_pending, NULL), "prepare");
+        struct text_index text = text_index_prepare(db);
         // Numbered far past the populated tasks', so the ids sort after theirs, as the ids
         // taskline makes now do, and past those the baseline already inserted into a kept
         // file (`--databases`). An update writes the newest COUNT of them.
@@ -177,15 +208,10 @@ int main(int argc, char **argv) {
             sqlite3_bind_int64(write, 4, (sqlite3_int64)(t * 1000));
             sqlite3_bind_int64(write, 5, (sqlite3_int64)(t * 1000));
             step_all(db, write, "write");
-            check(db, sqlite3_step(pending), "count pending");
-            int many = sqlite3_column_int(pending, 0);
-            sqlite3_reset(pending);
-            if (many) {
-                step_all(db, unindex_stale, "unindex stale");
-                step_all(db, clear_stale, "clear stale");
-                step_all(db, index_pending, "index pending");
-                step_all(db, clear_pending, "clear pending");
-            }
+            check(db, sqlite3_step(text.many_pending), "count pending");
+            int many = sqlite3_column_int(text.many_pending, 0);
+            sqlite3_reset(text.many_pending);
+            if (many) text_index_catch_up(db, &text);
             step_all(db, commit, "commit");
             samples[i] = now() - t;
         }
@@ -193,11 +219,7 @@ int main(int argc, char **argv) {
         printf("{\"perSecond\": %.1f, \"medianMicroseconds\": %.2f, \"p99Microseconds\": %.2f}\n", count / elapsed,
                percentile(samples, count, 0.5) * 1e6, percentile(samples, count, 0.99) * 1e6);
         sqlite3_finalize(write);
-        sqlite3_finalize(pending);
-        sqlite3_finalize(index_pending);
-        sqlite3_finalize(clear_pending);
-        sqlite3_finalize(unindex_stale);
-        sqlite3_finalize(clear_stale);
+        text_index_finalize(&text);
     } else if (strcmp(mode, "get") == 0) {
         long size = atol(argv[4]);  // the number of tasks taskline-bench populated
         sqlite3_stmt *get;
@@ -257,6 +279,15 @@ int main(int argc, char **argv) {
         printf("{\"firstPageMicroseconds\": %.2f, \"deepPageMicroseconds\": %.2f}\n", figures[0], figures[1]);
         sqlite3_finalize(key);
         sqlite3_finalize(page);
+    } else if (strcmp(mode, "text-check") == 0) {
+        struct text_index text = text_index_prepare(db);
+        step_all(db, begin, "begin");
+        text_index_catch_up(db, &text);
+        // A malformed index fails the statement: check() names it and exits.
+        exec(db, "INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)");
+        exec(db, "ROLLBACK");
+        text_index_finalize(&text);
+        printf("{\"textIndexSound\": 1}\n");
     } else {
         fprintf(stderr, "sqlite-baseline: unknown mode %s\n", mode);
         return 2;
