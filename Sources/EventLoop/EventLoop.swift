@@ -35,6 +35,9 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     @exclusivity(unchecked) private var roundHandlers: [Handler<Void>] = []
     @exclusivity(unchecked) private var waitHandlers: [Handler<Void>] = []
     @exclusivity(unchecked) private var pauseHandlers: [Handler<Bool>] = []
+    @exclusivity(unchecked) private var idleHandlers: [(handler: Handler<Bool>, quiet: UInt64)] = []
+    /// When a descriptor the loop polls was last found ready (monotonic nanoseconds).
+    @exclusivity(unchecked) private var lastInput: UInt64 = 0
     /// What the next wait polls, rebuilt only when a source or its events changed.
     @exclusivity(unchecked) private var targets: [pollfd] = []
     @exclusivity(unchecked) private var polled: [Source] = []
@@ -246,6 +249,18 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         return handler
     }
 
+    /// `body` runs when the loop is about to sleep and no descriptor has been ready for
+    /// `quietNanoseconds`: never while a client keeps the loop busy, nor in the short gaps
+    /// of one that is merely slow, for work done a short step at a time while there is
+    /// nothing else to do. The loop wakes for it when the quiet time is up. It returns true
+    /// when it gave the loop work (a job): the loop runs it and looks for input before asking
+    /// again, so steps follow one another until input comes.
+    public func addIdleHandler(quietNanoseconds: UInt64, _ body: @escaping () -> Bool) -> Handler<Bool> {
+        let handler = Handler(body, loop: self)
+        idleHandlers.append((handler, quietNanoseconds))
+        return handler
+    }
+
     // MARK: - The loop
 
     /// Runs the loop on the calling thread until `stop`, and returns the code given there.
@@ -269,7 +284,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             } else {
                 for index in targets.indices { targets[index].revents = 0 }
             }
-            guard idle.wait(&targets, deadline: timers.firstDeadline, onPause: pause) >= 0 || errno == EINTR else {
+            guard idle.wait(&targets, deadline: timers.firstDeadline, onPause: pause, onIdle: idleWork) >= 0 || errno == EINTR else {
                 Log.error("poll failed: \(String(cString: strerror(errno)))")
                 return 1
             }
@@ -279,6 +294,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
                 inbox.withLock { $0.wakePending = false }
             }
             for index in 1..<targets.count where targets[index].revents != 0 {
+                lastInput = idle.lastWake
                 let source = polled[index - 1]
                 guard !source.isCancelled else { continue }
                 guard targets[index].revents & Int16(POLLNVAL) == 0 else {
@@ -304,6 +320,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         roundHandlers.removeAll { $0.isCancelled }
         waitHandlers.removeAll { $0.isCancelled }
         pauseHandlers.removeAll { $0.isCancelled }
+        idleHandlers.removeAll { $0.handler.isCancelled }
     }
 
     private func rebuildTargets() {
@@ -352,8 +369,29 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     }
 
     private func pause() -> Bool {
+        Self.run(pauseHandlers)
+    }
+
+    /// The idle handlers whose quiet time is up; when the others' will be.
+    private func idleWork() -> (gaveWork: Bool, wakeAt: UInt64?) {
+        let now = monotonicNanoseconds()
         var gaveWork = false
-        for handler in pauseHandlers where !handler.isCancelled {
+        var wakeAt: UInt64?
+        for (handler, quiet) in idleHandlers where !handler.isCancelled {
+            let due = lastInput + quiet
+            if now >= due {
+                if handler.body() { gaveWork = true }
+            } else {
+                wakeAt = min(wakeAt ?? due, due)
+            }
+        }
+        return (gaveWork, wakeAt)
+    }
+
+    /// Runs each handler not cancelled; true when one of them gave the loop work.
+    private static func run(_ handlers: [Handler<Bool>]) -> Bool {
+        var gaveWork = false
+        for handler in handlers where !handler.isCancelled {
             if handler.body() { gaveWork = true }
         }
         return gaveWork

@@ -15,6 +15,8 @@ import Glibc
 ///
 /// Before it sleeps, and every `pauseInterval` while a quick client keeps it from sleeping,
 /// it calls its owner's `onPause`, for work that waits until the loop has nothing to do.
+/// Only before it sleeps, it calls `onIdle`, for work that must not take from a busy client;
+/// that says when to wake for it, if it waits for a quiet time to pass.
 struct IdleWait {
     let spinNanoseconds: UInt64
     /// Whether the last wait ended within the budget, so the next one spins first.
@@ -33,8 +35,9 @@ struct IdleWait {
 
     /// `poll` on `targets` until one is ready or `deadline` (monotonic nanoseconds) has
     /// come; returns what `poll` returned (0 at the deadline), or 0 at once when `onPause`
-    /// says it gave the loop something to do.
-    mutating func wait(_ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false }) -> Int32 {
+    /// or `onIdle` says it gave the loop something to do.
+    mutating func wait(_ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false },
+                       onIdle: () -> (gaveWork: Bool, wakeAt: UInt64?) = { (false, nil) }) -> Int32 {
         let start = monotonicNanoseconds()
         if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) {
             lastWake = start
@@ -46,12 +49,14 @@ struct IdleWait {
             result = poll(&targets, nfds_t(targets.count), 0)
         } while result == 0 && clientIsQuick && monotonicNanoseconds() < spinEnd
         if result == 0 {
-            if pause(onPause, at: monotonicNanoseconds()) {
+            let paused = pause(onPause, at: monotonicNanoseconds())
+            let idle = onIdle()
+            if idle.gaveWork || paused {
                 clientIsQuick = false
                 lastWake = lastPause
                 return 0
             }
-            result = Self.sleep(&targets, until: deadline)
+            result = Self.sleep(&targets, until: idle.wakeAt.map { min($0, deadline ?? .max) } ?? deadline)
         }
         lastWake = monotonicNanoseconds()
         // A timer that ended the wait says nothing of how quick the client is.

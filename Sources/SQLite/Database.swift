@@ -181,6 +181,8 @@ public final class Database {
     /// True when SQLite could open the file only for reading (a read-only file or file system).
     public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
     public var changes: Int { Int(sqlite3_changes64(handle)) }
+    /// Rows written by this connection since it opened, triggers and virtual tables included.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     public func setBusyTimeout(milliseconds: Int32) {

@@ -916,6 +916,24 @@ enum Schema {
                 INSERT INTO task_text (task_text, rank) VALUES ('crisismerge', 64);
                 """)
         },
+        .init(version: 39) { db in
+            // No write merges the trigram index's segments: the server merges them a short
+            // step at a time when it has nothing else to do (TextIndex.mergeStep). A step
+            // falling in a write was paid by that write's request (one took as long as
+            // hundreds of creates), and a run of creates right after other writers' paid for
+            // theirs too: 3,000 pipelined creates after sqlite-baseline's writes, 218,793
+            // instructions a create against 190,527 on the same file merged beforehand. The
+            // idle steps merge a level once it holds `usermerge` segments, 16, as the writes
+            // did at schema 38: at FTS5's default, 4, they rewrote the postings four levels
+            // deep, and an undo a second after the last, whose WAL held those copies, took
+            // 72 ms against 56. A level that reaches `crisismerge` (64) segments is still
+            // merged whole in the write that fills it, which bounds the segments a search
+            // reads where no server idles.
+            try db.execute("""
+                INSERT INTO task_text (task_text, rank) VALUES ('automerge', 0);
+                INSERT INTO task_text (task_text, rank) VALUES ('usermerge', 16);
+                """)
+        },
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -29,6 +29,19 @@ public actor TaskStore {
     /// The first group this store recorded: an origin other than the command line's is this
     /// store's alone, so its groups are no older (nil: it has none).
     var firstOwnGroup: Int64?
+    /// The trigram index may hold segments to merge: true from the start, after each write
+    /// that indexed texts, once another writer's commit is seen (`hasExternalChanges`), and
+    /// after a step that merged or could not run; false once a step found nothing. Read by
+    /// the loop's idle handler.
+    private nonisolated let textIndexMayMerge = Atomic<Bool>(true)
+    /// No merge step before this time (monotonic nanoseconds): set when another connection
+    /// held the write lock, so that the idle loop does not retry at once, and again.
+    private nonisolated let nextMergeStep = Atomic<UInt64>(0)
+    /// The loop's idle handler that starts the merge steps. Unsafe: it is set and cancelled
+    /// only on the loop's thread, the store's executor.
+    private nonisolated(unsafe) var idleMerging: EventLoop.Handler<Bool>?
+    /// How long the store's statements wait for another connection's lock.
+    private let busyTimeoutMilliseconds: Int32
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
@@ -38,10 +51,12 @@ public actor TaskStore {
         self.database = database
         checkpointer = options.backgroundCheckpoints ? Self.checkpointer(for: database) : nil
         self.clock = clock
+        busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
         self.path = path
         self.origin = origin
         self.loop = loop ?? EventLoop.startThread()
         ownsLoop = loop == nil
+        if !database.isReadOnly, path != StoreFile.memoryPath { mergeTextIndexWhenIdle() }
     }
 
     deinit {
@@ -55,6 +70,7 @@ public actor TaskStore {
 
     /// Closes the database: the last step before the process exits.
     public func close() {
+        idleMerging?.cancel()
         watcher.withLock { $0 = nil }
         checkpointer?.stop()
         database.close()
@@ -93,6 +109,8 @@ public actor TaskStore {
         return try translatingSQLiteErrors {
             let version = try currentDataVersion()
             defer { dataVersion = version }
+            // Another writer's texts are segments of the index too.
+            if version != dataVersion { textIndexMayMerge.store(true, ordering: .releasing) }
             return version != dataVersion
         }
     }
@@ -125,7 +143,7 @@ public actor TaskStore {
                 // after the commit instead, it took a read transaction of its own.
                 if watcher != nil { othersCommitted = try currentDataVersion() != dataVersion }
                 let value = try body()
-                try TextIndex.indexPendingIfMany(in: database)
+                if try TextIndex.indexPendingIfMany(in: database) { textIndexMayMerge.store(true, ordering: .releasing) }
                 return value
             }
         }
@@ -133,6 +151,43 @@ public actor TaskStore {
         defer { if othersCommitted { watcher.report() } }
         return try watcher.ignoringWrites(transaction)
     }
+
+    /// Has the loop merge the trigram index's segments a step at a time (`TextIndex.mergeStep`)
+    /// whenever it has nothing else to do; the writes merge none (schema 39).
+    private nonisolated func mergeTextIndexWhenIdle() {
+        loop.execute { [weak self, loop] in
+            let handler = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) {
+                guard let self, EventLoop.now() >= self.nextMergeStep.load(ordering: .acquiring),
+                      self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
+                Task(executorPreference: loop) { await self.mergeTextIndexStep() }
+                return true
+            }
+            self?.idleMerging = handler
+        }
+    }
+
+    /// One merge step in a write transaction of its own, which does not wait for another
+    /// connection's lock: the loop is idle only until the next request. While another
+    /// connection holds the lock, the steps wait `mergeRetryNanoseconds`, and then the
+    /// loop's next idle moment. A step that merged something asks for another.
+    private func mergeTextIndexStep() {
+        database.setBusyTimeout(milliseconds: 0)
+        defer { database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
+        do {
+            if try writeTransaction({ try TextIndex.mergeStep(in: database) }) {
+                textIndexMayMerge.store(true, ordering: .releasing)
+            }
+        } catch {
+            Log.debug("the text index was not merged this time: \(error)")
+            nextMergeStep.store(EventLoop.now() + Self.mergeRetryNanoseconds, ordering: .releasing)
+            textIndexMayMerge.store(true, ordering: .releasing)
+        }
+    }
+
+    private static let mergeRetryNanoseconds: UInt64 = 100_000_000
+    /// How long no request may have come before a merge step starts: a client sending
+    /// one request after another, however slowly, never meets one (a step takes 1–6 ms).
+    private static let mergeQuietNanoseconds: UInt64 = 50_000_000
 }
 
 extension TaskStore: TaskStoring {}

@@ -161,8 +161,12 @@ enum TextIndex {
     /// Brings the index up to date in one batch, once `pendingLimit` texts wait. Called
     /// inside each write transaction of the store's, so a commit leaves at most that many
     /// waiting (writers other than Taskline leave theirs for its next write).
-    static func indexPendingIfMany(in database: Database) throws {
-        if try hasManyPending(in: database) { try indexPending(in: database) }
+    /// Returns whether it indexed them.
+    @discardableResult
+    static func indexPendingIfMany(in database: Database) throws -> Bool {
+        guard try hasManyPending(in: database) else { return false }
+        try indexPending(in: database)
+        return true
     }
 
     static func hasManyPending(in database: Database) throws -> Bool {
@@ -185,6 +189,21 @@ enum TextIndex {
             FROM task_text_pending JOIN task_text_source AS source ON source.pk = task_text_pending.pk
             """)
         try database.run("DELETE FROM task_text_pending")
+    }
+
+    /// Leaf pages one idle step writes at most (FTS5's 'merge'): 1–6 ms of work on a
+    /// 100,000-task file, so that a request that comes meanwhile barely waits.
+    static let mergeStepPages = 16
+
+    /// Merges up to `mergeStepPages` pages of the index's segments, of the level with the
+    /// most of them once it holds `usermerge` (16, schema 39), or goes on with a merge begun;
+    /// true when there was something to merge, so another step may find more. The writes
+    /// merge nothing (schema 39): the store calls this when its loop is idle.
+    static func mergeStep(in database: Database) throws -> Bool {
+        let before = database.totalChanges
+        try database.run("INSERT INTO task_text (task_text, rank) VALUES ('merge', ?)", [.integer(Int64(mergeStepPages))])
+        // A step that merged nothing still writes the index's structure record.
+        return database.totalChanges - before >= 2
     }
 
     /// What follows each text in the index, twice (`task_text_source`, schema 37): every

@@ -114,6 +114,44 @@ import Testing
         #expect(waitUntil { readBytes.withLock { $0 } == 1 })
     }
 
+    /// Idle work waits until no descriptor has been ready for its quiet time: input every
+    /// 20 ms keeps a handler of 150 ms from running; once it stops, the loop wakes for the
+    /// handler by itself, and its steps then follow one another.
+    @Test func idleWorkWaitsForAQuietTime() {
+        let loop = EventLoop.startThread()
+        defer { loop.stop(exitCode: 0) }
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let steps = Mutex<[UInt64]>([])
+        loop.execute { [fds] in
+            _ = loop.addSource(fd: fds[0], events: Int16(POLLIN)) { _ in
+                var byte: UInt8 = 0
+                _ = read(fds[0], &byte, 1)
+            }
+            _ = loop.addIdleHandler(quietNanoseconds: 150_000_000) {
+                let count = steps.withLock { $0.append(EventLoop.now()); return $0.count }
+                // Three steps, each a job of its own.
+                guard count < 3 else { return false }
+                loop.execute {}
+                return true
+            }
+        }
+        usleep(20_000)
+        steps.withLock { $0.removeAll() }  // what ran before the first input
+        var byte: UInt8 = 1
+        for _ in 0..<20 {
+            _ = write(fds[1], &byte, 1)
+            usleep(20_000)
+        }
+        #expect(steps.withLock { $0.isEmpty }, "idle work ran between inputs 20 ms apart")
+        let stopped = EventLoop.now()
+        #expect(waitUntil { steps.withLock { $0.count } >= 3 })
+        let times = steps.withLock { $0 }
+        #expect(times[0] - stopped >= 100_000_000, "ran \((times[0] - stopped) / 1_000_000) ms after the last input")
+        #expect(times[2] - times[0] < 100_000_000, "steps waited between one another")
+    }
+
     /// The client's exit is seen when it happens (a pidfd), not when a check finds the
     /// process gone: a child that was killed and not yet reaped is a zombie, which
     /// `kill(pid, 0)` still finds.

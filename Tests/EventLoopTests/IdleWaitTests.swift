@@ -99,4 +99,39 @@ import Testing
         #expect(pauses >= 2 && pauses <= intervals + 1, "\(pauses) pauses in \(waits) waits, \(intervals) intervals")
         #expect(waits > 100 * pauses)
     }
+
+    /// Idle work comes only before a sleep: never to a client that keeps the loop busy,
+    /// though the pauses do; and work it queued ends the wait at once.
+    @Test func idleWorkWaitsForTheLoopToHaveNothingToDo() {
+        let pipe = Pipe()
+        var idle = IdleWait(spinNanoseconds: 1_000_000)
+        pipe.send()  // never read: every wait finds input at once
+        var pauses = 0
+        var idles = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        while DispatchTime.now().uptimeNanoseconds - start < 3 * IdleWait.pauseInterval {
+            var targets = pipe.targets
+            _ = idle.wait(&targets, onPause: { pauses += 1; return false }, onIdle: { idles += 1; return (true, nil) })
+        }
+        #expect(pauses >= 2)
+        #expect(idles == 0)
+
+        pipe.receive()
+        var targets = pipe.targets
+        var quiet = IdleWait(spinNanoseconds: 0)
+        #expect(quiet.wait(&targets, onIdle: { idles += 1; return (true, nil) }) == 0)
+        #expect(idles == 1)
+        let sender = Thread { usleep(50_000); pipe.send() }
+        sender.start()
+        targets = pipe.targets
+        #expect(quiet.wait(&targets, onIdle: { idles += 1; return (false, nil) }) == 1)
+        #expect(idles == 2)
+        pipe.receive()
+
+        // Idle work that waits for a quiet time wakes the sleep when it is up.
+        let started = DispatchTime.now().uptimeNanoseconds
+        targets = pipe.targets
+        #expect(quiet.wait(&targets, onIdle: { (false, started + 30_000_000) }) == 0)
+        #expect(DispatchTime.now().uptimeNanoseconds - started >= 30_000_000)
+    }
 }

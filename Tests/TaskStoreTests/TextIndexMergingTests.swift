@@ -1,0 +1,151 @@
+import Foundation
+@testable import TaskStore
+import SQLite
+import TestSupport
+import Testing
+
+/// The trigram index's segments are merged by the store when its loop is idle, sixteen to a
+/// level, not by the writes (schema 39: FTS5's `automerge` 0, `usermerge` 16); a level is
+/// merged whole in one write only past 64 segments (`crisismerge`, schema 38). A new file and
+/// an upgraded one hold the settings;
+/// segments the writes leave, the store's or another writer's, are merged until none are
+/// left to merge, and the index stays equal to the tasks' texts throughout.
+@Suite struct TextIndexMergingTests {
+    let directory = TemporaryDirectory()
+
+    static let expected: [String: Int64] = ["automerge": 0, "crisismerge": 64, "usermerge": 16]
+
+    func settings(of database: Database) throws -> [String: Int64] {
+        var settings: [String: Int64] = [:]
+        try database.cachedStatement("SELECT k, v FROM task_text_config WHERE k IN ('automerge', 'crisismerge', 'usermerge')").forEachRow { row in
+            settings[row.text(0)] = row.int64(1)
+        }
+        return settings
+    }
+
+    /// Whether a merge step would find segments to merge, asked in a transaction that is
+    /// rolled back.
+    func hasSegmentsToMerge(_ database: Database) throws -> Bool {
+        try database.execute("BEGIN IMMEDIATE")
+        defer { try? database.execute("ROLLBACK") }
+        return try TextIndex.mergeStep(in: database)
+    }
+
+    /// Polls until a merge step would find nothing, for up to `seconds`; false if it never did.
+    func mergedWithin(_ seconds: Double, _ database: Database) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try !hasSegmentsToMerge(database) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// `count` batches of four tasks written straight to the file, each batch's texts indexed
+    /// together, as another writer would: each batch is a segment of the index.
+    func writeBatches(_ range: Range<Int>, to database: Database, titles: inout [String: String]) throws {
+        for batch in range {
+            try database.writeTransaction {
+                for n in 0..<4 {
+                    let id = "raw-\(titles.count)", title = "batch \(batch) task \(n)"
+                    titles[id] = title
+                    try database.run("""
+                        INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
+                        VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
+                        """, [.text(id), .text(title), .integer(Int64(titles.count))])
+                }
+                try TextIndex.indexPending(in: database)
+            }
+        }
+    }
+
+    @Test func aNewFileLeavesMergingToTheIdleStore() async throws {
+        let path = directory.file("new.sqlite")
+        let store = try TaskStore(path: path)
+        #expect(try settings(of: Database(path: path)) == Self.expected)
+        await store.close()
+    }
+
+    /// Writes that merge nothing leave segments to merge; a store that then sits idle
+    /// merges them all, and the index is still its tasks' texts.
+    @Test func anIdleStoreMergesWhatTheWritesLeft() async throws {
+        let path = directory.file("idle.sqlite")
+        try await TaskStore(path: path).close()
+        let other = try Database(path: path)
+        other.setBusyTimeout(milliseconds: 5000)
+        var titles: [String: String] = [:]
+        try writeBatches(0..<40, to: other, titles: &titles)
+        #expect(try hasSegmentsToMerge(other), "40 segments written, none merged by the writes")
+
+        let store = try TaskStore(path: path)
+        for batch in 40..<60 {
+            let operations = (0..<(TextIndex.pendingLimit + 1)).map { n in
+                TaskOperation.create(TaskDraft(title: "batch \(batch) task \(n)"))
+            }
+            for case .success(let outcome) in try await store.apply(operations, atomic: true) {
+                if case .task(let task) = outcome.result { titles[task.id] = task.title }
+            }
+        }
+        #expect(try await mergedWithin(20, other), "the idle store left segments to merge")
+        try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        try await expectTextFilter(store, findsIn: titles, ["batch 7 ", "h 59 t", "task 12", "7 task 1"], "once merged")
+        await store.close()
+    }
+
+    /// While another connection holds the write lock, the idle store's steps fail at once
+    /// rather than wait for it, and the store answers; once the lock goes, it merges.
+    @Test func anIdleStoreDoesNotWaitForAnotherWriter() async throws {
+        let path = directory.file("busy.sqlite")
+        try await TaskStore(path: path).close()
+        let other = try Database(path: path)
+        other.setBusyTimeout(milliseconds: 5000)
+        var titles: [String: String] = [:]
+        try writeBatches(0..<40, to: other, titles: &titles)
+        try other.execute("BEGIN IMMEDIATE")
+        // A busy timeout far longer than the test: a step that waited for the lock would
+        // hold the loop, and the reads after it, that long.
+        let store = try TaskStore(path: path, options: StoreOptions(busyTimeoutMilliseconds: 60_000))
+        // Each answer wakes the loop, which then idles and may try a step.
+        let started = Date()
+        for _ in 0..<10 {
+            _ = try await store.fetch(TaskQuery(limit: 10))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(Date().timeIntervalSince(started) < 30, "the store waited for the other connection's lock")
+        try other.execute("ROLLBACK")
+        #expect(try hasSegmentsToMerge(other), "the store merged while the other connection held the lock")
+        try await Task.sleep(for: .milliseconds(150))
+        _ = try await store.fetch(TaskQuery(limit: 10))
+        #expect(try await mergedWithin(20, other), "the store did not merge once the lock was gone")
+        try await expectTextFilter(store, findsIn: titles, ["batch 7", "task 3"], "once merged")
+        await store.close()
+    }
+
+    @Test func anUpgradedFileHoldsTheSettingsAndFindsEveryTask() async throws {
+        let path = directory.file("v37.sqlite")
+        let old = try Database(path: path)
+        try Migrator(Array(Schema.migrator.migrations.prefix(37))).migrate(old)
+        #expect(try settings(of: old) == [:])
+        var titles: [String: String] = [:]
+        try writeBatches(0..<40, to: old, titles: &titles)
+        old.close()
+
+        let store = try TaskStore(path: path)
+        let upgraded = try Database(path: path)
+        upgraded.setBusyTimeout(milliseconds: 5000)
+        #expect(try settings(of: upgraded) == Self.expected)
+        for batch in 40..<80 {
+            for n in 0..<4 {
+                let title = "batch \(batch) task \(n)"
+                titles[try await store.create(TaskDraft(title: title)).value.id] = title
+            }
+            try upgraded.writeTransaction { try TextIndex.indexPending(in: upgraded) }
+        }
+        // The other connection's commits, seen as the server's watcher sees them, ask for merging.
+        #expect(try await store.hasExternalChanges())
+        #expect(try await mergedWithin(20, upgraded))
+        try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        try await expectTextFilter(store, findsIn: titles, ["batch 7", "task 3", "h 79 t", "7"], "after 80 batches")
+        await store.close()
+    }
+}
