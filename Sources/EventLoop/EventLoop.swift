@@ -36,7 +36,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     @exclusivity(unchecked) private var waitHandlers: [Handler<Void>] = []
     @exclusivity(unchecked) private var pauseHandlers: [Handler<Bool>] = []
     @exclusivity(unchecked) private var idleHandlers: [(handler: Handler<Bool>, quiet: UInt64)] = []
-    /// When a descriptor the loop polls was last found ready (monotonic nanoseconds).
+    /// When a descriptor the loop polls was last found ready, or the loop started (monotonic
+    /// nanoseconds): a process that runs for less than a quiet time never does idle work.
     @exclusivity(unchecked) private var lastInput: UInt64 = 0
     /// What the next wait polls, rebuilt only when a source or its events changed.
     @exclusivity(unchecked) private var targets: [pollfd] = []
@@ -267,6 +268,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     public func run() -> Int32 {
         loopThread = pthread_self()
         defer { loopThread = nil }
+        lastInput = monotonicNanoseconds()
         var idle = IdleWait(spinNanoseconds: idleSpinNanoseconds)
 
         while true {
