@@ -59,6 +59,17 @@ import Testing
         }
     }
 
+    /// A new store's file, then 40 batches of another connection's (returned, with the
+    /// titles it wrote by id), each a segment that no write merged.
+    func fileOfSegments(at path: String) async throws -> (Database, [String: String]) {
+        try await TaskStore(path: path).close()
+        let other = try Database(path: path)
+        other.setBusyTimeout(milliseconds: 5000)
+        var titles: [String: String] = [:]
+        try writeBatches(0..<40, to: other, titles: &titles)
+        return (other, titles)
+    }
+
     @Test func aNewFileLeavesMergingToTheIdleStore() async throws {
         let path = directory.file("new.sqlite")
         let store = try TaskStore(path: path)
@@ -70,11 +81,7 @@ import Testing
     /// merges them all, and the index is still its tasks' texts.
     @Test func anIdleStoreMergesWhatTheWritesLeft() async throws {
         let path = directory.file("idle.sqlite")
-        try await TaskStore(path: path).close()
-        let other = try Database(path: path)
-        other.setBusyTimeout(milliseconds: 5000)
-        var titles: [String: String] = [:]
-        try writeBatches(0..<40, to: other, titles: &titles)
+        var (other, titles) = try await fileOfSegments(at: path)
         #expect(try hasSegmentsToMerge(other), "40 segments written, none merged by the writes")
 
         let store = try TaskStore(path: path)
@@ -96,11 +103,7 @@ import Testing
     /// rather than wait for it, and the store answers; once the lock goes, it merges.
     @Test func anIdleStoreDoesNotWaitForAnotherWriter() async throws {
         let path = directory.file("busy.sqlite")
-        try await TaskStore(path: path).close()
-        let other = try Database(path: path)
-        other.setBusyTimeout(milliseconds: 5000)
-        var titles: [String: String] = [:]
-        try writeBatches(0..<40, to: other, titles: &titles)
+        let (other, titles) = try await fileOfSegments(at: path)
         try other.execute("BEGIN IMMEDIATE")
         // A busy timeout far longer than the test: a step that waited for the lock would
         // hold the loop, and the reads after it, that long.
