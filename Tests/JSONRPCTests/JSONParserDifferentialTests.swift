@@ -95,7 +95,8 @@ import Testing
             lines.append(contentsOf: JSONWriter.bytes(line))
             lines.append(0x0A)
         }
-        let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("json-differential-\(getpid()).jsonl").path
+        // A file of each call's own: the tests that call this run at once, in one process.
+        let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("json-differential-\(UUID().uuidString).jsonl").path
         try lines.write(to: URL(fileURLWithPath: inputPath))
         defer { try? FileManager.default.removeItem(atPath: inputPath) }
         let process = ChildProcess()
