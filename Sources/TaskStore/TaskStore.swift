@@ -71,6 +71,7 @@ public actor TaskStore {
     /// Closes the database: the last step before the process exits.
     public func close() {
         idleMerging?.cancel()
+        idleMerging = nil
         watcher.withLock { $0 = nil }
         checkpointer?.stop()
         database.close()
@@ -171,6 +172,8 @@ public actor TaskStore {
     /// connection holds the lock, the steps wait `mergeRetryNanoseconds`, and then the
     /// loop's next idle moment. A step that merged something asks for another.
     private func mergeTextIndexStep() {
+        // A step queued before `close` finds the connection closed.
+        guard idleMerging != nil else { return }
         database.setBusyTimeout(milliseconds: 0)
         defer { database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
         do {
