@@ -156,14 +156,15 @@ public actor TaskStore {
     /// Has the loop merge the trigram index's segments a step at a time (`TextIndex.mergeStep`)
     /// whenever it has nothing else to do; the writes merge none (schema 39).
     private nonisolated func mergeTextIndexWhenIdle() {
-        loop.execute { [weak self, loop] in
-            let handler = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) {
+        // Neither closure holds the loop, which holds them: only the store, weakly.
+        loop.execute { [weak self] in
+            guard let self else { return }
+            idleMerging = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) { [weak self] in
                 guard let self, EventLoop.now() >= self.nextMergeStep.load(ordering: .acquiring),
                       self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
-                Task(executorPreference: loop) { await self.mergeTextIndexStep() }
+                Task(executorPreference: self.loop) { await self.mergeTextIndexStep() }
                 return true
             }
-            self?.idleMerging = handler
         }
     }
 
