@@ -30,16 +30,16 @@ public actor TaskStore {
     /// store's alone, so its groups are no older (nil: it has none).
     var firstOwnGroup: Int64?
     /// The trigram index may hold segments to merge: true from the start, after each write
-    /// that indexed texts, once another writer's commit is seen (`hasExternalChanges`), and
-    /// after a step that merged or could not run; false once a step found nothing. Read by
-    /// the loop's idle handler.
+    /// that indexed texts, once another writer's commit is seen (`hasExternalChanges`), after
+    /// a step that merged, and when `mergeRetry` fires; false once a step found nothing.
+    /// Read by the loop's idle handler.
     private nonisolated let textIndexMayMerge = Atomic<Bool>(true)
-    /// No merge step before this time (monotonic nanoseconds): set when another connection
-    /// held the write lock, so that the idle loop does not retry at once, and again.
-    private nonisolated let nextMergeStep = Atomic<UInt64>(0)
-    /// The loop's idle handler that starts the merge steps. Unsafe: it is set and cancelled
-    /// only on the loop's thread, the store's executor.
+    /// The loop's idle handler that starts the merge steps, and the timer that asks for
+    /// another step a while after one found another connection holding the write lock.
+    /// Unsafe: they are set, scheduled and cancelled only on the loop's thread, the store's
+    /// executor.
     private nonisolated(unsafe) var idleMerging: EventLoop.Handler<Bool>?
+    private nonisolated(unsafe) var mergeRetry: EventLoop.Timer?
     /// How long the store's statements wait for another connection's lock.
     private let busyTimeoutMilliseconds: Int32
 
@@ -72,6 +72,7 @@ public actor TaskStore {
     public func close() {
         idleMerging?.cancel()
         idleMerging = nil
+        mergeRetry?.cancel()
         watcher.withLock { $0 = nil }
         checkpointer?.stop()
         database.close()
@@ -156,21 +157,21 @@ public actor TaskStore {
     /// Has the loop merge the trigram index's segments a step at a time (`TextIndex.mergeStep`)
     /// whenever it has nothing else to do; the writes merge none (schema 39).
     private nonisolated func mergeTextIndexWhenIdle() {
-        // Neither closure holds the loop, which holds them: only the store, weakly.
+        // No closure holds the loop, which holds them: only the store, weakly.
         loop.execute { [weak self] in
             guard let self else { return }
             idleMerging = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) { [weak self] in
-                guard let self, EventLoop.now() >= self.nextMergeStep.load(ordering: .acquiring),
-                      self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
+                guard let self, self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
                 Task(executorPreference: self.loop) { await self.mergeTextIndexStep() }
                 return true
             }
+            mergeRetry = loop.makeTimer { [weak self] in self?.textIndexMayMerge.store(true, ordering: .releasing) }
         }
     }
 
     /// One merge step in a write transaction of its own, which does not wait for another
     /// connection's lock: the loop is idle only until the next request. While another
-    /// connection holds the lock, the steps wait `mergeRetryNanoseconds`, and then the
+    /// connection holds the lock, the next step waits `mergeRetryNanoseconds`, and then the
     /// loop's next idle moment. A step that merged something asks for another.
     private func mergeTextIndexStep() {
         // A step queued before `close` finds the connection closed.
@@ -183,8 +184,7 @@ public actor TaskStore {
             }
         } catch {
             Log.debug("the text index was not merged this time: \(error)")
-            nextMergeStep.store(EventLoop.now() + Self.mergeRetryNanoseconds, ordering: .releasing)
-            textIndexMayMerge.store(true, ordering: .releasing)
+            mergeRetry?.schedule(after: Self.mergeRetryNanoseconds)
         }
     }
 
