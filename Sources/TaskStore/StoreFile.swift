@@ -19,13 +19,19 @@ public struct StoreOptions: Sendable {
     /// Checkpoint the WAL on a thread of the store's own (`Checkpointer`) rather than in the
     /// commit that fills it: for a process that serves writes for long.
     public var backgroundCheckpoints: Bool
+    /// Merge the trigram index's segments a step at a time whenever the store's loop has
+    /// been idle a while (`TaskStore.mergeTextIndexStep`), since no write merges them
+    /// (schema 39): for a process that serves for long. Without it a level's segments are
+    /// merged only once there are 64 of them, by the write that adds the 64th.
+    public var idleTextIndexMerging: Bool
 
     public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil,
-                backgroundCheckpoints: Bool = false) {
+                backgroundCheckpoints: Bool = false, idleTextIndexMerging: Bool = false) {
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.templatePath = templatePath
         self.backgroundCheckpoints = backgroundCheckpoints
+        self.idleTextIndexMerging = idleTextIndexMerging
     }
 }
 

@@ -56,7 +56,7 @@ public actor TaskStore {
         self.origin = origin
         self.loop = loop ?? EventLoop.startThread()
         ownsLoop = loop == nil
-        if !database.isReadOnly, path != StoreFile.memoryPath { mergeTextIndexWhenIdle() }
+        if options.idleTextIndexMerging, !database.isReadOnly, path != StoreFile.memoryPath { mergeTextIndexWhenIdle() }
     }
 
     deinit {
@@ -154,34 +154,39 @@ public actor TaskStore {
         return try watcher.ignoringWrites(transaction)
     }
 
-    /// Has the loop merge the trigram index's segments a step at a time (`TextIndex.mergeStep`)
-    /// whenever it has nothing else to do; the writes merge none (schema 39).
+    /// Merges one step of the trigram index's segments (`TextIndex.mergeStep`) in a write
+    /// transaction of its own, which does not wait for another connection's write lock
+    /// (it fails with `busy` instead): true when it merged something, so that another step
+    /// may find more. No write merges them (schema 39); a server's loop runs these steps
+    /// when idle (`StoreOptions.idleTextIndexMerging`).
+    public func mergeTextIndexStep() throws -> Bool {
+        database.setBusyTimeout(milliseconds: 0)
+        defer { database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
+        return try translatingSQLiteErrors { try writeTransaction { try TextIndex.mergeStep(in: database) } }
+    }
+
+    /// Has the loop run `mergeTextIndexStep` whenever it has nothing else to do.
     private nonisolated func mergeTextIndexWhenIdle() {
         // No closure holds the loop, which holds them: only the store, weakly.
         loop.execute { [weak self] in
             guard let self else { return }
             idleMerging = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) { [weak self] in
                 guard let self, self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
-                Task(executorPreference: self.loop) { await self.mergeTextIndexStep() }
+                Task(executorPreference: self.loop) { await self.mergeTextIndexWhileIdle() }
                 return true
             }
             mergeRetry = loop.makeTimer { [weak self] in self?.textIndexMayMerge.store(true, ordering: .releasing) }
         }
     }
 
-    /// One merge step in a write transaction of its own, which does not wait for another
-    /// connection's lock: the loop is idle only until the next request. While another
+    /// One idle step: the loop is idle only until the next request. While another
     /// connection holds the lock, the next step waits `mergeRetryNanoseconds`, and then the
     /// loop's next idle moment. A step that merged something asks for another.
-    private func mergeTextIndexStep() {
+    private func mergeTextIndexWhileIdle() {
         // A step queued before `close` finds the connection closed.
         guard idleMerging != nil else { return }
-        database.setBusyTimeout(milliseconds: 0)
-        defer { database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
         do {
-            if try writeTransaction({ try TextIndex.mergeStep(in: database) }) {
-                textIndexMayMerge.store(true, ordering: .releasing)
-            }
+            if try mergeTextIndexStep() { textIndexMayMerge.store(true, ordering: .releasing) }
         } catch {
             Log.debug("the text index was not merged this time: \(error)")
             mergeRetry?.schedule(after: Self.mergeRetryNanoseconds)

@@ -65,6 +65,7 @@ do {
     case .sqlite(let path):
         var storeOptions = options.store
         storeOptions.backgroundCheckpoints = true
+        storeOptions.idleTextIndexMerging = true
         store = try TaskStore(path: path, options: storeOptions, loop: loop)
     case .postgresql(let connectionString):
         store = try PostgresTaskStore(connectionString: connectionString,

@@ -9,11 +9,13 @@ import Testing
 /// merged whole in one write only past 64 segments (`crisismerge`, schema 38). A new file and
 /// an upgraded one hold the settings;
 /// segments the writes leave, the store's or another writer's, are merged until none are
-/// left to merge, and the index stays equal to the tasks' texts throughout.
+/// left to merge, and the index stays equal to the tasks' texts throughout. Only a store
+/// asked to (`StoreOptions.idleTextIndexMerging`, as the server is) merges when idle.
 @Suite struct TextIndexMergingTests {
     let directory = TemporaryDirectory()
 
     static let expected: [String: Int64] = ["automerge": 0, "crisismerge": 64, "usermerge": 16]
+    static let idleMerging = StoreOptions(idleTextIndexMerging: true)
 
     func settings(of database: Database) throws -> [String: Int64] {
         var settings: [String: Int64] = [:]
@@ -84,7 +86,7 @@ import Testing
         var (other, titles) = try await fileOfSegments(at: path)
         #expect(try hasSegmentsToMerge(other), "40 segments written, none merged by the writes")
 
-        let store = try TaskStore(path: path)
+        let store = try TaskStore(path: path, options: Self.idleMerging)
         for batch in 40..<60 {
             let operations = (0..<(TextIndex.pendingLimit + 1)).map { n in
                 TaskOperation.create(TaskDraft(title: "batch \(batch) task \(n)"))
@@ -99,6 +101,26 @@ import Testing
         await store.close()
     }
 
+    /// A store not asked to merge when idle (as the command line's) leaves the segments
+    /// however long it idles; its steps, called one after another, merge them all.
+    @Test func aStoreMergesWhenIdleOnlyIfAsked() async throws {
+        let path = directory.file("asked.sqlite")
+        let (other, titles) = try await fileOfSegments(at: path)
+        let store = try TaskStore(path: path)
+        for _ in 0..<3 {
+            _ = try await store.fetch(TaskQuery(limit: 10))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try hasSegmentsToMerge(other), "a store not asked to merge did so when idle")
+        var steps = 0
+        while try await store.mergeTextIndexStep() { steps += 1 }
+        #expect(steps > 0)
+        #expect(try !hasSegmentsToMerge(other))
+        try other.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
+        try await expectTextFilter(store, findsIn: titles, ["batch 7", "task 3"], "once merged")
+        await store.close()
+    }
+
     /// While another connection holds the write lock, the idle store's steps fail at once
     /// rather than wait for it, and the store answers; once the lock goes, it merges.
     @Test func anIdleStoreDoesNotWaitForAnotherWriter() async throws {
@@ -107,7 +129,7 @@ import Testing
         try other.execute("BEGIN IMMEDIATE")
         // A busy timeout far longer than the test: a step that waited for the lock would
         // hold the loop, and the reads after it, that long.
-        let store = try TaskStore(path: path, options: StoreOptions(busyTimeoutMilliseconds: 60_000))
+        let store = try TaskStore(path: path, options: StoreOptions(busyTimeoutMilliseconds: 60_000, idleTextIndexMerging: true))
         // Each answer wakes the loop, which then idles and may try a step.
         let started = Date()
         for _ in 0..<10 {
@@ -133,7 +155,7 @@ import Testing
         try writeBatches(0..<40, to: old, titles: &titles)
         old.close()
 
-        let store = try TaskStore(path: path)
+        let store = try TaskStore(path: path, options: Self.idleMerging)
         let upgraded = try Database(path: path)
         upgraded.setBusyTimeout(milliseconds: 5000)
         #expect(try settings(of: upgraded) == Self.expected)

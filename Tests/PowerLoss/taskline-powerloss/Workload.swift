@@ -16,6 +16,10 @@ struct Workload {
     /// Tasks in each large apply: 8 MiB of page cache (StoreFile) spills at 57 to 64 of them.
     static let largeApplyCount = 72
     static let failingApplyCount = 72
+    /// The segments of the text index to merge (FTS5's `usermerge`, schema 39), and the
+    /// tasks that make one (`TextIndex.pendingLimit`).
+    static let textSegments = 16
+    static let textSegmentTasks = 128
 
     let options: Options
     let points: CrashPoints
@@ -79,6 +83,15 @@ struct Workload {
 
             try await smallWrites(6, store: store, round: round)
             try await apply("deleting the large tasks", largeIDs.filter { tasks[$0] != nil }.map { .delete(id: $0, ifVersion: nil) }, store: store)
+
+            // A segment of the text index a batch (a write indexes the texts waiting once
+            // there are 128 of them), as many as a level holds before a merge step merges it.
+            for _ in 0..<Self.textSegments {
+                try await apply("a batch of creates", (0..<Self.textSegmentTasks).map { _ in .create(smallDraft()) }, store: store)
+            }
+            if try await !mergeTextIndex(store) {
+                problems.append("no merge step merged anything: make the text index more segments")
+            }
             try await checkpoint(store)
             try await smallWrites(6, store: store, round: round)
         }
@@ -128,6 +141,19 @@ struct Workload {
             guard failsAt == nil else { throw WorkloadError("\(name) did not fail") }
         } catch TaskStoreError.operationFailed(let index, _) where index == failsAt {}
         try await acknowledge(store)
+    }
+
+    /// The steps a server runs when idle, one after another until one finds nothing to
+    /// merge; whether any merged.
+    private mutating func mergeTextIndex(_ store: TaskStore) async throws -> Bool {
+        var steps = 0
+        while true {
+            points.begin("a merge step of the text index")
+            let merged = try await store.mergeTextIndexStep()
+            try await acknowledge(store)
+            if !merged { return steps > 0 }
+            steps += 1
+        }
     }
 
     private mutating func checkpoint(_ store: TaskStore) async throws {
