@@ -371,7 +371,11 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     }
 
     private func pause() -> Bool {
-        Self.run(pauseHandlers)
+        var gaveWork = false
+        for handler in pauseHandlers where !handler.isCancelled {
+            if handler.body() { gaveWork = true }
+        }
+        return gaveWork
     }
 
     /// The idle handlers whose quiet time is up; when the others' will be.
@@ -388,15 +392,6 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
             }
         }
         return (gaveWork, wakeAt)
-    }
-
-    /// Runs each handler not cancelled; true when one of them gave the loop work.
-    private static func run(_ handlers: [Handler<Bool>]) -> Bool {
-        var gaveWork = false
-        for handler in handlers where !handler.isCancelled {
-            if handler.body() { gaveWork = true }
-        }
-        return gaveWork
     }
 }
 

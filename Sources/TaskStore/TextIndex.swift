@@ -202,7 +202,8 @@ enum TextIndex {
     static func mergeStep(in database: Database) throws -> Bool {
         let before = database.totalChanges
         try database.run("INSERT INTO task_text (task_text, rank) VALUES ('merge', ?)", [.integer(Int64(mergeStepPages))])
-        // A step that merged nothing still writes the index's structure record.
+        // The command counts one change; a step that merged wrote the index's pages too
+        // (one that found nothing writes nothing).
         return database.totalChanges - before >= 2
     }
 
