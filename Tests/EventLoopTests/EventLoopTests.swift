@@ -95,22 +95,18 @@ import Testing
     @Test func aSourceAndWorkFromAnotherThreadWakeTheLoop() {
         let loop = EventLoop.startThread()
         defer { loop.stop(exitCode: 0) }
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        let pipe = TestPipe()
         let readBytes = Mutex(0)
         let ranOnLoop = Mutex(false)
-        loop.execute { [fds] in
+        loop.execute {
             ranOnLoop.withLock { $0 = loop.isCurrent }
-            _ = loop.addSource(fd: fds[0], events: Int16(POLLIN)) { _ in
-                var byte: UInt8 = 0
-                if read(fds[0], &byte, 1) == 1 { readBytes.withLock { $0 += 1 } }
+            _ = loop.addSource(fd: pipe.read, events: Int16(POLLIN)) { _ in
+                if pipe.receive() { readBytes.withLock { $0 += 1 } }
             }
         }
         #expect(waitUntil { ranOnLoop.withLock { $0 } })
         #expect(!loop.isCurrent)
-        var byte: UInt8 = 1
-        _ = write(fds[1], &byte, 1)
+        pipe.send()
         #expect(waitUntil { readBytes.withLock { $0 } == 1 })
     }
 
@@ -120,15 +116,10 @@ import Testing
     @Test func idleWorkWaitsForAQuietTime() {
         let loop = EventLoop.startThread()
         defer { loop.stop(exitCode: 0) }
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        let pipe = TestPipe()
         let steps = Mutex<[UInt64]>([])
-        loop.execute { [fds] in
-            _ = loop.addSource(fd: fds[0], events: Int16(POLLIN)) { _ in
-                var byte: UInt8 = 0
-                _ = read(fds[0], &byte, 1)
-            }
+        loop.execute {
+            _ = loop.addSource(fd: pipe.read, events: Int16(POLLIN)) { _ in pipe.receive() }
             _ = loop.addIdleHandler(quietNanoseconds: 150_000_000) {
                 let count = steps.withLock { $0.append(EventLoop.now()); return $0.count }
                 // Three steps, each a job of its own.
@@ -139,9 +130,8 @@ import Testing
         }
         usleep(20_000)
         #expect(steps.withLock { $0.isEmpty }, "idle work ran as the loop started")
-        var byte: UInt8 = 1
         for _ in 0..<20 {
-            _ = write(fds[1], &byte, 1)
+            pipe.send()
             usleep(20_000)
         }
         #expect(steps.withLock { $0.isEmpty }, "idle work ran between inputs 20 ms apart")

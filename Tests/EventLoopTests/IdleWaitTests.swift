@@ -3,20 +3,6 @@ import Foundation
 import Testing
 
 @Suite struct IdleWaitTests {
-    /// A pipe whose read end is polled for input.
-    final class Pipe: Sendable {
-        let read: Int32, write: Int32
-        init() {
-            var fds: [Int32] = [-1, -1]
-            precondition(pipe(&fds) == 0)
-            (read, write) = (fds[0], fds[1])
-        }
-        deinit { close(read); close(write) }
-        var targets: [pollfd] { [pollfd(fd: read, events: Int16(POLLIN), revents: 0)] }
-        func send() { var byte: UInt8 = 1; _ = Glibc.write(write, &byte, 1) }
-        func receive() { var byte: UInt8 = 0; _ = Glibc.read(read, &byte, 1) }
-    }
-
     static func threadCPUNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
@@ -24,7 +10,7 @@ import Testing
     }
 
     @Test func inputThatIsAlreadyThereMakesTheNextWaitSpin() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idle = IdleWait(spinNanoseconds: 20_000_000)
         #expect(!idle.clientIsQuick)
         pipe.send()
@@ -37,7 +23,7 @@ import Testing
     /// A spinning wait that the client keeps waiting past the budget sleeps for the rest:
     /// it uses about the budget's CPU, not the whole wait's, and stops spinning after.
     @Test func aSlowClientIsWaitedForAsleep() throws {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idle = IdleWait(spinNanoseconds: 20_000_000)
         pipe.send()
         var targets = pipe.targets
@@ -56,7 +42,7 @@ import Testing
     }
 
     @Test func aZeroBudgetNeverSpins() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idle = IdleWait(spinNanoseconds: 0)
         pipe.send()
         var targets = pipe.targets
@@ -67,7 +53,7 @@ import Testing
     /// With nothing to read, the owner's pause comes before the sleep; work it queued ends
     /// the wait at once.
     @Test func theOwnerPausesBeforeTheLoopSleeps() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idle = IdleWait(spinNanoseconds: 0)
         var targets = pipe.targets
         var pauses = 0
@@ -85,7 +71,7 @@ import Testing
     /// `pauseInterval`, and not at every wait; idle work, which comes only before a sleep,
     /// never comes.
     @Test func aLoopKeptBusyStillPausesNowAndThen() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idle = IdleWait(spinNanoseconds: 1_000_000)
         pipe.send()  // never read: every wait finds input at once
         var pauses = 0
@@ -106,7 +92,7 @@ import Testing
     /// With nothing to read, idle work comes before the sleep, and work it queued ends the
     /// wait at once; idle work that waits for a quiet time wakes the sleep when it is up.
     @Test func idleWorkComesBeforeTheLoopSleeps() {
-        let pipe = Pipe()
+        let pipe = TestPipe()
         var idles = 0
         var targets = pipe.targets
         var quiet = IdleWait(spinNanoseconds: 0)
