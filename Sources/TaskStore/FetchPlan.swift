@@ -74,10 +74,11 @@ struct FetchPlan {
     /// million tasks: 38–60 ms). It names the filter's parameter by number, so that it
     /// needs no value of its own.
     private var startBound: (column: String, clause: String)?
-    /// Under a sort by priority, then due date, whether each priority's run is a range of an
-    /// index led by the priority (`priorityRuns`): of task_blocked_by_priority_due for the
-    /// blocked tasks (`blockedIndex`), else of task_by_priority_due. The waiting tasks, one
-    /// in a hundred, are read along task_waiting_by_due with the priority checked.
+    /// Under a sort by priority, then due date, whether each priority's run is read from
+    /// indexes led by the priority (`priorityRuns`): task_blocked_by_priority_due for the
+    /// blocked tasks (`blockedIndex`), else task_dated_by_priority_due, then the undated
+    /// tasks from task_by_priority. The waiting tasks, one in a hundred, are read along
+    /// task_waiting_by_due with the priority checked.
     private var priorityRunsReadPriorityIndex = false
     /// The index of the blocked tasks alone that holds the page's order, when the filter
     /// asks for them and the sort has one. SQLite, which has no statistics, takes the full
@@ -782,10 +783,12 @@ struct FetchPlan {
     }
 
     /// A sort led by `priority` and another key: a run for each priority, in the sort's
-    /// order. Next by due date, each run is a range of an index led by the priority
-    /// (`priorityRunsReadPriorityIndex`). Otherwise each reads the next keys' order along
-    /// their own index with the priority checked (`+`): read from task_by_priority instead,
-    /// every task of a priority (a quarter of them, say) would be sorted by the next key.
+    /// order. Next by due date, each is read from indexes led by the priority
+    /// (`priorityRunsReadPriorityIndex`): the blocked tasks' one range, or the dated tasks
+    /// and then the undated ones (`dueRuns`). Otherwise each reads the next keys' order
+    /// along their own index with the priority checked (`+`): read from task_by_priority
+    /// instead, every task of a priority (a quarter of them, say) would be sorted by the
+    /// next key.
     private func priorityRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
         let descending = keys[0].descending
         var cursorPriority: Int64?
@@ -796,8 +799,12 @@ struct FetchPlan {
             let priority = Int64(priority)
             if let cursorPriority, descending ? priority > cursorPriority : priority < cursorPriority { continue }
             let after = priority == cursorPriority ? cursorValues.map { Array($0.dropFirst()) } : nil
-            runs += self.runs(fixed: fixed + [keys[0]], keys: Array(keys.dropFirst()), after: after,
-                              extra: extra + ["\(priorityColumn) = \(priority)"])
+            let extra = extra + ["\(priorityColumn) = \(priority)"]
+            if priorityRunsReadPriorityIndex && blockedIndex == nil {
+                runs += dueRuns(fixed: fixed + [keys[0]], keys: Array(keys.dropFirst()), after: after, extra: extra, alongPriority: true)
+            } else {
+                runs += self.runs(fixed: fixed + [keys[0]], keys: Array(keys.dropFirst()), after: after, extra: extra)
+            }
         }
         return runs
     }
@@ -809,12 +816,17 @@ struct FetchPlan {
     /// Alone, they come from it in id order; with another sort key their order is that
     /// key's, read along its own index (`+` keeps SQLite from the due index, whose
     /// hundreds of thousands of equal keys it would otherwise sort).
-    private func dueRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String]) -> [Run] {
+    ///
+    /// `alongPriority`: the runs are one priority's (`priorityRuns`), the dated tasks from
+    /// task_dated_by_priority_due, which holds only them (a run names its clause, or SQLite
+    /// could not use it), and the undated ones from task_by_priority, in id order.
+    private func dueRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String],
+                         alongPriority: Bool = false) -> [Run] {
         let descending = keys[0].descending
         let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
         let undatedKey = cursorValues?.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
         // From task_blocked_by_due_priority the undated tasks are its last range.
-        let undatedClause = keys.count > 2 && blockedIndex != .dueThenPriority ? "+" + Schema.undatedClause : Schema.undatedClause
+        let undatedClause = (keys.count > 2 && blockedIndex != .dueThenPriority) || alongPriority ? "+" + Schema.undatedClause : Schema.undatedClause
         var runs: [Run] = []
         if !undatedKey {
             // Backwards, a cursor among the dated tasks is itself the bound that keeps the
@@ -822,7 +834,8 @@ struct FetchPlan {
             // the newest due date, and reads down to the cursor. A due-date filter keeps
             // them out too, with the bound to start from (`startBound`).
             let bound = descending && cursorValues != nil || hasDueRange ? [] : [Schema.datedClause]
-            runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound))
+            let index = alongPriority ? [Schema.datedIndexClause] : []
+            runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound + index))
         }
         if !hasDueRange {
             runs.append(run(selecting: fixed + keys, orderedBy: Array(keys.dropFirst()),

@@ -19,6 +19,8 @@ enum Schema {
     /// is the largest integer for the undated ones).
     static let datedClause = "due_sort_asc < 9223372036854775807"
     static let undatedClause = "due_sort_asc = 9223372036854775807"
+    /// The clause of the indexes that hold only the dated tasks (task_dated_by_priority_due).
+    static let datedIndexClause = "task.due_at IS NOT NULL"
 
     /// Frozen history: each migration is literal SQL that never changes once shipped, and
     /// names none of today's constants (one that changed would rewrite what the migration
@@ -932,6 +934,17 @@ enum Schema {
             try db.execute("""
                 INSERT INTO task_text (task_text, rank) VALUES ('automerge', 0);
                 INSERT INTO task_text (task_text, rank) VALUES ('usermerge', 16);
+                """)
+        },
+        .init(version: 40) { db in
+            // task_by_priority_due holds only the dated tasks: of the undated ones it held
+            // the order task_by_priority holds, (priority, id), so each priority's run of
+            // them is read from there (FetchPlan.priorityRuns). A create or an update with
+            // no due date writes one index fewer: 15.85 → 14.1 WAL frames a title-only
+            // create at 10,000 tasks (scripts/wal-pages-per-create).
+            try db.execute("""
+                DROP INDEX task_by_priority_due;
+                CREATE INDEX task_dated_by_priority_due ON task (priority, due_sort_asc, id) WHERE due_at IS NOT NULL;
                 """)
         },
     ])

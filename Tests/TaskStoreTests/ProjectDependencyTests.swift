@@ -346,9 +346,11 @@ import Testing
     }
 
     /// Tasks with two tags too common to be read from the taggings and sorted: a page of
-    /// them by priority, then due date, each way, is a run per priority, each a range of
-    /// task_by_priority_due in order, not every priority's tasks along task_by_due_asc.
-    @Test func tasksByPriorityThenDueAreReadFromThePriorityIndex() async throws {
+    /// them by priority, then due date, each way, first or after a cursor among a
+    /// priority's dated or undated tasks, is two runs per priority, each in order: its dated
+    /// tasks a range of task_dated_by_priority_due, its undated ones of task_by_priority;
+    /// not every priority's tasks along task_by_due_asc. Its tasks are those of the sort.
+    @Test func tasksByPriorityThenDueAreReadFromThePriorityIndexes() async throws {
         let store = try makeStore(directory)
         let common = FetchPlan.fewTasks + 8
         _ = try await store.apply((0..<common + 40).map { index in
@@ -356,13 +358,46 @@ import Testing
                               due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"))
         }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
+        let all = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["a", "b"]), limit: 1000)).tasks
+        #expect(all.count == common)
         for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
-            let plan = try FetchPlan(filter: TaskFilter(tags: ["a", "b"]), sort: sort, now: 0, database: database)
-            for run in plan.pageRuns(after: nil) {
-                let steps = try queryPlan(run, in: database)
-                #expect(steps.contains { $0.contains("task_by_priority_due") }, "\(sort): \(steps)")
-                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+            let filter = TaskFilter(tags: ["a", "b"])
+            let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
+            // Cursors at the second priority's first task, which is dated, and at its last
+            // but one, which is not.
+            let (first, second) = sort[0].descending ? (3, 2) : (0, 1)
+            let ofFirst = all.filter { $0.priority == first }.count
+            let ofSecond = all.filter { $0.priority == second }.count
+            let dated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: ofFirst + 1)).nextCursor
+            let undated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: ofFirst + ofSecond - 1)).nextCursor
+            for (cursor, runs) in zip([nil, dated, undated].map({ $0.flatMap(Cursor.init(encoded:)) }), [8, 6, 5]) {
+                #expect(plan.pageRuns(after: cursor).count == runs, "\(sort)")
+                for run in plan.pageRuns(after: cursor) {
+                    let steps = try queryPlan(run, in: database)
+                    let index = run.clauses.contains(Schema.undatedClause) || run.clauses.contains("+" + Schema.undatedClause)
+                        ? "task_by_priority" : "task_dated_by_priority_due"
+                    #expect(steps.contains { $0.split(separator: " ").contains(Substring(index)) }, "\(sort): \(steps)")
+                    #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
+                }
             }
+            var paged: [TaskItem] = []
+            var cursor: String?
+            repeat {
+                let page = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 7, cursor: cursor))
+                paged += page.tasks
+                cursor = page.nextCursor
+            } while cursor != nil
+            // The undated tasks last, either way.
+            let expected = all.sorted { a, b in
+                if a.priority != b.priority { return sort[0].descending ? a.priority > b.priority : a.priority < b.priority }
+                if a.due != b.due {
+                    guard let dueA = a.due else { return false }
+                    guard let dueB = b.due else { return true }
+                    return sort[1].descending ? dueA > dueB : dueA < dueB
+                }
+                return sort[1].descending ? a.id > b.id : a.id < b.id
+            }
+            #expect(paged.map(\.id) == expected.map(\.id), "\(sort)")
         }
         _ = store
     }
