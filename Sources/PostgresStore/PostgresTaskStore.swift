@@ -43,7 +43,7 @@ public actor PostgresTaskStore: TaskStoring {
         let name = redactPasswords(in: connectionString)
         let timeout = "\(lockTimeoutMilliseconds)ms"
         let configure = { (connection: PostgresConnection) in
-            try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
+            _ = try connection.query("SELECT set_config('lock_timeout', $1, false)", [.text(timeout)])
         }
         do {
             connection = try PostgresConnection(connectionString)
@@ -67,7 +67,7 @@ public actor PostgresTaskStore: TaskStoring {
         ownsLoop = loop == nil
         // A new session is set up as the first (`lock_timeout`, prepared statements).
         link = ReconnectingConnection(connection, role: "the store's connection", loop: executor, setUp: { connection in
-            _ = try configure(connection)
+            try configure(connection)
             try Self.prepareStatements(connection)
         })
         executor.execute { [link] in link.start() }
