@@ -18,7 +18,10 @@ import Synchronization
 /// when a write finds all of them copied. A writer that never pauses could keep that from
 /// happening, so past `inlineFrames` the committing connection checkpoints itself, as
 /// SQLite would have: it copies only the frames this thread has not, but it waits for the
-/// sync of the file they go to.
+/// sync of the file they go to. A large commit (an undo of a large group, a batch of an
+/// import) leaves the copy to this thread up to `maximumFrames`: reversals back to back,
+/// each of thousands of frames, then wait for that sync once in several rather than every
+/// second one (docs/performance.md, "Undo and redo").
 ///
 /// The connection is used only on `queue`; it is opened by `init`, so that a file this
 /// process cannot open twice leaves the store with SQLite's automatic checkpoint.
@@ -30,6 +33,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     /// moves the waits rather than removing them: writes in a row that outrun the copies
     /// wait for them somewhere (docs/performance.md, "Undo and redo").
     static let inlineFrames = 8 * frames
+    /// The WAL's size at which any commit checkpoints itself, however many frames it wrote.
+    static let maximumFrames = 4 * inlineFrames
 
     private let queue = DispatchQueue(label: "taskline.checkpoint")
     private let connection: Database
@@ -69,8 +74,12 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         if frames < committedAt || copiedAllOfLastCommit {
             askedAt = 0
         }
+        // What this commit wrote, unless the WAL started over with more than the last one
+        // left: then less. Counting all the frames there would take a small commit on a
+        // WAL that did not start over, its last frames copied as it began, for a large one.
+        let written = frames < committedAt ? frames : frames - committedAt
         committedAt = frames
-        if frames >= Self.inlineFrames { return true }
+        if frames >= Self.maximumFrames || frames >= Self.inlineFrames && written < Self.frames { return true }
         if frames >= askedAt + Self.frames {
             askedAt = frames
             request()

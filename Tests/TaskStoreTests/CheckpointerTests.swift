@@ -71,6 +71,32 @@ import Testing
         #expect(try database.cachedStatement("PRAGMA integrity_check").firstRow { $0.text(0) } == "ok")
     }
 
+    /// Past `inlineFrames` a commit of a few frames, a writer's that never pauses,
+    /// checkpoints itself; large ones, reversals back to back, leave the copies to the
+    /// thread until the WAL holds `maximumFrames`.
+    @Test func largeCommitsLeaveTheCopyToTheThreadUpToTheMaximum() throws {
+        let path = directory.file("tasks.sqlite")
+        let database = try Database(path: path)
+        try database.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x)")
+        let checkpointer = try Checkpointer(path: path)
+        defer { checkpointer.stop() }
+        var wal = 0
+        while wal + 6000 < Checkpointer.maximumFrames {
+            wal += 6000
+            #expect(!checkpointer.committed(frames: wal), "\(wal) frames")
+        }
+        #expect(checkpointer.committed(frames: wal + 6000))
+        // The WAL started over.
+        wal = 0
+        while wal + 100 < Checkpointer.inlineFrames {
+            wal += 100
+            #expect(!checkpointer.committed(frames: wal), "\(wal) frames")
+        }
+        #expect(checkpointer.committed(frames: wal + 100))
+        // A large commit on a WAL past `inlineFrames` by small ones.
+        #expect(!checkpointer.committed(frames: wal + 100 + 2000))
+    }
+
     /// A write that begins on a WAL copied whole starts it over; when it fills more frames
     /// than the commit before it, the WAL is larger than when a checkpoint was last asked
     /// for, by less than `Checkpointer.frames`. It is copied all the same, without another
