@@ -56,9 +56,9 @@ import Testing
     }
 
     @Test func backgroundCheckpointsSyncWithNormal() throws {
-        // 3,000 creates fill some 1,300 WAL frames, past the 1,000 at which a commit asks
+        // 12,000 creates fill some 5,200 WAL frames, past the 4,000 at which a commit asks
         // for a checkpoint; 100 fill none.
-        let many = try checkpointThreadSyncs(applies: 30)
+        let many = try checkpointThreadSyncs(applies: 120)
         #expect(many >= 2, "the checkpoints' thread synced \(many) times: the WAL before it copies, the file after")
         #expect(try checkpointThreadSyncs(applies: 1) == 0)
     }

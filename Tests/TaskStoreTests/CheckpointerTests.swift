@@ -104,7 +104,7 @@ import Testing
     @Test func aWriteThatStartsTheWALOverIsCopiedWithoutAnother() async throws {
         let path = directory.file("tasks.sqlite")
         let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
-        let firstTasks = 4000
+        let firstTasks = 16_000  // more than `Checkpointer.frames` frames
         _ = try await store.apply((0..<firstTasks).map { .create(TaskDraft(title: "first \($0)")) }, atomic: true)
         let first = try await copiedWhole(path)
         #expect(first.frames >= Checkpointer.frames && first.copied == first.frames)
