@@ -91,6 +91,16 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         return false
     }
 
+    /// Asks for a checkpoint of what the commits since the last request left, if anything:
+    /// for a store that has had nothing to do for a while (`TaskStore`), so that a writer
+    /// that stops leaves no frames uncopied until it writes again. On the store's
+    /// connection's thread, as `committed`.
+    func requestIfBehind() {
+        guard committedAt > askedAt else { return }
+        askedAt = committedAt
+        request()
+    }
+
     /// Queues a checkpoint, unless one is queued already. One that is running copies only
     /// the frames it found, so a request made meanwhile queues the next.
     private func request() {

@@ -34,11 +34,12 @@ public actor TaskStore {
     /// a step that merged, and when `mergeRetry` fires; false once a step found nothing.
     /// Read by the loop's idle handler.
     private nonisolated let textIndexMayMerge = Atomic<Bool>(true)
-    /// The loop's idle handler that starts the merge steps, and the timer that asks for
-    /// another step a while after one found another connection holding the write lock.
-    /// Unsafe: they are set, scheduled and cancelled only on the loop's thread, the store's
-    /// executor.
+    /// The loop's idle handlers that start the merge steps and ask for a checkpoint, and the
+    /// timer that asks for another step a while after one found another connection holding
+    /// the write lock. Unsafe: they are set, scheduled and cancelled only on the loop's
+    /// thread, the store's executor.
     private nonisolated(unsafe) var idleMerging: EventLoop.Handler<Bool>?
+    private nonisolated(unsafe) var idleCheckpoints: EventLoop.Handler<Bool>?
     private nonisolated(unsafe) var mergeRetry: EventLoop.Timer?
     /// How long the store's statements wait for another connection's lock.
     private let busyTimeoutMilliseconds: Int32
@@ -57,6 +58,7 @@ public actor TaskStore {
         self.loop = loop ?? EventLoop.startThread()
         ownsLoop = loop == nil
         if options.idleTextIndexMerging, !database.isReadOnly, path != StoreFile.memoryPath { mergeTextIndexWhenIdle() }
+        if let checkpointer { checkpointWhenIdle(checkpointer) }
     }
 
     deinit {
@@ -72,6 +74,7 @@ public actor TaskStore {
     public func close() {
         idleMerging?.cancel()
         idleMerging = nil
+        idleCheckpoints?.cancel()
         mergeRetry?.cancel()
         watcher.withLock { $0 = nil }
         checkpointer?.stop()
@@ -170,12 +173,25 @@ public actor TaskStore {
         // No closure holds the loop, which holds them: only the store, weakly.
         loop.execute { [weak self] in
             guard let self else { return }
-            idleMerging = loop.addIdleHandler(quietNanoseconds: Self.mergeQuietNanoseconds) { [weak self] in
+            idleMerging = loop.addIdleHandler(quietNanoseconds: Self.quietNanoseconds) { [weak self] in
                 guard let self, self.textIndexMayMerge.exchange(false, ordering: .acquiringAndReleasing) else { return false }
                 Task(executorPreference: self.loop) { await self.mergeTextIndexWhileIdle() }
                 return true
             }
             mergeRetry = loop.makeTimer { [weak self] in self?.textIndexMayMerge.store(true, ordering: .releasing) }
+        }
+    }
+
+    /// Has the loop ask the checkpointer for a checkpoint of what the last writes left once
+    /// no request has come for `quietNanoseconds`: a commit asks only every
+    /// `Checkpointer.frames` frames, which a writer that stops may leave uncopied.
+    private nonisolated func checkpointWhenIdle(_ checkpointer: Checkpointer) {
+        loop.execute { [weak self, weak checkpointer] in
+            guard let self else { return }
+            idleCheckpoints = loop.addIdleHandler(quietNanoseconds: Self.quietNanoseconds) {
+                checkpointer?.requestIfBehind()
+                return false
+            }
         }
     }
 
@@ -194,9 +210,10 @@ public actor TaskStore {
     }
 
     private static let mergeRetryNanoseconds: UInt64 = 100_000_000
-    /// How long no request may have come before a merge step starts: a client sending
-    /// one request after another, however slowly, never meets one (a step takes 1–6 ms).
-    private static let mergeQuietNanoseconds: UInt64 = 50_000_000
+    /// How long no request may have come before the idle work starts (a merge step, a
+    /// checkpoint): a client sending one request after another, however slowly, never
+    /// meets it (a merge step takes 1–6 ms).
+    private static let quietNanoseconds: UInt64 = 50_000_000
 }
 
 extension TaskStore: TaskStoring {}

@@ -71,6 +71,20 @@ import Testing
         #expect(try database.cachedStatement("PRAGMA integrity_check").firstRow { $0.text(0) } == "ok")
     }
 
+    /// Commits ask for a checkpoint every `Checkpointer.frames` frames; what a writer that
+    /// stops short of that leaves is copied once the store has had nothing to do for a
+    /// while (without the store's idle request it stayed in the WAL).
+    @Test func whatAWriterThatStopsLeftIsCopiedOnceTheStoreIsIdle() async throws {
+        let path = directory.file("tasks.sqlite")
+        let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
+        _ = try await store.apply((0..<200).map { .create(TaskDraft(title: "task \($0)")) }, atomic: true)
+        let written = walIndex(path).frames
+        try #require(written > 0 && written < Checkpointer.frames)
+        let copied = try await copiedWhole(path)
+        #expect(copied.frames == written && copied.copied == written)
+        await store.close()
+    }
+
     /// Past `inlineFrames` a commit of a few frames, a writer's that never pauses,
     /// checkpoints itself; large ones, reversals back to back, leave the copies to the
     /// thread until the WAL holds `maximumFrames`.
