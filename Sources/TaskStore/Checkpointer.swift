@@ -60,7 +60,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     }
 
     /// The WAL's size when a checkpoint was last asked for, and after the last commit.
-    /// Read and written only by the store's connection, in `committed`.
+    /// Read and written only on the store's connection's thread (`committed`,
+    /// `requestIfBehind`).
     private var askedAt = 0
     private var committedAt = 0
 
