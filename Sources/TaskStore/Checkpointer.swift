@@ -4,7 +4,8 @@ import SQLite
 import Synchronization
 
 /// Copies the store's WAL into the database file on a thread of its own, over a connection
-/// of its own, so that the commit that fills the WAL answers without waiting for the copy.
+/// of its own, so that a large commit that fills the WAL answers without waiting for the
+/// copy.
 ///
 /// SQLite's automatic checkpoint runs in the committing call once the WAL holds 1,000
 /// frames: it copies every frame into the database file and syncs the WAL before and the
@@ -14,32 +15,32 @@ import Synchronization
 /// ("Application-Initiated Checkpoints" in its WAL documentation), and a checkpoint cut
 /// short by a crash or power loss leaves the WAL to be copied again.
 ///
+/// A small commit (fewer than `smallCommitFrames`: a create, an edit) checkpoints itself
+/// once the WAL holds `frames`, as SQLite's automatic checkpoint would at a quarter of the
+/// rate: one such commit in hundreds waits for the copy, where a thread copying beside the
+/// commits would take its time from every one of them on a machine whose cores the server
+/// and its client keep busy (docs/performance.md, "Small commits checkpoint themselves").
+/// A large commit (an undo of a large group, a batch of an import) asks this thread
+/// instead, up to `maximumFrames`, where any commit checkpoints itself: reversals back to
+/// back then wait for the file's sync once in several rather than every second one.
+///
 /// A checkpoint copies the frames the WAL holds when it starts; the WAL starts over only
-/// when a write finds all of them copied. A writer that never pauses could keep that from
-/// happening, so past `inlineFrames` the committing connection checkpoints itself, as
-/// SQLite would have: it copies only the frames this thread has not, but it waits for the
-/// sync of the file they go to. A large commit (`smallCommitFrames` or more: an undo of a
-/// large group, a batch of an import) leaves the copy to this thread up to
-/// `maximumFrames`: reversals back to back, each of thousands of frames, then wait for that
-/// sync once in several rather than every second one (docs/performance.md, "Undo and
-/// redo").
+/// when a write finds all of them copied.
 ///
 /// The connection is used only on `queue`; it is opened by `init`, so that a file this
 /// process cannot open twice leaves the store with SQLite's automatic checkpoint.
 final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is the queue's alone, `askedAt` the store's
-    /// The frames by which the WAL grows between requests for a checkpoint: four times
+    /// The WAL's size at which a small commit checkpoints itself, and the frames by which
+    /// large commits grow the WAL between requests for a checkpoint here: four times
     /// SQLite's own threshold (`wal_autocheckpoint`), so that a page written again and
-    /// again is copied and the file synced a quarter as often (lock-step creates: the
-    /// median 3.7% and the 99th percentile 24% shorter than at 1,000).
+    /// again is copied and the file synced a quarter as often.
     static let frames = 4000
     /// A commit of fewer frames is a small one (`committed`).
     static let smallCommitFrames = 1000
-    /// The WAL's size at which the committing connection checkpoints itself after a small
-    /// commit. Raising it moves the waits rather than removing them: writes in a row that
-    /// outrun the copies wait for them somewhere (docs/performance.md, "Undo and redo").
-    static let inlineFrames = 8000
-    /// The WAL's size at which any commit checkpoints itself, however many frames it wrote.
-    static let maximumFrames = 4 * inlineFrames
+    /// The WAL's size at which any commit checkpoints itself, however many frames it wrote:
+    /// large commits in a row that outrun the copies wait for them somewhere
+    /// (docs/performance.md, "Undo and redo").
+    static let maximumFrames = 32_000
 
     private let queue = DispatchQueue(label: "taskline.checkpoint")
     private let connection: Database
@@ -66,9 +67,9 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     private var committedAt = 0
 
     /// What the store's connection does after a commit that left `frames` frames in the
-    /// WAL: asks for a checkpoint here once the WAL holds `Checkpointer.frames` more than
-    /// when it last asked (one per commit would keep the queue copying and syncing a few
-    /// frames at a time), and returns true when it must checkpoint itself.
+    /// WAL: returns true when it checkpoints itself; after a large commit, asks for a
+    /// checkpoint here once the WAL holds `Checkpointer.frames` more than when it last asked
+    /// (one per commit would keep the queue copying and syncing a few frames at a time).
     func committed(frames: Int) -> Bool {
         // A WAL smaller than after the last commit started over. So did, most likely, one
         // whose write began after a checkpoint had copied all the last commit left, and a
@@ -84,7 +85,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         // WAL that did not start over, its last frames copied as it began, for a large one.
         let written = frames < committedAt ? frames : frames - committedAt
         committedAt = frames
-        if frames >= Self.maximumFrames || frames >= Self.inlineFrames && written < Self.smallCommitFrames { return true }
+        if written < Self.smallCommitFrames { return frames >= Self.frames }
+        if frames >= Self.maximumFrames { return true }
         if frames >= askedAt + Self.frames {
             askedAt = frames
             request()

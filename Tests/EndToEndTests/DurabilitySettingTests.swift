@@ -31,7 +31,8 @@ import Testing
     }
 
     /// The syncs of the threads the server started (its checkpoints': `Checkpointer`) while
-    /// it answered `applies` applies of 100 creates each, with `--durability normal`: the
+    /// it answered `applies` applies of 1,000 creates with 2,000 characters of notes each,
+    /// with `--durability normal`: the
     /// `fsync` and `fdatasync` calls of the thread ids that `clone` returned.
     private func checkpointThreadSyncs(applies: Int) throws -> Int {
         let directory = TemporaryDirectory()
@@ -41,8 +42,10 @@ import Testing
              "--db", directory.file("tasks.sqlite"), "--durability", "normal"],
             executable: "/usr/bin/strace")
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
-        for id in 1...applies {
-            let creates = (0..<100).map { #"{"create":{"title":"task \#(id) \#($0)"}}"# }.joined(separator: ",")
+        for id in stride(from: 1, through: applies, by: 1) {
+            let notes = String(repeating: "n", count: 2000)
+            let creates = (0..<1000).map { #"{"create":{"title":"task \#(id) \#($0)","notes":"\#(notes)"}}"# }
+                .joined(separator: ",")
             let response = try server.call(id, "tasks/apply", #"{"operations":[\#(creates)]}"#)
             #expect(response["result"] != nil, "\(response)")
         }
@@ -56,11 +59,12 @@ import Testing
     }
 
     @Test func backgroundCheckpointsSyncWithNormal() throws {
-        // 12,000 creates fill some 5,200 WAL frames, past the 4,000 at which a commit asks
-        // for a checkpoint; 100 fill none.
-        let many = try checkpointThreadSyncs(applies: 120)
+        // Each apply writes a page of notes a task, over 1,000 frames: three fill more than
+        // the 4,000 at which large commits ask for a checkpoint. A server that writes
+        // nothing copies nothing.
+        let many = try checkpointThreadSyncs(applies: 3)
         #expect(many >= 2, "the checkpoints' thread synced \(many) times: the WAL before it copies, the file after")
-        #expect(try checkpointThreadSyncs(applies: 1) == 0)
+        #expect(try checkpointThreadSyncs(applies: 0) == 0)
     }
 
     @Test func fullSyncsEveryCommitAndNormalNone() throws {

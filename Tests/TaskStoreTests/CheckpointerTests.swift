@@ -36,34 +36,48 @@ import Testing
     @Test func theWALReachesTheFileOffTheCommitsAndNothingIsLost() async throws {
         let path = directory.file("tasks.sqlite")
         let store = try makeStore(directory, options: StoreOptions(durability: .normal, backgroundCheckpoints: true))
-        let frame = StoreFile.newFilePageSize + 24  // a page and its frame header
         let before = size(path)
-        // Past the checkpointer's threshold, well short of the frames at which a commit
-        // checkpoints by itself: what reaches the file, the thread copied.
+        // Large commits (1,000 creates with a page of notes each, some 3,200 frames) short of
+        // the frames at which a commit checkpoints by itself: what reaches the file, the
+        // thread copied, asked by the commit that takes the WAL past `frames` or by the
+        // store once it is idle.
+        let notes = String(repeating: "n", count: 2000)
         var created = 0
-        while size(path + "-wal") < (Checkpointer.frames + 200) * frame {
-            _ = try await store.apply((0..<100).map { .create(TaskDraft(id: "t\(created + $0)", title: "task \(created + $0)")) },
+        for apply in 0..<3 {
+            let wal = walIndex(path).frames
+            _ = try await store.apply((0..<1000).map { .create(TaskDraft(id: "t\(created + $0)", title: "task \(created + $0)", notes: notes)) },
                                       atomic: true)
-            created += 100
+            created += 1000
+            // Later applies may start a WAL the thread copied over.
+            if apply == 0 { try #require(walIndex(path).frames - wal >= Checkpointer.smallCommitFrames) }
         }
         let deadline = Date().addingTimeInterval(10)
         while size(path) == before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(size(path) > before)
-        // A writer that never pauses: the WAL starts over only once a write finds all of it
-        // copied, which the commit past `inlineFrames` sees to. Each round renames 100 tasks
-        // spread over the file, writing their leaves of the table and of the title index
-        // and their snapshots, over 150 frames: the rounds write twice `inlineFrames` frames
-        // and more.
+        // A writer of small commits that never pauses: each round renames 100 tasks spread
+        // over the file, writing their leaves of the table and of the title index and their
+        // snapshots, some 600 frames. A commit that takes the WAL past `frames` copies it
+        // whole (or the thread does, when it is copying already), and the next write starts
+        // it over.
+        _ = try await copiedWhole(path)
         let stride = created / 100
-        let rounds = 2 * Checkpointer.inlineFrames / 100
+        let rounds = 3 * Checkpointer.frames / 100
+        var largest = 0
+        var startedOver = 0
+        var wal = walIndex(path).frames
         for round in 0..<rounds {
             let renames = (0..<100).map { index in
                 TaskOperation.update(id: "t\(index * stride + round % stride)", changes: TaskChanges(title: "renamed \(round) \(index)"),
                                      ifVersion: nil)
             }
             _ = try await store.apply(renames, atomic: true)
+            let after = walIndex(path).frames
+            if after < wal { startedOver += 1 }
+            wal = after
+            largest = max(largest, after)
         }
-        #expect(size(path + "-wal") < (Checkpointer.inlineFrames + Checkpointer.frames) * frame)
+        #expect(startedOver >= rounds * 600 / Checkpointer.frames / 2, "the WAL started over \(startedOver) times")
+        #expect(largest < Checkpointer.maximumFrames)
         await store.close()
         let database = try Database(path: path)
         #expect(try database.integer("SELECT count(*) FROM task") == Int64(created))
@@ -85,9 +99,9 @@ import Testing
         await store.close()
     }
 
-    /// Past `inlineFrames` a commit of a few frames, a writer's that never pauses,
-    /// checkpoints itself; large ones, reversals back to back, leave the copies to the
-    /// thread until the WAL holds `maximumFrames`.
+    /// A commit of a few frames, a create's or an edit's, checkpoints itself once the WAL
+    /// holds `frames`; large ones, reversals back to back, leave the copies to the thread
+    /// until the WAL holds `maximumFrames`.
     @Test func largeCommitsLeaveTheCopyToTheThreadUpToTheMaximum() throws {
         let path = directory.file("tasks.sqlite")
         let database = try Database(path: path)
@@ -102,12 +116,12 @@ import Testing
         #expect(checkpointer.committed(frames: wal + 6000))
         // The WAL started over.
         wal = 0
-        while wal + 100 < Checkpointer.inlineFrames {
+        while wal + 100 < Checkpointer.frames {
             wal += 100
             #expect(!checkpointer.committed(frames: wal), "\(wal) frames")
         }
         #expect(checkpointer.committed(frames: wal + 100))
-        // A large commit on a WAL past `inlineFrames` by small ones.
+        // A large commit on a WAL past `frames` by small ones.
         #expect(!checkpointer.committed(frames: wal + 100 + 2000))
     }
 
