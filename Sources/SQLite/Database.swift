@@ -151,13 +151,19 @@ public final class Database {
     }
 
     /// Replaces SQLite's automatic checkpoint (`sqlite3_wal_hook`): after each commit to the
-    /// WAL, `body` gets the number of frames the WAL holds and says whether this connection
-    /// checkpoints now, passively, as the automatic checkpoint does.
-    public func onCommitToWAL(_ body: @escaping (Int) -> Bool) {
+    /// WAL, `body` gets the number of frames the WAL holds and the number of pages this
+    /// connection wrote since the last commit (`SQLITE_DBSTATUS_CACHE_WRITE`, read and
+    /// reset), and says whether this connection checkpoints now, passively, as the automatic
+    /// checkpoint does. A WAL that holds no more frames than the commit wrote pages started
+    /// over with it.
+    public func onCommitToWAL(_ body: @escaping (_ frames: Int, _ written: Int) -> Bool) {
         let hook = WALHook(body)
         walHook = hook
         sqlite3_wal_hook(handle, { context, connection, name, frames in
-            if Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames)) {
+            var written: Int32 = 0
+            var highest: Int32 = 0
+            sqlite3_db_status(connection, SQLITE_DBSTATUS_CACHE_WRITE, &written, &highest, 1)
+            if Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames), Int(written)) {
                 sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
             return SQLITE_OK
@@ -212,9 +218,9 @@ public final class Database {
 }
 
 private final class WALHook {
-    let body: (Int) -> Bool
+    let body: (Int, Int) -> Bool
 
-    init(_ body: @escaping (Int) -> Bool) {
+    init(_ body: @escaping (Int, Int) -> Bool) {
         self.body = body
     }
 }

@@ -46,9 +46,6 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     private let connection: Database
     /// A checkpoint is queued and has not started: another request adds nothing.
     private let queued = Atomic<Bool>(false)
-    /// The WAL's size when a checkpoint last found every frame of it copied, until the
-    /// store's connection reads it; 0 for none.
-    private let copiedWhole = Atomic<Int>(0)
 
     init(path: String) throws {
         connection = try Database(path: path, mode: .readWrite)
@@ -66,24 +63,15 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     private var askedAt = 0
     private var committedAt = 0
 
-    /// What the store's connection does after a commit that left `frames` frames in the
-    /// WAL: returns true when it checkpoints itself; after a large commit, asks for a
-    /// checkpoint here once the WAL holds `Checkpointer.frames` more than when it last asked
-    /// (one per commit would keep the queue copying and syncing a few frames at a time).
-    func committed(frames: Int) -> Bool {
-        // A WAL smaller than after the last commit started over. So did, most likely, one
-        // whose write began after a checkpoint had copied all the last commit left, and a
-        // write that fills more frames than that commit did leaves it larger: counted from
-        // the last request, it would wait for the next write to be copied. (When the WAL
-        // did not start over, the request this makes copies the frames since.)
-        let copiedAllOfLastCommit = copiedWhole.exchange(0, ordering: .acquiringAndReleasing) == committedAt
-        if frames < committedAt || copiedAllOfLastCommit {
-            askedAt = 0
-        }
-        // What this commit wrote, unless the WAL started over with more than the last one
-        // left: then less. Counting all the frames there would take a small commit on a
-        // WAL that did not start over, its last frames copied as it began, for a large one.
-        let written = frames < committedAt ? frames : frames - committedAt
+    /// What the store's connection does after a commit that wrote `written` pages and left
+    /// `frames` frames in the WAL: returns true when it checkpoints itself; after a large
+    /// commit, asks for a checkpoint here once the WAL holds `Checkpointer.frames` more
+    /// than when it last asked (one per commit would keep the queue copying and syncing a
+    /// few frames at a time).
+    func committed(frames: Int, written: Int) -> Bool {
+        // The WAL holds only this commit's frames: it started over, so whatever it holds
+        // has not been asked for.
+        if frames <= written { askedAt = 0 }
         committedAt = frames
         if written < Self.smallCommitFrames { return frames >= Self.frames }
         if frames >= Self.maximumFrames { return true }
@@ -111,8 +99,7 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         queue.async { [self] in
             queued.store(false, ordering: .releasing)
             do {
-                let wal = try connection.checkpointPassively()
-                if wal.frames > 0, wal.copied == wal.frames { copiedWhole.store(wal.frames, ordering: .releasing) }
+                _ = try connection.checkpointPassively()
             } catch {
                 Log.debug("a checkpoint failed: \(error)")
             }

@@ -87,7 +87,7 @@ public actor TaskStore {
         guard database.path != StoreFile.memoryPath, !database.isReadOnly else { return nil }
         do {
             let checkpointer = try Checkpointer(path: database.path)
-            database.onCommitToWAL(checkpointer.committed(frames:))
+            database.onCommitToWAL(checkpointer.committed(frames:written:))
             return checkpointer
         } catch {
             Log.warning("checkpoints stay in the commits that fill the WAL: \(error)")

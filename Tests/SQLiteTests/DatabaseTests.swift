@@ -33,9 +33,11 @@ import Testing
         try db.execute("PRAGMA journal_mode = WAL")
         try db.execute("CREATE TABLE t (s TEXT)")
         var frames: [Int] = []
+        var written: [Int] = []
         var checkpointNow = false
-        db.onCommitToWAL { count in
+        db.onCommitToWAL { count, pages in
             frames.append(count)
+            written.append(pages)
             return checkpointNow
         }
         func size() throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) }
@@ -45,11 +47,18 @@ import Testing
         let row = String(repeating: "x", count: 12_000)
         for _ in 0..<300 { try db.run("INSERT INTO t VALUES (?)", [.text(row)]) }
         #expect(frames.count == 300 && frames == frames.sorted() && frames.last! > 1000)
+        // Each commit's pages are the frames it added.
+        #expect(zip(frames.dropFirst(), frames).map { $0 - $1 } == Array(written.dropFirst()))
         #expect(try size() == before)
         checkpointNow = true
         try db.run("INSERT INTO t VALUES (?)", [.text(row)])
         #expect(try size() > before + 300 * row.utf8.count)
         #expect(try db.integer("SELECT count(*) FROM t") == 301)
+        // The checkpoint copied every frame, so the next commit starts the WAL over: it holds
+        // what that commit wrote, and no more.
+        checkpointNow = false
+        try db.run("INSERT INTO t VALUES (?)", [.text(row)])
+        #expect(frames.last! < 10 && frames.last! <= written.last!)
     }
 
     @Test func textWithQuotesAndNULsIsBoundNotSpliced() throws {

@@ -101,7 +101,8 @@ import Testing
 
     /// A commit of a few frames, a create's or an edit's, checkpoints itself once the WAL
     /// holds `frames`; large ones, reversals back to back, leave the copies to the thread
-    /// until the WAL holds `maximumFrames`.
+    /// until the WAL holds `maximumFrames`, also when one starts the WAL over with more
+    /// frames than the last left.
     @Test func largeCommitsLeaveTheCopyToTheThreadUpToTheMaximum() throws {
         let path = directory.file("tasks.sqlite")
         let database = try Database(path: path)
@@ -111,18 +112,21 @@ import Testing
         var wal = 0
         while wal + 6000 < Checkpointer.maximumFrames {
             wal += 6000
-            #expect(!checkpointer.committed(frames: wal), "\(wal) frames")
+            #expect(!checkpointer.committed(frames: wal, written: 6000), "\(wal) frames")
         }
-        #expect(checkpointer.committed(frames: wal + 6000))
+        #expect(checkpointer.committed(frames: wal + 6000, written: 6000))
         // The WAL started over.
         wal = 0
         while wal + 100 < Checkpointer.frames {
             wal += 100
-            #expect(!checkpointer.committed(frames: wal), "\(wal) frames")
+            #expect(!checkpointer.committed(frames: wal, written: 100), "\(wal) frames")
         }
-        #expect(checkpointer.committed(frames: wal + 100))
+        #expect(checkpointer.committed(frames: wal + 100, written: 100))
         // A large commit on a WAL past `frames` by small ones.
-        #expect(!checkpointer.committed(frames: wal + 100 + 2000))
+        #expect(!checkpointer.committed(frames: wal + 100 + 2000, written: 2000))
+        // Reversals back to back, the second starting over a WAL the thread copied whole.
+        #expect(!checkpointer.committed(frames: 6000, written: 6000))
+        #expect(!checkpointer.committed(frames: 6300, written: 6300))
     }
 
     /// A write that begins on a WAL copied whole starts it over; when it fills more frames
