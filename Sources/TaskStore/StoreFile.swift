@@ -16,8 +16,9 @@ public struct StoreOptions: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 5000
     /// When the database does not exist yet, start from a copy of this file.
     public var templatePath: String?
-    /// Checkpoint the WAL on a thread of the store's own (`Checkpointer`) rather than in the
-    /// commit that fills it: for a process that serves writes for long.
+    /// Checkpoint the WAL after large commits on a thread of the store's own, and after small
+    /// ones at four times SQLite's threshold (`Checkpointer`), rather than in the commit that
+    /// fills it: for a process that serves writes for long.
     public var backgroundCheckpoints: Bool
     /// Merge the trigram index's segments a step at a time whenever the store's loop has
     /// been idle a while (`TaskStore.mergeTextIndexStep`), since no write merges them

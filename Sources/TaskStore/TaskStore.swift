@@ -15,7 +15,7 @@ public actor TaskStore {
     private nonisolated let ownsLoop: Bool
 
     let database: Database
-    /// Copies the WAL into the file off the commits (`StoreOptions.backgroundCheckpoints`).
+    /// Copies the WAL into the file off large commits (`StoreOptions.backgroundCheckpoints`).
     private nonisolated let checkpointer: Checkpointer?
     let clock: @Sendable () -> Int64
     /// `PRAGMA data_version` when last asked (see `currentDataVersion`).
@@ -183,8 +183,9 @@ public actor TaskStore {
     }
 
     /// Has the loop ask the checkpointer for a checkpoint of what the last writes left once
-    /// no request has come for `quietNanoseconds`: a commit asks only every
-    /// `Checkpointer.frames` frames, which a writer that stops may leave uncopied.
+    /// no request has come for `quietNanoseconds`: a large commit asks only every
+    /// `Checkpointer.frames` frames and a small one checkpoints itself only at that size, so
+    /// a writer that stops may leave that many uncopied.
     private nonisolated func checkpointWhenIdle(_ checkpointer: Checkpointer) {
         loop.execute { [weak self, weak checkpointer] in
             guard let self else { return }
