@@ -15,7 +15,7 @@ import Synchronization
 /// ("Application-Initiated Checkpoints" in its WAL documentation), and a checkpoint cut
 /// short by a crash or power loss leaves the WAL to be copied again.
 ///
-/// A small commit (fewer than `smallCommitFrames`: a create, an edit) checkpoints itself
+/// A small commit (fewer than `smallCommitPages`: a create, an edit) checkpoints itself
 /// once the WAL holds `frames`, as SQLite's automatic checkpoint would at a quarter of the
 /// rate: one such commit in hundreds waits for the copy, where a thread copying beside the
 /// commits would take its time from every one of them on a machine whose cores the server
@@ -35,8 +35,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     /// SQLite's own threshold (`wal_autocheckpoint`), so that a page written again and
     /// again is copied and the file synced a quarter as often.
     static let frames = 4000
-    /// A commit of fewer frames is a small one (`committed`).
-    static let smallCommitFrames = 1000
+    /// A commit that wrote fewer pages is a small one (`committed`).
+    static let smallCommitPages = 1000
     /// The WAL's size at which any commit checkpoints itself, however many frames it wrote:
     /// large commits in a row that outrun the copies wait for them somewhere
     /// (docs/performance.md, "Undo and redo").
@@ -73,7 +73,7 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         // has not been asked for.
         if frames <= written { askedAt = 0 }
         committedAt = frames
-        if written < Self.smallCommitFrames { return frames >= Self.frames }
+        if written < Self.smallCommitPages { return frames >= Self.frames }
         if frames >= Self.maximumFrames { return true }
         if frames >= askedAt + Self.frames {
             askedAt = frames
@@ -99,7 +99,7 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
         queue.async { [self] in
             queued.store(false, ordering: .releasing)
             do {
-                _ = try connection.checkpointPassively()
+                try connection.checkpointPassively()
             } catch {
                 Log.debug("a checkpoint failed: \(error)")
             }

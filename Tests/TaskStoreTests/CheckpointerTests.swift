@@ -49,7 +49,7 @@ import Testing
                                       atomic: true)
             created += 1000
             // Later applies may start a WAL the thread copied over.
-            if apply == 0 { try #require(walIndex(path).frames - wal >= Checkpointer.smallCommitFrames) }
+            if apply == 0 { try #require(walIndex(path).frames - wal >= Checkpointer.smallCommitPages) }
         }
         let deadline = Date().addingTimeInterval(10)
         while size(path) == before, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
