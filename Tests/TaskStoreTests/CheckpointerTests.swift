@@ -129,6 +129,28 @@ import Testing
         #expect(!checkpointer.committed(frames: 6300, written: 6300))
     }
 
+    /// A commit whose frames are all the WAL holds started it over: its requests count from
+    /// nothing, so a large one asks for a checkpoint once it alone fills `frames`, however
+    /// large the WAL was at the last request. (The idle store would ask too, later: this
+    /// asks the checkpointer directly, with no store.)
+    @Test func aCommitThatStartsTheWALOverAsksFromNothing() throws {
+        let path = directory.file("tasks.sqlite")
+        let database = try Database(path: path)
+        try database.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x)")
+        let checkpointer = try Checkpointer(path: path)
+        defer { checkpointer.stop() }
+        #expect(!checkpointer.committed(frames: 6000, written: 6000))  // asks, at 6,000
+        checkpointer.finish()
+        try database.run("INSERT INTO t VALUES (1)")
+        let written = walIndex(path)
+        try #require(written.copied < written.frames)
+        // 5,000 frames, fewer than 6,000 + `frames`, but all of them this commit's.
+        #expect(!checkpointer.committed(frames: 5000, written: 5000))
+        checkpointer.finish()
+        let after = walIndex(path)
+        #expect(after.frames == written.frames && after.copied == after.frames, "the commit did not ask: \(after)")
+    }
+
     /// A write that begins on a WAL copied whole starts it over; when it fills more frames
     /// than the commit before it, the WAL is larger than when a checkpoint was last asked
     /// for, by less than `Checkpointer.frames`. It is copied all the same, without another
