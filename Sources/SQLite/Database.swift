@@ -172,15 +172,11 @@ public final class Database {
 
     /// Copies what it can of the WAL into the database file without waiting for any lock
     /// (`sqlite3_wal_checkpoint_v2`, `SQLITE_CHECKPOINT_PASSIVE`). Unlike the pragma, it
-    /// needs no schema: a connection that only checkpoints never reads it. Returns the
-    /// frames the WAL held and how many of them are in the file now.
-    @discardableResult
-    public func checkpointPassively() throws -> (frames: Int, copied: Int) {
+    /// needs no schema: a connection that only checkpoints never reads it.
+    public func checkpointPassively() throws {
         try checkOpen("sqlite3_wal_checkpoint_v2")
-        var frames: Int32 = 0, copied: Int32 = 0
-        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         guard result == SQLITE_OK else { throw SQLiteError(resultCode: result, connection: handle) }
-        return (Int(frames), Int(copied))
     }
 
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
