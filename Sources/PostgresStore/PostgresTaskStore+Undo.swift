@@ -65,8 +65,8 @@ extension PostgresTaskStore {
         try writing {
             guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
             let tasks = try tasks(of: target)
-            if !force, let conflict = try conflict(with: target, tasks: tasks) { throw conflict }
-            let snapshots = try snapshots(of: target)
+            let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
+            if !force, let conflict = try conflict(with: target, tasks: tasks, snapshots: snapshots) { throw conflict }
             let changes = try recordingGroup(kind, reverting: target.firstSeq) { try restore(tasks, to: snapshots, group: $0) }
             try connection.run("UPDATE change_group SET reverted = true WHERE first_seq = $1", [.integer(target.firstSeq)])
             var reversal = Reversal(group: target, tasks: [], deleted: [], changes: Self.withTasksAsTheyAre(changes))
@@ -100,23 +100,29 @@ extension PostgresTaskStore {
     /// The tasks `group` changed, in the order of their first change in it.
     private func tasks(of group: ChangeGroup) throws -> [GroupTask] {
         var tasks = GroupTask.Collector()
-        for row in try connection.query("SELECT kind, task_id, version FROM change_log WHERE seq BETWEEN $1 AND $2 ORDER BY seq",
+        for row in try connection.query("SELECT kind, task_id FROM change_log WHERE seq BETWEEN $1 AND $2 ORDER BY seq",
                                         [.integer(group.firstSeq), .integer(group.lastSeq)]) {
-            tasks.add(kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated, id: try row.text("task_id"),
-                      version: try row.int64("version"))
+            tasks.add(kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated, id: try row.text("task_id"))
         }
         return tasks.tasks
     }
 
-    /// The undo conflict `group` meets, if any (`GroupTask.conflict`).
-    private func conflict(with group: ChangeGroup, tasks: [GroupTask]) throws -> TaskStoreError? {
+    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `snapshots`: its tasks
+    /// as they were before it.
+    private func conflict(with group: ChangeGroup, tasks: [GroupTask], snapshots: [[UInt8]: Snapshot]) throws -> TaskStoreError? {
         try GroupTask.conflict(
-            of: tasks, load: load(id:),
-            deletedSince: { id in
-                try !connection.query("SELECT 1 FROM change_log WHERE task_id = $1 AND kind = 'deleted' AND seq > $2 LIMIT 1",
-                                      [.text(id), .integer(group.lastSeq)]).isEmpty
-            },
-            changedSince: { try changedSince(group.lastSeq, among: $0) })
+            of: tasks, before: { snapshots[$0]?.task }, load: load(id:),
+            changedSince: { try changedSince(group.lastSeq, among: $0) },
+            makerMovedOn: { id, series in
+                // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
+                try connection.query("""
+                    SELECT maker.id, maker.successor_id FROM change_log c JOIN task maker ON maker.id = c.task_id
+                    WHERE c.seq = (SELECT min(seq) FROM change_log WHERE task_id = $1 AND kind = 'created') + 1
+                      AND c.kind = 'updated' AND maker.series_id = $2 AND maker.successor_id <> $1
+                      AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
+                    """, [.text(id), .text(series)]).first.map { (try $0.text("id"), try $0.text("successor_id")) }
+                    .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
+            })
     }
 
     /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
@@ -158,17 +164,19 @@ extension PostgresTaskStore {
     }
 
     /// Puts `tasks` back as `snapshots` hold them, in the caller's group `group`, and returns
-    /// the changes: deletes those that have none (the group created them; the newest first,
-    /// so that one depending on another created with it leaves no update behind), recreates
+    /// the changes: deletes those that have none (the group created them), in the order of
+    /// their first change in it, recreates
     /// those that are gone with their ids, then writes back the others. A dependency on a task
     /// that no longer exists is left out; one that closes a cycle fails the reversal. Each
     /// task that changes is at its next version (a recreated one, past the version it was
     /// deleted at); one already as its snapshot is left alone.
     private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: Int64) throws -> [TaskChange] {
         var changes: [TaskChange] = []
-        for task in tasks.reversed() where snapshots[Array(task.id.utf8)] == nil {
+        // Those it deletes too keep the dependency to the end: it goes with them, unlogged.
+        let deleting = Set(tasks.filter { snapshots[Array($0.id.utf8)] == nil }.map { Array($0.id.utf8) })
+        for task in tasks where snapshots[Array(task.id.utf8)] == nil {
             guard let current = try load(id: task.id) else { continue }
-            let (change, dependents) = try delete(current, group: group)
+            let (change, dependents) = try delete(current, group: group, sparing: deleting)
             changes += dependents + [change]
         }
         let now = clock()

@@ -129,10 +129,11 @@ extension PostgresTaskStore {
         }
     }
 
-    /// Deletes `task`, taking it out of every task that depends on it, in change group
-    /// `group`; returns the deletion's change and the dependents' updates.
-    func delete(_ task: TaskItem, group: Int64) throws -> (TaskChange, dependents: [TaskChange]) {
-        let dependents = try removeFromDependents(task.id, group: group)
+    /// Deletes `task`, taking it out of every task that depends on it but those in `sparing`
+    /// (which the caller deletes next), in change group `group`; returns the deletion's change
+    /// and the dependents' updates.
+    func delete(_ task: TaskItem, group: Int64, sparing: Set<[UInt8]> = []) throws -> (TaskChange, dependents: [TaskChange]) {
+        let dependents = try removeFromDependents(task.id, group: group, sparing: sparing)
         try snapshot(id: task.id, group: group)
         for row in try connection.query("DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(task.id)]) {
             try countDeltas.add(row, -1)
@@ -163,15 +164,16 @@ extension PostgresTaskStore {
         return try log(.created, task: successor)
     }
 
-    /// Takes `id` out of every task that depends on it, each at its next version; returns
-    /// those updates' changes, in id order.
-    private func removeFromDependents(_ id: String, group: Int64) throws -> [TaskChange] {
+    /// Takes `id` out of every task that depends on it but those in `sparing`, each at its
+    /// next version; returns those updates' changes, in id order.
+    private func removeFromDependents(_ id: String, group: Int64, sparing: Set<[UInt8]>) throws -> [TaskChange] {
         try snapshotDependents(of: id, group: group)
         // `@>`, which task_by_dependency answers; `$1 = ANY(depends_on)` reads every task.
         let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE depends_on @> ARRAY[$1::text] ORDER BY id", [.text(id)])
         let now = clock()
-        return try rows.map { row in
+        return try rows.compactMap { row in
             let current = try TaskRow.task(in: row)
+            guard !sparing.contains(Array(current.id.utf8)) else { return nil }
             var next = try nextVersion(of: current, at: now)
             next.dependsOn.removeAll { $0.utf8.elementsEqual(id.utf8) }
             try replace(next, dueAt: try storedTime(current.due, of: current), waitAt: try storedTime(current.wait, of: current))

@@ -4,55 +4,61 @@
 /// One task a change group changed.
 package struct GroupTask: Sendable {
     package var id: String
-    /// Its last change in the group deleted it.
-    package var deleted: Bool
-    /// Its version after the group (a deletion's: the version it was deleted at).
-    package var version: Int64
+    /// Its first change in the group created it: before the group it did not exist, whatever
+    /// the group did to it after.
+    package var created: Bool
 
     /// The tasks of a group's changes, read in seq order: each once, in the order of its
-    /// first change, as its last change left it.
+    /// first change.
     package struct Collector {
         package private(set) var tasks: [GroupTask] = []
         private var index: [[UInt8]: Int] = [:]  // by bytes: Swift's == holds canonically equivalent ids equal
 
         package init() {}
 
-        package mutating func add(kind: TaskChange.Kind, id: String, version: Int64) {
-            let task = GroupTask(id: id, deleted: kind == .deleted, version: version)
-            if let at = index[Array(id.utf8)] {
-                tasks[at] = task
-            } else {
-                index[Array(id.utf8)] = tasks.count
-                tasks.append(task)
-            }
+        package mutating func add(kind: TaskChange.Kind, id: String) {
+            guard index[Array(id.utf8)] == nil else { return }
+            index[Array(id.utf8)] = tasks.count
+            tasks.append(GroupTask(id: id, created: kind == .created))
         }
     }
 
+    /// Each task's state before the group, from the snapshots a store took before each task's
+    /// first change in the group: none for a task the group created (a later change of it in
+    /// the same group snapshots what the creation made, which is not the state before).
+    package static func statesBefore<Snapshot>(_ tasks: [GroupTask], snapshots: [[UInt8]: Snapshot]) -> [[UInt8]: Snapshot] {
+        var before = snapshots
+        for task in tasks where task.created { before[Array(task.id.utf8)] = nil }
+        return before
+    }
+
     /// The undo conflict reverting the group of `tasks` meets, if any: some of them changed
-    /// after it, other than by groups that later reversals cancel out. A task is unchanged
-    /// when it is as the group left it: absent after a deletion, otherwise at the version the
-    /// group left it at and not deleted since (`deletedSince`); for the others, `changedSince`
-    /// reads the log after the group and returns those among them that a change counts for
-    /// (`LaterGroups.counts`). `load` reads a task as it is now.
+    /// after it, other than by groups that later reversals cancel out, as the log after the
+    /// group tells (`changedSince`: those among them that a change counts for, by
+    /// `LaterGroups.counts`), since every change is logged, also another program's that kept
+    /// the version; or an occurrence it would bring back (`before`: its state before the
+    /// group) was made by an occurrence that has made another next occurrence since, one the
+    /// reversal keeps (`makerMovedOn`: the maker and the id of the occurrence it made last),
+    /// and bringing it back would give that one two. `load` reads a task as it is now.
     package static func conflict(
-        of tasks: [GroupTask], load: (String) throws -> TaskItem?, deletedSince: (String) throws -> Bool,
-        changedSince: (Set<[UInt8]>) throws -> Set<[UInt8]>
+        of tasks: [GroupTask], before: ([UInt8]) -> TaskItem?, load: (String) throws -> TaskItem?,
+        changedSince: (Set<[UInt8]>) throws -> Set<[UInt8]>,
+        makerMovedOn: (_ id: String, _ series: String) throws -> (maker: TaskItem, made: String)?
     ) throws -> TaskStoreError? {
-        var suspects: Set<[UInt8]> = []
-        for task in tasks {
-            let current = try load(task.id)
-            let unchanged = task.deleted ? current == nil : try current?.version == task.version && !deletedSince(task.id)
-            if !unchanged { suspects.insert(Array(task.id.utf8)) }
-        }
-        guard !suspects.isEmpty else { return nil }
-        let changed = try changedSince(suspects)
-        guard !changed.isEmpty else { return nil }
+        let created = Set(tasks.filter(\.created).map { Array($0.id.utf8) })
+        let changed = try changedSince(Set(tasks.map { Array($0.id.utf8) }))
         var now: [TaskItem] = []
         var gone: [String] = []
         for task in tasks where changed.contains(Array(task.id.utf8)) {
             if let current = try load(task.id) { now.append(current) } else { gone.append(task.id) }
         }
-        return .undoConflict(tasks: now, deleted: gone)
+        for task in tasks where !changed.contains(Array(task.id.utf8)) {
+            guard let state = before(Array(task.id.utf8)), let series = state.seriesId, !series.utf8.elementsEqual(state.id.utf8),
+                  try load(task.id) == nil, let (maker, made) = try makerMovedOn(task.id, series), !created.contains(Array(made.utf8)),
+                  !now.contains(where: { $0.id.utf8.elementsEqual(maker.id.utf8) }) else { continue }
+            now.append(maker)
+        }
+        return now.isEmpty && gone.isEmpty ? nil : .undoConflict(tasks: now, deleted: gone)
     }
 }
 

@@ -122,8 +122,8 @@ extension TaskStore {
                 guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
                 let tasks = try tasks(of: target)
                 let before = try rows(of: tasks)
-                if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before) { throw conflict }
-                let snapshots = try snapshots(of: target)
+                let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
+                if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before, snapshots: snapshots) { throw conflict }
                 let group = GroupRecorder()
                 let first = try key(of: group)
                 try restore(tasks, to: snapshots, rows: before, group: group)
@@ -201,9 +201,9 @@ extension TaskStore {
     /// The tasks `group` changed, in the order of their first change in it.
     private func tasks(of group: StoredGroup) throws -> [GroupTask] {
         var tasks = GroupTask.Collector()
-        try database.cachedStatement("SELECT kind, task_id, version FROM change WHERE seq BETWEEN ? AND ? ORDER BY seq")
+        try database.cachedStatement("SELECT kind, task_id FROM change WHERE seq BETWEEN ? AND ? ORDER BY seq")
             .forEachRow([.integer(group.seq), .integer(group.lastSeq)]) { row in
-                tasks.add(kind: TaskChange.Kind(rawValue: row.text(0)) ?? .updated, id: row.text(1), version: row.int64(2))
+                tasks.add(kind: TaskChange.Kind(rawValue: row.text(0)) ?? .updated, id: row.text(1))
             }
         return tasks.tasks
     }
@@ -252,15 +252,23 @@ extension TaskStore {
         return rows
     }
 
-    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `rows`: its tasks as they are.
-    private func conflict(with group: StoredGroup, tasks: [GroupTask],
-                          rows: Rows) throws -> TaskStoreError? {
-        let deletedSince = try database.cachedStatement(
-            "SELECT 1 FROM change WHERE task_id = ? AND kind = 'deleted' AND seq > ? LIMIT 1")
-        return try GroupTask.conflict(
-            of: tasks, load: { rows[Array($0.utf8)]?.task },
-            deletedSince: { try deletedSince.firstRow([.text($0), .integer(group.lastSeq)]) { _ in true } ?? false },
-            changedSince: { try changedSince(group.lastSeq, among: $0) })
+    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `rows`: its tasks as they
+    /// are; `snapshots`: as they were before it.
+    private func conflict(with group: StoredGroup, tasks: [GroupTask], rows: Rows,
+                          snapshots: [[UInt8]: Snapshot]) throws -> TaskStoreError? {
+        try GroupTask.conflict(
+            of: tasks, before: { snapshots[$0]?.task }, load: { rows[Array($0.utf8)]?.task },
+            changedSince: { try changedSince(group.lastSeq, among: $0) },
+            makerMovedOn: { id, series in
+                // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
+                try database.cachedStatement("""
+                    SELECT maker.id, maker.successor_id FROM change c JOIN task maker ON maker.id = c.task_id
+                    WHERE c.seq = (SELECT min(seq) FROM change WHERE task_id = ?1 AND kind = 'created') + 1
+                      AND c.kind = 'updated' AND maker.series_id = ?2 AND maker.successor_id <> ?1
+                      AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
+                    """).firstRow([.text(id), .text(series)]) { ($0.text(0), $0.text(1)) }
+                    .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
+            })
     }
 
     /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
@@ -300,9 +308,13 @@ extension TaskStore {
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
             if let (pk, _) = rows[Array(task.id.utf8)] { created.append((pk, task.id)) }
         }
-        for (pk, id) in created.sorted(by: { $0.pk < $1.pk }) {
-            try snapshot(taskPK: pk, group: try key(of: group))
-            _ = try removeFromDependents(taskPK: pk, id: id, group: group)
+        // Those it deletes too keep the dependency to the end: it goes with them, unlogged, and
+        // each is kept as it was before any of them goes.
+        let deleting = Set(created.map { Array($0.id.utf8) })
+        created.sort { $0.pk < $1.pk }
+        for (pk, _) in created { try snapshot(taskPK: pk, group: try key(of: group)) }
+        for (pk, id) in created {
+            _ = try removeFromDependents(taskPK: pk, id: id, group: group, sparing: deleting)
             try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
         }
         // A deletion took the task out of its dependents' dependencies, a new version of each.

@@ -165,11 +165,15 @@ extension TaskStore {
     }
 
     /// Takes the task being deleted out of every task that depends on it, each at its next
-    /// version, in change group `group`; returns those updates' changes.
-    func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder) throws -> [TaskChange] {
+    /// version, in change group `group`; returns those updates' changes. The dependents in
+    /// `sparing`, which the caller deletes next, get no update.
+    func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder, sparing: Set<[UInt8]> = []) throws -> [TaskChange] {
         var dependents: [String] = []
         try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
-            .forEachRow([.integer(taskPK)]) { dependents.append($0.text(0)) }
+            .forEachRow([.integer(taskPK)]) { row in
+                let dependent = row.text(0)
+                if !sparing.contains(Array(dependent.utf8)) { dependents.append(dependent) }
+            }
         guard !dependents.isEmpty else { return [] }
         try snapshotDependents(of: taskPK, group: try key(of: group))
         try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
