@@ -7,7 +7,7 @@ import PostgreSQL
 //   postgres-bench --db CONNINFO [--quick] [--pages N] [--only SECTION] [--json PATH] [--taskline PATH]
 // SECTION is creates, gets, live or pages; pages are measured at N tasks (--pages; 1,000
 // with --quick), and not without one of the two.
-// docs/postgresql.md, Performance, gives the targets and the figures measured.
+// docs/performance.md gives the targets and the figures of one run.
 
 struct Options {
     var db = ""

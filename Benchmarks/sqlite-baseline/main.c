@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     }
     // The library configured as taskline configures it (TaskStore's StorageSetup).
     taskline_sqlite_configure_library();
-    // What the WAL buffer gains is measured by turning it off here (docs/performance.md).
+    // What the WAL buffer gains is measured by turning it off here (docs/decisions/0007-wal-buffer.md).
     const char *wal_buffer = getenv("SQLITE_BASELINE_WAL_BUFFER");
     if (wal_buffer == NULL || strcmp(wal_buffer, "0") != 0) taskline_wal_buffer_register();
     const char *mode = argv[2];

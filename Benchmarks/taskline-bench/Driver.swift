@@ -58,7 +58,7 @@ final class Driver {
 
     /// Reads what the server has written, waiting for it: by polling for up to a
     /// millisecond when `pollsForAnswers`, then by sleeping in `poll`. A sleeping driver's
-    /// own wake-up (its virtual CPU halted meanwhile; 20–30 µs here) would be counted in
+    /// own wake-up (its virtual CPU halted meanwhile) would be counted in
     /// every round trip, so timed loops poll, as latency tools such as sockperf's
     /// busy-poll mode do.
     private func readSome() -> Int {
@@ -127,7 +127,7 @@ final class Driver {
 
     /// A request as the bytes a timed loop sends, made before the clock starts: a round trip
     /// times the pipes and the server, not the making of the request (Foundation's
-    /// `String(format:)` for a task id alone took 5 µs, more than a tenth of a get).
+    /// `String(format:)` for a task id alone costs more than a tenth of a get).
     func request(_ method: String, _ params: String = "{}") -> [UInt8] {
         Array(requestLine(method, params).utf8)
     }

@@ -226,16 +226,16 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         let rate = Double(writes) / seconds { server.pipeline(lines) }
         report.add(group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
                    target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
-        // Five times the other loops' samples: at 60–80 µs each, 1,000 creates last a tenth of
-        // a second, so one of the machine's slow stretches could set a run's median; the
+        // Five times the other loops' samples: 1,000 lock-step creates last a few hundredths
+        // of a second, so one of the machine's slow stretches could set a run's median; the
         // baseline's come from all its writes.
         let creates = (0..<min(writes, 5 * samples)).map { _ in server.request("tasks/create", #"{"title":"lock-step"}"#) }
         var next = 0
         let lockStep = microseconds(creates.count) { server.roundTrip(creates[next]); next += 1 }
         report.add(group, "create, lock-step, \(durability), median", median(lockStep), "µs", baseline: base["medianMicroseconds"],
                    target: durability == "normal" ? .atMost(80) : nil)
-        // The commits that checkpoint: SQLite copies the WAL into the database file in the
-        // commit that passes 1,000 pages, in taskline as in the baseline.
+        // The commits that checkpoint themselves: in taskline once the WAL holds 4,000 frames,
+        // in the baseline at SQLite's automatic 1,000.
         report.add(group, "create, lock-step, \(durability), 99th percentile", percentile(0.99, of: lockStep), "µs",
                    baseline: base["p99Microseconds"])
         // What the median leaves out: the commits that wait for a checkpoint, or the time a
@@ -260,8 +260,8 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     // title sorts at a place of its own, and each priority is drawn as the file's were, so
     // that every run on a kept file moves as many index entries between leaves as one on a
     // fresh file: titles sharing a prefix sit together in the title index, and on a file a
-    // run has left them on, with the priorities at one value, a reversal at a million
-    // tasks writes 1,600 WAL frames where one on a fresh file writes 5,500.
+    // run has left them on, with the priorities at one value, a reversal would write a
+    // fraction of the pages one on a fresh file writes.
     let run = Int(Date().timeIntervalSince1970 * 1000)
     let operations = (0..<min(size, 1000)).map { index in
         let title = "Task \(benchChoice(run, UInt64(1000 + index), of: max(size, 1000))) undo bench \(index) \(run)"

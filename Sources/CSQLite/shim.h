@@ -25,7 +25,7 @@ static const sqlite3_destructor_type taskline_sqlite_transient = (sqlite3_destru
 // - glibc returns the top of its heap to the kernel once 128 KiB there are free: every write
 //   statement then grew the heap around its journal with brk, faulted its pages in and gave
 //   them back. A 1 MiB threshold keeps them.
-// docs/performance.md has the figures.
+// docs/decisions/0006-statement-journals-in-memory.md has the figures.
 static inline int taskline_sqlite_configure_library(void) {
 #ifdef M_TRIM_THRESHOLD
     if (mallopt(M_TRIM_THRESHOLD, 1024 * 1024) != 1) return SQLITE_ERROR;

@@ -54,13 +54,13 @@ struct PostgresFetchPlan {
     private var countConditions: [String] { conditions + [textTasksCondition].compactMap { $0 } }
     private static let textCondition = "(task.title_fold LIKE $ OR task.notes_fold LIKE $)"
     /// A text's tasks the planner expects at most this many of are read from the trigram
-    /// index and sorted: 11,111 took 7–9 ms at a million (a bitmap of the index, the rows,
-    /// a sort of the matching ones), so that this many take some 20 ms.
+    /// index and sorted (a bitmap of the index, the rows, a sort of the matching ones): up
+    /// to this many stay within a page's budget (docs/decisions/0021-postgresql-trigram-index.md).
     static let fewTextTasks = 20_000
 
     /// Sorted by project alone, a due-date filter that holds at least this many tasks is
-    /// checked along task_by_project, where a page's worth come soon (about 5,000 tasks
-    /// read at a million); fewer are read from task_by_due and sorted.
+    /// checked along task_by_project, where a page's worth come soon; fewer are read from
+    /// task_by_due and sorted.
     static let manyDueTasks = 10_000
 
     /// `connection` is asked how many tasks a due-date filter holds when the sort is by
@@ -82,8 +82,8 @@ struct PostgresFetchPlan {
             if textIndexed, Self.hasTrigram(text), try Self.expectsFewTasks(matching: pattern, connection: connection) {
                 // A page is read from among the text's tasks, found in the trigram index:
                 // with a page's LIMIT the planner walks the sort's index, expecting the
-                // matches spread along it, and ask 99's 11,111 at a million come after nine
-                // tenths of the titles (281 ms a first page by title, against 13 ms). Taken
+                // matches spread along it, where a needle's tasks may all come late in the
+                // sort's order (titles that share a prefix, by title). Taken
                 // by their row ids, in a subquery `OFFSET 0` keeps whole, they leave it no
                 // other index to start from; as an array made at run time (`ARRAY(SELECT
                 // …)`), which it guesses at ten, it reads them by id, and sorts them in one
@@ -103,9 +103,8 @@ struct PostgresFetchPlan {
             let range = { (column: String) in
                 [after.map { _ in "\(column) >= $" }, before.map { _ in "\(column) < $" }].compactMap { $0 }.joined(separator: " AND ")
             }
-            // Sorted by project alone, the planner read the rest of the cursor's project from
-            // task_by_project_due, which takes the range, and sorted it (a middle page of a
-            // month's tasks at a million: 20–70 ms; a day's first page, 76 ms). A range of
+            // Sorted by project alone, the planner reads the rest of the cursor's project from
+            // task_by_project_due, which takes the range, and sorts it. A range of
             // many tasks is kept out of every index (`+ 0`) and checked along
             // task_by_project; one of few is read from task_by_due and sorted, the order
             // kept out of the project indexes (`sortsByProjectExpression`).
@@ -170,8 +169,8 @@ struct PostgresFetchPlan {
 
     /// Whether `text` holds three letters or digits in a row. pg_trgm takes its trigrams from
     /// the words of a text, runs of letters and digits: a needle without such a run gives
-    /// the index nothing to look up, and read from it, every entry is read (a needle of two
-    /// letters in no task: 482 ms at a million, against 89 ms reading the tasks).
+    /// the index nothing to look up, and read from it, every entry is read: more than
+    /// reading the tasks.
     static func hasTrigram(_ text: String) -> Bool {
         var run = 0
         for scalar in text.unicodeScalars {
@@ -238,8 +237,7 @@ struct PostgresFetchPlan {
     /// The queries for the page, in order.
     var runs: [Run] {
         // A text's few tasks are sorted whole in one query: in runs, each would find them
-        // in the index again (a page across the dated and the undated tasks of `word777`
-        // at a million: two runs, 20 ms).
+        // in the index again.
         if readsTextTasks { return [severalKeysRun] }
         let after = cursor.map { (values: $0.values, id: PostgresValue.text($0.id)) }
         if sort.count == 1 {

@@ -1,9 +1,9 @@
 /// How a store counts a filter for `includeTotal` without checking every task.
 ///
 /// Not blocked and not waiting are what nearly every task is: counted as they are written,
-/// the tasks that meet them are found by checking every task (210 and 169 ms at a million
-/// tasks on SQLite). Their opposites, blocked and waiting, are a few tasks that an index
-/// holds by themselves. So `F` and not `X` counts as `F` less `F` and `X`: each term is a
+/// the tasks that meet them are found by checking every task
+/// (docs/decisions/0015-kept-counts.md). Their opposites, blocked and waiting, are a few
+/// tasks that an index holds by themselves. So `F` and not `X` counts as `F` less `F` and `X`: each term is a
 /// count a store reads from what it keeps or from an index of the few.
 extension TaskFilter {
     /// Filters whose counts, each multiplied by its sign and added up, count this filter's

@@ -10,8 +10,8 @@ import Synchronization
 /// SQLite's automatic checkpoint runs in the committing call once the WAL holds 1,000
 /// frames: it copies every frame into the database file and syncs the WAL before and the
 /// file after. A write of a thousand tasks spread over a large file fills more by itself,
-/// so each paid for a whole checkpoint before its answer (docs/performance.md, "Undo and
-/// redo"). SQLite runs a checkpoint beside the writes and reads of other connections
+/// so each paid for a whole checkpoint before its answer
+/// (docs/decisions/0024-checkpoint-policy-by-commit-size.md). SQLite runs a checkpoint beside the writes and reads of other connections
 /// ("Application-Initiated Checkpoints" in its WAL documentation), and a checkpoint cut
 /// short by a crash or power loss leaves the WAL to be copied again.
 ///
@@ -19,7 +19,7 @@ import Synchronization
 /// once the WAL holds `frames`, as SQLite's automatic checkpoint would at a quarter of the
 /// rate: one such commit in hundreds waits for the copy, where a thread copying beside the
 /// commits would take its time from every one of them on a machine whose cores the server
-/// and its client keep busy (docs/performance.md, "Small commits checkpoint themselves").
+/// and its client keep busy (docs/decisions/0024-checkpoint-policy-by-commit-size.md).
 /// A large commit (an undo of a large group, a batch of an import) asks this thread
 /// instead, up to `maximumFrames`, where any commit checkpoints itself: reversals back to
 /// back then wait for the file's sync once in several rather than every second one.
@@ -38,8 +38,8 @@ final class Checkpointer: @unchecked Sendable {  // @unchecked: `connection` is 
     /// A commit that wrote fewer pages is a small one (`committed`).
     static let smallCommitPages = 1000
     /// The WAL's size at which any commit checkpoints itself, however many frames it wrote:
-    /// large commits in a row that outrun the copies wait for them somewhere
-    /// (docs/performance.md, "Undo and redo").
+    /// large commits in a row that outrun the copies wait for them somewhere, and here
+    /// once in several reversals rather than every second one.
     static let maximumFrames = 32_000
 
     private let queue = DispatchQueue(label: "taskline.checkpoint")

@@ -36,8 +36,7 @@ public final class DatabaseWatcher: Sendable {
 
     /// What the folder is watched for: a file made or moved into place. Never changed: a
     /// change to a folder's mask makes the kernel visit every cached entry of the folder
-    /// (`fsnotify_set_children_dentry_flags`), a cost that grows with the folder
-    /// (docs/performance.md).
+    /// (`fsnotify_set_children_dentry_flags`), a cost that grows with the folder.
     private static let folderMask = UInt32(IN_CREATE | IN_MOVED_TO)
 
     /// Milliseconds after the last event at which to look again.
@@ -100,8 +99,8 @@ public final class DatabaseWatcher: Sendable {
     /// until the loop pauses.
     ///
     /// SQLite writes a commit page by page, each write an inotify event, and waking the
-    /// loop for the owner's own commits took a large share of a lock-step create's time
-    /// (docs/performance.md). Changing a watch's mask makes no event, but
+    /// loop for the owner's own commits would cost a lock-step create a large share of its
+    /// time. Changing a watch's mask makes no event, but
     /// is a system call: made deaf for each write and listening after it, the watch cost
     /// two a write, so it listens again only when the loop pauses. While `body` holds the
     /// write lock no other process can commit; one that committed while the watch was deaf

@@ -56,8 +56,8 @@ struct FetchPlan {
     /// same order split in two.
     private(set) var mergesDoneRuns = false
     /// True when two of the filter's tags are on no task together: no task matches, and a
-    /// page reads nothing, where checking every task with the first tag (or every task along
-    /// the sort order) for the others took up to seconds at a million tasks.
+    /// page reads nothing, where it would check every task with the first tag (or every
+    /// task along the sort order) for the others.
     private(set) var matchesNothing = false
     /// True when a clause yields a small set of tasks for SQLite to start from, which it
     /// sorts: no run needs to be split to be read in order from an index.
@@ -69,10 +69,9 @@ struct FetchPlan {
     /// For a sort whose runs read a filter's column in order (`addRangeReadInOrder`): the
     /// column, and the filter's bound on the side the runs start from, which the run of a
     /// first page adds (`run`). The filter's own copy of that bound is not one SQLite can
-    /// start from (`+`): given both it and a cursor's, SQLite started from the filter's
-    /// and read every task before the cursor (a middle page of `Home` by project at a
-    /// million tasks: 38–60 ms). It names the filter's parameter by number, so that it
-    /// needs no value of its own.
+    /// start from (`+`): given both it and a cursor's, SQLite starts from the filter's
+    /// and reads every task before the cursor. It names the filter's parameter by number,
+    /// so that it needs no value of its own.
     private var startBound: (column: String, clause: String)?
     /// Under a sort by priority, then due date, whether each priority's run is read from
     /// indexes led by the priority (`priorityRuns`): task_blocked_by_priority_due for the
@@ -90,8 +89,7 @@ struct FetchPlan {
     enum BlockedIndex: String {
         /// By creation time alone, the runs of `task_by_done`'s order. Named for a count as well,
         /// which has no order to choose by: that order is the taggings', whose probes then
-        /// find their pages in the cache (a common tag's blocked tasks at a million: 13 ms
-        /// against 20 along task_blocked_by_due).
+        /// find their pages in the cache.
         case creation = "task_blocked"
         /// Each priority's run, in due order (`priorityRuns`).
         case priorityThenDue = "task_blocked_by_priority_due"
@@ -148,9 +146,8 @@ struct FetchPlan {
     /// due window's tasks are read and sorted rather than checked along the sort order.
     /// Reading s of them costs about s lookups; finding a page of p along the order, about
     /// p × N / s, their tasks being spread along it among the N; the two meet at
-    /// s = √(p × N), with p a page of 50 as lists show. Never below `fewTasks`. At a million
-    /// tasks, 7,071: a project of 2,000 by due date took 46 ms checked along the order, with
-    /// a common tag 397 ms; a tag of 2,000, 58 and 261 ms.
+    /// s = √(p × N), with p a page of 50 as lists show. Never below `fewTasks`
+    /// (docs/decisions/0014-page-plans.md).
     static func smallSetLimit(in database: Database) throws -> Int {
         let tasks = try database.integer("SELECT coalesce(sum(count), 0) FROM task_total") ?? 0
         return max(fewTasks, Int(Double(50 * tasks).squareRoot()))
@@ -173,14 +170,12 @@ struct FetchPlan {
         matchesNothing = try Self.someTwoShareNoTask(filter.tags, in: database)
         var tags = filter.tags[...]
         // The blocked or the waiting tasks are fewer than a common tag's, and in creation
-        // order in their own indexes: read from there, each one's tags are checked (through
-        // a common tag's 143,000 taggings at a million, each task looked up, a count took
-        // 140 ms).
+        // order in their own indexes: read from there, each one's tags are checked, rather
+        // than every task of a common tag's taggings looked up.
         let byCreationAlone = sort.count == 1 && sort[0].field == .createdAt
         let readsTheFewInCreationOrder = byCreationAlone && (filter.blocked == true || filter.waiting == true)
         // A rare text's candidates are fewer still than a tag's tasks: they are read, and
-        // the tag checked on each (a common tag's 143,000 tasks checked for `word777`'s
-        // text: 110 ms a count).
+        // the tag checked on each, not every task of a common tag checked for the text.
         let folded = try filter.text.map { text in
             try TaskRules.validateFilterText(text, field: "filter.text")
             return TaskRules.folded(text)
@@ -211,7 +206,7 @@ struct FetchPlan {
                 hasSmallSet = true
             } else if readsTheFewInCreationOrder {
                 // A probe of task_tag's key, in the order of its task keys: a count then
-                // reads no task's row (one a task, at random: 31 against 13 ms).
+                // reads no task's row, where a check of the row's tags reads one at random.
                 add("EXISTS (SELECT 1 FROM task_tag AS tagged WHERE tagged.tag = ? AND tagged.task_pk = task.pk)", [.text(tag)])
             } else {
                 // Checked on the row's own copy of its tags, not with a lookup in task_tag
@@ -227,8 +222,7 @@ struct FetchPlan {
             if let candidates {
                 if candidates.few {
                     // Read from the index as the tasks to start from, the candidates cost
-                    // less than as an IN that SQLite fills first (ask 99's 11,099 by
-                    // priority: 6.6 against 8.4 ms), but SQLite then cannot start from
+                    // less than as an IN that SQLite fills first, but SQLite then cannot start from
                     // another small set instead: only a scan that found nothing early,
                     // which had no other small set, does so.
                     if textFromIndex != nil && !hasSmallSet {
@@ -350,8 +344,8 @@ struct FetchPlan {
     static func windowCondition(_ column: String) -> String { "\(column) >= ? AND \(column) < ?" }
 
     /// Whether the filter's project or due window holds fewer tasks than `smallSetLimit`:
-    /// then a page by creation time starts from them, not from a tag's taggings in that
-    /// order (a common tag's, checked for a project of 2,000 at a million: 25 ms).
+    /// then a page by creation time starts from them, not from a common tag's taggings in
+    /// that order, each checked for the project or the window.
     private static func projectOrWindowHoldsFew(_ filter: TaskFilter, dueWindow: (after: Int64, before: Int64)?,
                                                 limit smallSetLimit: () throws -> Int, in database: Database) throws -> Bool {
         guard filter.project != nil || dueWindow != nil else { return false }
@@ -499,9 +493,8 @@ struct FetchPlan {
 
         /// Whether this count is read rather than the tasks counted: always, but for tags in
         /// a due window or a project, read when the window or the project holds fewer tasks
-        /// than the rarest tag has (a probe of the taggings costs about what a tagged task's
-        /// lookup does). At a million tasks, `g0` (140,000) in a week: 128 ms counted, 19.6
-        /// ms read; in `Work.P17` (2,000), 141 ms counted, 4.6 ms read.
+        /// than the rarest tag has: a probe of the taggings costs about what a tagged task's
+        /// lookup does, so the fewer entries decide.
         func isRead(in database: Database) throws -> Bool {
             switch self {
             case .tagsInDueWindow(let tags, let after, let before, _):
@@ -599,17 +592,15 @@ struct FetchPlan {
     ///
     /// A count from a small set (the plan's own, or a common text's candidates) keeps the
     /// page's `+`s: they keep SQLite on that set. Without them SQLite, which has no
-    /// statistics, prefers an index on the other clauses: open tasks with a rare text
-    /// read `task_by_done`'s 600,000 open tasks at a million for the text's 1,000 (250 ms
-    /// against 1).
+    /// statistics, prefers an index on the other clauses: for open tasks with a rare text
+    /// it would read every open task in `task_by_done` rather than the text's few.
     func count(in database: Database) throws -> (sql: String, values: [SQLValue]) {
         if matchesNothing { return ("SELECT 0", []) }
         if let kept, try kept.isRead(in: database) { return (kept.sql, kept.values) }
         if let candidates = commonTextCandidates, try TextIndex.reading(candidates, in: database) != .tooDear {
             // From the candidates themselves when nothing else drives the read: as an IN
             // beside the page's `done = ?` (which reads task_by_done in creation order),
-            // SQLite chose the 700,000 open tasks at a million for ask 99's 11,000 (145
-            // against 12 ms).
+            // SQLite would read every open task rather than the candidates.
             if source == "task" {
                 return ("SELECT count(*) FROM \(TextIndex.source)" + whereSQL(extra: []), [.text(candidates)] + whereValues)
             }
@@ -714,9 +705,8 @@ struct FetchPlan {
                 sql += " LIMIT ?"
                 return sql
             }
-            // SQLite's sorter holds every column selected, of every row it is given: for
-            // 111,007 candidates by creation time, newest first (each one entering the page
-            // as it is found), 240 ms with the whole task, 110 with its keys.
+            // SQLite's sorter holds every column selected, of every row it is given: sort
+            // the keys alone, then read the page's tasks whole.
             sql += "SELECT " + FetchPlan.taskColumns + ", page.* FROM ("
             appendQuery(to: &sql, columnsBeforeKeys: "task.pk AS page_pk, ")
             sql += " LIMIT ?) AS page CROSS JOIN task ON task.pk = page.page_pk"

@@ -182,7 +182,7 @@ enum Schema {
         },
         .init(version: 9) { db in
             // How many tasks are open and done, kept by triggers: `includeTotal` with no
-            // filter or only `done` reads it instead of counting a million index entries.
+            // filter or only `done` reads it instead of counting every index entry.
             try db.execute("""
                 CREATE TABLE task_total (done INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO task_total (done, count) VALUES (0, 0), (1, 0);
@@ -477,8 +477,7 @@ enum Schema {
         .init(version: 21) { db in
             // Pages by project and due date, each way: within a project, tasks by due date
             // with the undated ones last, read in order instead of every task of a project
-            // sorted (a quarter of a second a page at a million tasks). Only tasks that have a
-            // project write a leaf of them.
+            // sorted. Only tasks that have a project write a leaf of them.
             try db.execute("""
                 CREATE INDEX task_by_project_due_asc ON task (project, due_sort_asc, id) WHERE project IS NOT NULL;
                 CREATE INDEX task_by_project_due_desc ON task (project, due_sort_desc, id) WHERE project IS NOT NULL;
@@ -519,8 +518,8 @@ enum Schema {
         },
         .init(version: 23) { db in
             // The tasks with a wait time (a few in a hundred) in task_by_due_asc's order: a
-            // page of waiting tasks by due date walks them, not every task (15 ms → 0.5 ms
-            // at a million). Only a task with a wait time writes a leaf of it.
+            // page of waiting tasks by due date walks them, not every task. Only a task with
+            // a wait time writes a leaf of it.
             try db.execute("CREATE INDEX task_waiting_by_due ON task (due_sort_asc, id) WHERE wait_at IS NOT NULL")
         },
         .init(version: 24) { db in
@@ -529,8 +528,8 @@ enum Schema {
             // filter only asks which tasks match. A changed text rewrote the task's row of
             // it, a page at a random place in the file: a fifth of an undo's pages. The
             // rebuild indexes every task, those waiting in task_text_pending included. It
-            // leaves the index in many segments, which the first writes after it would merge
-            // (over a second at a million tasks): 'optimize' merges them here.
+            // leaves the index in many segments, which the first writes after it would pay to
+            // merge: 'optimize' merges them here.
             try db.execute("""
                 DROP TABLE task_text;
                 CREATE VIRTUAL TABLE task_text USING fts5 (
@@ -553,8 +552,8 @@ enum Schema {
             // task_text_stale, as new texts wait in task_text_pending, and both reach the
             // index in one batch (TextIndex.indexPending). A 'delete' written at once made
             // FTS5 write a segment at the end of every statement that wrote the task (its
-            // statement savepoint), and merge them: two fifths of the work of undoing 1,000
-            // title changes. Invariant: a task that is not pending has exactly its current
+            // statement savepoint), and merge them: most of the work of an undo of title
+            // changes (docs/decisions/0005-text-index-batches.md). Invariant: a task that is not pending has exactly its current
             // folded texts indexed; what is indexed under a key that is pending or has no
             // task is exactly its row of task_text_stale, if any. The text filter's instr()
             // decides, so a stale entry only adds a candidate it turns down.
@@ -580,8 +579,8 @@ enum Schema {
         .init(version: 27) { db in
             // Each priority's tasks in due order: a sort by priority, then due date reads a
             // run per priority as a range of it (FetchPlan.priorityRuns). Along
-            // task_by_due_asc with the priority checked, each run read every priority's
-            // tasks: a page of the tasks with two common tags took 34–41 ms at a million.
+            // task_by_due_asc with the priority checked, each run would read every
+            // priority's tasks.
             try db.execute("CREATE INDEX task_by_priority_due ON task (priority, due_sort_asc, id)")
         },
         .init(version: 28) { db in
@@ -589,8 +588,8 @@ enum Schema {
             // task_by_project_due_asc and …_desc): a page of waiting tasks in these orders
             // walks them (SQLite picks them by itself: the waiting clause implies a wait
             // time), not every task with a project along task_by_project with the wait time
-            // checked (one in a hundred waits: up to 23 ms a page at a million). Only a task
-            // with a wait time writes their leaves.
+            // checked (one in a hundred waits). Only a task with a wait time writes their
+            // leaves.
             try db.execute("""
                 CREATE INDEX task_waiting_by_project ON task (project, id) WHERE wait_at IS NOT NULL;
                 CREATE INDEX task_waiting_by_project_due_asc ON task (project, due_sort_asc, id) WHERE wait_at IS NOT NULL;
@@ -599,17 +598,16 @@ enum Schema {
         },
         .init(version: 29) { db in
             // The blocked tasks (one in 75) by due date, then priority: a page of them in that
-            // order, either way, is a range of it (FetchPlan names it), where it checked each
-            // task for a dependency not done along task_by_due_asc (15–24 ms a page at a
-            // million). Only a blocked task writes a leaf of it.
+            // order, either way, is a range of it (FetchPlan names it), not each task along
+            // task_by_due_asc checked for a dependency not done. Only a blocked task writes a
+            // leaf of it.
             try db.execute("CREATE INDEX task_blocked_by_due_priority ON task (due_sort_asc, priority, id) WHERE blocked_by > 0")
         },
         .init(version: 30) { db in
             // The blocked tasks by due date, and by project then due date each way (FetchPlan
             // names them): a page of them, first or from a cursor, along task_by_due_asc or
-            // task_by_project_due_asc with each task's dependencies checked read 75 tasks for
-            // each one it kept (up to 22 ms a page at a million). Only a blocked task writes
-            // leaves of them.
+            // task_by_project_due_asc with each task's dependencies checked reads 75 tasks
+            // for each one it keeps. Only a blocked task writes leaves of them.
             try db.execute("""
                 CREATE INDEX task_blocked_by_due ON task (due_sort_asc, id) WHERE blocked_by > 0;
                 CREATE INDEX task_blocked_by_project_due_asc ON task (project, due_sort_asc, id) WHERE blocked_by > 0;
@@ -618,8 +616,8 @@ enum Schema {
         },
         .init(version: 31) { db in
             // How many tasks have each two tags (tag < other, by BINARY), kept by task_tag's
-            // triggers: `includeTotal` with two tags alone reads one row, where a merge of
-            // their two ranges of task_tag_by_tag took 16–19 ms of CPU at a million tasks. A
+            // triggers: `includeTotal` with two tags alone reads one row, not a merge of
+            // their two ranges of task_tag_by_tag. A
             // tagging writes a row for each other tag of its task, none for a task's only
             // tag; a pair no task has loses its row. The statements join the triggers that
             // keep `tags`, as a trigger of their own would cost each tagging a program of
@@ -648,16 +646,14 @@ enum Schema {
         .init(version: 32) { db in
             // The blocked tasks by project (FetchPlan names it): a page of the open, blocked
             // ones by project, descending, checked 75 tasks along task_by_project for each it
-            // kept, each row looked up at random (a project of the Work.P… kind holds one
-            // task in 485): 13–22 ms a first page at a million. Only a blocked task writes a
-            // leaf of it.
+            // kept, each row looked up at random. Only a blocked task writes a leaf of it.
             try db.execute("CREATE INDEX task_blocked_by_project ON task (project, id) WHERE blocked_by > 0")
         },
         .init(version: 33) { db in
             // The blocked tasks' wait times, as task_by_wait holds them (schema 22): the count
             // of the open tasks both blocked and waiting, a term of `next`'s `includeTotal`
-            // (TaskFilter.countTerms), read the 6,590 waiting ones' rows at a million (27 ms),
-            // and reads this index alone (0.9 ms). Only a blocked task writes a leaf of it.
+            // (TaskFilter.countTerms), looked every waiting task's row up, and reads this
+            // index alone. Only a blocked task writes a leaf of it.
             try db.execute("""
                 DROP INDEX task_blocked;
                 CREATE INDEX task_blocked ON task (done, created_at, id, wait_at) WHERE blocked_by > 0;
@@ -666,16 +662,14 @@ enum Schema {
         .init(version: 34) { db in
             // How many tasks have each tag, and how many of them are open: `includeTotal`
             // with a tag and the open tasks (a tag's list, and the first term of its `next`
-            // list) looked every tagged task up, 148 ms for a tag on 14% of a million tasks;
-            // a tag alone read its range of task_tag_by_tag, which goes: what else read it, a
+            // list) looked every tagged task up; a tag alone read its range of task_tag_by_tag, which goes: what else read it, a
             // tag's first tasks and a few tags' merge, task_tag's key serves. A tagging writes
             // a row of this table where it wrote a leaf of that index; a task done or opened
             // again moves its tags' open counts, and one deleted takes its tags' counts from
             // the row before (the taggings' cascade then finds no task, and leaves them
             // alone). Each statement is an upsert driven by the task's taggings, one row a
             // tag: an IN of them made SQLite build a table of them first, and two rows a tag
-            // (open and done) took two statements, each a third more instructions a
-            // completion. So a tag on no task keeps its row of 0, which readers pass over.
+            // (open and done) would take two statements a completion. So a tag on no task keeps its row of 0, which readers pass over.
             try db.execute("""
                 CREATE TABLE tag_total (tag TEXT PRIMARY KEY, count INTEGER NOT NULL, open INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO tag_total (tag, count, open)
@@ -716,10 +710,9 @@ enum Schema {
         .init(version: 35) { db in
             // The open tasks of each project and of each two tags, beside their counts, and
             // each task's `done` in task_by_due_asc: `includeTotal` with the open (or done)
-            // tasks and a project looked every task of the project up (455 ms for Home's
-            // 400,000 at a million), with two tags every task of both (194 ms for `t3` and
-            // `g2`), and with a due window every task in the window, at random (384 ms for
-            // a month's 41,000). The counts are now a sum over a few rows or one row, the
+            // tasks and a project looked every task of the project up, with two tags every
+            // task of both, and with a due window every task in the window, at random. The
+            // counts are now a sum over a few rows or one row, the
             // window's a range of the index alone. A task done or opened again moves the
             // open counts of its project and of its tags' pairs, and its entry in
             // task_by_due_asc within its leaf; a task moved to another project takes its
@@ -804,8 +797,8 @@ enum Schema {
             // A create keeps no statement journal. SQLite copies each page a statement changes
             // into one when the statement is inside a transaction, writes more than one row
             // (triggers do) and may abort alone; Taskline undoes the whole transaction or
-            // savepoint on any error, so the copy was never read (about 17,000 instructions a
-            // create with a tag and a project, docs/performance.md). What let a create's
+            // savepoint on any error, so the copy was never read
+            // (docs/decisions/0022-create-keeps-no-statement-journal.md). What let a create's
             // statements abort alone:
             // - ABORT conflict resolution: the inserts say OR FAIL, which their triggers'
             //   statements take on (so the text queue's INSERT OR IGNORE, which would fail,
@@ -885,11 +878,11 @@ enum Schema {
             // The trigram index reads each text with two U+0001 after it (task_text_source),
             // so that every occurrence of a needle of one or two characters begins one of
             // its trigrams: the trigrams that begin with such a needle name the tasks that
-            // hold it (TextIndex.shortNeedleCandidates), where every task was scanned (a
-            // needle in no task, 426 ms a page at a million tasks). A needle with U+0001 in
+            // hold it (TextIndex.shortNeedleCandidates), where every task was scanned. A
+            // needle with U+0001 in
             // it is not asked of the index. As a view, the padded texts are what FTS5's
-            // 'rebuild' and 'integrity-check' read. Every task is indexed again (about 4 s
-            // at a million), so nothing waits and nothing stale is held.
+            // 'rebuild' and 'integrity-check' read. Every task is indexed again, so nothing
+            // waits and nothing stale is held.
             try db.execute("""
                 DROP TABLE task_text;
                 CREATE VIEW task_text_source AS
@@ -910,9 +903,9 @@ enum Schema {
             // default, 4, each posting is copied once a level of a tree of fanout 4; at 16,
             // half as many times. Past `crisismerge` segments a level is merged whole in one
             // write: at 64 that is left for an index whose steps fell behind, where at its
-            // default, 16, it would merge whole every level the automerge had not. Lock-step
-            // creates of a title, over 20,000 on a 10,000-task file: 296,982 → 276,449
-            // instructions. Values FTS5 keeps in task_text_config, with the index.
+            // default, 16, it would merge whole every level the automerge had not
+            // (docs/decisions/0023-text-index-merged-when-idle.md). Values FTS5 keeps in
+            // task_text_config, with the index.
             try db.execute("""
                 INSERT INTO task_text (task_text, rank) VALUES ('automerge', 16);
                 INSERT INTO task_text (task_text, rank) VALUES ('crisismerge', 64);
@@ -921,14 +914,11 @@ enum Schema {
         .init(version: 39) { db in
             // No write merges the trigram index's segments: the server merges them a short
             // step at a time when it has nothing else to do (TextIndex.mergeStep). A step
-            // falling in a write was paid by that write's request (one took as long as
-            // hundreds of creates), and a run of creates right after other writers' paid for
-            // theirs too: 3,000 pipelined creates after sqlite-baseline's writes, 218,793
-            // instructions a create against 190,527 on the same file merged beforehand. The
-            // idle steps merge a level once it holds `usermerge` segments, 16, as the writes
-            // did at schema 38: at FTS5's default, 4, they rewrote the postings four levels
-            // deep, and an undo a second after the last, whose WAL held those copies, took
-            // 72 ms against 56. A level that reaches `crisismerge` (64) segments is still
+            // falling in a write was paid by that write's request, and a run of creates right
+            // after other writers' paid for theirs too. The idle steps merge a level once it
+            // holds `usermerge` segments, 16, as the writes did at schema 38: at FTS5's
+            // default, 4, they would rewrite the postings four levels deep
+            // (docs/decisions/0023-text-index-merged-when-idle.md). A level that reaches `crisismerge` (64) segments is still
             // merged whole in the write that fills it, which bounds the segments a search
             // reads where no server idles.
             try db.execute("""
@@ -940,8 +930,7 @@ enum Schema {
             // task_by_priority_due holds only the dated tasks: of the undated ones it held
             // the order task_by_priority holds, (priority, id), so each priority's run of
             // them is read from there (FetchPlan.priorityRuns). A create or an update with
-            // no due date writes one index fewer: 15.85 → 14.1 WAL frames a title-only
-            // create at 10,000 tasks (scripts/wal-pages-per-create).
+            // no due date writes one index fewer (scripts/wal-pages-per-create counts it).
             try db.execute("""
                 DROP INDEX task_by_priority_due;
                 CREATE INDEX task_dated_by_priority_due ON task (priority, due_sort_asc, id) WHERE due_at IS NOT NULL;

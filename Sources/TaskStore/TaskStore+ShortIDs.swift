@@ -9,7 +9,7 @@ extension ShortID {
 
     /// `condition` of the key's first `?1` characters, as `condition("substr(\(keySQL), 1, ?1)")`
     /// is, but a pass over every id with it reads an id's shape only where the characters
-    /// match: half the cost at a million tasks.
+    /// match: about half the cost of computing every key.
     static func keyStartSQL(_ condition: (String) -> String) -> String {
         "(\(condition("substr(id, 25, ?1)")) AND \(isVersion7SQL) OR \(condition("substr(id, 1, ?1)")) AND NOT \(isVersion7SQL))"
     }

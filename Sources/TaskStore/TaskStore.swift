@@ -213,7 +213,7 @@ public actor TaskStore {
     private static let mergeRetryNanoseconds: UInt64 = 100_000_000
     /// How long no request may have come before the idle work starts (a merge step, a
     /// checkpoint): a client sending one request after another, however slowly, never
-    /// meets it (a merge step takes 1–6 ms).
+    /// meets it (a merge step takes a few milliseconds).
     private static let quietNanoseconds: UInt64 = 50_000_000
 }
 

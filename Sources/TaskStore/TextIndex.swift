@@ -10,9 +10,8 @@ import SQLite
 /// few of the needle's trigrams, how many tasks hold each, counting no further than
 /// `commonCount`; the query then asks only for the rarest ones. When every trigram is
 /// common, the tasks that hold all of them together are counted the same way: common
-/// trigrams often meet in few tasks ("d12" and "12 " in a million titles "Task N wordM",
-/// each in some 10,000, together in 999), and a scan in sort order then reads every task
-/// for a page it never fills. Only when they meet in `commonCount` tasks or more does a
+/// trigrams often meet in few tasks, and a scan in sort order then reads every task for a
+/// page it never fills. Only when they meet in `commonCount` tasks or more does a
 /// page leave the index out, and the scan finds a page of matches early, most likely; it
 /// scans on a budget (`scanTime`), past which the candidates are read after all unless
 /// they are too many (`reading`, `TaskStore.fetch`). A count has no page to fill
@@ -26,7 +25,8 @@ enum TextIndex {
     static let commonCount = 4096
     /// How long a page's scan for a needle whose candidates are not few may take before
     /// they are counted (`reading`): a scan that finds its page at all mostly finds it
-    /// within 1 ms, and reading 11,000 candidates at a million tasks takes some 7 ms.
+    /// within 1 ms, and reading some thousands of candidates costs more than this
+    /// (docs/decisions/0020-common-text-needles.md).
     static let scanTime = Duration.milliseconds(3)
     /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
     static let maxProbes = 12
@@ -108,8 +108,8 @@ enum TextIndex {
     /// Candidates fewer than this many are read from the index without more ado: some 40 ms
     /// at most.
     static let cheapCandidates = 65_536
-    /// About how long a candidate takes to read and sort: ask 9's 110,989 took 56 ms at a
-    /// million tasks by title, ask 99's 11,099 took 6–8 ms.
+    /// About how long a candidate takes to read and sort, as measured at a million tasks
+    /// (docs/decisions/0020-common-text-needles.md).
     static let candidateReadTime = Duration.nanoseconds(500)
 
     /// How costly reading `match`'s candidates is: they are counted no further than a
@@ -119,9 +119,8 @@ enum TextIndex {
         return reading(candidates: try self.tasks(matching: match, upTo: readableLimit(of: tasks), in: database), of: tasks)
     }
 
-    /// How costly reading `candidates` of `tasks` is. The quarter is measured at a million
-    /// tasks: ask 9's candidates read and sorted by title took 56 ms, the scan in title
-    /// order 330–500 ms, and a count's scan 250 ms.
+    /// How costly reading `candidates` of `tasks` is. Past a quarter of the tasks, a scan of
+    /// every task in order costs less than reading and sorting the candidates.
     static func reading(candidates: Int, of tasks: Int) -> CandidateReading {
         if candidates < cheapCandidates { return .cheap }
         return candidates < readableLimit(of: tasks) ? .dear(candidateReadTime * candidates) : .tooDear
@@ -191,8 +190,8 @@ enum TextIndex {
         try database.run("DELETE FROM task_text_pending")
     }
 
-    /// Leaf pages one idle step writes at most (FTS5's 'merge'): 1–6 ms of work on a
-    /// 100,000-task file, so that a request that comes meanwhile barely waits.
+    /// Leaf pages one idle step writes at most (FTS5's 'merge'): a few milliseconds of work,
+    /// so that a request that comes meanwhile barely waits.
     static let mergeStepPages = 16
 
     /// Merges up to `mergeStepPages` pages of the index's segments, of the level with the
@@ -216,9 +215,8 @@ enum TextIndex {
     /// it are a range of the index's terms. They are read from the index's list of its
     /// entries (`task_text_entries`, FTS5's `fts5vocab`, in this connection's temporary
     /// schema), no further than `commonCount` entries: fewer, and the terms, asked for
-    /// together, name exactly the tasks that hold the needle (a needle in none of a
-    /// million tasks: 1.6 ms, where a page scanned every task in 426 ms); more, and a
-    /// scan finds a page early (nil). No term names no task: the needle's own phrase,
+    /// together, name exactly the tasks that hold the needle, where a scan would read every
+    /// task for a needle in none; more, and a scan finds a page early (nil). No term names no task: the needle's own phrase,
     /// shorter than a trigram, matches nothing.
     static func shortNeedleCandidates(_ needle: String, in database: Database) throws -> Candidates? {
         try database.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.task_text_entries USING fts5vocab(main, task_text, instance)")

@@ -40,9 +40,9 @@ enum Urgency {
 /// priority, highest first, then by due date, soonest first (the undated last), no task after
 /// a given one is more urgent than `bound(after:)`. Its priority is the same with a due date
 /// no sooner, or lower with a due date no sooner than the most overdue task's; its tags and
-/// project add at most 2; it is no older than the oldest task. At a million tasks whose due
-/// dates are all weeks away, `next` reads the open tasks of high priority with a due date
-/// rather than every open task.
+/// project add at most 2; it is no older than the oldest task. Where every due date is weeks
+/// away, `next` then reads the open tasks of high priority with a due date rather than every
+/// open task.
 ///
 /// The store orders due dates by instant, urgency counts local days: a date without a time
 /// is the same day everywhere, a time is placed in the local zone (up to a day either side
