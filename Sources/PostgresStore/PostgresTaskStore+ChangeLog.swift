@@ -20,7 +20,7 @@ extension PostgresTaskStore {
         let rows = try translatingErrors { try connection.query(prepared: Self.changesStatement, [.integer(since), .integer(Int64(limit) + 1)]) }
         // Every row carries the log's state; a change's columns are null in the one row of a read that found none.
         let state = rows[0]
-        let prunedThrough = try state.int64("pruned")
+        let prunedThrough = try TaskRules.prunedThrough(try state.int64("pruned"), storedAs: "taskline_schema's pruned_through")
         if since < prunedThrough {
             throw TaskStoreError.historyExpired(since: since, oldestSeq: prunedThrough + 1)
         }

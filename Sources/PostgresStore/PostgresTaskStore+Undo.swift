@@ -191,7 +191,7 @@ extension PostgresTaskStore {
             var next = snapshot.task
             next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
             next.version = max(next.version, try versionDeleted(id: next.id) ?? next.version)
-            next = try nextVersion(of: next, at: now)
+            next = try next.atNextVersion(changedAt: now)
             guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { throw TaskStoreError.alreadyExists(id: next.id) }
             changes.append(try log(.created, task: next))
             if !next.dependsOn.isEmpty { dependenciesChanged.append(next.id) }
@@ -203,7 +203,7 @@ extension PostgresTaskStore {
             next.updatedAt = current.updatedAt
             guard !next.isIdentical(to: current) else { continue }
             try self.snapshot(id: next.id, group: group)
-            next = try nextVersion(of: next, at: now)
+            next = try next.atNextVersion(changedAt: now)
             try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
             changes.append(try log(.updated, task: next))
             if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }

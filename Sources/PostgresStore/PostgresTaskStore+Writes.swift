@@ -110,7 +110,7 @@ extension PostgresTaskStore {
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
-            next = try nextVersion(of: next, at: now)
+            next = try next.atNextVersion(changedAt: now)
             try snapshot(id: id, group: group)
             let successor = next.done && !current.done ? try makeSuccessor(of: next, at: now) : nil
             try replace(next, dueAt: dueAt ?? storedTime(current.due, of: current), waitAt: waitAt ?? storedTime(current.wait, of: current))
@@ -150,7 +150,7 @@ extension PostgresTaskStore {
         do {
             parsed = try RecurrenceRule(rule, field: "recurrence.rule")
         } catch {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads", retryable: false)
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
         }
         guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
         let claimed = try connection.run("""
@@ -174,7 +174,7 @@ extension PostgresTaskStore {
         return try rows.compactMap { row in
             let current = try TaskRow.task(in: row)
             guard !sparing.contains(Array(current.id.utf8)) else { return nil }
-            var next = try nextVersion(of: current, at: now)
+            var next = try current.atNextVersion(changedAt: now)
             next.dependsOn.removeAll { $0.utf8.elementsEqual(id.utf8) }
             try replace(next, dueAt: try storedTime(current.due, of: current), waitAt: try storedTime(current.wait, of: current))
             return try log(.updated, task: next)
@@ -221,22 +221,11 @@ extension PostgresTaskStore {
         return [id] + path.split(separator: TaskRow.separator).dropLast().map(String.init)
     }
 
-    /// `task` at its next version, changed at `now`; refused at the top of the range.
-    func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
-        guard task.version < TaskRules.versions.upperBound else {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id) is at version \(task.version), and a version goes no higher than \(TaskRules.versions.upperBound)", retryable: false)
-        }
-        var next = task
-        next.updatedAt = now
-        next.version += 1
-        return next
-    }
-
     /// A stored time as ms; one another program stored unreadable refuses the write.
     private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.storage(code: 0, extendedCode: 0, message: "task \(task.id)'s stored time \(text) is not a date", retryable: false)
+            throw TaskStoreError.outOfRange("task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
         }
         return milliseconds
     }
@@ -292,7 +281,7 @@ extension PostgresTaskStore {
 
     /// Appends a change with the next seq of the transaction's.
     func log(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?) throws -> TaskChange {
-        lastSeq += 1
+        lastSeq = try TaskRules.loggedSeq(lastSeq &+ 1)
         try connection.run("INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
                            [.integer(lastSeq), .text(kind.rawValue), .text(id), .integer(version), .integer(clock())])
         return TaskChange(seq: lastSeq, kind: kind, id: id, version: version, task: task)

@@ -98,6 +98,21 @@ extension TaskItem {
         if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
         return next
     }
+
+    /// The task at its next version, changed at `now`; refused when its version is at the top
+    /// of the range, which only another program can have stored.
+    package func atNextVersion(changedAt now: Int64) throws -> TaskItem {
+        guard version < TaskRules.versions.upperBound else {
+            throw TaskStoreError.outOfRange("""
+                task \(id) is at version \(version), and a version goes no higher than \
+                \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
+                """)
+        }
+        var next = self
+        next.updatedAt = now
+        next.version += 1
+        return next
+    }
 }
 
 /// What a client asks for when it creates a task. Absent fields take their defaults.

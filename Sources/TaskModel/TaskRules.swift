@@ -18,6 +18,28 @@ public enum TaskRules {
     public static let maxCounter: Int64 = 9_007_199_254_740_991
     package static let versions: ClosedRange<Int64> = 1...maxCounter
     package static let seqs: ClosedRange<Int64> = 1...maxCounter
+
+    /// `seq`, the seq a write logs, refused when it is out of range: the log's stored
+    /// numbering, which only another program can have carried there (past 2^53 − 1 clients
+    /// cannot pass it back as `since`).
+    package static func loggedSeq(_ seq: Int64) throws -> Int64 {
+        guard seqs.contains(seq) else {
+            throw TaskStoreError.outOfRange("""
+                the change log's newest seq is \(seq), outside 1 to \(seqs.upperBound): \
+                its stored data is out of range (see taskline check)
+                """)
+        }
+        return seq
+    }
+
+    /// `through`, the newest seq pruning removed as stored (`name` names where), refused when
+    /// no seq can be it.
+    package static func prunedThrough(_ through: Int64, storedAs name: String) throws -> Int64 {
+        guard through == 0 || seqs.contains(through) else {
+            throw TaskStoreError.outOfRange("\(name) is \(through), outside 0 to \(seqs.upperBound): its stored data is out of range (see taskline check)")
+        }
+        return through
+    }
     /// The times a task carries: years 0000 to 9999, the ones RFC 3339 can write (and an
     /// import can read back).
     package static let timestamps: ClosedRange<Int64> = Timestamp.parse("0000-01-01")!...Timestamp.parse("9999-12-31T23:59:59.999Z")!

@@ -7,6 +7,10 @@ public indirect enum TaskStoreError: Error, Sendable, Equatable {
     /// The database failed. `code` and `extendedCode` are SQLite's (0 on PostgreSQL);
     /// `retryable`, where the store knows, whether the same request may succeed if sent again.
     case storage(code: Int32, extendedCode: Int32, message: String, retryable: Bool? = nil)
+    /// Stored data outside the range the protocol keeps it in, which another program wrote
+    /// (a version or seq past 2^53 − 1, a time that is no date, a rule Taskline cannot read):
+    /// the write or read is refused, the same way on every store. `message` names the value.
+    case outOfRange(String)
     /// Changes after this `seq` are no longer kept; `oldestSeq` is the oldest one that is.
     case historyExpired(since: Int64, oldestSeq: Int64)
     /// The dependencies asked for would close a cycle: `ids` are the tasks around it, each

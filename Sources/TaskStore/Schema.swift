@@ -970,11 +970,7 @@ enum Schema {
     /// The newest seq pruning removed from the log, 0 when it never removed any. Thrown as
     /// out of range when another program stored one that no seq can be.
     static func prunedThrough(in database: Database) throws -> Int64 {
-        let through = try storedPrunedThrough(in: database)
-        guard through == 0 || TaskRules.seqs.contains(through) else {
-            throw TaskStoreError.outOfRange("meta's \(prunedThroughKey) is \(through), outside 0 to \(TaskRules.seqs.upperBound)")
-        }
-        return through
+        try TaskRules.prunedThrough(try storedPrunedThrough(in: database), storedAs: "meta's \(prunedThroughKey)")
     }
 
     static func storedPrunedThrough(in database: Database) throws -> Int64 {

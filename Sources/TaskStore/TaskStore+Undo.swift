@@ -329,7 +329,7 @@ extension TaskStore {
             var row = snapshot.task
             row.dependsOn = []
             row.version = max(row.version, try versionDeleted(id: task.id) ?? row.version)
-            row = try nextVersion(of: row, at: now)
+            row = try row.atNextVersion(changedAt: now)
             guard let pk = try insertRow(row, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt, origin: origin) else { continue }
             restored.append((pk, snapshot, nil))
         }
@@ -344,7 +344,7 @@ extension TaskStore {
                 next.updatedAt = current.updatedAt
                 if !next.isIdentical(to: current) {
                     try self.snapshot(taskPK: pk, group: try key(of: group))
-                    try replaceRow(pk: pk, with: try nextVersion(of: next, at: now), dueAt: snapshot.dueAt,
+                    try replaceRow(pk: pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
                                    waitAt: snapshot.waitAt, current: current)
                 }
             }

@@ -116,7 +116,7 @@ extension TaskStore {
 
             let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
-            next = try nextVersion(of: next, at: now)
+            next = try next.atNextVersion(changedAt: now)
             try snapshot(taskPK: pk, group: try key(of: group))
             let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now, group: group) : nil
             try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
@@ -150,20 +150,6 @@ extension TaskStore {
         return try body()
     }
 
-    /// `task` at its next version, changed at `now`; refused when its version is at the top of the range.
-    func nextVersion(of task: TaskItem, at now: Int64) throws -> TaskItem {
-        guard task.version < TaskRules.versions.upperBound else {
-            throw TaskStoreError.outOfRange("""
-                task \(task.id) is at version \(task.version), and a version goes no higher than \
-                \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
-                """)
-        }
-        var next = task
-        next.updatedAt = now
-        next.version += 1
-        return next
-    }
-
     /// Takes the task being deleted out of every task that depends on it, each at its next
     /// version, in change group `group`; returns those updates' changes. The dependents in
     /// `sparing`, which the caller deletes next, get no update.
@@ -181,7 +167,7 @@ extension TaskStore {
         var changes: [TaskChange] = []
         for dependentID in dependents {
             guard let (pk, current) = try loadWithKey(id: dependentID) else { continue }
-            let next = try nextVersion(of: current, at: now)
+            let next = try current.atNextVersion(changedAt: now)
             try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
                            waitAt: try storedTime(current.wait, of: current), current: current)
             changes.append(try lastChange(.updated, task: next, group: group))
@@ -353,13 +339,6 @@ extension TaskStore {
     /// savepoint is undone) when the log's numbering is out of range: past the largest seq
     /// SQLite numbers the next row at random, and below 1 clients never ask for it.
     func loggedSeq() throws -> Int64 {
-        let seq = try Schema.newestSeq(in: database)
-        guard TaskRules.seqs.contains(seq) else {
-            throw TaskStoreError.outOfRange("""
-                the change log's newest seq is \(seq), outside 1 to \(TaskRules.seqs.upperBound): \
-                its stored data is out of range (see taskline check)
-                """)
-        }
-        return seq
+        try TaskRules.loggedSeq(try Schema.newestSeq(in: database))
     }
 }

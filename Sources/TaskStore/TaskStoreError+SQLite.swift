@@ -7,13 +7,6 @@ extension TaskStoreError {
     init(_ error: SQLiteError) {
         self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
     }
-
-    /// A write that would carry a stored number past the range Taskline keeps it in (a
-    /// version or seq that another program wrote): reported as SQLite reports a failed CHECK
-    /// constraint, SQLITE_CONSTRAINT_CHECK, since the range is a rule of the stored data.
-    static func outOfRange(_ message: String) -> TaskStoreError {
-        .storage(code: ResultCode.constraintCheck.primary.rawValue, extendedCode: ResultCode.constraintCheck.rawValue, message: message)
-    }
 }
 
 /// Runs `body`, turning SQLite's errors into `TaskStoreError.storage`; every other error

@@ -30,6 +30,12 @@ extension ResponseError {
             var data: JSONObject = ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)]
             if let retryable { data["retryable"] = .bool(retryable) }
             self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)", data: .object(data))
+        case .outOfRange(let message):
+            // SQLite's codes for a failed CHECK constraint, which is what the condition is on a
+            // SQLite file, on every store; `reason` tells it from the database's own failures.
+            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)", data: [
+                "code": 19, "extendedCode": 275, "reason": "storedDataOutOfRange", "message": .string(message), "retryable": false,
+            ])
         case .historyExpired(let since, let oldestSeq):
             self.init(code: TasklineErrorCode.historyExpired,
                       message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",

@@ -94,6 +94,23 @@ import Testing
         #expect(try server.call(3, "tasks/get", #"{"id":"limit"}"#)["result"]?["done"] == false)
     }
 
+    /// A write that stored data out of range refuses gets the same 1004 on every store: the
+    /// protocol's condition, told by `data.reason`, not by which database holds the task.
+    @Test(arguments: StoreKind.allCases)
+    func storedDataOutOfRangeIsTheSame1004OnEveryStore(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let record = #"{"id":"limit","title":"t","version":9007199254740991}"#
+        #expect(try runTaskline(["import", "-", "--db", database.argument], stdin: Data(record.utf8)).status == 0)
+        let server = try ServerProcess(["--db", database.argument])
+        try server.initialize()
+        let refused = try #require(try server.call(1, "tasks/update", #"{"id":"limit","changes":{"done":true}}"#)["error"])
+        #expect(refused["code"] == 1004)
+        let data = try #require(refused["data"]?.objectValue)
+        #expect(data["code"] == 19 && data["extendedCode"] == 275 && data["retryable"] == false)
+        #expect(data["reason"] == "storedDataOutOfRange")
+        #expect(data["message"]?.stringValue?.contains("task limit is at version 9007199254740991") == true)
+    }
+
     // MARK: - Schema objects Taskline did not make
 
     static let deletingTrigger = "CREATE TRIGGER wipe_on_insert AFTER INSERT ON task BEGIN DELETE FROM task WHERE id != NEW.id; END"
