@@ -302,8 +302,8 @@ extension TaskStore {
                          rows: Rows, group: GroupRecorder) throws {
         let now = clock()
         // Rows are written in the order of their keys: FTS5 writes the terms it holds out as
-        // a segment whenever a row's key is below the previous one's, so the text index's
-        // deletions in random order cost a segment each (six times the work at 1,000 tasks).
+        // a segment whenever a row's key is below the previous one's, so writes in random
+        // order would cost the text index a segment each.
         var created: [(pk: Int64, id: String)] = []
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
             if let (pk, _) = rows[Array(task.id.utf8)] { created.append((pk, task.id)) }
