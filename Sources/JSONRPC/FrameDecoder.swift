@@ -178,7 +178,7 @@ public struct FrameDecoder {
                 events.append(.malformed(reason: problem))
             } else if let length {
                 if length > maxMessageBytes {
-                    events.append(.oversized(reason: "Content-Length \(length) is over the limit of \(maxMessageBytes) bytes"))
+                    events.append(.oversized(reason: "Content-Length over the limit of \(maxMessageBytes) bytes"))
                     state = .bodyDiscarding(remaining: length)
                 } else if length == 0 {
                     events.append(.message([]))
@@ -213,16 +213,28 @@ public struct FrameDecoder {
         let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
         guard name == "content-length" else { return }  // Content-Type and unknown headers
         let value = line[(colon + 1)...].drop(while: isBlank).reversed().drop(while: isBlank).reversed()
-        guard !value.isEmpty, value.count <= 18, value.allSatisfy(isDigit),
-              let length = Int(String(decoding: value, as: UTF8.self))
-        else {
+        guard !value.isEmpty, value.allSatisfy(isDigit) else {
             headerProblem = headerProblem ?? "invalid Content-Length"
             return
         }
+        let length = Self.saturatingDecimal(value)
         if contentLength != nil && contentLength != length {
             headerProblem = headerProblem ?? "conflicting Content-Length headers"
         }
         contentLength = length
+    }
+
+    /// Decimal digits as an Int, or Int.max when they name more: such a length is over any
+    /// limit (at most 2^31), so it is the over-size case, its body skipped, not a bad header.
+    private static func saturatingDecimal<Digits: Collection<UInt8>>(_ digits: Digits) -> Int {
+        var value = 0
+        for digit in digits {
+            let (times10, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowPlus) = times10.addingReportingOverflow(Int(digit - UInt8(ascii: "0")))
+            if overflowTimes || overflowPlus { return .max }
+            value = sum
+        }
+        return value
     }
 
     private static func range(of needle: String, in line: [UInt8]) -> Range<Int>? {

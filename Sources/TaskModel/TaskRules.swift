@@ -100,7 +100,7 @@ public enum TaskRules {
     /// Checks each tag and returns the set, sorted by code point.
     package static func normalizeTags(_ tags: [String], field: String) throws -> [String] {
         try validateTags(tags, field: field)
-        return Array(Set(tags)).sorted(by: codePointOrder)
+        return codePointSet(tags)
     }
 
     /// At most `maxTags` as sent, duplicates counted: the limit is on the request, so that
@@ -160,13 +160,7 @@ public enum TaskRules {
         for (index, id) in ids.enumerated() {
             try validateID(id, field: "\(field)[\(index)]")
         }
-        // Ids are compared as SQLite compares them, by bytes: Swift's `==` would take two
-        // canonically equivalent ids for one.
-        var set: [String] = []
-        for id in ids.sorted(by: codePointOrder) where !(set.last.map { $0.utf8.elementsEqual(id.utf8) } ?? false) {
-            set.append(id)
-        }
-        return set
+        return codePointSet(ids)
     }
 
     package static func validateMeta(_ meta: String, field: String) throws {
@@ -249,6 +243,16 @@ public enum TaskRules {
                 }
             }
         }
+    }
+
+    /// `strings` without duplicates, sorted by code point. Compared by code point, as the
+    /// stores compare them: Swift's `==` would take two canonically equivalent texts for one.
+    package static func codePointSet(_ strings: [String]) -> [String] {
+        var set: [String] = []
+        for string in strings.sorted(by: codePointOrder) where !(set.last.map { $0.utf8.elementsEqual(string.utf8) } ?? false) {
+            set.append(string)
+        }
+        return set
     }
 
     package static func codePointOrder(_ a: String, _ b: String) -> Bool {

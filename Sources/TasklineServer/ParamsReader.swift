@@ -55,7 +55,12 @@ struct ParamsReader {
     }
 
     mutating func requiredString(_ key: String) throws(ResponseError) -> String {
-        guard let value = try string(key) else { throw .invalidParams(field: field(key), reason: "is required") }
+        try required(key, string(key))
+    }
+
+    /// `value`, read for `key`, which must be there; the error names the member by its full path.
+    func required<Value>(_ key: String, _ value: Value?) throws(ResponseError) -> Value {
+        guard let value else { throw .invalidParams(field: field(key), reason: "is required") }
         return value
     }
 

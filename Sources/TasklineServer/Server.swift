@@ -135,6 +135,7 @@ public actor Server {
         // Before the first request, so that no client sees changes that are past keeping.
         await pruneHistory()
         schedulePruning()
+        var clientGone = false
         loop: while let batch = await events.next() {
             var index = 0
             while index < batch.count {
@@ -163,8 +164,10 @@ public actor Server {
                     await deliverLoggedChanges()
                 case .clientProcessExited:
                     Log.warning("the client process has exited; stopping")
+                    clientGone = true
                     break loop
                 case .outputClosed:
+                    clientGone = true
                     break loop
                 case .remindersDue:
                     await deliverDueReminders()
@@ -172,6 +175,8 @@ public actor Server {
                 index += 1
             }
         }
+        // A client that ended its input or sent `exit` reads on: it is owed the range it missed.
+        if !clientGone { announceMissedChanges() }
         processWatcher = nil
         pruneTimer?.cancel()
         pruneTimer = nil
@@ -435,11 +440,7 @@ public actor Server {
                     if missed != nil { waitForOutputRoom() }
                     return
                 }
-                if let missed {
-                    writer.send(Notification(method: "tasks/didMissChanges", params: [
-                        "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue)]))
-                    self.missed = nil
-                }
+                announceMissedChanges()
                 let page: ChangePage
                 do {
                     page = try await store.changes(since: lastNotifiedSeq, limit: Self.logPageSize)
@@ -457,6 +458,14 @@ public actor Server {
         } catch {
             Log.error("could not read the change log: \(error)")
         }
+    }
+
+    /// Sends the `tasks/didMissChanges` the client is owed, if any.
+    private func announceMissedChanges() {
+        guard let missed else { return }
+        writer.send(Notification(method: "tasks/didMissChanges", params: [
+            "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue)]))
+        self.missed = nil
     }
 
     /// Counts every change up to the newest (or up to `limit`) as missed; a miss not yet

@@ -70,6 +70,34 @@ import Testing
         #expect(caught.prefix { $0 <= missedThrough } == Array(since + 1...missedThrough))
     }
 
+    /// A client behind on its output that then ends its input is still told what it missed:
+    /// after the answers it has not read, before the server exits.
+    @Test func aClientThatEndsItsInputWhileBehindIsToldWhatItMissedBeforeTheServerExits() throws {
+        let server = try ServerProcess(["--db", path, "--log-level", "info"])
+        try server.initialize()
+        let reader = LineReader(server)
+        // A task of 393 KB as JSON (65,536 control characters, each a 6-byte escape), changed
+        // 180 times: `tasks/changes` carries it in each change, an answer of about 71 MB.
+        let notes = String(repeating: #"\u0001"#, count: 65_536)
+        server.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"big","title":"big","notes":"\#(notes)"}}"#)
+        let updates = (1...180).map { #"{"update":{"id":"big","changes":{"title":"big \#($0)"}}}"# }.joined(separator: ",")
+        server.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"tasks/apply","params":{"operations":[\#(updates)]}}"#)
+        for _ in 1...4 { _ = try reader.next() }  // two answers, two tasks/didChange
+        server.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"tasks/changes","params":{"since":0,"limit":1000}}"#)
+        try reader.awaitOutput()  // the answer is queued whole before its first bytes are written
+        #expect(try runTaskline(["add", "while behind", "--db", path]).status == 0)
+        try waitFor("the server stops queuing changes", timeout: 60) { server.stderr.contains("has not read 64 MiB of output") }
+        server.closeInput()
+
+        #expect(try reader.next()["id"] as? Int == 3)
+        let missed = try reader.next()
+        #expect(missed["method"] as? String == "tasks/didMissChanges")
+        let params = missed["params"] as? [String: Any] ?? [:]
+        #expect(params["since"] as? Int == 181 && params["seq"] as? Int == 182 && params["reason"] as? String == "backlog")
+        #expect(throws: Waited.self) { try reader.next() }
+        #expect(server.waitForExit() == 1)
+    }
+
     /// Another process prunes the history that a stopped server had not delivered yet: once
     /// it runs again it tells its client to refetch, then goes on with the changes after.
     @Test(arguments: StoreKind.allCases)
@@ -165,6 +193,14 @@ final class LineReader {
 
     init(_ server: ServerProcess) {
         self.server = server
+    }
+
+    /// Waits until the server writes more, kept for `next`.
+    func awaitOutput(timeout: Double = 30) throws {
+        guard let chunk = try server.readChunk(until: Date().addingTimeInterval(timeout)) else {
+            throw ChangeDeliveryTests.Waited(description: "stdout ended")
+        }
+        buffer.append(contentsOf: chunk)
     }
 
     func next(timeout: Double = 30) throws -> [String: Any] {

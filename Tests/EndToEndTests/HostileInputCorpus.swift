@@ -599,7 +599,6 @@ enum HostileInput {
             framed("Content-Length 1e3", "Content-Length: 1e3\r\n\r\n", body: [], .error(-32700)),
             framed("an empty Content-Length", "Content-Length: \r\n\r\n", body: [], .error(-32700)),
             framed("Content-Length 5 5", "Content-Length: 5 5\r\n\r\n", body: [], .error(-32700)),
-            framed("a 20-digit Content-Length", "Content-Length: 99999999999999999999\r\n\r\n", body: [], .error(-32700)),
             framed("a header without a colon", "Content-Length 5\r\n\r\n", body: [], .error(-32700)),
             framed("a header with an empty name", ": 5\r\n\r\n", body: [], .error(-32700)),
             framed("a header name with a bracket", "Content(Length: 5\r\n\r\n", body: [], .error(-32700)),
@@ -651,6 +650,9 @@ enum HostileInput {
         Ending(name: "end inside a header block", lspFraming: true, bytes: Array("Content-Length: 10\r\n".utf8), codes: [-32700]),
         Ending(name: "end inside an LSP body", lspFraming: true, bytes: Array("Content-Length: 100\r\n\r\n{\"jsonrpc\":".utf8), codes: [-32700]),
         Ending(name: "end while skipping a 20 GB body", lspFraming: true, bytes: Array("Content-Length: 20000000000\r\n\r\n{}".utf8), codes: [-32600]),
+        // Digits only: larger than any limit, so the rest of the input is its body, not a second message.
+        Ending(name: "a 20-digit Content-Length", lspFraming: true,
+               bytes: Array("Content-Length: 99999999999999999999\r\n\r\n".utf8) + lsp(Array("{}".utf8)), codes: [-32600]),
     ]
 }
 

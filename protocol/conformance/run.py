@@ -6,7 +6,8 @@
 Each transcript gets a fresh server: COMMAND plus `--db <fresh temporary file>`
 (with --postgres, `--db postgresql:///<fresh database>`) plus the transcript's own
 `args`. Prints one line per failing transcript, then `N passed, N failed` (and
-`, N skipped` when transcripts that need a SQLite file were left out on PostgreSQL).
+`, N skipped` when transcripts were left out: --skip, --portable, or on PostgreSQL those that need
+a SQLite file).
 The transcript format is described in README.md.
 """
 
@@ -64,6 +65,11 @@ def parse_arguments(argv):
         help="leave out transcripts whose file names match PATTERN (shell wildcards; may be repeated)",
     )
     parser.add_argument(
+        "--portable",
+        action="store_true",
+        help="run only the transcripts any implementation of the spec can pass: leave out those marked tasklineSpecific",
+    )
+    parser.add_argument(
         "--postgres",
         metavar="CONNINFO",
         help="serve each transcript from a new PostgreSQL database, made through this libpq key=value connection "
@@ -90,6 +96,16 @@ def transcript_paths(arguments):
     return paths
 
 
+def skip_reason(transcript, options):
+    """Why the options leave `transcript` out, or None."""
+    skipped_by = next((pattern for pattern in options.skip if fnmatch(transcript.path.name, pattern)), None)
+    if skipped_by:
+        return f"--skip {skipped_by}"
+    if options.portable and transcript.taskline_specific:
+        return f"--portable: {transcript.taskline_specific}"
+    return sqlite_only(transcript) if options.postgres else None
+
+
 def main(argv):
     options = parse_arguments(argv)
     if jsonschema_available():
@@ -109,8 +125,7 @@ def main(argv):
     for path in transcript_paths(options.transcripts):
         try:
             transcript = load(path)
-            skipped_by = next((pattern for pattern in options.skip if fnmatch(path.name, pattern)), None)
-            reason = f"--skip {skipped_by}" if skipped_by else sqlite_only(transcript) if options.postgres else None
+            reason = skip_reason(transcript, options)
             if reason:
                 skipped += 1
                 if options.verbose:

@@ -13,6 +13,11 @@ def test_ndjson_messages_may_arrive_in_any_pieces():
         decoder.finish()
 
 
+def test_ndjson_lines_end_at_a_line_feed_only():
+    line = '{"t":"a\u2028b\u2029c\u0085d"}\n'.encode()
+    assert NdjsonDecoder().feed(line) == [{"t": "a\u2028b\u2029c\u0085d"}]
+
+
 def test_lsp_messages_are_counted_in_bytes():
     decoder = LspDecoder()
     body = '{"t":"ü"}'.encode()

@@ -158,7 +158,7 @@ def test_a_second_server_and_the_sqlite3_shell_write_the_same_database(server, t
         pytest.skip("no sqlite3 command-line shell")
     transcript = tmp_path / "elsewhere.json"
     transcript.write_text(
-        """{"description": "changes made elsewhere", "steps": [
+        """{"description": "changes made elsewhere", "tasklineSpecific": "the sqlite3 shell writes Taskline's table", "steps": [
              {"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "object"}},
              {"spawnSecond": {"args": ["--log-level", "error"]}},
              {"server": "second", "send": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"initializationOptions": {"notifications": false}}}, "expect": {"$match": "object"}},
@@ -211,6 +211,31 @@ def test_skip_leaves_out_matching_transcripts_and_counts_them(server):
     assert left_out, "the patterns match no transcript"
     assert summary(result) == f"{len(names) - len(left_out)} passed, 0 failed, {len(left_out)} skipped"
     assert result.returncode == 0
+
+
+def test_portable_leaves_out_the_transcripts_marked_taskline_specific(server, tmp_path):
+    initialize = '{"send": {"jsonrpc": "2.0", "id": 1, "method": "initialize"}, "expect": {"$match": "object"}}'
+    (tmp_path / "anyone.json").write_text(f'{{"steps": [{initialize}]}}')
+    (tmp_path / "ours.json").write_text(f'{{"tasklineSpecific": "our own way", "steps": [{initialize}]}}')
+    result = run("--portable", "-v", tmp_path, "--", server)
+    assert result.stdout.splitlines() == ["ok   anyone.json", "skip ours.json: --portable: our own way", "1 passed, 0 failed, 1 skipped"]
+    assert summary(run(tmp_path, "--", server)) == "2 passed, 0 failed"
+
+
+def test_a_transcript_that_writes_with_sqlite3_must_say_it_is_taskline_specific(tmp_path):
+    transcript = tmp_path / "unmarked.json"
+    transcript.write_text('{"steps": [{"sqlite3Exec": "DELETE FROM task;"}]}')
+    result = run(transcript, "--", sys.executable, "-c", "pass")
+    assert "FAIL unmarked.json malformed transcript: sqlite3Exec writes Taskline's own tables" in result.stdout
+
+
+def test_the_portable_set_leaves_out_every_transcript_that_writes_with_sqlite3():
+    from replay.transcript import load
+
+    transcripts = [load(path) for path in TRANSCRIPTS.glob("*.json")]
+    marked = {t.path.name for t in transcripts if t.taskline_specific}
+    assert {"cross-process-sqlite3.json", "tasks-remind-sqlite3.json", "notifications-group-commit.json"} <= marked
+    assert all(t.path.name in marked for t in transcripts if any("sqlite3Exec" in step for step in t.steps))
 
 
 def test_on_postgresql_transcripts_that_need_the_sqlite_file_are_skipped(tmp_path):

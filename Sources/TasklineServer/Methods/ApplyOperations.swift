@@ -18,9 +18,8 @@ enum ApplyOperations: TaskMethod {
 
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
         let atomic = try reader.bool("atomic") ?? true
-        guard let entries = try reader.array("operations") else {
-            throw .invalidParams(field: "operations", reason: "is required")
-        }
+        let read = try reader.array("operations")
+        let entries = try reader.required("operations", read)
         guard (1...maxOperations).contains(entries.count) else {
             throw .invalidParams(field: "operations", reason: "must have 1 to \(maxOperations) operations")
         }

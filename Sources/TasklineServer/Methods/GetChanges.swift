@@ -12,7 +12,8 @@ enum GetChanges: TaskMethod {
     static let name = "tasks/changes"
 
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
-        guard let since = try reader.integer("since") else { throw .invalidParams(field: "since", reason: "is required") }
+        let read = try reader.integer("since")
+        let since = try reader.required("since", read)
         return Params(since: since, limit: try reader.int("limit") ?? 100)
     }
 

@@ -12,9 +12,8 @@ enum UpdateTask: SingleWriteMethod {
 
     static func params(from reader: inout ParamsReader) throws(ResponseError) -> Params {
         let id = try reader.requiredString("id")
-        guard var changes = try reader.object("changes") else {
-            throw .invalidParams(field: "changes", reason: "is required")
-        }
+        let changesReader = try reader.object("changes")
+        var changes = try reader.required("changes", changesReader)
         changes.nullMeansAbsent = false  // only `due`, `project`, `wait`, `meta`, `recurrence` and `remindAt` may be null: it clears them
         let taskChanges = TaskChanges(
             title: try changes.string("title"),

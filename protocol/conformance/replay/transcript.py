@@ -24,7 +24,7 @@ MODIFIERS = ("name", "server", "splitAt", "timeout", "repeat", "schemaCannotTell
 FIRST, SECOND = "first", "second"
 # What `server` directs to one of the two servers; the other actions concern the database or the runner.
 _SERVER_ACTIONS = {"restart", "send", "sendAll", "sendRaw", "closeStdin"}
-_TOP_LEVEL = {"description", "framing", "args", "timeout", "steps"}
+_TOP_LEVEL = {"description", "framing", "args", "timeout", "tasklineSpecific", "steps"}
 
 
 @dataclass
@@ -35,6 +35,8 @@ class Transcript:
     args: list
     timeout: float | None
     steps: list
+    #: What the transcript holds a server to beyond protocol/README.md (`--portable` skips it), or None.
+    taskline_specific: str | None = None
 
 
 def step_label(index, step):
@@ -108,6 +110,11 @@ def load(path):
         raise TranscriptError("args must be an array of strings")
     for index, step in enumerate(document["steps"], 1):
         _check_step(index, step)
+    specific = document.get("tasklineSpecific")
+    if specific is not None and (not isinstance(specific, str) or not specific):
+        raise TranscriptError("tasklineSpecific says, as a non-empty string, what the transcript needs beyond the spec")
+    if specific is None and any("sqlite3Exec" in step for step in document["steps"]):
+        raise TranscriptError("sqlite3Exec writes Taskline's own tables, which the spec does not define: say so in tasklineSpecific")
     return Transcript(
         path=path,
         description=document.get("description", ""),
@@ -115,4 +122,5 @@ def load(path):
         args=args,
         timeout=document.get("timeout"),
         steps=document["steps"],
+        taskline_specific=specific,
     )
