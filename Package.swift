@@ -24,8 +24,6 @@ let package = Package(
         .target(name: "CLibPQ", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // Leveled log lines on stderr: stdout belongs to the protocol.
         .target(name: "Logging"),
-        // The default VFS, but each write-ahead log passes a commit's writes on in one write.
-        .target(name: "CWALBuffer", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over the C API: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         // A thin, honest Swift layer over libpq: connections, parameterised queries, rows read
@@ -39,8 +37,8 @@ let package = Package(
         // store: shared by the stores, none of whose databases it knows.
         .target(name: "TaskModel", dependencies: ["EventLoop"]),
         // The store on SQLite: the actor that owns the database; its storage setup configures
-        // the SQLite library (CSQLite's shim) and registers the WAL buffer.
-        .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "CWALBuffer", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        // the SQLite library (CSQLite's shim).
+        .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // The store on PostgreSQL: the same interface, over the PostgreSQL module.
         .target(name: "PostgresStore", dependencies: ["TaskModel", "PostgreSQL", "EventLoop", "Logging"], swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
@@ -60,7 +58,7 @@ let package = Package(
         ),
 
         // Benchmarks: `swift build -c release` builds both; see README's Performance section.
-        .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite", "CWALBuffer"], path: "Benchmarks/sqlite-baseline"),
+        .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite"], path: "Benchmarks/sqlite-baseline"),
         .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
         .executableTarget(name: "postgres-bench", dependencies: ["JSONRPC", "PostgreSQL"], path: "Benchmarks/postgres-bench"),
 
@@ -70,7 +68,7 @@ let package = Package(
                 path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
-        // Power loss: a VFS that simulates it under the WAL shim, and a driver that checks a
+        // Power loss: a VFS that simulates it beneath SQLite, and a driver that checks a
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
         .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
@@ -80,7 +78,7 @@ let package = Package(
         // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(name: "TestSupport", dependencies: ["JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "CWALBuffer", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),

@@ -10,7 +10,6 @@
 //
 // Prints one JSON object with the figures on stdout.
 #include "../../Sources/CSQLite/shim.h"  // taskline_sqlite_configure_library: the same settings as taskline
-#include <wal_buffer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,15 +135,11 @@ int main(int argc, char **argv) {
     int counts = argc > 2 && strcmp(argv[2], "text-check") != 0;
     if (argc < 3 + counts || ((strcmp(argv[2], "insert") == 0 || strcmp(argv[2], "update") == 0 || strcmp(argv[2], "get") == 0) && argc < 5)) {
         fprintf(stderr, "usage: sqlite-baseline DB insert|update|get|page COUNT [full|normal|SIZE|DEPTH]\n"
-                        "       sqlite-baseline DB text-check\n"
-                        "  SQLITE_BASELINE_WAL_BUFFER=0 runs on SQLite's own VFS, without Taskline's WAL buffer\n");
+                        "       sqlite-baseline DB text-check\n");
         return 2;
     }
     // The library configured as taskline configures it (TaskStore's StorageSetup).
     taskline_sqlite_configure_library();
-    // What the WAL buffer gains is measured by turning it off here (docs/decisions/0007-wal-buffer.md).
-    const char *wal_buffer = getenv("SQLITE_BASELINE_WAL_BUFFER");
-    if (wal_buffer == NULL || strcmp(wal_buffer, "0") != 0) taskline_wal_buffer_register();
     const char *mode = argv[2];
     int count = counts ? atoi(argv[3]) : 0;
     sqlite3 *db;

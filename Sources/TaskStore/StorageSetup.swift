@@ -1,12 +1,10 @@
 import CSQLite
-import CWALBuffer
 import Logging
 
 /// Taskline's storage policy for the SQLite library, applied once per process before the
-/// store's first connection: the library settings of CSQLite's shim, then the WAL buffer
-/// (Sources/CWALBuffer) as the default VFS. Either failing costs speed, not correctness
-/// (SQLite then runs with its defaults, through the system's VFS), so a failure is logged
-/// with its code and the store goes on.
+/// store's first connection: the library settings of CSQLite's shim. Failing costs speed, not
+/// correctness (SQLite then runs with its defaults), so a failure is logged with its code and
+/// the store goes on.
 enum StorageSetup {
     static func ensure() { _ = done }
 
@@ -16,11 +14,6 @@ enum StorageSetup {
             Log.warning("SQLite was initialized before the store configured it (SQLite error \(configured)): its library settings stay as they were then")
         } else if configured != SQLITE_OK {
             Log.warning("SQLite's library settings were refused (SQLite error \(configured)): running with its defaults")
-        }
-        // After the settings: finding the default VFS initializes SQLite, which ends them.
-        let registered = taskline_wal_buffer_register()
-        if registered != SQLITE_OK {
-            Log.warning("the WAL buffer could not be registered (SQLite error \(registered)): writing through the system's VFS")
         }
     }()
 }

@@ -6,8 +6,7 @@ import Testing
 
 /// Two `taskline` servers write one file while a third connection holds a read transaction
 /// open (as a slow export does: the log cannot be checkpointed past it), and one server's
-/// transactions large enough to spill to the log roll back in between: each server's log writes go through the WAL buffer (Sources/CWALBuffer), and
-/// nothing a server wrote for a transaction it rolled back may land in the file once the
+/// transactions large enough to spill to the log roll back in between: nothing a server wrote for a transaction it rolled back may land in the file once the
 /// other server can write there. After every step `taskline check` finds the file sound and
 /// holding every acknowledged task; at the end `taskline export` gives every one of them.
 ///
@@ -20,12 +19,10 @@ import Testing
     static let rounds = longTestsEnabled ? 30 : 3
 
     /// Server A's transaction that spills and rolls back, then B's larger commit over the
-    /// offsets A spilled to, then A's next use of the log: before the WAL buffer held bytes
-    /// only under the write lock, A wrote the last of its spill, which it still held, over
-    /// B's frames, and one of B's tasks was lost every run. The file comes from an earlier
-    /// session, whose server checkpointed it as it exited: with nothing in the log, A's
-    /// rollback reads nothing back from it (which would pass the buffer on while A still
-    /// held the lock).
+    /// offsets A spilled to, then A's next use of the log: a layer beneath SQLite that held
+    /// A's spill past its lock would write it over B's frames and lose one of B's tasks. The
+    /// file comes from an earlier session, whose server checkpointed it as it exited, so A's
+    /// rollback reads nothing back from the log.
     @Test func aRolledBackSpillNeverOverwritesAnotherServersCommit() throws {
         var store = SharedStore(path: path)
         let earlier = try store.start()

@@ -7,8 +7,7 @@ import Testing
 /// (what a crash of every process would leave), hold every committed row, whole, and pass
 /// `PRAGMA integrity_check`; and so does another connection reading the live files.
 ///
-/// The writer goes through the WAL buffer (Sources/CWALBuffer), as every `Database` does,
-/// with a small page cache, so its transactions come in every shape SQLite writes a log in:
+/// The writer goes through `Database`, with a small page cache, so its transactions come in every shape SQLite writes a log in:
 /// one-row commits, commits that spilled frames first, commits that rewrote frames they had
 /// spilled (so SQLite rewrites the frame checksums at commit), and rolled-back spills. A
 /// reader pins the log in some rounds, on a checkpointed log (the log then starts over
@@ -16,7 +15,6 @@ import Testing
 ///
 /// 3 rounds of 8 transactions per setting by default; `TASKLINE_LONG_TESTS=1` makes it 30.
 @Suite struct RecoveryAfterEveryCommitTests {
-    init() { walBufferRegistered }
 
     struct Setting: Sendable, CustomTestStringConvertible {
         let synchronous: String

@@ -1,16 +1,8 @@
 import CSQLite
-import CWALBuffer
 import Foundation
 import SQLite
 import TestSupport
 import Testing
-
-/// The WAL buffer registered as the default VFS, as the store registers it (TaskStore's
-/// StorageSetup), so that the connections the WAL suites open write through it. Evaluate it
-/// before opening one.
-let walBufferRegistered: Void = {
-    precondition(taskline_wal_buffer_register() == SQLITE_OK, "the WAL buffer could not be registered")
-}()
 
 /// The rows a test has seen committed to a table `t`, each with its version: a row's text is a
 /// function of both, so a reader tells a row that is there whole, at the version committed,

@@ -1,5 +1,5 @@
 // Simulated power loss at every I/O step of a Taskline workload: the store's files sit on
-// the crash VFS (Tests/PowerLoss/CCrashVFS), under Taskline's own WAL shim, and at each
+// the crash VFS (Tests/PowerLoss/CCrashVFS), registered as the default VFS, and at each
 // crash point the files a power loss could leave are opened and checked (CrashPoints).
 //
 // With `--points N` the workload runs twice: once to count its points, once to check N of
@@ -24,8 +24,8 @@ do {
     exit(error.message == nil ? 0 : 2)
 }
 
-// Before the first connection, as the server configures SQLite; the crash VFS goes in before
-// Taskline's WAL shim wraps the default VFS, so the shim writes through it.
+// Before the first connection, as the server configures SQLite; then the crash VFS, which the
+// store's connections open through.
 _ = taskline_sqlite_configure_library()
 guard taskline_crash_vfs_register(options.sectorSize, options.powersafeOverwrite ? 1 : 0) == SQLITE_OK else {
     FileHandle.standardError.write(Data("taskline-powerloss: cannot register the crash VFS\n".utf8))
