@@ -204,23 +204,30 @@ extension PostgresTaskStore {
 
     /// The cycle through task `id` that its stored dependencies close (see
     /// `DependencyGraph.shortestCycle`), or nil. One query finds whether the task is among
-    /// the tasks its dependencies reach, each reached once, and only then reads their
-    /// dependencies for the walk that names the cycle.
+    /// the tasks its dependencies reach, each reached once (`UNION`), and only then reads
+    /// their dependencies for the walk that names the cycle.
     func cycle(from id: String) throws -> [String]? {
+        // The step looks each task up by its key (OFFSET 0 keeps the subquery a lookup per
+        // row): as a join, the planner guesses a small task table and scans all of it at
+        // every step, which grows with the square of a chain's length.
         let rows = try connection.query("""
             WITH RECURSIVE reach(id) AS (
                 SELECT dependency FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
                 UNION
-                SELECT dependency FROM reach JOIN task ON task.id = reach.id, unnest(task.depends_on) AS dependency
+                SELECT dependency
+                FROM reach, LATERAL (SELECT depends_on FROM task WHERE task.id = reach.id OFFSET 0) AS task, unnest(task.depends_on) AS dependency
             )
             SELECT task.id, array_to_string(task.depends_on, chr(31)) AS depends_on
             FROM reach JOIN task ON task.id = reach.id
             WHERE EXISTS (SELECT 1 FROM reach WHERE reach.id = $1)
             """, [.text(id)])
         guard !rows.isEmpty else { return nil }
-        var dependencies: [ExactID: [String]] = [:]
-        for row in rows { dependencies[ExactID(try row.text("id"))] = TaskRow.list(try row.text("depends_on")) }
-        return DependencyGraph.shortestCycle(through: id, dependingOn: dependencies[ExactID(id)] ?? []) { dependencies[ExactID($0)] ?? [] }
+        var dependencies: [ExactID: [(task: ExactID, id: String)]] = [:]
+        for row in rows {
+            dependencies[ExactID(try row.text("id"))] = TaskRow.list(try row.text("depends_on")).map { (ExactID($0), $0) }
+        }
+        let task = ExactID(id)
+        return DependencyGraph.shortestCycle(through: task, dependingOn: dependencies[task] ?? []) { dependencies[$0] ?? [] }?.map(\.text)
     }
 
     /// `task` at its next version, changed at `now`; refused at the top of the range.

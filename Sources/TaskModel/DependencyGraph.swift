@@ -2,35 +2,37 @@
 /// write that would close one reports (1006), and which tasks lie on a cycle (`taskline check`).
 package enum DependencyGraph {
     /// The cycle that task `task` closes by depending on the tasks `dependencies`, other
-    /// tasks' dependencies being `dependenciesOf(id)` (asked once per task reached); nil
-    /// when it closes none. The ids start with `task`; each depends on the next, the last on
-    /// `task`. Of several, the shortest; of several shortest, the first by code point,
-    /// compared id by id. A breadth-first walk that takes each task's dependencies in code
-    /// point order finds it (each task is reached first by the least of its shortest paths),
-    /// in time linear in the tasks and dependencies reached.
-    package static func shortestCycle(through task: String, dependingOn dependencies: [String],
-                                      dependenciesOf: (String) throws -> [String]) rethrows -> [String]? {
-        let start = ExactID(task)
+    /// tasks' dependencies being `dependenciesOf(task)` (asked once per task reached); nil
+    /// when it closes none. A task is whatever the store knows it by, with its id. The
+    /// tasks start with `task`; each depends on the next, the last on `task`. Of several
+    /// cycles, the shortest; of several shortest, the first by code point, compared id by
+    /// id. A breadth-first walk that takes each task's dependencies in code point order
+    /// finds it (each task is reached first by the least of its shortest paths), in time
+    /// linear in the tasks and dependencies reached.
+    package static func shortestCycle<Task: Hashable>(
+        through task: Task, dependingOn dependencies: [(task: Task, id: String)],
+        dependenciesOf: (Task) throws -> [(task: Task, id: String)]
+    ) rethrows -> [Task]? {
         // Each task reached → the task whose dependency it was found as.
-        var cameFrom: [ExactID: ExactID] = [:]
-        var queue: [ExactID] = []
-        func reach(_ ids: [String], from parent: ExactID) {
-            for id in ids.sorted(by: TaskRules.codePointOrder).map(ExactID.init) where cameFrom[id] == nil {
-                cameFrom[id] = parent
-                queue.append(id)
+        var cameFrom: [Task: Task] = [:]
+        var queue: [Task] = []
+        func reach(_ dependencies: [(task: Task, id: String)], from parent: Task) {
+            for dependency in dependencies.sorted(by: { TaskRules.codePointOrder($0.id, $1.id) }) where cameFrom[dependency.task] == nil {
+                cameFrom[dependency.task] = parent
+                queue.append(dependency.task)
             }
         }
-        reach(dependencies, from: start)
+        reach(dependencies, from: task)
         var head = 0
-        while cameFrom[start] == nil, head < queue.count {
+        while cameFrom[task] == nil, head < queue.count {
             let current = queue[head]
             head += 1
-            reach(try dependenciesOf(current.text), from: current)
+            reach(try dependenciesOf(current), from: current)
         }
-        guard var step = cameFrom[start] else { return nil }
-        var backwards: [String] = []
-        while step != start {
-            backwards.append(step.text)
+        guard var step = cameFrom[task] else { return nil }
+        var backwards: [Task] = []
+        while step != task {
+            backwards.append(step)
             step = cameFrom[step]!
         }
         return [task] + backwards.reversed()
@@ -119,6 +121,8 @@ package struct ExactID: Hashable {
     package static func == (a: ExactID, b: ExactID) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
 
     package func hash(into hasher: inout Hasher) {
-        for byte in text.utf8 { hasher.combine(byte) }
+        if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
     }
 }

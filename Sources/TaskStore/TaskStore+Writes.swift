@@ -197,21 +197,18 @@ extension TaskStore {
         }
     }
 
-    /// The cycle that task `pk` depending on the tasks `ids` would close (see
+    /// The cycle that task `pk` depending on the tasks `keys` (`ids`) would close (see
     /// `DependencyGraph.shortestCycle`), or nil.
-    private func cycle(through pk: Int64, dependingOn ids: [String]) throws -> [String]? {
-        guard let id = try database.cachedStatement("SELECT id FROM task WHERE pk = ?").firstRow([.integer(pk)], { $0.text(0) }) else {
-            return nil
+    private func cycle(through pk: Int64, dependingOn keys: [Int64], ids: [String]) throws -> [String]? {
+        let dependencies = try database.cachedStatement(
+            "SELECT d.depends_on_pk, t.id FROM task_dependency AS d JOIN task AS t ON t.pk = d.depends_on_pk WHERE d.task_pk = ?")
+        let cycle = try DependencyGraph.shortestCycle(through: pk, dependingOn: Array(zip(keys, ids))) { task in
+            var found: [(task: Int64, id: String)] = []
+            try dependencies.forEachRow([.integer(task)]) { found.append(($0.int64(0), $0.text(1))) }
+            return found
         }
-        let dependencies = try database.cachedStatement("""
-            SELECT t.id FROM task AS s JOIN task_dependency AS d ON d.task_pk = s.pk JOIN task AS t ON t.pk = d.depends_on_pk
-            WHERE s.id = ?
-            """)
-        return try DependencyGraph.shortestCycle(through: id, dependingOn: ids) { task in
-            var ids: [String] = []
-            try dependencies.forEachRow([.text(task)]) { ids.append($0.text(0)) }
-            return ids
-        }
+        let idOf = try database.cachedStatement("SELECT id FROM task WHERE pk = ?")
+        return try cycle?.map { key in try idOf.firstRow([.integer(key)]) { $0.text(0) } ?? "" }
     }
 
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
@@ -291,7 +288,7 @@ extension TaskStore {
     /// and no others; an unknown one, or one that would close a cycle, is refused.
     func replaceDependencies(of pk: Int64, with ids: [String], field: String) throws {
         let keys = try dependencyKeys(ids, field: field)
-        if let cycle = try cycle(through: pk, dependingOn: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        if let cycle = try cycle(through: pk, dependingOn: keys, ids: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
         try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)])
         try insertDependencies(keys, taskPK: pk)
     }
