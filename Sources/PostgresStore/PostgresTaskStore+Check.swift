@@ -111,11 +111,15 @@ extension PostgresTaskStore {
         }
         // Tasks that depend on themselves, directly or through others: found on the edges in
         // memory, in linear time (a recursive query's reachable pairs grow with the square).
-        let edges = try connection.query("SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency").map { row in
-            (task: ExactID(try row.text("id")), dependsOn: ExactID(try row.text("dependency")))
-        }
-        for id in DependencyGraph.tasksOnCycles(edges).map(\.text).sorted(by: TaskRules.codePointOrder) {
+        for id in DependencyGraph.tasksOnCycles(try dependencyEdges(connection)).map(\.text).sorted(by: TaskRules.codePointOrder) {
             rule("task \(id): its dependencies lead back to it (a dependency cycle)")
+        }
+    }
+
+    /// Every dependency: a task's id, and the id of one it depends on.
+    static func dependencyEdges(_ connection: PostgresConnection) throws -> [(task: ExactID, dependsOn: ExactID)] {
+        try connection.query("SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency").map { row in
+            (task: ExactID(try row.text("id")), dependsOn: ExactID(try row.text("dependency")))
         }
     }
 

@@ -286,9 +286,10 @@ extension TaskStore {
 
     /// Row `pk` depends on the tasks `ids` (as the request sent them, `field` naming them)
     /// and no others; an unknown one, or one that would close a cycle, is refused.
-    func replaceDependencies(of pk: Int64, with ids: [String], field: String) throws {
+    /// `checkingCycles` false: the caller knows that the task is on no cycle (an import).
+    func replaceDependencies(of pk: Int64, with ids: [String], field: String, checkingCycles: Bool = true) throws {
         let keys = try dependencyKeys(ids, field: field)
-        if let cycle = try cycle(through: pk, dependingOn: keys, ids: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        if checkingCycles, let cycle = try cycle(through: pk, dependingOn: keys, ids: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
         try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)])
         try insertDependencies(keys, taskPK: pk)
     }

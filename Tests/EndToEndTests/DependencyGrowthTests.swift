@@ -53,4 +53,24 @@ import Testing
         let check = try runTaskline(["check", "--db", database.argument], timeout: 30)
         #expect(check.status == 0, "\(check.output)\(check.stderr)")
     }
+
+    /// An import checks its records' dependencies once they are all in: one walk over the
+    /// graph, and a walk for each record only where that one finds a cycle.
+    @Test(arguments: StoreKind.allCases)
+    func anImportOfAChainOf10000IsCheckedInTime(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let records = (1...10_000).map { number in
+            #"{"id":"\#(Self.id(number))","title":"t","dependsOn":[\#(number > 1 ? "\"\(Self.id(number - 1))\"" : "")]}"#
+        }
+        let chain = try runTaskline(["import", "-", "--db", database.argument], stdin: Data(records.joined(separator: "\n").utf8), timeout: 120)
+        #expect(chain.status == 0, "\(chain.stderr)")
+
+        let cycle = try runTaskline(["import", "-", "--db", database.argument], stdin: Data("""
+            {"id":"a","title":"a","dependsOn":["b"]}
+            {"id":"b","title":"b","dependsOn":["c", "t10000"]}
+            {"id":"c","title":"c","dependsOn":["a"]}
+            """.utf8))
+        #expect(cycle.status == 1)
+        #expect(cycle.stderr.contains("line 3: dependsOn would close a dependency cycle: c → a → b → c"), "\(cycle.stderr)")
+    }
 }
