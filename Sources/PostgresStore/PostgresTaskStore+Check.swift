@@ -109,15 +109,17 @@ extension PostgresTaskStore {
             """) {
             report.foreignKeyProblems.append("task \(try row.text("id")) depends on \(try row.text("dependency")), which no task has")
         }
-        // Tasks that depend on themselves, directly or through others.
-        for row in try connection.query("""
-            WITH RECURSIVE reach (start, id) AS (
-                SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency
-                UNION SELECT reach.start, dependency FROM reach JOIN task ON task.id = reach.id, unnest(task.depends_on) AS dependency
-            )
-            SELECT start FROM reach WHERE start = id ORDER BY start
-            """) {
-            rule("task \(try row.text("start")): its dependencies lead back to it (a dependency cycle)")
+        // Tasks that depend on themselves, directly or through others: found on the edges in
+        // memory, in linear time (a recursive query's reachable pairs grow with the square).
+        for id in DependencyGraph.tasksOnCycles(try dependencyEdges(connection)).map(\.text).sorted(by: TaskRules.codePointOrder) {
+            rule("task \(id): its dependencies lead back to it (a dependency cycle)")
+        }
+    }
+
+    /// Every dependency: a task's id, and the id of one it depends on.
+    static func dependencyEdges(_ connection: PostgresConnection) throws -> [(task: ExactID, dependsOn: ExactID)] {
+        try connection.query("SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency").map { row in
+            (task: ExactID(try row.text("id")), dependsOn: ExactID(try row.text("dependency")))
         }
     }
 

@@ -90,16 +90,16 @@ extension PostgresTaskStore {
     private func run(_ operation: PreparedOperation, group: Int64) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
-            if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
-                throw TaskStoreError.dependencyCycle(ids: [own])
-            }
-            try checkExist(draft.dependsOn, field: "dependsOn")
             let now = clock()
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+            // The task itself first (1003), then its dependencies (§5's order of errors).
             guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
+            try checkExist(draft.dependsOn, field: "dependsOn")
+            // Nothing depends on a new task: the one cycle it can close is through itself.
+            if dependsOn.contains(where: { $0.utf8.elementsEqual(id.utf8) }) { throw TaskStoreError.dependencyCycle(ids: [id]) }
             return OperationOutcome(result: .task(task), change: try log(.created, task: task))
 
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
@@ -204,21 +204,32 @@ extension PostgresTaskStore {
         }
     }
 
-    /// The cycle through task `id` that its stored dependencies close, from the task itself
-    /// (each depends on the next, the last on the first); nil when there is none.
+    /// The cycle through task `id` that its stored dependencies close (see
+    /// `DependencyGraph.shortestCycle`), or nil. One query finds whether the task is among
+    /// the tasks its dependencies reach, each reached once (`UNION`), and only then reads
+    /// their dependencies for the walk that names the cycle.
     func cycle(from id: String) throws -> [String]? {
+        // The step looks each task up by its key (OFFSET 0 keeps the subquery a lookup per
+        // row): as a join, the planner guesses a small task table and scans all of it at
+        // every step, which grows with the square of a chain's length.
         let rows = try connection.query("""
-            WITH RECURSIVE reach(id, path) AS (
-                SELECT dependency, ARRAY[dependency] FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
-                UNION ALL
-                SELECT dependency, reach.path || dependency
-                FROM reach JOIN task ON task.id = reach.id, unnest(task.depends_on) AS dependency
-                WHERE reach.id <> $1 AND NOT dependency = ANY(reach.path)
+            WITH RECURSIVE reach(id) AS (
+                SELECT dependency FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
+                UNION
+                SELECT dependency
+                FROM reach, LATERAL (SELECT depends_on FROM task WHERE task.id = reach.id OFFSET 0) AS task, unnest(task.depends_on) AS dependency
             )
-            SELECT array_to_string(path, chr(31)) AS path FROM reach WHERE id = $1 ORDER BY array_length(path, 1) LIMIT 1
+            SELECT task.id, array_to_string(task.depends_on, chr(31)) AS depends_on
+            FROM reach JOIN task ON task.id = reach.id
+            WHERE EXISTS (SELECT 1 FROM reach WHERE reach.id = $1)
             """, [.text(id)])
-        guard let path = try rows.first?.text("path") else { return nil }
-        return [id] + path.split(separator: TaskRow.separator).dropLast().map(String.init)
+        guard !rows.isEmpty else { return nil }
+        var dependencies: [ExactID: [(task: ExactID, id: String)]] = [:]
+        for row in rows {
+            dependencies[ExactID(try row.text("id"))] = TaskRow.list(try row.text("depends_on")).map { (ExactID($0), $0) }
+        }
+        let task = ExactID(id)
+        return DependencyGraph.shortestCycle(through: task, dependingOn: dependencies[task] ?? []) { dependencies[$0] ?? [] }?.map(\.text)
     }
 
     /// A stored time as ms; one another program stored unreadable refuses the write.

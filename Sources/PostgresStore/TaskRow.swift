@@ -28,7 +28,7 @@ enum TaskRow {
         .text(values.joined(separator: separator))
     }
 
-    private static func list(_ text: String) -> [String] {
+    static func list(_ text: String) -> [String] {
         text.isEmpty ? [] : text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 }

@@ -232,16 +232,24 @@ extension TaskStore {
             for problem in try CheckedTask.problems(of: task, derived: derived) { note(problem) }
         }
         guard hasSchema17 else { return }
-        // Tasks that depend on themselves, directly or through others.
-        try database.cachedStatement("""
-            WITH RECURSIVE reach (start, pk) AS (
-                SELECT task_pk, depends_on_pk FROM task_dependency
-                UNION SELECT reach.start, d.depends_on_pk FROM reach JOIN task_dependency d ON d.task_pk = reach.pk
-            )
-            SELECT task.id FROM reach JOIN task ON task.pk = reach.start WHERE reach.start = reach.pk ORDER BY task.id
-            """).forEachRow { row in
-            note("task \(row.text(0)): its dependencies lead back to it (a dependency cycle)")
+        // Tasks that depend on themselves, directly or through others: found on the edges in
+        // memory, in linear time (a recursive query's reachable pairs grow with the square).
+        let idOf = try database.cachedStatement("SELECT id FROM task WHERE pk = ?")
+        let onCycles = try DependencyGraph.tasksOnCycles(dependencyEdges(in: database)).compactMap { pk in try idOf.firstRow([.integer(pk)]) { $0.text(0) } }
+        for id in onCycles.sorted(by: TaskRules.codePointOrder) {
+            note("task \(id): its dependencies lead back to it (a dependency cycle)")
         }
+    }
+}
+
+extension TaskStore {
+    /// Every dependency in `database`: a task's row key, and the row key of one it depends on.
+    static func dependencyEdges(in database: Database) throws -> [(task: Int64, dependsOn: Int64)] {
+        var edges: [(task: Int64, dependsOn: Int64)] = []
+        try database.cachedStatement("SELECT task_pk, depends_on_pk FROM task_dependency").forEachRow { row in
+            edges.append((row.int64(0), row.int64(1)))
+        }
+        return edges
     }
 }
 

@@ -45,9 +45,10 @@ extension TaskStore {
                 }
             }
         }
+        let mayCloseCycles = try tasksOnCycles(dependingAlso: dependencies)
         for (pk, ids, line) in dependencies {
             do {
-                try replaceDependencies(of: pk, with: ids, field: "dependsOn")
+                try replaceDependencies(of: pk, with: ids, field: "dependsOn", checkingCycles: mayCloseCycles.contains(pk))
             } catch {
                 try problems.note(error, line: line)
             }
@@ -60,6 +61,22 @@ extension TaskStore {
         }
         if summary.inserted + summary.replaced > 0 { _ = try loggedSeq() }
         return summary
+    }
+
+    /// The tasks on a cycle of the dependencies stored and `dependencies` together (their
+    /// unknown ids left out): only these can close a cycle as the import writes
+    /// `dependencies` in turn. One walk over all of them, where a walk for each task grows
+    /// with the square of a chain's length.
+    private func tasksOnCycles(dependingAlso dependencies: [(pk: Int64, ids: [String], line: Int)]) throws -> Set<Int64> {
+        guard !dependencies.isEmpty else { return [] }
+        var edges = try Self.dependencyEdges(in: database)
+        let key = try database.cachedStatement("SELECT pk FROM task WHERE id = ?")
+        for (pk, ids, _) in dependencies {
+            for id in ids {
+                if let dependency = try key.firstRow([.text(id)], { $0.int64(0) }) { edges.append((pk, dependency)) }
+            }
+        }
+        return Set(DependencyGraph.tasksOnCycles(edges))
     }
 
     /// Writes one checked task but its dependencies, inside the import's transaction;

@@ -93,17 +93,17 @@ extension TaskStore {
     private func run(_ operation: PreparedOperation, group: GroupRecorder) throws -> OperationOutcome {
         switch operation.action {
         case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
-            if let own = dependsOn.first(where: { $0.utf8.elementsEqual(id.utf8) }) {
-                throw TaskStoreError.dependencyCycle(ids: [own])
-            }
-            let dependencies = try dependencyKeys(draft.dependsOn, field: "dependsOn")
             let now = clock()
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
                 createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+            // The task itself first (1003), then its dependencies (§5's order of errors).
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin) else { throw TaskStoreError.alreadyExists(id: id) }
+            let dependencies = try dependencyKeys(draft.dependsOn, field: "dependsOn")
+            // Nothing depends on a new task: the one cycle it can close is through itself.
+            if dependencies.contains(pk) { throw TaskStoreError.dependencyCycle(ids: [id]) }
             try insertDependencies(dependencies, taskPK: pk)
             return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group, markedByInsert: true))
 
@@ -151,11 +151,11 @@ extension TaskStore {
     }
 
     /// Takes the task being deleted out of every task that depends on it, each at its next
-    /// version, in change group `group`; returns those updates' changes. The dependents in
-    /// `sparing`, which the caller deletes next, get no update.
+    /// version, in change group `group`; returns those updates' changes, in id order (§5).
+    /// The dependents in `sparing`, which the caller deletes next, get no update.
     func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder, sparing: Set<[UInt8]> = []) throws -> [TaskChange] {
         var dependents: [String] = []
-        try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ?")
+        try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ? ORDER BY t.id")
             .forEachRow([.integer(taskPK)]) { row in
                 let dependent = row.text(0)
                 if !sparing.contains(Array(dependent.utf8)) { dependents.append(dependent) }
@@ -187,39 +187,18 @@ extension TaskStore {
         }
     }
 
-    /// A cycle that task `pk` depending on `dependencies` would close, as the ids around
-    /// it from the task itself (each depends on the next, the last on the first); nil when
-    /// there is none. A breadth-first walk along task_dependency from the dependencies.
-    private func cycle(through pk: Int64, dependingOn dependencies: [Int64]) throws -> [String]? {
-        var cameFrom: [Int64: Int64] = [:]
-        var queue: [Int64] = []
-        for dependency in dependencies where cameFrom[dependency] == nil {
-            cameFrom[dependency] = pk
-            queue.append(dependency)
+    /// The cycle that task `pk` depending on the tasks `keys` (`ids`) would close (see
+    /// `DependencyGraph.shortestCycle`), or nil.
+    private func cycle(through pk: Int64, dependingOn keys: [Int64], ids: [String]) throws -> [String]? {
+        let dependencies = try database.cachedStatement(
+            "SELECT d.depends_on_pk, t.id FROM task_dependency AS d JOIN task AS t ON t.pk = d.depends_on_pk WHERE d.task_pk = ?")
+        let cycle = try DependencyGraph.shortestCycle(through: pk, dependingOn: Array(zip(keys, ids))) { task in
+            var found: [(task: Int64, id: String)] = []
+            try dependencies.forEachRow([.integer(task)]) { found.append(($0.int64(0), $0.text(1))) }
+            return found
         }
-        let next = try database.cachedStatement("SELECT depends_on_pk FROM task_dependency WHERE task_pk = ?")
-        var head = 0
-        while head < queue.count, cameFrom[pk] == nil {
-            let current = queue[head]
-            head += 1
-            try next.forEachRow([.integer(current)]) { row in
-                let target = row.int64(0)
-                if cameFrom[target] == nil {
-                    cameFrom[target] = current
-                    queue.append(target)
-                }
-            }
-        }
-        guard var step = cameFrom[pk] else { return nil }
-        var path = [pk]
-        while step != pk {
-            path.append(step)
-            step = cameFrom[step]!
-        }
-        // `path` runs against the dependencies: the task, then the one that depends on it, …
-        let ordered = [pk] + path.dropFirst().reversed()
         let idOf = try database.cachedStatement("SELECT id FROM task WHERE pk = ?")
-        return try ordered.map { key in try idOf.firstRow([.integer(key)]) { $0.text(0) } ?? "" }
+        return try cycle?.map { key in try idOf.firstRow([.integer(key)]) { $0.text(0) } ?? "" }
     }
 
     /// Inserts `task` as it is, unless its id is taken; returns the new row's key, or nil when
@@ -297,9 +276,10 @@ extension TaskStore {
 
     /// Row `pk` depends on the tasks `ids` (as the request sent them, `field` naming them)
     /// and no others; an unknown one, or one that would close a cycle, is refused.
-    func replaceDependencies(of pk: Int64, with ids: [String], field: String) throws {
+    /// `checkingCycles` false: the caller knows that the task is on no cycle (an import).
+    func replaceDependencies(of pk: Int64, with ids: [String], field: String, checkingCycles: Bool = true) throws {
         let keys = try dependencyKeys(ids, field: field)
-        if let cycle = try cycle(through: pk, dependingOn: keys) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        if checkingCycles, let cycle = try cycle(through: pk, dependingOn: keys, ids: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
         try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)])
         try insertDependencies(keys, taskPK: pk)
     }
