@@ -1,5 +1,10 @@
 ;;; taskline.el --- A live task list backed by the Taskline server  -*- lexical-binding: t; -*-
 
+;; Copyright 2026 Taskline developers
+;; SPDX-License-Identifier: Apache-2.0
+
+;; Author: Taskline developers <dev@taskline.invalid>
+;; URL: https://taskline.invalid/
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1"))
 ;; Keywords: convenience, calendar
