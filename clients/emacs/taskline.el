@@ -765,9 +765,9 @@ FIELD is title, notes, due, wait, priority, project or tags."
   (taskline--render))
 
 (defun taskline--undo-or-redo (method word &optional force)
-  "Send METHOD (tasks/undo or tasks/redo, the changes of this editor's connection); WORD names it.
-After an undo conflict (another program changed a task since) ask whether
-to go ahead anyway, then send it again with FORCE."
+  "Send METHOD (tasks/undo or tasks/redo) for this connection's changes.
+WORD names it.  After an undo conflict (another program changed a task
+since) ask whether to go ahead anyway, then send it again with FORCE."
   (when-let ((session (taskline--session)))
     (taskline--request
      session method (append (list :scope "connection") (and force (list :force t)))
