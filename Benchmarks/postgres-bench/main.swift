@@ -137,7 +137,7 @@ let schemas = try Schemas(db: options.db)
 if options.runs("creates") {
     let db = try schemas.fresh()
     let servers = try (0..<sizes.servers).map { _ in try Server(binary: options.taskline, db: db) }
-    servers.forEach { $0.initialize(notifications: false) }
+    for server in servers { server.initialize(notifications: false) }
     let streams = servers.enumerated().map { number, server in
         (0..<sizes.createsPerServer).flatMap { server.request("tasks/create", #"{"title":"pipelined \#(number) \#($0)"}"#) }
     }
@@ -148,7 +148,7 @@ if options.runs("creates") {
             for _ in 0..<sizes.createsPerServer { _ = server.response() }
         }
     }
-    servers.forEach { $0.shutdown() }
+    for server in servers { server.shutdown() }
     let created = sizes.servers * sizes.createsPerServer
     guard try count("task", in: db) == created else { fatalError("pipelined creates: not every task is stored") }
 
@@ -212,12 +212,12 @@ if options.runs("live") {
     let writer = try Server(binary: options.taskline, db: db)
     writer.initialize(notifications: false)
     let listeners = try (0..<live.listeners).map { _ in try Server(binary: options.taskline, db: db) }
-    listeners.forEach { $0.initialize(notifications: true) }
+    for listener in listeners { listener.initialize(notifications: true) }
     let requests = (0..<live.writes).map { writer.request("tasks/create", #"{"title":"live \#($0)"}"#) }
     Thread { for _ in 0..<live.writes { _ = writer.response() } }.start()
     let served = live.run(listen: { Live.listen(to: listeners[$0], writes: live.writes, deadline: $1) },
                           write: { writer.send(requests[$0]) })
-    (listeners + [writer]).forEach { $0.shutdown() }
+    for server in listeners + [writer] { server.shutdown() }
     recordLive(served, "didChange", "write to tasks/didChange elsewhere, median (target <= 20)",
                p99: "  p99 (target <= 250)")
     print("  (\(live.writes) creates at \(Int(writesPerSecond))/s, pipelined through one server; \(live.listeners) listening servers)")

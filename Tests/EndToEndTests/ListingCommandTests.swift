@@ -242,4 +242,33 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no task has the id or short id zzzz"))
     }
+
+    /// On a fresh machine the first command may well be one that reads: it says there are no
+    /// tasks and how to add one, exits 0, and makes no file and no folder.
+    @Test(arguments: [["list"], ["next"], ["overdue"], ["search", "milk"], ["projects"], ["tags"]])
+    func aReadBeforeAnyTaskSaysThereAreNoneAndMakesNothing(_ arguments: [String]) throws {
+        let home = TemporaryDirectory()
+        let fresh = try runTaskline(arguments, environment: ["HOME": home.path, "XDG_DATA_HOME": ""])
+        #expect(fresh.status == 0, "\(arguments): \(fresh.stderr)")
+        #expect(fresh.stdout.isEmpty)
+        let defaultPath = home.path + "/.local/share/taskline/tasks.sqlite"
+        #expect(fresh.stderr == "taskline: no tasks yet (there is no database at \(defaultPath)); taskline add TITLE adds one\n")
+
+        let named = home.file("not/yet/tasks.sqlite")
+        let elsewhere = try runTaskline(arguments + ["--db", named])
+        #expect(elsewhere.status == 0, "\(arguments): \(elsewhere.stderr)")
+        #expect(elsewhere.stdout.isEmpty)
+        #expect(elsewhere.stderr.hasSuffix("; taskline add --db \(named) TITLE adds one\n"), "\(elsewhere.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty, "nothing was made")
+    }
+
+    @Test func aJSONListingBeforeAnyTaskIsAnEmptyArray() throws {
+        let named = directory.file("not-yet/tasks.sqlite")
+        for command in ["list", "next", "overdue"] {
+            let listed = try runTaskline([command, "--json", "--db", named])
+            #expect(listed.status == 0, "\(command): \(listed.stderr)")
+            #expect(listed.output == "[]\n", "\(command)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("not-yet")))
+    }
 }

@@ -266,7 +266,7 @@ import Testing
         try Database(path: foreign).execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');")
         let before = fileBytes(foreign)
         let record = Data(#"{"title":"x"}"#.utf8)
-        for arguments in [["export"], ["list"], ["check"], ["backup", directory.file("copy.sqlite")],
+        for arguments in [["export"], ["check"], ["backup", directory.file("copy.sqlite")],
                           ["import", "-"], ["add", "x"], ["done", "abcd"], ["rm", "abcd"]] {
             let result = try runTaskline(arguments + ["--db", foreign], stdin: record)
             #expect(result.status == 3, "\(arguments)")
@@ -277,7 +277,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("copy.sqlite")))
 
         let missing = directory.file("missing.sqlite")
-        for arguments in [["export"], ["list"], ["check"], ["backup", directory.file("copy.sqlite")], ["done", "abcd"], ["rm", "abcd"]] {
+        for arguments in [["export"], ["check"], ["backup", directory.file("copy.sqlite")], ["done", "abcd"], ["rm", "abcd"]] {
             let result = try runTaskline(arguments + ["--db", missing])
             #expect(result.status == 3, "\(arguments)")
             #expect(!result.stderr.isEmpty)

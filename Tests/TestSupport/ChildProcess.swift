@@ -90,9 +90,9 @@ public final class ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer { envp?.forEach { free($0) } }
+        defer { for variable in envp ?? [] { free(variable) } }
         var pid: pid_t = 0
         let error = envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)

@@ -76,7 +76,9 @@ private final class CollectedOutput: @unchecked Sendable {  // every access hold
     private var data: (stdout: Data, stderr: Data) = (Data(), Data())
 
     func set(_ bytes: Data, stdout: Bool) {
-        lock.withLock { stdout ? (data.stdout = bytes) : (data.stderr = bytes) }
+        lock.withLock {
+            if stdout { data.stdout = bytes } else { data.stderr = bytes }
+        }
     }
 
     var stdout: Data { lock.withLock { data.stdout } }

@@ -1,5 +1,10 @@
 ;;; taskline.el --- A live task list backed by the Taskline server  -*- lexical-binding: t; -*-
 
+;; Copyright 2026 Taskline developers
+;; SPDX-License-Identifier: Apache-2.0
+
+;; Author: Taskline developers <dev@taskline.invalid>
+;; URL: https://taskline.invalid/
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "28.1"))
 ;; Keywords: convenience, calendar
@@ -760,9 +765,9 @@ FIELD is title, notes, due, wait, priority, project or tags."
   (taskline--render))
 
 (defun taskline--undo-or-redo (method word &optional force)
-  "Send METHOD (tasks/undo or tasks/redo, the changes of this editor's connection); WORD names it.
-After an undo conflict (another program changed a task since) ask whether
-to go ahead anyway, then send it again with FORCE."
+  "Send METHOD (tasks/undo or tasks/redo) for this connection's changes.
+WORD names it.  After an undo conflict (another program changed a task
+since) ask whether to go ahead anyway, then send it again with FORCE."
   (when-let ((session (taskline--session)))
     (taskline--request
      session method (append (list :scope "connection") (and force (list :force t)))

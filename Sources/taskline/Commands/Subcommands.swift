@@ -160,10 +160,30 @@ enum StoreAccess {
 
     /// The SQLite file at `path`, for what only SQLite does (backup).
     static func openSQLite(_ path: String, create: Bool) throws -> TaskStore {
-        if !create, path != ":memory:", access(path, F_OK) != 0 {
+        if !create, isMissing(path) {
             throw CommandFailure(exitCode: 3, "there is no database at \(path)")
         }
         return try TaskStore(path: path, origin: WriteOrigin.commandLine)
+    }
+
+    /// Runs `body` with the store, as `using` does; when `location` is a SQLite file that
+    /// does not exist yet, creates nothing and returns nil instead: the commands that only
+    /// read (list, next, projects, …) show an empty list for it, since a first read on a
+    /// fresh machine is no error. A PostgreSQL database is opened as ever.
+    static func reading<T>(_ location: String, _ body: (any CommandLineStoring) async throws -> T) async throws -> T? {
+        if case .sqlite(let path) = StoreLocation(location), isMissing(path) { return nil }
+        return try await using(location, create: false, body)
+    }
+
+    /// What a reading command says when `reading` found no database: that there are no
+    /// tasks, where the database would be, and how to add a task.
+    static func noTasksYet(_ location: String) -> String {
+        let add = location == Subcommands.defaultDatabasePath ? "taskline add TITLE" : "taskline add --db \(location) TITLE"
+        return "no tasks yet (there is no database at \(location)); \(add) adds one"
+    }
+
+    private static func isMissing(_ path: String) -> Bool {
+        path != ":memory:" && access(path, F_OK) != 0
     }
 
     /// Runs `body` with the store, then closes it (so that SQLite's WAL is checkpointed and

@@ -75,7 +75,8 @@ struct Listing: Sendable {
         in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
         no row fills are left out. On a terminal, with a header, in colour (overdue red, due
         today bold; NO_COLOR turns it off, CLICOLOR_FORCE on) and cut to its width (COLUMNS
-        overrides it). An empty result is said on stderr; stdout stays empty.
+        overrides it). An empty result is said on stderr; stdout stays empty. So is a database
+        that does not exist yet, which is not made.
 
         A short id is the shortest start of the task's id that no other task's id shares, at
         least 7 characters (for the time-ordered ids the server makes, a start of their last,
@@ -182,7 +183,16 @@ struct Listing: Sendable {
 
     /// Prints the tasks, or says on stderr that there are none (`nothing`).
     func run(nothing: String) async throws -> Int32 {
-        try await StoreAccess.using(database, create: false) { try await show(from: $0, nothing: nothing) }
+        let shown: Void? = try await StoreAccess.reading(database) { try await show(from: $0, nothing: nothing) }
+        if shown == nil {
+            if json {
+                let output = OutputWriter()
+                try output.line("[]")
+                try output.flush()
+            } else {
+                note(StoreAccess.noTasksYet(database))
+            }
+        }
         return 0
     }
 

@@ -9,6 +9,9 @@ struct SummaryOptions: Sendable {
         Options:
           --db PATH    the database (default: the server's)
           --all        count done tasks too
+
+        None found is said on stderr; stdout stays empty. So is a database that does not
+        exist yet, which is not made.
         """
 
     static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> SummaryOptions {
@@ -26,7 +29,8 @@ struct SummaryOptions: Sendable {
     /// Prints each name of `names`, with how many tasks have it, by name; or says on stderr
     /// that there is none (`nothing`).
     func run(nothing: String, names: CountedNames) async throws -> Int32 {
-        try await StoreAccess.using(database, create: false) { try await count(in: $0, nothing: nothing, names: names) }
+        let counted: Void? = try await StoreAccess.reading(database) { try await count(in: $0, nothing: nothing, names: names) }
+        if counted == nil { note(StoreAccess.noTasksYet(database)) }
         return 0
     }
 

@@ -288,7 +288,8 @@ test('when a due or a wait passes, the list shows it without a key press', funct
   local client = taskline.client()
   local soon = os.time() + 3
   call(client, 'tasks/create', { id = 'task-1', title = 'Due soon', due = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
-  call(client, 'tasks/create', { id = 'task-2', title = 'Actionable soon', wait = os.date('!%Y-%m-%dT%H:%M:%SZ', soon) })
+  local wait = os.date('!%Y-%m-%dT%H:%M:%SZ', soon)
+  call(client, 'tasks/create', { id = 'task-2', title = 'Actionable soon', wait = wait })
   vim.cmd('Taskline')
   local due_line = '[ ] Due soon  due today ' .. os.date('%H:%M', soon)
   wait_for_lines({ due_line })
@@ -356,7 +357,8 @@ test('e opens a form of every field; :write saves what changed in one update', f
     'Notes:', 'old notes' }, vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form')
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, {
     'Title: Plan the trip', 'Priority: h', 'Due: tomorrow', 'Wait: +2d', 'Project: Home.Travel',
-    'Tags: #a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z', 'Notes:', 'new notes', 'second line' })
+    'Tags: #a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z',
+    'Notes:', 'new notes', 'second line' })
   local sent = record_requests(client)
   save_form(bufnr, 'the form to be saved')
   assert_equal({ 'tasks/update' }, methods_sent_by(client, sent), 'requests')
@@ -382,7 +384,7 @@ test('e opens a form of every field; :write saves what changed in one update', f
   wait_for_lines({ '[ ] !!! Plan the trip  due tomorrow  #a #b  (notes)' })
 end)
 
-test('a repeating task is marked in the list; the form takes a rule by name and shows the server refusing one', function()
+test('a repeating task is marked in the list; the form takes a rule by name and shows a refused one', function()
   local client = taskline.client()
   local task = call(client, 'tasks/create', { id = 'task-1', title = 'Water plants', due = date_in(1) })
   call(client, 'tasks/create', { id = 'task-2', title = 'Pay rent', due = date_in(1), priority = 1,
@@ -854,7 +856,7 @@ end)
 test('initialize asks for reminders, and each tasks/remind task is shown through vim.notify', function()
   local client = taskline.client()
   local sent = {}
-  stub(getmetatable(client), 'request', function(self, method, params, callback)
+  stub(getmetatable(client), 'request', function(_, method, params, callback)
     table.insert(sent, { method = method, params = params })
     callback({ message = 'not sent' })
   end)

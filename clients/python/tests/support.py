@@ -15,6 +15,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from taskline_client import Task
 from taskline_client.framing import FrameDecoder, encode_frame
 
 _T = TypeVar("_T")
@@ -25,10 +26,10 @@ def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
     return asyncio.run(coroutine)
 
 
-def oldest_first(tasks: list[_T]) -> list[_T]:
+def oldest_first(tasks: list[Task]) -> list[Task]:
     """Tasks in the server's default order: by creation time, then id. Tasks made in the same
     millisecond need not come back in the order they were made: the contract breaks ties by id."""
-    return sorted(tasks, key=lambda task: (getattr(task, "created_at"), getattr(task, "id")))
+    return sorted(tasks, key=lambda task: (task.created_at, task.id))
 
 
 def write_script(path: Path, body: str) -> Path:

@@ -46,7 +46,8 @@ SERVER_INFO_PATHS = {
 
 
 def _definition(name: str) -> dict[str, Any]:
-    return SCHEMA["$defs"][name]
+    definition: dict[str, Any] = SCHEMA["$defs"][name]
+    return definition
 
 
 def _is_alias(node: dict[str, Any]) -> bool:
@@ -55,7 +56,7 @@ def _is_alias(node: dict[str, Any]) -> bool:
 
 def _target(node: dict[str, Any]) -> str:
     """The name of the definition a chain of `$ref`s ends in."""
-    name = node["$ref"].rsplit("/", 1)[1]
+    name: str = node["$ref"].rsplit("/", 1)[1]
     while _is_alias(_definition(name)):
         name = _definition(name)["$ref"].rsplit("/", 1)[1]
     return name
@@ -112,7 +113,7 @@ def python_kinds(annotation: str) -> frozenset[str]:
     if text in builtin:
         return frozenset({builtin[text]})
     named = vars(models)[text]
-    if dataclasses.is_dataclass(named):
+    if isinstance(named, type) and dataclasses.is_dataclass(named):
         return frozenset({f"object {MODELS[named]}"})
     assert issubclass(named, enum.Enum), text
     return frozenset(_json_type(member.value) for member in named)

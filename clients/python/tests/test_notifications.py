@@ -51,7 +51,7 @@ def test_unregistered_callbacks_hear_nothing(client: Client) -> None:
 
 
 def test_a_failing_callback_does_not_stop_the_others(client: Client) -> None:
-    def explode(change: DidChange) -> None:
+    def explode(change: DidChange | DidMissChanges) -> None:
         raise RuntimeError("callback bug")
 
     recorder = Recorder()
@@ -65,7 +65,8 @@ def test_a_failing_callback_does_not_stop_the_others(client: Client) -> None:
 def test_calling_the_client_from_a_callback_is_refused(client: Client) -> None:
     outcomes = Recorder()
 
-    def reenter(change: DidChange) -> None:
+    def reenter(change: DidChange | DidMissChanges) -> None:
+        assert isinstance(change, DidChange)
         try:
             client.get(change.changes[0].id)
         except RuntimeError as error:

@@ -273,9 +273,13 @@ class Session:
                 return f"the server carried out a request the schema refuses ({refused})"
             return self.checker.result_problem(request["method"], response["result"], f"{path}.result")
         error = response.get("error")
-        if isinstance(error, dict) and error.get("code") == INVALID_PARAMS and not self.step.get("schemaCannotTell"):
-            if self.checker.request_problem(request) is None:
-                return f"the server refused with {INVALID_PARAMS} a request the schema accepts: {show(request)}"
+        if (
+            isinstance(error, dict)
+            and error.get("code") == INVALID_PARAMS
+            and not self.step.get("schemaCannotTell")
+            and self.checker.request_problem(request) is None
+        ):
+            return f"the server refused with {INVALID_PARAMS} a request the schema accepts: {show(request)}"
         return None
 
     def _accept(self, peer, message):

@@ -151,7 +151,8 @@ function Client:request(method, params, callback)
       end
       self.pending[id] = nil
       self:notify('$/cancelRequest', { id = id })
-      callback({ code = M.TIMEOUT, message = string.format('%s got no answer within %d ms', method, self.request_timeout) })
+      local message = string.format('%s got no answer within %d ms', method, self.request_timeout)
+      callback({ code = M.TIMEOUT, message = message })
       if self.handlers.on_timeout then
         self.handlers.on_timeout(method)
       end

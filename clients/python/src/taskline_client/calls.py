@@ -24,6 +24,10 @@ class TaskChanges(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    #: A dot-separated path (`Home.Garage`); None clears it.
+    project: str | None
+    #: A time, as given (like `due`): the task is not actionable before it; None clears it.
+    wait: str | None
     #: An RFC 5545 rule; None ends the series.
     recurrence: str | None
     #: When to be reminded (`Remind`); None clears it.
@@ -38,6 +42,8 @@ class NewTaskFields(TypedDict, total=False):
     priority: int
     tags: Iterable[str]
     due: DueInput | None
+    project: str | None
+    wait: str | None
     #: An RFC 5545 rule (`FREQ=WEEKLY;BYDAY=MO`); the task needs a due.
     recurrence: str | None
     remind_at: DueInput | None

@@ -52,8 +52,9 @@ class Client:
 
     `tasks/didChange` notifications (`DidChange`) go to the callbacks registered
     with `on_change`, and so do `tasks/didMissChanges` (`DidMissChanges`), in
-    their place, when the server could not send some changes. They run on the client's reader thread: keep them short, and do
-    not call this client from inside one (hand the work to another thread).
+    their place, when the server could not send some changes. They run on the
+    client's reader thread: keep them short, and do not call this client from
+    inside one (hand the work to another thread).
 
     `reminders=True` asks the server for `tasks/remind` notifications
     (`initializationOptions.reminders`): a task's `remind_at` has passed. Each
@@ -87,7 +88,8 @@ class Client:
         self._connection = _Connection(server_command(server, db, args), message_observer, on_remind)
         self._finalizer = weakref.finalize(self, self._connection.close)
         try:
-            result = self._connection.request("initialize", initialize_params(notifications, reminders or on_remind is not None), timeout)
+            wants_reminders = reminders or on_remind is not None
+            result = self._connection.request("initialize", initialize_params(notifications, wants_reminders), timeout)
             self._connection.notify("initialized", {})
         except BaseException:
             self._finalizer.detach()
