@@ -78,7 +78,7 @@ extension Schema {
         return hash
     }
 
-    private static func isShadowTable(_ object: SchemaObject) -> Bool {
+    static func isShadowTable(_ object: SchemaObject) -> Bool {
         object.type == "table" && ["data", "idx", "content", "docsize", "config"].contains { object.name == "task_text_\($0)" }
     }
 
