@@ -1,0 +1,72 @@
+import Dispatch
+import Glibc
+import EventLoop
+import Synchronization
+
+/// An event loop's clock that stands still until the test moves it (`EventLoop.advance`), so
+/// that what a loop does at a time (a timer's firing, idle work after a quiet time) is checked
+/// exactly, however slow the machine. A wait for a deadline not yet come sleeps until a
+/// descriptor or another thread wakes the loop.
+public final class ManualLoopClock: LoopClock {
+    private let time: Atomic<UInt64>
+    private let step: UInt64
+    private let sleeps = Atomic(0)
+
+    /// `step`: how far each reading moves the clock on, for a wait that spins, reading the
+    /// clock until its budget is spent. The start is as far from zero as a machine's uptime.
+    public init(step: UInt64 = 0) {
+        time = Atomic(1_000_000_000_000)
+        self.step = step
+    }
+
+    public func now() -> UInt64 {
+        time.wrappingAdd(step, ordering: .sequentiallyConsistent).newValue
+    }
+
+    public func nanosecondsToSleep(until deadline: UInt64) -> UInt64? {
+        sleeps.add(1, ordering: .sequentiallyConsistent)
+        return deadline <= now() ? 0 : nil
+    }
+
+    /// How many waits have asked how long to sleep: the ones that went to sleep with a deadline.
+    public var sleepsAsked: Int {
+        sleeps.load(ordering: .sequentiallyConsistent)
+    }
+
+    public func move(by nanoseconds: UInt64) {
+        time.add(nanoseconds, ordering: .sequentiallyConsistent)
+    }
+}
+
+extension EventLoop {
+    /// Moves `clock`, this loop's, on by `nanoseconds`, and returns once the loop has done
+    /// what was due by then: handled the descriptors ready when it was called, fired the
+    /// timers due at the new time and run the idle work whose quiet time is up.
+    public func advance(_ clock: ManualLoopClock, by nanoseconds: UInt64) {
+        execute { clock.move(by: nanoseconds) }
+        settle()
+    }
+
+    /// Returns once the loop has waited since the call, on any clock: the descriptors ready
+    /// by then have been handled, and the timers due by then have fired.
+    public func settle() {
+        let done = DispatchSemaphore(value: 0)
+        execute {
+            // A timer due now fires after the next wait, which polls every descriptor, and
+            // its job runs after every other timer due by then has fired.
+            self.makeTimer { self.execute { done.signal() } }.schedule(at: self.now())
+        }
+        precondition(done.wait(timeout: .now() + 120) == .success, "the event loop did not finish a round within two minutes")
+    }
+}
+
+/// Whether `condition` came true within `seconds`, looked at every millisecond: a wait for an
+/// event that can be seen but not waited on, with a deadline that only a failure reaches.
+public func waitUntil(seconds: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = DispatchTime.now() + seconds
+    while DispatchTime.now() < deadline {
+        if try condition() { return true }
+        usleep(1_000)
+    }
+    return try condition()
+}
