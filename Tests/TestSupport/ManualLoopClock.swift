@@ -40,23 +40,33 @@ public final class ManualLoopClock: LoopClock {
 
 extension EventLoop {
     /// Moves `clock`, this loop's, on by `nanoseconds`, and returns once the loop has done
-    /// what was due by then: handled the descriptors ready when it was called, fired the
-    /// timers due at the new time and run the idle work whose quiet time is up.
+    /// what was due by then (see `settle`).
     public func advance(_ clock: ManualLoopClock, by nanoseconds: UInt64) {
         execute { clock.move(by: nanoseconds) }
         settle()
     }
 
-    /// Returns once the loop has waited since the call, on any clock: the descriptors ready
-    /// by then have been handled, and the timers due by then have fired.
+    /// Returns once the loop has nothing left to do at the time on its clock: it has handled
+    /// the descriptors ready when this was called, fired the timers due and called the idle
+    /// work whose quiet time is up. On any clock.
     public func settle() {
         let done = DispatchSemaphore(value: 0)
         execute {
-            // A timer due now fires after the next wait, which polls every descriptor, and
-            // its job runs after every other timer due by then has fired.
-            self.makeTimer { self.execute { done.signal() } }.schedule(at: self.now())
+            // Due now: it fires after the next wait, with every other timer due by then.
+            self.makeTimer {
+                // Idle work is called only when no descriptor is ready, after the pause, in
+                // the order it was added: this, last.
+                final class Once { var handler: EventLoop.Handler<Bool>? }
+                let once = Once()
+                once.handler = self.addIdleHandler(quietNanoseconds: 0) {
+                    once.handler?.cancel()
+                    once.handler = nil
+                    done.signal()
+                    return false
+                }
+            }.schedule(at: self.now())
         }
-        precondition(done.wait(timeout: .now() + 120) == .success, "the event loop did not finish a round within two minutes")
+        precondition(done.wait(timeout: .now() + 120) == .success, "the event loop did not come to rest within two minutes")
     }
 }
 
