@@ -108,6 +108,43 @@ import Testing
         #expect(reports.withLock { $0 } == quiet + 1)
     }
 
+    /// A commit becomes visible a little after its writes to the WAL: after an event the watch
+    /// looks again at each settle delay, and each look reports once the owner has looked since.
+    @Test func theWatchLooksAgainAfterEachSettleDelay() throws {
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let reports = Mutex(0)
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        var expected = settle(watcher, reports, on: loop)
+
+        // The loop reads the commit's events together, once the commit is done.
+        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute { blocked.signal(); release.wait() }
+        blocked.wait()
+        try other.run("INSERT INTO meta (key, value) VALUES ('heard', 1)")
+        release.signal()
+        loop.settle()
+        expected += 1
+        #expect(reports.withLock { $0 } == expected, "the commit's events")
+        watcher.rearm()
+        var elapsed: UInt64 = 0
+        for delay in DatabaseWatcher.settleDelays.map({ $0 * 1_000_000 }) {
+            loop.advance(clock, by: delay - 1 - elapsed)
+            #expect(reports.withLock { $0 } == expected, "a look before \(delay / 1_000_000) ms")
+            loop.advance(clock, by: 1)
+            expected += 1
+            #expect(reports.withLock { $0 } == expected, "the look at \(delay / 1_000_000) ms")
+            watcher.rearm()
+            elapsed = delay
+        }
+        loop.advance(clock, by: Self.pastTheLooks)
+        #expect(reports.withLock { $0 } == expected, "no look after the last delay")
+    }
+
     static var maxQueuedEvents: Int? {
         (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
