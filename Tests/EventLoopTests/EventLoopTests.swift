@@ -143,11 +143,14 @@ import TestSupport
         loop.execute {
             _ = loop.addSource(fd: pipe.read, events: Int16(POLLIN)) { _ in pipe.receive() }
             _ = loop.addIdleHandler(quietNanoseconds: 150_000_000) {
-                let count = steps.withLock { $0.append(loop.now()); return $0.count }
                 // Three steps, each a job of its own.
-                guard count < 3 else { return false }
-                loop.execute {}
-                return true
+                let step = steps.withLock { steps in
+                    guard steps.count < 3 else { return false }
+                    steps.append(loop.now())
+                    return true
+                }
+                if step { loop.execute {} }
+                return step
             }
         }
         loop.advance(clock, by: 149_999_999)

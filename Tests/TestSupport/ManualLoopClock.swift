@@ -47,20 +47,23 @@ extension EventLoop {
     }
 
     /// Returns once the loop has nothing left to do at the time on its clock: it has handled
-    /// the descriptors ready when this was called, fired the timers due and called the idle
-    /// work whose quiet time is up. On any clock.
+    /// the descriptors ready when this was called, fired the timers due, called the idle
+    /// work whose quiet time is up and run the jobs that idle work gave it. On any clock.
     public func settle() {
         let done = DispatchSemaphore(value: 0)
         execute {
             // Due now: it fires after the next wait, with every other timer due by then.
             self.makeTimer {
                 // Idle work is called only when no descriptor is ready, after the pause, in
-                // the order it was added: this, last.
-                final class Once { var handler: EventLoop.Handler<Bool>? }
-                let once = Once()
-                once.handler = self.addIdleHandler(quietNanoseconds: 0) {
-                    once.handler?.cancel()
-                    once.handler = nil
+                // the order it was added: this, last. Its first call ends the wait, so that
+                // the loop runs what the others gave it before the second.
+                final class Barrier { var handler: EventLoop.Handler<Bool>?; var calls = 0 }
+                let barrier = Barrier()
+                barrier.handler = self.addIdleHandler(quietNanoseconds: 0) {
+                    barrier.calls += 1
+                    guard barrier.calls == 2 else { return true }
+                    barrier.handler?.cancel()
+                    barrier.handler = nil
                     done.signal()
                     return false
                 }
