@@ -196,4 +196,37 @@ import TestSupport
         #expect(kill(child, 0) == 0, "still a zombie: nothing reaped it")
         loop.execute { holder.watcher = nil }
     }
+
+    /// Without a pidfd (here, for want of a descriptor) the client is checked twice a
+    /// second: its exit is seen at the next check, well inside the second the protocol
+    /// promises. In a process of its own, which runs out of descriptors.
+    @Test func withoutAPidfdAnExitIsSeenAtTheNextCheck() async {
+        await #expect(processExitsWith: .success) {
+            var pid: pid_t = 0
+            let arguments = ["/bin/sleep", "60"]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            guard posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0 else { exit(2) }
+            let clock = ManualLoopClock()
+            let loop = EventLoop.startThread(clock: clock)
+            var limit = rlimit(rlim_cur: 64, rlim_max: 64)
+            guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { exit(3) }
+            while open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0 {}
+            final class Holder: @unchecked Sendable {  // @unchecked: used on the loop's thread only
+                var watcher: ProcessWatcher?
+            }
+            let holder = Holder()
+            let exited = Mutex(false)
+            let child = pid
+            loop.execute { holder.watcher = ProcessWatcher(pid: child, loop: loop) { exited.withLock { $0 = true } } }
+            loop.settle()
+            // Gone, and reaped: no longer a zombie that `kill(pid, 0)` finds.
+            kill(child, SIGKILL)
+            waitpid(child, nil, 0)
+            loop.advance(clock, by: ProcessWatcher.checkInterval - 1)
+            guard !exited.withLock({ $0 }) else { exit(4) }
+            loop.advance(clock, by: 1)
+            guard exited.withLock({ $0 }) else { exit(5) }
+            guard ProcessWatcher.checkInterval <= 500_000_000 else { exit(6) }
+        }
+    }
 }
