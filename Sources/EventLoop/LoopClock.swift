@@ -7,7 +7,7 @@ public protocol LoopClock: Sendable {
     /// Nanoseconds since a fixed point; never goes back.
     func now() -> UInt64
     /// How long a wait for `deadline` may sleep, in real nanoseconds; nil: until a descriptor
-    /// or another thread wakes the loop (a clock moved by hand wakes it when it moves it).
+    /// or another thread wakes the loop (whoever moves a clock by hand wakes it, `execute`).
     func nanosecondsToSleep(until deadline: UInt64) -> UInt64?
 }
 

@@ -6,7 +6,8 @@ import Synchronization
 /// An event loop's clock that stands still until the test moves it (`EventLoop.advance`), so
 /// that what a loop does at a time (a timer's firing, idle work after a quiet time) is checked
 /// exactly, however slow the machine. A wait for a deadline not yet come sleeps until a
-/// descriptor or another thread wakes the loop.
+/// descriptor or another thread wakes the loop. A loop that spins (`idleSpinNanoseconds`)
+/// needs a `step`: its spin ends only when the clock has moved past the budget.
 public final class ManualLoopClock: LoopClock {
     private let time: Atomic<UInt64>
     private let step: UInt64
