@@ -52,7 +52,7 @@ import Testing
         let message = "Content-Length: \(Self.initialize.utf8.count)\r\n\r\n\(Self.initialize)"
         for byte in message.utf8 {
             server.write([byte])
-            usleep(200)
+            usleep(200)  // so that the server reads the bytes apart: what the test explores
         }
         #expect(try server.next()["id"] == 0)
         server.closeInput()

@@ -170,7 +170,7 @@ import Testing
         let wakeUps = Counter()
         try await listening.watchExternalChanges { wakeUps.add() }
         _ = try await listening.perform(.create(TaskDraft(title: "own")))
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // a window for a wake-up that must not come
         #expect(try await listening.hasExternalChanges() == false)
         #expect(wakeUps.value == 0)
 
@@ -201,7 +201,9 @@ import Testing
         #expect(terminated == 2)
 
         var created: OperationOutcome?
-        for _ in 0..<100 where created == nil {
+        // Tried again until the store is back, however long that takes here.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while created == nil, ContinuousClock.now < deadline {
             do {
                 created = try await store.perform(.create(TaskDraft(title: "goes")))
             } catch TaskStoreError.storage(0, 0, let message, retryable: true) {
@@ -221,7 +223,7 @@ import Testing
     }
 
     private static func wait(until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -1,3 +1,4 @@
+import EventLoop
 import Synchronization
 import TaskStore
 import TestSupport
@@ -23,9 +24,10 @@ final class ManualClock: Sendable {
     }
 }
 
+/// `loop`: the store's executor, which the caller stops; nil, a loop of the store's own.
 func makeStore(_ directory: TemporaryDirectory, name: String = "tasks.sqlite", clock: ManualClock = ManualClock(),
-               options: StoreOptions = StoreOptions(durability: .normal)) throws -> TaskStore {
-    try TaskStore(path: directory.file(name), options: options, clock: { clock.read() })
+               options: StoreOptions = StoreOptions(durability: .normal), loop: EventLoop? = nil) throws -> TaskStore {
+    try TaskStore(path: directory.file(name), options: options, loop: loop, clock: { clock.read() })
 }
 
 extension TaskStore {

@@ -111,7 +111,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// The next message the server writes, waiting at most `timeout` seconds.
-    public func next(timeout: Double = 10) throws -> JSON {
+    public func next(timeout: Double = 60) throws -> JSON {
         let deadline = Date().addingTimeInterval(timeout)
         while received.isEmpty {
             guard let chunk = try readChunk(until: deadline) else {
@@ -128,7 +128,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Every message until the server closes stdout.
-    public func readToEnd(timeout: Double = 20) throws -> [JSON] {
+    public func readToEnd(timeout: Double = 60) throws -> [JSON] {
         let deadline = Date().addingTimeInterval(timeout)
         var all = received
         received = []
@@ -142,7 +142,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// All of stdout as raw bytes (for the non-protocol outputs: --help, --version).
-    public func readChunkedToEnd(timeout: Double = 10) throws -> [UInt8] {
+    public func readChunkedToEnd(timeout: Double = 60) throws -> [UInt8] {
         let deadline = Date().addingTimeInterval(timeout)
         var bytes: [UInt8] = []
         while let chunk = try readChunk(until: deadline) { bytes += chunk }
@@ -174,7 +174,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// The changes of the `tasks/didChange` notifications that arrive until `count` changes
     /// have come (failing if anything else arrives, or nothing for `timeout` seconds).
-    public func didChanges(count: Int, timeout: Double = 10) throws -> [JSON] {
+    public func didChanges(count: Int, timeout: Double = 60) throws -> [JSON] {
         var changes: [JSON] = []
         while changes.count < count {
             let message = try next(timeout: timeout)
@@ -212,7 +212,7 @@ public final class ServerProcess: @unchecked Sendable {
     // MARK: - Exit
 
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.
-    public func waitForExit(timeout: Double = 10) -> Int32? {
+    public func waitForExit(timeout: Double = 60) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let status = exitStatus() {
