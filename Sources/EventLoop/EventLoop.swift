@@ -1,7 +1,7 @@
 import CEventLoop
+import Glibc
 import Logging
 import Synchronization
-import Glibc
 
 /// The one loop that does a process's work, and the Swift executor of the actors that run
 /// on it.
@@ -20,7 +20,8 @@ import Glibc
 /// Everything but `enqueue`, `execute` and `stop` is for the loop's own thread (or before
 /// the loop runs): sources, timers and handlers are set up from other threads through
 /// `execute`.
-public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {  // @unchecked: the inbox is behind a lock, the rest is the loop thread's
+// @unchecked Sendable: the inbox is behind a lock, the rest is the loop thread's.
+public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private let idleSpinNanoseconds: UInt64
     private let clock: any LoopClock
     /// A pipe to itself: other threads write a byte to wake the loop from `poll`.
@@ -438,7 +439,8 @@ struct TimerHeap {
             index = (index - 1) / 2
         }
         while true {
-            let left = 2 * index + 1, right = left + 1
+            let left = 2 * index + 1
+            let right = left + 1
             var smallest = index
             if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
             if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }

@@ -38,8 +38,10 @@ struct IdleWait {
     /// `poll` on `targets` until one is ready or `deadline` (on `clock`) has
     /// come; returns what `poll` returned (0 at the deadline), or 0 at once when `onPause`
     /// or `onIdle` says it gave the loop something to do.
-    mutating func wait(_ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false },
-                       onIdle: () -> (gaveWork: Bool, wakeAt: UInt64?) = { (false, nil) }) -> Int32 {
+    mutating func wait(
+        _ targets: inout [pollfd], deadline: UInt64? = nil, onPause: () -> Bool = { false },
+        onIdle: () -> (gaveWork: Bool, wakeAt: UInt64?) = { (false, nil) }
+    ) -> Int32 {
         let start = clock.now()
         if start - lastPause >= Self.pauseInterval, pause(onPause, at: start) {
             lastWake = start

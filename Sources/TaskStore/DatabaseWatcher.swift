@@ -1,7 +1,7 @@
 import EventLoop
+import Glibc
 import Logging
 import Synchronization
-import Glibc
 
 /// Wakes up when the database file may have been changed by another process.
 ///

@@ -38,8 +38,10 @@ struct Initialize {
             "database": ["id": .string(String(UInt64(databaseID), radix: 16)), "seq": .integer(seq)],
             "capabilities": [
                 "methods": .array(TaskMethods.all.map { .string($0.name) }),
-                "notifications": ["didChange": .bool(notifications), "didMissChanges": .bool(notifications),
-                                  "remind": .bool(reminders)],
+                "notifications": [
+                    "didChange": .bool(notifications), "didMissChanges": .bool(notifications),
+                    "remind": .bool(reminders),
+                ],
                 "limits": ["maxMessageBytes": .integer(Int64(maxMessageBytes)), "maxFetchLimit": 1000],
             ],
         ]

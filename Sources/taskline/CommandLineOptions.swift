@@ -1,6 +1,7 @@
 import JSONRPC
 import Logging
 import TaskStore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,9 @@ struct CommandLineOptions {
         3 the database cannot be used.
         """
 
-    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws(UsageError) -> CommandLineOptions {
+    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws(UsageError)
+        -> CommandLineOptions
+    {
         var options = CommandLineOptions(databasePath: defaultDatabasePath(environment: environment))
         var reader = ArgumentReader(arguments)
         while let item = try reader.next() {

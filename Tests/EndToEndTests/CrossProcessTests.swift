@@ -60,7 +60,7 @@ import Testing
             let initialize = listener.send("initialize", "{}")
             _ = try writer.response(create)
             guard case .integer(let startSeq)? = try listener.response(initialize)["result"]?["database"]?["seq"],
-                  case .integer(let newest)? = try writer.request("tasks/fetch", #"{"limit":1}"#)["seq"]
+                case .integer(let newest)? = try writer.request("tasks/fetch", #"{"limit":1}"#)["seq"]
             else { throw Client.Failure(description: "round \(round): no seq") }
             if newest > startSeq {
                 let change = try listener.waitForChanges(count: 1)
@@ -85,7 +85,9 @@ import Testing
         _ = try a.waitForChanges(count: 1)
         let sqlite = ChildProcess()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [path, "UPDATE task SET title = 'from the sqlite3 shell', title_fold = 'from the sqlite3 shell', version = version + 1 WHERE id = 't'"]
+        sqlite.arguments = [
+            path, "UPDATE task SET title = 'from the sqlite3 shell', title_fold = 'from the sqlite3 shell', version = version + 1 WHERE id = 't'",
+        ]
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
@@ -160,7 +162,9 @@ import Testing
         // Released once the request below is likely to wait on the lock, which nothing outside
         // the server shows: a slow machine makes it wait less, never fail.
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-            try? other.execute("INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version) VALUES ('o', 'other', 'other', '', '', 0, 0, 1, 1, 1); COMMIT")
+            try? other.execute(
+                "INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version) VALUES ('o', 'other', 'other', '', '', 0, 0, 1, 1, 1); COMMIT"
+            )
             released.signal()
         }
         // Sent while the other process holds the write lock: it waits, then succeeds.
@@ -199,7 +203,9 @@ import Testing
         let database = try TestDatabase.fresh(store)
         let a = try start(database)
         let b = try start(database)
-        let result = try a.request("tasks/apply", #"{"operations":[{"create":{"id":"x","title":"x"}},{"create":{"id":"y","title":"y"}},{"update":{"id":"x","changes":{"priority":3}}}]}"#)
+        let result = try a.request(
+            "tasks/apply",
+            #"{"operations":[{"create":{"id":"x","title":"x"}},{"create":{"id":"y","title":"y"}},{"update":{"id":"x","changes":{"priority":3}}}]}"#)
         #expect(result["results"]?.arrayValue?.count == 3)
         for client in [a, b] {
             let notification = try client.nextNotification()

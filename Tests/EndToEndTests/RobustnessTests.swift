@@ -155,7 +155,8 @@ import Testing
         // Then 2 MB more of small requests: more than the pipe holds, so this write blocks
         // for as long as the server reads nothing.
         let small = 25_000
-        let more = (0..<small).map { _ in #"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"none"}}"# + "\n" }.joined()
+        let more =
+            (0..<small).map { _ in #"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"none"}}"# + "\n" }.joined()
             + #"{"jsonrpc":"2.0","id":"last","method":"tasks/get","params":{"id":"none"}}"# + "\n"
         let written = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {

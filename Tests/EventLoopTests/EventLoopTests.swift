@@ -1,8 +1,9 @@
-@testable import EventLoop
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import EventLoop
 
 @Suite struct EventLoopTests {
     /// Timers fire at their deadlines, as last set, and in their order; a cancelled one never
@@ -42,7 +43,10 @@ import TestSupport
         let fired = Mutex<[String]>([])
         loop.execute {
             let late = loop.makeTimer { fired.withLock { $0.append("set by b") } }
-            loop.makeTimer { fired.withLock { $0.append("b") }; late.schedule(at: loop.now() - 1) }.schedule(after: 20)
+            loop.makeTimer {
+                fired.withLock { $0.append("b") }
+                late.schedule(at: loop.now() - 1)
+            }.schedule(after: 20)
             loop.makeTimer { fired.withLock { $0.append("a") } }.schedule(after: 10)
             loop.makeTimer { fired.withLock { $0.append("c") } }.schedule(after: 30)
         }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import EventLoop
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import EventLoop
 
 @Suite struct IdleWaitTests {
     @Test func inputThatIsAlreadyThereMakesTheNextWaitSpin() {
@@ -62,11 +63,24 @@ import TestSupport
         var idle = IdleWait(spinNanoseconds: 0)
         var targets = pipe.targets
         var pauses = 0
-        #expect(idle.wait(&targets, onPause: { pauses += 1; return true }) == 0)
+        #expect(
+            idle.wait(
+                &targets,
+                onPause: {
+                    pauses += 1
+                    return true
+                }) == 0)
         #expect(pauses == 1)
 
         targets = pipe.targets
-        #expect(idle.wait(&targets, onPause: { pauses += 1; pipe.send(); return false }) == 1)
+        #expect(
+            idle.wait(
+                &targets,
+                onPause: {
+                    pauses += 1
+                    pipe.send()
+                    return false
+                }) == 1)
         #expect(pauses == 2)
     }
 
@@ -84,7 +98,16 @@ import TestSupport
         for _ in 0..<200 {
             clock.move(by: IdleWait.pauseInterval / 20)
             var targets = pipe.targets
-            _ = idle.wait(&targets, onPause: { pauses += 1; return false }, onIdle: { idles += 1; return (true, nil) })
+            _ = idle.wait(
+                &targets,
+                onPause: {
+                    pauses += 1
+                    return false
+                },
+                onIdle: {
+                    idles += 1
+                    return (true, nil)
+                })
         }
         #expect(pauses == 10)
         #expect(idles == 0)
@@ -97,10 +120,23 @@ import TestSupport
         var idles = 0
         var targets = pipe.targets
         var quiet = IdleWait(spinNanoseconds: 0)
-        #expect(quiet.wait(&targets, onIdle: { idles += 1; return (true, nil) }) == 0)
+        #expect(
+            quiet.wait(
+                &targets,
+                onIdle: {
+                    idles += 1
+                    return (true, nil)
+                }) == 0)
         #expect(idles == 1)
         targets = pipe.targets
-        #expect(quiet.wait(&targets, onIdle: { idles += 1; pipe.send(); return (false, nil) }) == 1)
+        #expect(
+            quiet.wait(
+                &targets,
+                onIdle: {
+                    idles += 1
+                    pipe.send()
+                    return (false, nil)
+                }) == 1)
         #expect(idles == 2)
     }
 

@@ -20,8 +20,10 @@ import Testing
 
         server.path.cut()
         #expect(try server.endSessions() == 2)
-        for (method, params) in [("tasks/get", #"{"id":"\#(first)"}"#), ("tasks/fetch", #"{"limit":5}"#),
-                                 ("tasks/create", #"{"title":"refused"}"#), ("tasks/get", #"{"id":"\#(first)"}"#)] {
+        for (method, params) in [
+            ("tasks/get", #"{"id":"\#(first)"}"#), ("tasks/fetch", #"{"limit":5}"#),
+            ("tasks/create", #"{"title":"refused"}"#), ("tasks/get", #"{"id":"\#(first)"}"#),
+        ] {
             Self.expectUnreachable(try cutOff.request(method, params))
         }
         var theirs: [String] = []
@@ -131,7 +133,8 @@ import Testing
         /// Ends its sessions' server processes, as a restart of the cluster would (with
         /// `listening` false, all but the one that listens); returns how many there were.
         func endSessions(listening: Bool = true) throws -> Int {
-            try PostgresConnection(connectionString).query("""
+            try PostgresConnection(connectionString).query(
+                """
                 SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity
                 WHERE application_name = $1 AND ($2 OR query NOT LIKE 'LISTEN%')
                 """, [.text(name), .boolean(listening)])[0].int("n")
@@ -142,8 +145,9 @@ import Testing
         let error = answer["error"]
         #expect(error?["code"] == 1004, "\(answer)", sourceLocation: sourceLocation)
         #expect(error?["data"]?["retryable"] == true, sourceLocation: sourceLocation)
-        #expect(error?["data"]?["message"]?.stringValue?.contains("the database is unreachable; a retry may succeed") == true,
-                sourceLocation: sourceLocation)
+        #expect(
+            error?["data"]?["message"]?.stringValue?.contains("the database is unreachable; a retry may succeed") == true,
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -96,7 +96,8 @@ import Testing
                 }
             }
             if round < 2 {
-                let ended = try PostgresConnection(connectionString).query("""
+                let ended = try PostgresConnection(connectionString).query(
+                    """
                     SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
                     """, [.text(name)])[0].int("n")
                 #expect(ended == 4)  // each server's own connection and its listener's

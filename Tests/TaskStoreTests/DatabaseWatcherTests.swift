@@ -1,10 +1,11 @@
 import EventLoop
 import Foundation
 import SQLite
-@testable import TaskStore
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Each watcher runs on a loop whose clock the test moves: the looks after an event, and the
 /// end of a pause in reading, come when the test says, not when a loaded machine gets to them.
@@ -99,7 +100,10 @@ import Testing
 
         // The loop reads nothing while the folder's watch queues more events than the kernel keeps.
         let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        loop.execute { blocked.signal(); release.wait() }
+        loop.execute {
+            blocked.signal()
+            release.wait()
+        }
         blocked.wait()
         for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
         try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
@@ -123,7 +127,10 @@ import Testing
 
         // The loop reads the commit's events together, once the commit is done.
         let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        loop.execute { blocked.signal(); release.wait() }
+        loop.execute {
+            blocked.signal()
+            release.wait()
+        }
         blocked.wait()
         try other.run("INSERT INTO meta (key, value) VALUES ('heard', 1)")
         release.signal()
@@ -218,7 +225,8 @@ import Testing
         let committedWhileDeaf = Mutex(false)
         let committer = Thread { [self] in
             guard let other = try? Database(path: path), (try? other.execute("BEGIN IMMEDIATE")) != nil,
-                  (try? other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")) != nil else { return }
+                (try? other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")) != nil
+            else { return }
             holdsLock.withLock { $0 = true }
             // The store's create below has made the watch deaf, and waits for the lock.
             let deaf = waitUntil { (try? watchMasks(on: path + "-wal")) == [UInt32(IN_DELETE_SELF)] }

@@ -1,5 +1,6 @@
-@testable import TaskStore
 import Testing
+
+@testable import TaskStore
 
 /// RFC 5545 rules and the next due date they give. The expected dates of the first table
 /// were checked against python-dateutil's rrule (`rrulestr(rule, dtstart=due).after(due)`).
@@ -95,7 +96,8 @@ import Testing
         "FREQ=MONTHLY;BYDAY=6MO", "FREQ=MONTHLY;BYDAY=0MO", "FREQ=YEARLY;BYDAY=54MO", "FREQ=WEEKLY;BYMONTHDAY=1",
         "FREQ=DAILY;BYMONTHDAY=0", "FREQ=DAILY;BYMONTHDAY=32", "INTERVAL=2", "FREQ=DAILY;FREQ=WEEKLY", "FREQ=DAILY;",
         "FREQ=DAILY;BYHOUR=9", "FREQ=DAILY;WKST=SU", "FREQ=DAILY;UNTIL=20260230", "FREQ=DAILY;UNTIL=2026-12-01",
-        "FREQ=DAILY;UNTIL=20261201T100000", "RRULE:FREQ=DAILY", " FREQ=DAILY", "FREQ=DAILY;INTERVAL", "FREQ=DAILY;" + String(repeating: "X", count: 250),
+        "FREQ=DAILY;UNTIL=20261201T100000", "RRULE:FREQ=DAILY", " FREQ=DAILY", "FREQ=DAILY;INTERVAL",
+        "FREQ=DAILY;" + String(repeating: "X", count: 250),
     ])
     func aRuleOutsideTheSubsetIsRefused(rule: String) {
         #expect(throws: TaskStoreError.self) { try RecurrenceRule(rule, field: "recurrence.rule") }

@@ -1,9 +1,10 @@
 import EventLoop
 import Foundation
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// The trigram index's segments are merged by the store when its loop is idle, sixteen to a
 /// level, not by the writes (schema 39: FTS5's `automerge` 0, `usermerge` 16); a level is
@@ -50,9 +51,11 @@ import Testing
         for batch in range {
             try database.writeTransaction {
                 for n in 0..<4 {
-                    let id = "raw-\(titles.count)", title = "batch \(batch) task \(n)"
+                    let id = "raw-\(titles.count)"
+                    let title = "batch \(batch) task \(n)"
                     titles[id] = title
-                    try database.run("""
+                    try database.run(
+                        """
                         INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
                         VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
                         """, [.text(id), .text(title), .integer(Int64(titles.count))])

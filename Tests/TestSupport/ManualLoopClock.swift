@@ -1,6 +1,6 @@
 import Dispatch
-import Glibc
 import EventLoop
+import Glibc
 import Synchronization
 
 /// An event loop's clock that stands still until the test moves it (`EventLoop.advance`), so
@@ -58,7 +58,10 @@ extension EventLoop {
                 // Idle work is called only when no descriptor is ready, after the pause, in
                 // the order it was added: this, last. Its first call ends the wait, so that
                 // the loop runs what the others gave it before the second.
-                final class Barrier { var handler: EventLoop.Handler<Bool>?; var calls = 0 }
+                final class Barrier {
+                    var handler: EventLoop.Handler<Bool>?
+                    var calls = 0
+                }
                 let barrier = Barrier()
                 barrier.handler = self.addIdleHandler(quietNanoseconds: 0) {
                     barrier.calls += 1

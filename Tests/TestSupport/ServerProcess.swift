@@ -193,7 +193,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// The most memory the process has held (VmHWM), in KiB; nil once it has exited.
     public var peakResidentKilobytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
@@ -201,7 +201,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// CPU time the process has used (user and system), in clock ticks; nil once it has exited.
     public var cpuTicks: Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let afterName = stat.range(of: ") ")?.upperBound
+            let afterName = stat.range(of: ") ")?.upperBound
         else { return nil }
         // After the name: state is field 3, utime and stime are fields 14 and 15.
         let fields = stat[afterName...].split(separator: " ")

@@ -119,23 +119,28 @@ extension FetchPlan {
         var sql: String {
             switch self {
             case .totals(let done): "SELECT coalesce(sum(count), 0) FROM task_total" + (done == nil ? "" : " WHERE done = ?")
-            case .project(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
+            case .project(_, let done):
+                "SELECT coalesce(sum(" + Self.counted(done) + "), 0) FROM project_total WHERE " + FetchPlan.projectCondition("project")
             case .projectDueWindow(_, _, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_project_due_asc WHERE project IN (SELECT project FROM project_total WHERE "
                     + FetchPlan.projectCondition("project") + ") AND due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
             case .dueWindow(_, _, let done):
-                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
+                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?"
+                    + (done == nil ? "" : " AND done = ?")
             case .tagsInDueWindow(let tags, _, _, let done):
-                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?" + (done == nil ? "" : " AND done = ?")
+                "SELECT count(*) FROM task INDEXED BY task_by_due_asc WHERE due_sort_asc >= ? AND due_sort_asc < ?"
+                    + (done == nil ? "" : " AND done = ?")
                     + Self.probes(tags)
             case .tagsInProject(let tags, _, let done):
                 "SELECT count(*) FROM task INDEXED BY task_by_project WHERE " + FetchPlan.projectCondition("project")
                     + (done == nil ? "" : " AND done = ?") + Self.probes(tags)
-            case .tags(let tags, let done) where tags.count == 1: "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_total WHERE tag = ?), 0)"
+            case .tags(let tags, let done) where tags.count == 1:
+                "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_total WHERE tag = ?), 0)"
             case .tags(let tags, let done) where tags.count == 2:
                 "SELECT coalesce((SELECT " + Self.counted(done) + " FROM tag_pair_total WHERE tag = min(?1, ?2) AND other = max(?1, ?2)), 0)"
             case .tags(let tags, _):
-                "SELECT count(*) FROM (" + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
+                "SELECT count(*) FROM ("
+                    + Array(repeating: "SELECT task_pk FROM task_tag WHERE tag = ?", count: tags.count)
                     .joined(separator: " INTERSECT ") + " ORDER BY 1)"
             case .text: TextIndex.countSQL
             }
@@ -167,7 +172,6 @@ extension FetchPlan {
             }
         }
     }
-
 
     /// Counts the tasks that match. `database` is asked how many tasks hold a common text's
     /// trigrams: call it inside the transaction that reads the page.
@@ -220,8 +224,10 @@ extension FetchPlan {
     /// task that `OFFSET ?` (the last parameter) places along it, read from `task_by_done`.
     func sideKeys(done: Bool) -> (sql: String, values: [SQLValue]) {
         let keyColumns = Self.keyColumns(keys)
-        return ("SELECT \(keyColumns) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)"]) + " ORDER BY \(Self.order(keys)) LIMIT 1 OFFSET ?",
-                whereValues)
+        return (
+            "SELECT \(keyColumns) FROM task" + whereSQL(extra: ["task.done = \(done ? 1 : 0)"]) + " ORDER BY \(Self.order(keys)) LIMIT 1 OFFSET ?",
+            whereValues
+        )
     }
 
     /// For a plan that merges: counts one side's tasks before `cursorValues`.

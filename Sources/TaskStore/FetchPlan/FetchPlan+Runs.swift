@@ -97,7 +97,8 @@ extension FetchPlan {
     func pageRuns(after cursor: Cursor?) -> [Run] {
         guard !matchesNothing else { return [] }
         // Read through the taggings, the keys are their copies: those are what the index orders.
-        let keys = drivenByTag
+        let keys =
+            drivenByTag
             ? self.keys.map { (expression: $0.expression == "id" ? "task_tag.task_id" : "task_tag.\($0.expression)", $0.descending) }
             : self.keys
         return runs(fixed: [], keys: keys, after: cursor?.values, extra: [])
@@ -116,7 +117,8 @@ extension FetchPlan {
             return projectRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
         }
         if (leading == Schema.dueAscendingKey || leading == Schema.dueDescendingKey) && (keys[0].descending || keys.count > 2) && !startsFromSmallSet
-            && blockedIndex != .projectThenDueDescending {
+            && blockedIndex != .projectThenDueDescending
+        {
             return dueRuns(fixed: fixed, keys: keys, after: cursorValues, extra: extra)
         }
         return [run(selecting: fixed + keys, orderedBy: keys, after: cursorValues, extra: extra, merging: mergesDoneRuns && fixed.isEmpty)]
@@ -160,8 +162,10 @@ extension FetchPlan {
     /// `alongPriority`: the runs are one priority's (`priorityRuns`), the dated tasks from
     /// task_dated_by_priority_due, which holds only them (a run names its clause, or SQLite
     /// could not use it), and the undated ones from task_by_priority, in id order.
-    func dueRuns(fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String],
-                         alongPriority: Bool = false) -> [Run] {
+    func dueRuns(
+        fixed: [SortExpression], keys: [SortExpression], after cursorValues: [SQLValue]?, extra: [String],
+        alongPriority: Bool = false
+    ) -> [Run] {
         let descending = keys[0].descending
         let dated = descending ? [(expression: Schema.dueAscendingKey, descending: true)] + keys.dropFirst() : keys
         let undatedKey = cursorValues?.first == .integer(descending ? Schema.undatedDescendingKey : Int64.max)
@@ -178,8 +182,10 @@ extension FetchPlan {
             runs.append(run(selecting: fixed + dated, orderedBy: dated, after: cursorValues, extra: extra + bound + index))
         }
         if !hasDueRange {
-            runs.append(run(selecting: fixed + keys, orderedBy: Array(keys.dropFirst()),
-                            after: undatedKey ? cursorValues.map { Array($0.dropFirst()) } : nil, extra: extra + [undatedClause]))
+            runs.append(
+                run(
+                    selecting: fixed + keys, orderedBy: Array(keys.dropFirst()),
+                    after: undatedKey ? cursorValues.map { Array($0.dropFirst()) } : nil, extra: extra + [undatedClause]))
         }
         return runs
     }
@@ -192,12 +198,15 @@ extension FetchPlan {
         var runs: [Run] = []
         if !projectless {
             let order = [(expression: "task.project", descending: keys[1].descending)] + keys.dropFirst(2)
-            runs.append(run(selecting: fixed + keys, orderedBy: order, after: cursorValues.map { Array($0.dropFirst()) },
-                            extra: extra + ["task.project IS NOT NULL"]))
+            runs.append(
+                run(
+                    selecting: fixed + keys, orderedBy: order, after: cursorValues.map { Array($0.dropFirst()) },
+                    extra: extra + ["task.project IS NOT NULL"]))
         }
         if !hasProjectFilter {
-            runs += self.runs(fixed: fixed + keys.prefix(2), keys: Array(keys.dropFirst(2)),
-                              after: projectless ? cursorValues.map { Array($0.dropFirst(2)) } : nil, extra: extra + ["task.project IS NULL"])
+            runs += self.runs(
+                fixed: fixed + keys.prefix(2), keys: Array(keys.dropFirst(2)),
+                after: projectless ? cursorValues.map { Array($0.dropFirst(2)) } : nil, extra: extra + ["task.project IS NULL"])
         }
         return runs
     }
@@ -205,8 +214,10 @@ extension FetchPlan {
     /// A query for the tasks after `cursorValues` (values of `order`; nil: from the start)
     /// among those matching the filter and `extra`, in the order of `order`, with the
     /// `selected` keys' values after each task's columns: what a cursor is made of.
-    func run(selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
-                     extra: [String] = [], merging: Bool = false) -> Run {
+    func run(
+        selecting selected: [SortExpression], orderedBy order: [SortExpression], after cursorValues: [SQLValue]?,
+        extra: [String] = [], merging: Bool = false
+    ) -> Run {
         var extra = extra
         if cursorValues == nil, let startBound, order.first?.expression == startBound.column { extra.append(startBound.clause) }
         let clauses = extra
@@ -224,15 +235,17 @@ extension FetchPlan {
         }
         let keyColumns = Self.keyColumns(selected)
         guard merging else {
-            return Run(source: " FROM " + source, arms: [whereSQL(extra: extra)], order: " ORDER BY " + Self.order(order),
-                       keyColumns: keyColumns, values: values, clauses: clauses, sortsKeysFirst: startsFromSmallSet && !drivenByTag)
+            return Run(
+                source: " FROM " + source, arms: [whereSQL(extra: extra)], order: " ORDER BY " + Self.order(order),
+                keyColumns: keyColumns, values: values, clauses: clauses, sortsKeysFirst: startsFromSmallSet && !drivenByTag)
         }
         // A compound's ORDER BY names result columns, here the sort keys by their names.
         // SQLite merges the two arms (EXPLAIN QUERY PLAN: MERGE (UNION ALL)), reading each
         // from task_by_done in order and no further than the page needs.
         let numbered = Self.order(order.indices.map { (Self.sortKeyColumn($0), order[$0].descending) })
-        return Run(source: " FROM " + source, arms: [whereSQL(extra: ["task.done = 0"] + extra), whereSQL(extra: ["task.done = 1"] + extra)],
-                   order: " ORDER BY " + numbered, keyColumns: keyColumns, values: values + values, clauses: clauses)
+        return Run(
+            source: " FROM " + source, arms: [whereSQL(extra: ["task.done = 0"] + extra), whereSQL(extra: ["task.done = 1"] + extra)],
+            order: " ORDER BY " + numbered, keyColumns: keyColumns, values: values + values, clauses: clauses)
     }
 
     /// `keys`, each `AS` its `sortKeyColumn`.

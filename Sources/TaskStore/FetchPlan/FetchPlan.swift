@@ -13,7 +13,8 @@ struct FetchPlan {
     /// its tags and dependencies each joined by U+001F, which no tag or id can contain.
     static let taskColumns = columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17 + ", " + columnsOfSchema18 + ", " + columnsOfSchema19
     /// Those every schema version has, but the tags.
-    static let columnsBeforeSchema17 = "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
+    static let columnsBeforeSchema17 =
+        "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
         + "task.created_at, task.updated_at, task.completed_at, task.version"
     static let columnsOfSchema17 = "task.project, task.wait, \(metaColumn) AS meta, task.depends_on"
     /// `meta` goes to clients as the JSON text it is, so it is read through SQLite's JSON
@@ -171,7 +172,8 @@ struct FetchPlan {
             let folded = TaskRules.folded(text)
             // A rare text's candidates are fewer than a tag's tasks: they are read, and the
             // tag checked on each, not every task of a common tag checked for the text.
-            let candidates = try textFromIndex.map { TextIndex.Candidates(match: $0, few: true) }
+            let candidates =
+                try textFromIndex.map { TextIndex.Candidates(match: $0, few: true) }
                 ?? TextIndex.candidates(for: folded, in: database)
             return (folded: folded, candidates: candidates)
         }
@@ -206,15 +208,18 @@ struct FetchPlan {
 
     /// The tags: the first one's taggings drive the page when they hold its order; each
     /// other rare one is a small set; a common one is checked on each task.
-    private mutating func addTags(_ filter: TaskFilter, textIsFew: Bool, dueWindow: (after: Int64, before: Int64)?,
-                                  limit smallSetLimit: () throws -> Int, in database: Database) throws {
+    private mutating func addTags(
+        _ filter: TaskFilter, textIsFew: Bool, dueWindow: (after: Int64, before: Int64)?,
+        limit smallSetLimit: () throws -> Int, in database: Database
+    ) throws {
         var tags = filter.tags[...]
         // The blocked or the waiting tasks are fewer than a common tag's, and in creation
         // order in their own indexes: read from there, each one's tags are checked, rather
         // than every task of a common tag's taggings looked up.
         let readsTheFewInCreationOrder = byCreationAlone && (filter.blocked == true || filter.waiting == true)
         if byCreationAlone, let first = tags.first, !readsTheFewInCreationOrder, !textIsFew,
-           try !Self.projectOrWindowHoldsFew(filter, dueWindow: dueWindow, limit: smallSetLimit, in: database) {
+            try !Self.projectOrWindowHoldsFew(filter, dueWindow: dueWindow, limit: smallSetLimit, in: database)
+        {
             // The tag's index gives its tasks in page order, however many or few they are.
             add("task_tag.tag = ?", [.text(first)])
             drivenByTag = true
@@ -233,7 +238,8 @@ struct FetchPlan {
                 // Checked on the row's own copy of its tags, not with a lookup in task_tag
                 // per task scanned, which costs more than the rest of the page.
                 // The plain instr() is a cheap necessary condition; the delimited one decides.
-                add("instr(task.tags, ?) > 0 AND instr(char(31) || task.tags || char(31), ?) > 0",
+                add(
+                    "instr(task.tags, ?) > 0 AND instr(char(31) || task.tags || char(31), ?) > 0",
                     [.text(tag), .text("\u{1F}" + tag + "\u{1F}")])
             }
         }
@@ -265,8 +271,10 @@ struct FetchPlan {
     /// The due window: read in order by the sorts whose runs read task_by_due_asc in order
     /// (led by due, or by priority and then due, one run per priority, unless a small set is
     /// sorted); otherwise a small set when it holds few tasks.
-    private mutating func addDueWindow(_ window: (after: Int64, before: Int64), byPriorityThenDue: Bool,
-                                       limit smallSetLimit: () throws -> Int, in database: Database) throws {
+    private mutating func addDueWindow(
+        _ window: (after: Int64, before: Int64), byPriorityThenDue: Bool,
+        limit smallSetLimit: () throws -> Int, in database: Database
+    ) throws {
         let values: [SQLValue] = [.integer(window.after), .integer(window.before)]
         let dueKey = sort.first?.field == .due ? sort.first : byPriorityThenDue && !startsFromSmallSet ? sort[1] : nil
         if let dueKey {
@@ -375,8 +383,10 @@ struct FetchPlan {
     /// Whether the filter's project or due window holds fewer tasks than `smallSetLimit`:
     /// then a page by creation time starts from them, not from a common tag's taggings in
     /// that order, each checked for the project or the window.
-    static func projectOrWindowHoldsFew(_ filter: TaskFilter, dueWindow: (after: Int64, before: Int64)?,
-                                                limit smallSetLimit: () throws -> Int, in database: Database) throws -> Bool {
+    static func projectOrWindowHoldsFew(
+        _ filter: TaskFilter, dueWindow: (after: Int64, before: Int64)?,
+        limit smallSetLimit: () throws -> Int, in database: Database
+    ) throws -> Bool {
         guard filter.project != nil || dueWindow != nil else { return false }
         let limit = try smallSetLimit()
         if let project = filter.project, try projectHoldsFew(project, limit: limit, in: database) { return true }
@@ -392,7 +402,8 @@ struct FetchPlan {
     /// Whether `project` and those under it hold fewer than `limit` tasks, as `project_total`
     /// counts them.
     static func projectHoldsFew(_ project: String, limit: Int, in database: Database) throws -> Bool {
-        let tasks = try database.cachedStatement("SELECT coalesce(sum(count), 0) FROM project_total WHERE " + projectCondition("project"))
+        let tasks =
+            try database.cachedStatement("SELECT coalesce(sum(count), 0) FROM project_total WHERE " + projectCondition("project"))
             .firstRow(projectRange(project)) { $0.int(0) } ?? 0
         return tasks < limit
     }
@@ -412,8 +423,10 @@ struct FetchPlan {
     /// A condition on an indexed column (`project`), decided as for tags: when `few` tasks
     /// meet it, they are read from the index and sorted; otherwise each task along the sort
     /// order is checked (`+` keeps SQLite from the index), where a page's worth come soon.
-    private mutating func addSelective(_ condition: (String) -> String, column: String, values: [SQLValue],
-                                       few: Bool) {
+    private mutating func addSelective(
+        _ condition: (String) -> String, column: String, values: [SQLValue],
+        few: Bool
+    ) {
         if few {
             add("task.pk IN (SELECT pk FROM task WHERE \(condition(column)))", values)
             startsFromSmallSet = true

@@ -1,5 +1,6 @@
 import PeopleDates
 import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif

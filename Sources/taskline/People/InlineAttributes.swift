@@ -90,7 +90,10 @@ enum InlineAttributes {
         },
         InlineAttribute(name: "recur", form: "recur:weekly") { value, edit, _ throws(UsageError) in
             // A rule as RFC 5545 writes it goes to the store, which says what is wrong with it.
-            guard !value.isEmpty else { return edit.recurrence = .some(nil) }
+            guard !value.isEmpty else {
+                edit.recurrence = .some(nil)
+                return
+            }
             guard let rule = value.uppercased().hasPrefix("FREQ=") ? value.uppercased() : RecurrenceName.rule(for: value) else {
                 throw UsageError("recur: takes \(RecurrenceName.accepted), not \(value)")
             }
@@ -102,8 +105,10 @@ enum InlineAttributes {
     ]
 
     /// A word of `add` or `modify` after the options were read (`literal`: after `--`).
-    static func read(_ word: String, literal: Bool, into edit: inout TaskEdit, dates: DateContext,
-                     removing: Bool) throws(UsageError) {
+    static func read(
+        _ word: String, literal: Bool, into edit: inout TaskEdit, dates: DateContext,
+        removing: Bool
+    ) throws(UsageError) {
         if literal {
             edit.titleWords.append(word)
         } else if word.count > 1, word.hasPrefix("+") {
@@ -135,8 +140,9 @@ enum InlineAttributes {
     }
 
     static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
-        UsageError("\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
-            + "to keep \(word) as a word, put it after --")
+        UsageError(
+            "\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
+                + "to keep \(word) as a word, put it after --")
     }
 }
 
@@ -149,8 +155,9 @@ enum TagWord {
         let words = tag.split(whereSeparator: \.isWhitespace)
         let joined = words.joined(separator: "-")
         let apart = words.map { "+" + $0 }.joined(separator: " ")
-        throw UsageError("the tag \"\(tag)\" has white space in it: a tag is one word, so write \(joined.isEmpty ? "a word" : joined)"
-            + (words.count > 1 ? ", or make each word a tag: \(apart)" : ""))
+        throw UsageError(
+            "the tag \"\(tag)\" has white space in it: a tag is one word, so write \(joined.isEmpty ? "a word" : joined)"
+                + (words.count > 1 ? ", or make each word a tag: \(apart)" : ""))
     }
 }
 

@@ -79,18 +79,19 @@ struct EditOptions: Sendable {
     static func usageError(_ error: TaskStoreError) -> Error {
         switch error {
         case .invalid(let field, let reason):
-            let name = switch field.prefix(while: { $0 != "[" }) {
-            case "title": "the title"
-            case "tags": "+tag"
-            case "project": "project:"
-            case "due": "due:"
-            case "wait": "wait:"
-            case "dependsOn": "depends:"
-            case "priority": "pri:"
-            case "recurrence", "recurrence.rule": "recur:"
-            case "remindAt": "remind:"
-            default: "--" + field
-            }
+            let name =
+                switch field.prefix(while: { $0 != "[" }) {
+                case "title": "the title"
+                case "tags": "+tag"
+                case "project": "project:"
+                case "due": "due:"
+                case "wait": "wait:"
+                case "dependsOn": "depends:"
+                case "priority": "pri:"
+                case "recurrence", "recurrence.rule": "recur:"
+                case "remindAt": "remind:"
+                default: "--" + field
+                }
             return UsageError("\(name) \(reason)")
         case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
         default: return error
@@ -185,9 +186,10 @@ enum ModifyCommand: Command {
     private static func modify(_ options: EditOptions, in store: isolated any CommandLineStoring) throws {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
-        var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
-                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence,
-                                  remindAt: edit.remindAt)
+        var changes = TaskChanges(
+            notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
+            dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence,
+            remindAt: edit.remindAt)
         if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
         if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
             changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
@@ -283,8 +285,10 @@ struct TaskIDsOptions: Sendable {
         try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
     }
 
-    private static func forEachTask(_ ids: [String], store: isolated any CommandLineStoring,
-                                    _ body: (String, isolated any CommandLineStoring) throws -> String) throws -> Int32 {
+    private static func forEachTask(
+        _ ids: [String], store: isolated any CommandLineStoring,
+        _ body: (String, isolated any CommandLineStoring) throws -> String
+    ) throws -> Int32 {
         let output = OutputWriter()
         var failed = false
         for text in ids {
