@@ -116,9 +116,9 @@ import Testing
         let client = try start(database)
         _ = try client.request("tasks/create", #"{"id":"t","title":"mine"}"#)
         _ = try client.request("tasks/update", #"{"id":"t","changes":{"notes":"by me"}}"#)
-        let shell = Process()
+        let shell = ChildProcess()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = [database.argument, "UPDATE task SET notes = 'by hand', notes_fold = 'by hand' WHERE id = 't'"]
+        shell.arguments = ["-bail", "-cmd", ".timeout 10000", database.argument, "UPDATE task SET notes = 'by hand', notes_fold = 'by hand' WHERE id = 't'"]
         try shell.run()
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
@@ -131,16 +131,23 @@ import Testing
         #expect(try client.request("tasks/undo", #"{"force":true}"#)["tasks"]?.arrayValue?.first?["notes"] == "")
     }
 
+    /// Creates `t`, a monthly task, completes it and deletes the occurrence it made: that
+    /// occurrence's id.
+    func occurrenceMadeAndDeleted(by client: Client) throws -> String {
+        _ = try client.request("tasks/create", #"{"id":"t","title":"rent","due":"2027-01-31","recurrence":{"rule":"FREQ=MONTHLY"}}"#)
+        _ = try client.request("tasks/update", #"{"id":"t","changes":{"done":true}}"#)
+        let first = try #require(try state(client).keys.first { $0 != "t" })
+        _ = try client.request("tasks/delete", #"{"id":"\#(first)"}"#)
+        return first
+    }
+
     /// D8: an undo that would bring back an occurrence whose maker has made another since.
     @Test(arguments: StoreKind.allCases)
     func bringingBackAnOccurrenceWhoseMakerMadeAnotherIsAnUndoConflict(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)
         let a = try start(database)
         let b = try start(database)
-        _ = try a.request("tasks/create", #"{"id":"t","title":"rent","due":"2027-01-31","recurrence":{"rule":"FREQ=MONTHLY"}}"#)
-        _ = try a.request("tasks/update", #"{"id":"t","changes":{"done":true}}"#)
-        let first = try #require(try state(a).keys.first { $0 != "t" })
-        _ = try a.request("tasks/delete", #"{"id":"\#(first)"}"#)
+        let first = try occurrenceMadeAndDeleted(by: a)
         _ = try b.request("tasks/update", #"{"id":"t","changes":{"done":false}}"#)
         _ = try b.request("tasks/update", #"{"id":"t","changes":{"done":true}}"#)
         let second = try #require(try state(b).keys.first { $0 != "t" })
@@ -157,10 +164,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func bringingBackAnOccurrenceWhoseMakerHasMadeNoOtherIsNoConflict(store: StoreKind) throws {
         let client = try start(try TestDatabase.fresh(store))
-        _ = try client.request("tasks/create", #"{"id":"t","title":"rent","due":"2027-01-31","recurrence":{"rule":"FREQ=MONTHLY"}}"#)
-        _ = try client.request("tasks/update", #"{"id":"t","changes":{"done":true}}"#)
-        let first = try #require(try state(client).keys.first { $0 != "t" })
-        _ = try client.request("tasks/delete", #"{"id":"\#(first)"}"#)
+        let first = try occurrenceMadeAndDeleted(by: client)
         _ = try client.request("tasks/undo")
         #expect(Set(try state(client).keys) == ["t", first])
         // Completing `t` again makes none: the one it made exists again.

@@ -83,6 +83,18 @@ import Testing
         #expect(reports.withLock { $0 } == quiet + 2)
     }
 
+    /// Runs `body` while the loop's thread is held, reading nothing.
+    func whileHeld(_ loop: EventLoop, _ body: () throws -> Void) rethrows {
+        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute {
+            blocked.signal()
+            release.wait()
+        }
+        blocked.wait()
+        defer { release.signal() }
+        try body()
+    }
+
     /// Events past the kernel's queue limit are dropped, another connection's commit among
     /// them: the overflow is reported in its place.
     @Test(.enabled(if: (Self.maxQueuedEvents ?? .max) <= 1 << 17, "fs.inotify.max_queued_events is small enough to fill"))
@@ -99,15 +111,10 @@ import Testing
         let quiet = settle(watcher, reports, on: loop)
 
         // The loop reads nothing while the folder's watch queues more events than the kernel keeps.
-        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        loop.execute {
-            blocked.signal()
-            release.wait()
+        try whileHeld(loop) {
+            for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
+            try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
         }
-        blocked.wait()
-        for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
-        try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
-        release.signal()
         loop.settle()
         #expect(reports.withLock { $0 } == quiet + 1)
     }
@@ -126,14 +133,7 @@ import Testing
         var expected = settle(watcher, reports, on: loop)
 
         // The loop reads the commit's events together, once the commit is done.
-        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        loop.execute {
-            blocked.signal()
-            release.wait()
-        }
-        blocked.wait()
-        try other.run("INSERT INTO meta (key, value) VALUES ('heard', 1)")
-        release.signal()
+        try whileHeld(loop) { try other.run("INSERT INTO meta (key, value) VALUES ('heard', 1)") }
         loop.settle()
         expected += 1
         #expect(reports.withLock { $0 } == expected, "the commit's events")
