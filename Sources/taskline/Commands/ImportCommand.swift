@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JSONRPC
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 

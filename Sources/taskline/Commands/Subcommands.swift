@@ -1,4 +1,5 @@
 import Dispatch
+import PeopleLanguage
 import Synchronization
 import Logging
 import PostgresStore

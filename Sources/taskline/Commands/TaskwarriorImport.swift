@@ -1,5 +1,6 @@
 import Glibc
 import JSONRPC
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 

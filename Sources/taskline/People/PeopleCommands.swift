@@ -1,6 +1,6 @@
 import JSONRPC
 import Logging
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 
@@ -45,6 +45,7 @@ struct EditOptions: Sendable {
     static func parse(_ reader: inout ArgumentReader, modify: Bool) throws(UsageError) -> EditOptions {
         var options = EditOptions()
         let dates = DateContext.current()
+        var words: [TaskWords.Word] = []
         while let item = try reader.next() {
             switch item {
             case .option("--db"): options.database = try reader.value()
@@ -55,14 +56,15 @@ struct EditOptions: Sendable {
             case .option("--project"): options.edit.project = .some(try reader.value())
             case .option("--priority"): options.edit.priority = try PriorityName.parse(try reader.value(), for: "--priority")
             case .option(let word) where !word.hasPrefix("--"):
-                try InlineAttributes.read(word, literal: false, into: &options.edit, dates: dates, removing: modify)
+                words.append(TaskWords.Word(word))
             case .operand(let word) where modify && options.id == nil && !reader.optionsEnded:
                 options.id = word
             case .operand(let word):
-                try InlineAttributes.read(word, literal: reader.optionsEnded, into: &options.edit, dates: dates, removing: modify)
+                words.append(TaskWords.Word(word, literal: reader.optionsEnded))
             default: throw item.unexpected
             }
         }
+        try TaskWords.read(words, into: &options.edit, dates: dates, modify: modify)
         return options
     }
 
@@ -94,17 +96,6 @@ struct EditOptions: Sendable {
             return UsageError("\(name) \(reason)")
         case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
         default: return error
-        }
-    }
-}
-
-extension CommandLineStoring {
-    /// The ids `depends:` names, resolved as done and rm resolve theirs.
-    func resolveDependencies(_ typed: [String]?) throws -> [String]? {
-        do {
-            return try typed?.map { try resolveID($0) }
-        } catch let error as ShortID.LookupError {
-            throw UsageError("depends: \(error)")
         }
     }
 }
@@ -143,11 +134,7 @@ enum AddCommand: Command {
     }
 
     private static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring) throws {
-        let draft = TaskDraft(
-            title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
-            tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
-            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil,
-            remindAt: edit.remindAt ?? nil)
+        let draft = edit.draft(dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [])
         let task = try EditOptions.writing { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
@@ -185,13 +172,7 @@ enum ModifyCommand: Command {
     private static func modify(_ options: EditOptions, in store: isolated any CommandLineStoring) throws {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
-        var changes = TaskChanges(notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
-                                  dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence,
-                                  remindAt: edit.remindAt)
-        if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
-        if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
-            changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
-        }
+        let changes = edit.changes(to: current, dependsOn: try store.resolveDependencies(edit.dependsOn))
         let task = try EditOptions.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
         try PeopleOutput.task(task, prefix: "modified", store: store)
     }

@@ -1,6 +1,6 @@
-import TaskStore
+import TaskModel
 import Testing
-import PeopleDates
+import PeopleLanguage
 
 /// The dates people type, read at a fixed time: Wednesday 2026-12-02 09:30 UTC.
 @Suite struct PeopleDatesTests {

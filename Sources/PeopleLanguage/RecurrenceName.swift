@@ -2,14 +2,14 @@ import TaskModel
 
 /// The names people give a repeat, Taskwarrior's `recur` values, as the rules the store keeps:
 /// what `recur:` takes on the command line and what an import from Taskwarrior maps.
-enum RecurrenceName {
+public enum RecurrenceName {
     /// What `recur:` takes, for the message that refuses another value.
-    static let accepted = "daily, weekdays, weekly, biweekly, monthly, quarterly, semiannual, yearly, "
+    public static let accepted = "daily, weekdays, weekly, biweekly, monthly, quarterly, semiannual, yearly, "
         + "Nd, Nw, Nmo or Ny (2w: every two weeks), or a rule such as FREQ=WEEKLY;BYDAY=MO,TH"
 
     /// The rule `recur` stands for, or nil: `weekly` is `FREQ=WEEKLY`, `2w` is
     /// `FREQ=WEEKLY;INTERVAL=2` (the table in `TaskwarriorImport`'s documentation).
-    static func rule(for recur: String) -> String? {
+    public static func rule(for recur: String) -> String? {
         switch recur.lowercased() {
         case "daily", "day": return "FREQ=DAILY"
         case "weekdays": return "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
