@@ -77,7 +77,9 @@ import Testing
         let path = directory.file("recur.sqlite")
         let rent = try runTaskline(["add", "--db", path, "Pay", "rent", "due:2026-12-01", "recur:FREQ=MONTHLY;BYMONTHDAY=1"])
         #expect(rent.status == 0, "\(rent.stderr)")
-        for (word, rule) in [("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR")] {
+        for (word, rule) in [("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"),
+                             ("recur:monthly", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"), ("recur:lastday", "FREQ=MONTHLY;BYMONTHDAY=-1"),
+                             ("recur:6mo", "FREQ=MONTHLY;INTERVAL=6;RSCALE=GREGORIAN;SKIP=BACKWARD")] {
             #expect(try runTaskline(["add", "--db", path, "R", "due:2026-12-01", word]).status == 0)
             #expect(try tasks(path).last?["recurrence"] == ["rule": .string(rule)], "\(word)")
         }
@@ -89,6 +91,25 @@ import Testing
         #expect(try runTaskline(["show", "--db", path, shortID(rent)]).output.contains("Repeats    FREQ=MONTHLY;BYMONTHDAY=1"))
         #expect(try runTaskline(["modify", "--db", path, shortID(rent), "recur:"]).status == 0)
         #expect(try tasks(path).first?["recurrence"] == .null, "an empty recur: stops the series")
+    }
+
+    /// `recur:monthly` on the 31st: the month's last day where it has no 31st, without
+    /// drift; `done` shows the next occurrence.
+    @Test func monthlyKeepsTheMonthsEndAndDoneShowsTheNext() throws {
+        let path = directory.file("month-end.sqlite")
+        let rent = try runTaskline(["add", "--db", path, "Pay", "rent", "due:2027-01-31", "recur:monthly"])
+        #expect(rent.status == 0, "\(rent.stderr)")
+        var current = shortID(rent)
+        for expected in ["2027-02-28", "2027-03-31", "2027-04-30"] {
+            let done = try runTaskline(["done", "--db", path, current])
+            #expect(done.status == 0, "\(done.stderr)")
+            let next = try #require(done.lines.last)
+            #expect(done.lines.count == 2 && next.hasPrefix("next ") && next.contains(expected) && next.hasSuffix("Pay rent"), "\(done.output)")
+            current = String(next.split(separator: " ")[1])
+            #expect(try tasks(path).last?["due"] == .string(expected))
+        }
+        let leap = try runTaskline(["add", "--db", path, "Leap", "due:2028-01-31", "recur:monthly"])
+        #expect(try runTaskline(["done", "--db", path, shortID(leap)]).lines.last?.contains("2028-02-29") == true)
     }
 
     @Test func remindSetsAndClearsTheReminderTime() throws {

@@ -187,7 +187,8 @@ enum DoneCommand: Command {
 
         Marks each task done. ID is a task's id or short id (as list shows it), or a
         start of a short id, at least 4 characters, that no other task's shares; an
-        ambiguous one is refused.
+        ambiguous one is refused. A recurring task's next occurrence is shown after it
+        (next …).
 
         Options:
           --db PATH    the database (default: the server's)
@@ -202,8 +203,13 @@ enum DoneCommand: Command {
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.forEachTask { id, store throws in
             let before = try store.get(id: id)
-            let after = try store.update(id: id, changes: TaskChanges(done: true))
-            return PeopleOutput.line(after.value, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))
+            let outcome = try store.perform(.update(id: id, changes: TaskChanges(done: true), ifVersion: nil))
+            var lines = [PeopleOutput.line(outcome.task!, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))]
+            // A recurring task's next occurrence, made in the same transaction.
+            for case let next? in outcome.otherChanges.map(\.task) where next.seriesId != nil && next.seriesId == outcome.task!.seriesId {
+                lines.append(PeopleOutput.line(next, prefix: "next", shortID: try store.shortID(for: next.id)))
+            }
+            return lines.joined(separator: "\n")
         }
     }
 }
