@@ -8,7 +8,7 @@ let sameExecutor: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendin
 let package = Package(
     name: "Taskline",
     products: [
-        .executable(name: "taskline", targets: ["taskline"]),
+        .executable(name: "taskline", targets: ["taskline"])
     ],
     targets: [
         // The SQLite C library, as the system installs it (Debian: libsqlite3-dev).
@@ -65,22 +65,24 @@ let package = Package(
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
-        .target(name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
-                path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
+        .target(
+            name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
+            path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
         // Power loss: a VFS that simulates it beneath SQLite, and a driver that checks a
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
-        .executableTarget(name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
-                          path: "Tests/PowerLoss/taskline-powerloss"),
+        .executableTarget(
+            name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
+            path: "Tests/PowerLoss/taskline-powerloss"),
 
         // Temporary folders, fresh databases of either store, a driver for the real binary and a
         // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "TestSupport", dependencies: ["JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLoop", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
         .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
@@ -91,6 +93,8 @@ let package = Package(
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
         // The store, and the real binary serving it, against a real cluster: run inside
         // scripts/with-postgres, or they skip.
-        .testTarget(name: "PostgresStoreTests", dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
     ]
 )

@@ -42,8 +42,9 @@ enum Baseline {
                 .integer(now), .integer(now), .null, .integer(1),
             ]
             guard try connection.run(insertTask, values) == 1 else { fatalError("baseline: id \(id) taken") }
-            try connection.run("INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
-                               [.integer(seq), .text("created"), .text(id), .integer(1), .integer(now)])
+            try connection.run(
+                "INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
+                [.integer(seq), .text("created"), .text(id), .integer(1), .integer(now)])
             try connection.run("UPDATE change_counter SET seq = $1", [.integer(seq)])
             try connection.execute("NOTIFY \(channel)")
         }

@@ -33,10 +33,14 @@ struct Live {
         let group = DispatchGroup()
         for (number, box) in heard.enumerated() {
             group.enter()
-            Thread { box.value = listen(number, deadline); group.leave() }.start()
+            Thread {
+                box.value = listen(number, deadline)
+                group.leave()
+            }.start()
         }
         var sent = [UInt64](repeating: 0, count: writes)
-        let start = now(), interval = UInt64(1e9 / writesPerSecond)
+        let start = now()
+        let interval = UInt64(1e9 / writesPerSecond)
         for index in 0..<writes {
             let due = start + UInt64(index) * interval
             while case let current = now(), current < due { usleep(UInt32(max(1, (due - current) / 2_000))) }
@@ -72,14 +76,16 @@ struct Live {
             guard let json = try? JSONParser.parse(line), json["method"]?.stringValue == "tasks/didChange" else { return [] }
             return (json["params"]?["changes"]?.arrayValue ?? []).compactMap { change in
                 guard case .integer(let seq) = change["seq"], let title = change["task"]?["title"]?.stringValue,
-                      let write = Int(title.dropFirst("live ".count)) else { return nil }
+                    let write = Int(title.dropFirst("live ".count))
+                else { return nil }
                 return Heard(write: write, seq: seq, at: at)
             }
         }
     }
 
     private static func occurrences(of needle: [UInt8], in line: ArraySlice<UInt8>) -> Int {
-        var count = 0, index = line.startIndex
+        var count = 0
+        var index = line.startIndex
         while let first = line[index...].firstIndex(of: needle[0]) {
             if line[first...].starts(with: needle) { count += 1 }
             index = first + 1

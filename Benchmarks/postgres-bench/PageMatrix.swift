@@ -35,13 +35,15 @@ enum PageMatrix {
 
     /// Each key each way, then taskline-bench's sorts by two keys, both keys each way, then
     /// the order `taskline next` reads in: priority descending, then due date.
-    static let sorts: [(name: String, json: String)] = ["createdAt", "updatedAt", "due", "priority", "title", "project"].flatMap { field in
-        ["asc", "desc"].map { order in ("\(field) \(order)", #"[{"field":"\#(field)","order":"\#(order)"}]"#) }
-    } + [("due", "priority"), ("priority", "due"), ("project", "due")].flatMap { first, second in
-        ["asc", "desc"].map { order in
-            ("\(first), \(second) \(order)", #"[{"field":"\#(first)","order":"\#(order)"},{"field":"\#(second)","order":"\#(order)"}]"#)
+    static let sorts: [(name: String, json: String)] =
+        ["createdAt", "updatedAt", "due", "priority", "title", "project"].flatMap { field in
+            ["asc", "desc"].map { order in ("\(field) \(order)", #"[{"field":"\#(field)","order":"\#(order)"}]"#) }
         }
-    } + [("priority desc, due asc", #"[{"field":"priority","order":"desc"},{"field":"due","order":"asc"}]"#)]
+        + [("due", "priority"), ("priority", "due"), ("project", "due")].flatMap { first, second in
+            ["asc", "desc"].map { order in
+                ("\(first), \(second) \(order)", #"[{"field":"\#(first)","order":"\#(order)"},{"field":"\#(second)","order":"\#(order)"}]"#)
+            }
+        } + [("priority desc, due asc", #"[{"field":"priority","order":"desc"},{"field":"due","order":"asc"}]"#)]
 
     struct Timing {
         var median: Double
@@ -71,7 +73,10 @@ enum PageMatrix {
                     timing(server, #"{"sort":\#(sort.json),"limit":50,"cursor":"\#($0)"\#(filterMember)}"#, samples: samples)
                 }
                 cells.append(Cell(filter: filter.name, sort: sort.name, first: first, middle: middle))
-                FileHandle.standardError.write(Data("  page \(filter.name) × \(sort.name): \(format(first.median)) ms, middle \(middle.map { format($0.median) } ?? "-") ms\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "  page \(filter.name) × \(sort.name): \(format(first.median)) ms, middle \(middle.map { format($0.median) } ?? "-") ms\n"
+                            .utf8))
             }
         }
         let totals = (filters + filtersOfMostTasks).compactMap { filter in
@@ -93,7 +98,11 @@ enum PageMatrix {
         var milliseconds: [Double] = []
         var spent = 0.0
         while milliseconds.count < samples && (milliseconds.count < 3 || spent < 500) {
-            let elapsed = seconds { server.send(request); _ = server.response() } * 1000
+            let elapsed =
+                seconds {
+                    server.send(request)
+                    _ = server.response()
+                } * 1000
             milliseconds.append(elapsed)
             spent += elapsed
         }
@@ -107,8 +116,10 @@ enum PageMatrix {
     /// One row per filter, one column per sort, each cell "first page median/p99 · middle
     /// page median/p99" in milliseconds, a miss in bold.
     static func table(_ cells: [Cell]) -> String {
-        var lines = ["| filter \\ sort | " + sorts.map(\.name).joined(separator: " | ") + " |",
-                     "| --- |" + String(repeating: " ---: |", count: sorts.count)]
+        var lines = [
+            "| filter \\ sort | " + sorts.map(\.name).joined(separator: " | ") + " |",
+            "| --- |" + String(repeating: " ---: |", count: sorts.count),
+        ]
         for filter in filters {
             let row = sorts.map { sort -> String in
                 guard let cell = cells.first(where: { $0.filter == filter.name && $0.sort == sort.name }) else { return "" }
@@ -122,19 +133,20 @@ enum PageMatrix {
     }
 
     static func json(_ cells: [Cell]) -> JSON {
-        .array(cells.map { cell in
-            var object = JSONObject()
-            object["filter"] = .string(cell.filter)
-            object["sort"] = .string(cell.sort)
-            object["met"] = .bool(cell.met)
-            object["firstPageMedianMs"] = number(cell.first.median)
-            object["firstPageP99Ms"] = number(cell.first.p99)
-            if let middle = cell.middle {
-                object["middlePageMedianMs"] = number(middle.median)
-                object["middlePageP99Ms"] = number(middle.p99)
-            }
-            return .object(object)
-        })
+        .array(
+            cells.map { cell in
+                var object = JSONObject()
+                object["filter"] = .string(cell.filter)
+                object["sort"] = .string(cell.sort)
+                object["met"] = .bool(cell.met)
+                object["firstPageMedianMs"] = number(cell.first.median)
+                object["firstPageP99Ms"] = number(cell.first.p99)
+                if let middle = cell.middle {
+                    object["middlePageMedianMs"] = number(middle.median)
+                    object["middlePageP99Ms"] = number(middle.p99)
+                }
+                return .object(object)
+            })
     }
 
     static func number(_ value: Double) -> JSON { .number(String(format: "%.3f", value)) }

@@ -81,7 +81,8 @@ final class Server: @unchecked Sendable {
             if Self.isNotification(line) { continue }
             // {"jsonrpc":"2.0","id":N,"error":… — the member after the id.
             if let comma = line.dropFirst(22).prefix(24).firstIndex(of: UInt8(ascii: ",")),
-               line[(comma + 1)...].starts(with: #""error""#.utf8) {
+                line[(comma + 1)...].starts(with: #""error""#.utf8)
+            {
                 fatalError("taskline answered an error: \(String(decoding: line, as: UTF8.self))")
             }
             return line

@@ -42,13 +42,17 @@ struct Options {
     }
 
     static func usage(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("postgres-bench: \(problem)\nusage: postgres-bench --db CONNINFO [--quick] [--pages N] [--only creates|gets|live|pages] [--json PATH] [--taskline PATH]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "postgres-bench: \(problem)\nusage: postgres-bench --db CONNINFO [--quick] [--pages N] [--only creates|gets|live|pages] [--json PATH] [--taskline PATH]\n"
+                    .utf8))
         exit(2)
     }
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let sizes = options.quick
+let sizes =
+    options.quick
     ? (servers: 8, createsPerServer: 100, baselineCreatesPerConnection: 25, tasks: 200, gets: 200, listeners: 5, writeSeconds: 0.5)
     : (servers: 8, createsPerServer: 2_000, baselineCreatesPerConnection: 250, tasks: 1_000, gets: 2_000, listeners: 20, writeSeconds: 4.0)
 let pageTasks = options.pages ?? (options.quick ? 1_000 : nil)
@@ -65,7 +69,10 @@ func inParallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()
     for index in 0..<count {
         group.enter()
-        Thread { body(index); group.leave() }.start()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
     }
     group.wait()
 }
@@ -143,7 +150,8 @@ if options.runs("creates") {
     }
     let elapsed = seconds {
         inParallel(sizes.servers) { number in
-            let server = servers[number], stream = streams[number]
+            let server = servers[number]
+            let stream = streams[number]
             Thread { server.send(stream) }.start()
             for _ in 0..<sizes.createsPerServer { _ = server.response() }
         }
@@ -182,9 +190,14 @@ if options.runs("gets") {
     let connection = try PostgresConnection(db)
     let requests = (0..<sizes.gets).map { server.request("tasks/get", #"{"id":"\#(ids[$0 % ids.count])"}"#) }
     server.spins = true
-    var served: [Double] = [], direct: [Double] = []
+    var served: [Double] = []
+    var direct: [Double] = []
     for index in 0..<sizes.gets {
-        served.append(seconds { server.send(requests[index]); _ = server.response() } * 1e6)
+        served.append(
+            seconds {
+                server.send(requests[index])
+                _ = server.response()
+            } * 1e6)
         let id = ids[(index * 7919) % ids.count]
         direct.append(seconds { try! Baseline.get(id: id, on: connection) } * 1e6)
     }
@@ -215,11 +228,13 @@ if options.runs("live") {
     for listener in listeners { listener.initialize(notifications: true) }
     let requests = (0..<live.writes).map { writer.request("tasks/create", #"{"title":"live \#($0)"}"#) }
     Thread { for _ in 0..<live.writes { _ = writer.response() } }.start()
-    let served = live.run(listen: { Live.listen(to: listeners[$0], writes: live.writes, deadline: $1) },
-                          write: { writer.send(requests[$0]) })
+    let served = live.run(
+        listen: { Live.listen(to: listeners[$0], writes: live.writes, deadline: $1) },
+        write: { writer.send(requests[$0]) })
     for server in listeners + [writer] { server.shutdown() }
-    recordLive(served, "didChange", "write to tasks/didChange elsewhere, median (target <= 20)",
-               p99: "  p99 (target <= 250)")
+    recordLive(
+        served, "didChange", "write to tasks/didChange elsewhere, median (target <= 20)",
+        p99: "  p99 (target <= 250)")
     print("  (\(live.writes) creates at \(Int(writesPerSecond))/s, pipelined through one server; \(live.listeners) listening servers)")
 
     let baselineDB = try schemas.fresh()
@@ -230,8 +245,9 @@ if options.runs("live") {
         try listener.value.listen(channel)
         try Baseline.prepareChanges(on: listener.value)
     }
-    let direct = live.run(listen: { Live.listen(on: listening[$0].value, channel: channel, writes: live.writes, deadline: $1) },
-                          write: { try! Baseline.create(title: "live \($0)", on: connection, channel: channel) })
+    let direct = live.run(
+        listen: { Live.listen(on: listening[$0].value, channel: channel, writes: live.writes, deadline: $1) },
+        write: { try! Baseline.create(title: "live \($0)", on: connection, channel: channel) })
     recordLive(direct, "baselineNotify", "  baseline: write to log read elsewhere, median", p99: "  baseline p99", side: "baseline ")
 }
 
@@ -248,17 +264,28 @@ if options.runs("pages"), let pageTasks {
     let measured = PageMatrix.measure(server, samples: pageSamples)
     pageCells = measured.cells
     for (filter, timing) in measured.totals {
-        record("pageTotalMedianMilliseconds_\(filter.replacingOccurrences(of: " ", with: "_"))", timing.median, "ms", "  includeTotal, \(filter) filter, median (target <= 20)")
+        record(
+            "pageTotalMedianMilliseconds_\(filter.replacingOccurrences(of: " ", with: "_"))", timing.median, "ms",
+            "  includeTotal, \(filter) filter, median (target <= 20)")
     }
-    let creates = (0..<(options.quick ? 20 : 500)).map { server.request("tasks/create", #"{"title":"created at size \#($0)","due":"2027-06-01","project":"Home","tags":["t3"]}"#) }
+    let creates = (0..<(options.quick ? 20 : 500)).map {
+        server.request("tasks/create", #"{"title":"created at size \#($0)","due":"2027-06-01","project":"Home","tags":["t3"]}"#)
+    }
     server.spins = true
-    let createTimes = creates.map { request in seconds { server.send(request); _ = server.response() } * 1e6 }
+    let createTimes = creates.map { request in
+        seconds {
+            server.send(request)
+            _ = server.response()
+        } * 1e6
+    }
     server.spins = false
     record("pageSizeCreateMedianMicroseconds", percentile(0.5, of: createTimes), "us", "  tasks/create there, lock-step, median")
     record("pageSizeCreateP99Microseconds", percentile(0.99, of: createTimes), "us", "  same, p99")
     server.shutdown()
     let met = pageCells.filter(\.met).count
-    print("\nPages of 50 at \(pageTasks) tasks: first page · middle page, median/p99 ms; a miss of <= \(PageMatrix.format(PageMatrix.medianTarget))/\(PageMatrix.format(PageMatrix.p99Target)) in bold; \(met) of \(pageCells.count) cells met")
+    print(
+        "\nPages of 50 at \(pageTasks) tasks: first page · middle page, median/p99 ms; a miss of <= \(PageMatrix.format(PageMatrix.medianTarget))/\(PageMatrix.format(PageMatrix.p99Target)) in bold; \(met) of \(pageCells.count) cells met"
+    )
     print(PageMatrix.table(pageCells))
 }
 

@@ -82,7 +82,8 @@ final class Driver {
             // An error answer is {"jsonrpc":"2.0","id":…,"error":{…}: the member after the id.
             let head = line.prefix(80)
             if let idEnd = head.dropFirst(22).firstIndex(of: UInt8(ascii: ",")),
-               head[(idEnd + 1)...].starts(with: #""error""#.utf8) {
+                head[(idEnd + 1)...].starts(with: #""error""#.utf8)
+            {
                 fatalError("taskline answered an error: \(String(decoding: line, as: UTF8.self))")
             }
             return line

@@ -40,8 +40,10 @@ enum QueryMatrix {
             Filter(name: "blocked", json: #"{"blocked":true}"#),
             Filter(name: "waiting", json: #"{"waiting":true}"#),
         ]
-        let withOpen = ["tag": #""tags":["t3"]"#, "text": #""text":"word777""#, "due window": #""dueAfter":"2027-03-01","dueBefore":"2027-04-01""#,
-                        "project": #""project":"Home""#, "blocked": #""blocked":true"#, "waiting": #""waiting":true"#]
+        let withOpen = [
+            "tag": #""tags":["t3"]"#, "text": #""text":"word777""#, "due window": #""dueAfter":"2027-03-01","dueBefore":"2027-04-01""#,
+            "project": #""project":"Home""#, "blocked": #""blocked":true"#, "waiting": #""waiting":true"#,
+        ]
         let pairs = withOpen.sorted { $0.key < $1.key }.map { Filter(name: "open + \($0.key)", json: #"{"done":false,\#($0.value)}"#) }
         return single + pairs + [actionable]
     }()
@@ -51,8 +53,10 @@ enum QueryMatrix {
 
     /// Filters no row of the matrix has alone, whose count is measured: the opposites of
     /// blocked and waiting, which most tasks meet (counted as all less the few).
-    static let filtersOfMostTasks = [Filter(name: "not blocked", json: #"{"blocked":false}"#),
-                                     Filter(name: "not waiting", json: #"{"waiting":false}"#)]
+    static let filtersOfMostTasks = [
+        Filter(name: "not blocked", json: #"{"blocked":false}"#),
+        Filter(name: "not waiting", json: #"{"waiting":false}"#),
+    ]
 
     /// Lists of two filters or more, whose count is measured but not judged (the target is
     /// one filter's): the open tasks with each other filter of the matrix, as a list that
@@ -63,8 +67,10 @@ enum QueryMatrix {
             guard let json = filter.json, !["none", "done", "open"].contains(filter.name), !filter.name.contains("+") else { return nil }
             return Filter(name: "open + \(filter.name)", json: #"{"done":false,"# + json.dropFirst())
         }
-        return open + [Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
-                       Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#)]
+        return open + [
+            Filter(name: "tag + not blocked", json: #"{"tags":["t3"],"blocked":false}"#),
+            Filter(name: "tag + open + not blocked + not waiting", json: #"{"done":false,"tags":["t3"],"blocked":false,"waiting":false}"#),
+        ]
     }()
 
     static let sorts: [Sort] = {
@@ -76,8 +82,10 @@ enum QueryMatrix {
         }
         for (first, second) in [("due", "priority"), ("priority", "due"), ("project", "due")] {
             for order in ["asc", "desc"] {
-                sorts.append(Sort(name: "\(first), \(second) \(order)",
-                                  json: #"[{"field":"\#(first)","order":"\#(order)"},{"field":"\#(second)","order":"\#(order)"}]"#))
+                sorts.append(
+                    Sort(
+                        name: "\(first), \(second) \(order)",
+                        json: #"[{"field":"\#(first)","order":"\#(order)"},{"field":"\#(second)","order":"\#(order)"}]"#))
             }
         }
         return sorts
@@ -110,7 +118,10 @@ enum QueryMatrix {
                     middle = timings(server, server.request("tasks/fetch", params), samples: samples)
                 }
                 let cell = Cell(filter: filter.name, sort: sort.name, first: first, middle: middle)
-                FileHandle.standardError.write(Data("  query \(filter.name) × \(sort.name): \(format(first.median)) ms, middle \(middle.map { format($0.median) } ?? "-") ms\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "  query \(filter.name) × \(sort.name): \(format(first.median)) ms, middle \(middle.map { format($0.median) } ?? "-") ms\n"
+                            .utf8))
                 cells.append(cell)
             }
         }
@@ -157,8 +168,10 @@ enum QueryMatrix {
     /// The cells as a Markdown table: one row per filter, one column per sort, each cell
     /// "first page median / p99 · middle page median / p99" in milliseconds, a miss in bold.
     static func table(_ cells: [Cell]) -> String {
-        var lines = ["| filter \\ sort | " + sorts.map(\.name).joined(separator: " | ") + " |",
-                     "| --- |" + String(repeating: " ---: |", count: sorts.count)]
+        var lines = [
+            "| filter \\ sort | " + sorts.map(\.name).joined(separator: " | ") + " |",
+            "| --- |" + String(repeating: " ---: |", count: sorts.count),
+        ]
         for filter in filters {
             let row = sorts.map { sort -> String in
                 guard let cell = cells.first(where: { $0.filter == filter.name && $0.sort == sort.name }) else { return "" }
@@ -172,8 +185,10 @@ enum QueryMatrix {
 
     static func json(_ cells: [Cell]) -> [[String: Any]] {
         cells.map { cell in
-            var object: [String: Any] = ["filter": cell.filter, "sort": cell.sort, "met": cell.met,
-                                         "firstPageMedianMs": cell.first.median, "firstPageP99Ms": cell.first.p99]
+            var object: [String: Any] = [
+                "filter": cell.filter, "sort": cell.sort, "met": cell.met,
+                "firstPageMedianMs": cell.first.median, "firstPageP99Ms": cell.first.p99,
+            ]
             if let middle = cell.middle {
                 object["middlePageMedianMs"] = middle.median
                 object["middlePageP99Ms"] = middle.p99
@@ -183,8 +198,8 @@ enum QueryMatrix {
     }
 }
 
-private extension Array {
-    func appending(_ element: Element?) -> [Element] {
+extension Array {
+    fileprivate func appending(_ element: Element?) -> [Element] {
         element.map { self + [$0] } ?? self
     }
 }

@@ -55,7 +55,9 @@ struct Report {
             let baseline = row.baseline.map { format($0) } ?? ""
             let ratio = Self.ratio(row).map { format($0) + "×" } ?? ""
             let met = Self.met(row).map { $0 ? "yes" : "**no**" } ?? ""
-            lines.append("| \(row.group) | \(row.name) | \(format(row.value)) \(row.unit) | \(baseline) | \(ratio) | \(row.target?.description ?? "") | \(met) |")
+            lines.append(
+                "| \(row.group) | \(row.name) | \(format(row.value)) \(row.unit) | \(baseline) | \(ratio) | \(row.target?.description ?? "") | \(met) |"
+            )
         }
         return lines.joined(separator: "\n")
     }
@@ -70,8 +72,9 @@ struct Report {
             return object
         }
         let matrices = queryMatrices.map { ["size": $0.size, "cells": QueryMatrix.json($0.cells)] as [String: Any] }
-        let data = try! JSONSerialization.data(withJSONObject: ["machine": machine, "rows": rows, "queryMatrices": matrices],
-                                               options: [.prettyPrinted, .sortedKeys])
+        let data = try! JSONSerialization.data(
+            withJSONObject: ["machine": machine, "rows": rows, "queryMatrices": matrices],
+            options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -8,9 +8,11 @@ import Foundation
 /// these, as new tasks' ids do in a database that has been in use.
 func benchTaskID(_ number: Int) -> String {
     let milliseconds = 1_735_689_600_000 + UInt64(number)
-    let high = mix(2 * UInt64(number)), low = mix(2 * UInt64(number) + 1)
-    return String(format: "%08llx-%04llx-7%03llx-%04llx-%012llx", milliseconds >> 16, milliseconds & 0xFFFF, high & 0xFFF,
-                  ((low >> 48) & 0x3FFF) | 0x8000, low & 0xFFFF_FFFF_FFFF)
+    let high = mix(2 * UInt64(number))
+    let low = mix(2 * UInt64(number) + 1)
+    return String(
+        format: "%08llx-%04llx-7%03llx-%04llx-%012llx", milliseconds >> 16, milliseconds & 0xFFFF, high & 0xFFF,
+        ((low >> 48) & 0x3FFF) | 0x8000, low & 0xFFFF_FFFF_FFFF)
 }
 
 /// One of `choices` values (0 to `choices` - 1) for task `number`'s attribute `attribute`:

@@ -36,7 +36,8 @@ while let argument = arguments.popFirst() {
     case "--databases" where arguments.first != nil: options.databases = arguments.popFirst()
     case "--only" where ["reads", "writes", "queries", "live"].contains(arguments.first ?? ""): options.only = arguments.popFirst()
     default:
-        FileHandle.standardError.write(Data("usage: taskline-bench [--sizes N,N…] [--quick] [--only reads|writes|queries|live] [--json PATH] [--databases DIR]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: taskline-bench [--sizes N,N…] [--quick] [--only reads|writes|queries|live] [--json PATH] [--databases DIR]\n".utf8))
         exit(2)
     }
 }
@@ -52,7 +53,8 @@ if let databases = options.databases {
 defer { try? FileManager.default.removeItem(atPath: work) }
 
 let samples = options.quick ? 50 : 1000
-let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+let cpu =
+    (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
 var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(cpu)")
 
@@ -88,10 +90,13 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         for first in stride(from: 0, to: count, by: 1000) {
             let operations = (first..<min(count, first + 1000)).map { index in
                 let choice = { (attribute: UInt64, choices: Int) in benchChoice(index, attribute, of: choices) }
-                let due = choice(1, 2) == 0
+                let due =
+                    choice(1, 2) == 0
                     ? #","due":"2027-\#(String(format: "%02d", choice(2, 12) + 1))-\#(String(format: "%02d", choice(3, 28) + 1))""# : ""
-                let project = ["", #","project":"Home""#, #","project":"Home.Garage""#, #","project":"Work.Alpha""#,
-                               #","project":"Work.P\#(choice(4, 97))""#][choice(5, 5)]
+                let project = [
+                    "", #","project":"Home""#, #","project":"Home.Garage""#, #","project":"Work.Alpha""#,
+                    #","project":"Work.P\#(choice(4, 97))""#,
+                ][choice(5, 5)]
                 // The task before it is in the same request: one in fifty depends on it.
                 let dependsOn = index % 50 == 1 ? #","dependsOn":["\#(benchTaskID(index - 1))"]"# : ""
                 let wait = [#","wait":"2099-01-01""#, #","wait":"2020-01-01""#, ""][min(2, choice(6, 100))]
@@ -120,7 +125,10 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let gets = baseline([db, "get", "\(min(size, samples))", "\(size)"])
     let getRequests = (0..<2 * samples).map { server.request("tasks/get", #"{"id":"\#(benchTaskID(spreadTaskNumber($0, size: size)))"}"#) }
     var index = 0
-    let get = { server.roundTrip(getRequests[index]); index += 1 }
+    let get = {
+        server.roundTrip(getRequests[index])
+        index += 1
+    }
     report.add(group, "get, lock-step, median", medianMicroseconds(samples, get), "µs", baseline: gets["medianMicroseconds"], target: .atMost(40))
     // What a client that sleeps while it waits sees: the same, plus waking its own CPU.
     server.pollsForAnswers = false
@@ -175,19 +183,23 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     let chunk = 10_000
     var rssAtTenth = 0
     for round in 0..<(requests / chunk) {
-        server.pipeline((0..<chunk).map { server.requestLine("tasks/get", #"{"id":"\#(benchTaskID(spreadTaskNumber(round * chunk + $0, size: size)))"}"#) })
+        server.pipeline(
+            (0..<chunk).map { server.requestLine("tasks/get", #"{"id":"\#(benchTaskID(spreadTaskNumber(round * chunk + $0, size: size)))"}"#) })
         if round == requests / chunk / 10 { rssAtTenth = server.memory().current }
     }
-    report.add(group, "RSS after \(requests) requests ÷ after \(requests / 10)", Double(server.memory().current) / Double(max(1, rssAtTenth)), "×", target: .atMost(1.1))
+    report.add(
+        group, "RSS after \(requests) requests ÷ after \(requests / 10)", Double(server.memory().current) / Double(max(1, rssAtTenth)), "×",
+        target: .atMost(1.1))
     server.shutdown()
 
     var startups: [Double] = []
     for _ in 0..<(options.quick ? 5 : 20) {
         var fresh: Driver?
-        startups.append(seconds {
-            fresh = spawn(db)
-            fresh?.initialize()
-        })
+        startups.append(
+            seconds {
+                fresh = spawn(db)
+                fresh?.initialize()
+            })
         fresh?.write(Array(#"{"jsonrpc":"2.0","method":"exit"}"#.utf8) + [10])
         fresh?.process.waitUntilExit()
     }
@@ -200,8 +212,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     server.initialize(notifications: false)
     let cells = QueryMatrix.measure(server, samples: options.quick ? 3 : 21)
     report.queryMatrices.append((group, cells))
-    report.add(group, "query matrix: cells of \(cells.count) missing the median or p99 target", Double(cells.filter { !$0.met }.count), "cells",
-               target: .atMost(0))
+    report.add(
+        group, "query matrix: cells of \(cells.count) missing the median or p99 target", Double(cells.filter { !$0.met }.count), "cells",
+        target: .atMost(0))
     // The target is one filter's (`next`'s held to it too); lists of more are measured beside.
     for (filter, milliseconds) in QueryMatrix.measureTotals(server, samples: options.quick ? 3 : 21) {
         let judged = !QueryMatrix.countedLists.contains { $0.name == filter }
@@ -224,20 +237,26 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
         var lines: [String] = []
         for index in 0..<writes { lines.append(server.requestLine("tasks/create", #"{"title":"pipelined \#(index)"}"#)) }
         let rate = Double(writes) / seconds { server.pipeline(lines) }
-        report.add(group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
-                   target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
+        report.add(
+            group, "create, pipelined (group commit), \(durability)", rate, "tasks/s", baseline: base["perSecond"],
+            target: .ratioAtLeast(durability == "full" ? 3 : 0.9))
         // Five times the other loops' samples: 1,000 lock-step creates last a few hundredths
         // of a second, so one of the machine's slow stretches could set a run's median; the
         // baseline's come from all its writes.
         let creates = (0..<min(writes, 5 * samples)).map { _ in server.request("tasks/create", #"{"title":"lock-step"}"#) }
         var next = 0
-        let lockStep = microseconds(creates.count) { server.roundTrip(creates[next]); next += 1 }
-        report.add(group, "create, lock-step, \(durability), median", median(lockStep), "µs", baseline: base["medianMicroseconds"],
-                   target: durability == "normal" ? .atMost(80) : nil)
+        let lockStep = microseconds(creates.count) {
+            server.roundTrip(creates[next])
+            next += 1
+        }
+        report.add(
+            group, "create, lock-step, \(durability), median", median(lockStep), "µs", baseline: base["medianMicroseconds"],
+            target: durability == "normal" ? .atMost(80) : nil)
         // The commits that checkpoint themselves: in taskline once the WAL holds 4,000 frames,
         // in the baseline at SQLite's automatic 1,000.
-        report.add(group, "create, lock-step, \(durability), 99th percentile", percentile(0.99, of: lockStep), "µs",
-                   baseline: base["p99Microseconds"])
+        report.add(
+            group, "create, lock-step, \(durability), 99th percentile", percentile(0.99, of: lockStep), "µs",
+            baseline: base["p99Microseconds"])
         // What the median leaves out: the commits that wait for a checkpoint, or the time a
         // checkpoint beside the commits takes from them.
         report.add(group, "create, lock-step, \(durability), mean", lockStep.reduce(0, +) / Double(lockStep.count), "µs")
@@ -323,8 +342,9 @@ var report = Report(machine: "\(ProcessInfo.processInfo.activeProcessorCount) co
     sleep(idleSeconds)
     // The kernel counts CPU time in ticks of 10 ms: one tick in a minute is 0.017% of a core.
     let idleCPU = listener.cpuSeconds() - before
-    report.add("live", "CPU of a watching server idle for \(idleSeconds) s, % of one core", idleCPU / Double(idleSeconds) * 100, "%",
-               target: .atMost(0.1))
+    report.add(
+        "live", "CPU of a watching server idle for \(idleSeconds) s, % of one core", idleCPU / Double(idleSeconds) * 100, "%",
+        target: .atMost(0.1))
     listener.shutdown()
 }
 
@@ -357,11 +377,13 @@ for size in options.sizes {
         // Each writes part adds its tasks to a kept file: past its size, every figure of it
         // is of a larger file than its label says.
         if case .integer(let count) = server.call("tasks/fetch", #"{"limit":1,"includeTotal":true}"#)["total"], Int(count) != size {
-            FileHandle.standardError.write(Data("""
-                size \(size): the kept file holds \(count) tasks, and its figures are of them; \
-                delete it for a file of \(size)
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    size \(size): the kept file holds \(count) tasks, and its figures are of them; \
+                    delete it for a file of \(size)
 
-                """.utf8))
+                    """.utf8))
         }
         server.shutdown()
     } else {
@@ -385,7 +407,9 @@ if options.runs("live") {
 print("Machine: \(report.machine)")  // stdout-ok: the benchmark's report
 print(report.table)  // stdout-ok
 for (size, cells) in report.queryMatrices {
-    print("\nQuery matrix, \(size): first page · middle page, median/p99 ms; a miss of ≤ \(format(QueryMatrix.medianTarget))/\(format(QueryMatrix.p99Target)) in bold")  // stdout-ok
+    print(
+        "\nQuery matrix, \(size): first page · middle page, median/p99 ms; a miss of ≤ \(format(QueryMatrix.medianTarget))/\(format(QueryMatrix.p99Target)) in bold"
+    )  // stdout-ok
     print(QueryMatrix.table(cells))  // stdout-ok
 }
 if let path = options.jsonPath {

@@ -4,6 +4,7 @@ import Logging
 import SQLite
 import TaskStore
 import TasklineServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -132,7 +133,8 @@ public enum FuzzHarness {
         let text = JSONWriter.string(message).prefix(300)
         guard let object = message.objectValue, object["jsonrpc"] == "2.0" else { return ["not a JSON-RPC 2.0 message: \(text)"] }
         if let method = object["method"] {
-            let expected = (method == "tasks/didChange" && object["params"]?["changes"]?.arrayValue != nil)
+            let expected =
+                (method == "tasks/didChange" && object["params"]?["changes"]?.arrayValue != nil)
                 || (method == "tasks/remind" && object["params"]?["tasks"]?.arrayValue != nil)
             return expected ? [] : ["an unexpected notification: \(text)"]
         }

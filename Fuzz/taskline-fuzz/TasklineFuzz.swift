@@ -1,4 +1,5 @@
 import FuzzHarness
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -8,10 +8,12 @@ import Glibc
 func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     let context = Unmanaged.passRetained(ThreadBody(body))
     var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { context in
-        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-        return nil
-    }, context.toOpaque())
+    let created = pthread_create(
+        &thread, nil,
+        { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context.toOpaque())
     guard created == 0 else {
         context.release()
         return false

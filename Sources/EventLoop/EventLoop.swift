@@ -1,7 +1,7 @@
 import CEventLoop
+import Glibc
 import Logging
 import Synchronization
-import Glibc
 
 /// The one loop that does a process's work, and the Swift executor of the actors that run
 /// on it.
@@ -20,8 +20,10 @@ import Glibc
 /// Everything but `enqueue`, `execute` and `stop` is for the loop's own thread (or before
 /// the loop runs): sources, timers and handlers are set up from other threads through
 /// `execute`.
-public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {  // @unchecked: the inbox is behind a lock, the rest is the loop thread's
+// @unchecked Sendable: the inbox is behind a lock, the rest is the loop thread's.
+public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private let idleSpinNanoseconds: UInt64
+    private let clock: any LoopClock
     /// A pipe to itself: other threads write a byte to wake the loop from `poll`.
     private let wakeFDs: (read: Int32, write: Int32)
     private let inbox = Mutex(Inbox())
@@ -36,8 +38,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     @exclusivity(unchecked) private var waitHandlers: [Handler<Void>] = []
     @exclusivity(unchecked) private var pauseHandlers: [Handler<Bool>] = []
     @exclusivity(unchecked) private var idleHandlers: [(handler: Handler<Bool>, quiet: UInt64)] = []
-    /// When a descriptor the loop polls was last found ready, or the loop started (monotonic
-    /// nanoseconds): a process that runs for less than a quiet time never does idle work.
+    /// When a descriptor the loop polls was last found ready, or the loop started (on its
+    /// clock): a process that runs for less than a quiet time never does idle work.
     @exclusivity(unchecked) private var lastInput: UInt64 = 0
     /// What the next wait polls, rebuilt only when a source or its events changed.
     @exclusivity(unchecked) private var targets: [pollfd] = []
@@ -56,9 +58,11 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     }
 
     /// `idleSpinNanoseconds`: how long the loop polls before it sleeps when its last wait
-    /// ended within that time (see `IdleWait`); 0 never spins.
-    public init(idleSpinNanoseconds: UInt64 = 0) {
+    /// ended within that time (see `IdleWait`); 0 never spins. `clock`: what timers, pauses
+    /// and quiet times are measured on.
+    public init(idleSpinNanoseconds: UInt64 = 0, clock: any LoopClock = MonotonicClock()) {
         self.idleSpinNanoseconds = idleSpinNanoseconds
+        self.clock = clock
         var fds: [Int32] = [-1, -1]
         // Close-on-exec from the start: a process another thread spawns in between must not
         // inherit the pipe.
@@ -73,8 +77,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// A loop running on a thread of its own until `stop`: the executor of a store that
     /// nobody gives one (tests, the operating commands).
-    public static func startThread() -> EventLoop {
-        let loop = EventLoop()
+    public static func startThread(clock: any LoopClock = MonotonicClock()) -> EventLoop {
+        let loop = EventLoop(clock: clock)
         precondition(startDetachedThread { _ = loop.run() }, "cannot start a thread for an event loop")
         return loop
     }
@@ -84,9 +88,9 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
         loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
     }
 
-    /// The monotonic clock that timers' deadlines are on, in nanoseconds.
-    public static func now() -> UInt64 {
-        monotonicNanoseconds()
+    /// The time on the loop's clock, which timers' deadlines are on, in nanoseconds.
+    public func now() -> UInt64 {
+        clock.now()
     }
 
     // MARK: - Work from anywhere
@@ -186,14 +190,14 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
         public var isScheduled: Bool { heapIndex >= 0 }
 
-        /// Fires once at `deadline` (`EventLoop.now()`'s clock), instead of any deadline set before.
+        /// Fires once at `deadline` (on the loop's clock: `now()`), instead of any deadline set before.
         public func schedule(at deadline: UInt64) {
             loop.timers.schedule(self, at: deadline)
         }
 
         /// A delay past the clock's end (some 584 years) means never, rather than a trap.
         public func schedule(after nanoseconds: UInt64) {
-            let (deadline, overflow) = EventLoop.now().addingReportingOverflow(nanoseconds)
+            let (deadline, overflow) = loop.now().addingReportingOverflow(nanoseconds)
             schedule(at: overflow ? .max : deadline)
         }
 
@@ -268,8 +272,8 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
     public func run() -> Int32 {
         loopThread = pthread_self()
         defer { loopThread = nil }
-        lastInput = monotonicNanoseconds()
-        var idle = IdleWait(spinNanoseconds: idleSpinNanoseconds)
+        lastInput = clock.now()
+        var idle = IdleWait(spinNanoseconds: idleSpinNanoseconds, clock: clock)
 
         while true {
             // Writing first: room it makes may resume the server (see MessageWriter.waitForRoom),
@@ -380,7 +384,7 @@ public final class EventLoop: SerialExecutor, TaskExecutor, @unchecked Sendable 
 
     /// The idle handlers whose quiet time is up; when the others' will be.
     private func idleWork() -> (gaveWork: Bool, wakeAt: UInt64?) {
-        let now = monotonicNanoseconds()
+        let now = clock.now()
         var gaveWork = false
         var wakeAt: UInt64?
         for (handler, quiet) in idleHandlers where !handler.isCancelled {
@@ -435,7 +439,8 @@ struct TimerHeap {
             index = (index - 1) / 2
         }
         while true {
-            let left = 2 * index + 1, right = left + 1
+            let left = 2 * index + 1
+            let right = left + 1
             var smallest = index
             if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
             if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
@@ -450,12 +455,6 @@ struct TimerHeap {
         heap[a].timer.heapIndex = a
         heap[b].timer.heapIndex = b
     }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
 /// A pipe whose ends are close-on-exec from the start (see `taskline_pipe_cloexec`).

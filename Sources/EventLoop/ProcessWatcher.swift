@@ -1,6 +1,6 @@
 import CEventLoop
-import Logging
 import Glibc
+import Logging
 
 /// Calls `onExit` on the loop's thread when the process `pid` has exited: the client named
 /// in `initialize`, so that an editor that was killed does not leave its server behind.

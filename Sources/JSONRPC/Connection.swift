@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -121,13 +122,14 @@ public final class Connection: @unchecked Sendable {  // @unchecked: its state i
             Log.debug("input framing: \(framing.rawValue)")
         }
         guard !events.isEmpty else { return }
-        receive(events.map { event in
-            switch event {
-            case .message(let bytes): MessageDecoder.decode(bytes)
-            case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
-            case .malformed(let reason): .failure(.parseError(reason))
-            }
-        })
+        receive(
+            events.map { event in
+                switch event {
+                case .message(let bytes): MessageDecoder.decode(bytes)
+                case .oversized(let reason): .failure(.invalidRequest("message too large: \(reason)"))
+                case .malformed(let reason): .failure(.parseError(reason))
+                }
+            })
     }
 }
 
@@ -143,7 +145,8 @@ public final class InMemoryConnection: Sendable {
     private let inputOpen = Mutex(true)
 
     public init(options: Connection.Options, loop: EventLoop) {
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
         // Close-on-exec from the start: a process another thread spawns in between would
         // otherwise inherit a write end and keep the reader from ever seeing the end.
         precondition(makePipe(&input) && makePipe(&output), "cannot create pipes")

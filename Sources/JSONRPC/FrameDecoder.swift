@@ -195,7 +195,7 @@ public struct FrameDecoder {
 
     private mutating func headerLine(_ line: [UInt8], into events: inout [FrameEvent]) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-              colon > 0, line[..<colon].allSatisfy(isTokenCharacter)
+            colon > 0, line[..<colon].allSatisfy(isTokenCharacter)
         else {
             // Often the body of a message whose header was bad, glued to the next header.
             // Drop what comes before "Content-Length:" and read on from there.

@@ -155,7 +155,9 @@ public struct JSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return .object(object)
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return .object(object)
                 default: throw error("expected ',' or '}'")
                 }
             }
@@ -176,7 +178,9 @@ public struct JSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"): position += 1; return .array(elements)
+                case UInt8(ascii: "]"):
+                    position += 1
+                    return .array(elements)
                 default: throw error("expected ',' or ']'")
                 }
             }

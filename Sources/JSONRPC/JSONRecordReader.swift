@@ -103,7 +103,8 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
                 guard fill() else { break }
                 continue
             }
-            let record = end - start > maxRecordBytes
+            let record =
+                end - start > maxRecordBytes
                 ? Record(line: line, value: .failure(Failure(reason: "a line longer than \(maxRecordBytes) bytes")))
                 : lineRecord(upTo: end)
             start = end + 1
@@ -172,7 +173,8 @@ public final class JSONRecordReader: Sequence, IteratorProtocol {
         guard let end = findElementEnd() else { return fail("the array is not closed with ]", at: elementLine) }
         line += elementEnd.newlines
         // The array is the document's first level of nesting.
-        let record = oversized || end - start > maxRecordBytes
+        let record =
+            oversized || end - start > maxRecordBytes
             ? Record(line: elementLine, value: .failure(Failure(reason: "an element longer than \(maxRecordBytes) bytes")))
             : Record(line: elementLine, value: Self.parse(buffer[start..<end], enclosingDepth: 1))
         oversized = false

@@ -121,8 +121,9 @@ public struct ResponseError: Error, Sendable, Hashable {
 
     public static func invalidParams(field: String, reason: String) -> ResponseError {
         let subject = field.isEmpty ? "params" : field
-        return ResponseError(code: invalidParamsCode, message: "Invalid params: \(subject) \(reason)",
-                             data: ["field": .string(field), "reason": .string(reason)])
+        return ResponseError(
+            code: invalidParamsCode, message: "Invalid params: \(subject) \(reason)",
+            data: ["field": .string(field), "reason": .string(reason)])
     }
 
     public static let requestCancelled = ResponseError(code: requestCancelledCode, message: "Request cancelled")

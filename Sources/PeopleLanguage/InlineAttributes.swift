@@ -70,8 +70,10 @@ public struct InlineAttribute<Target>: Sendable {
 
     /// The row `name` names: its whole name, or a start of it of at least 3 characters that
     /// no other row's name shares (`proj:`, `pri:`, `dep:`).
-    public init(name: String, form: String, available: Bool = true,
-                apply: @escaping @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void) {
+    public init(
+        name: String, form: String, available: Bool = true,
+        apply: @escaping @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
+    ) {
         self.name = name
         self.form = form
         self.available = available
@@ -105,7 +107,10 @@ public enum InlineAttributes {
         },
         InlineAttribute(name: "recur", form: "recur:weekly") { value, edit, _ throws(UsageError) in
             // A rule as RFC 5545 writes it goes to the store, which says what is wrong with it.
-            guard !value.isEmpty else { return edit.recurrence = .some(nil) }
+            guard !value.isEmpty else {
+                edit.recurrence = .some(nil)
+                return
+            }
             guard let rule = value.uppercased().hasPrefix("FREQ=") ? value.uppercased() : RecurrenceName.rule(for: value) else {
                 throw UsageError("recur: takes \(RecurrenceName.accepted), not \(value)")
             }
@@ -124,8 +129,10 @@ public enum InlineAttributes {
     ]
 
     /// A word of `add` or `modify` after the options were read (`literal`: after `--`).
-    public static func read(_ word: String, literal: Bool, into edit: inout TaskEdit, dates: DateContext,
-                     removing: Bool) throws(UsageError) {
+    public static func read(
+        _ word: String, literal: Bool, into edit: inout TaskEdit, dates: DateContext,
+        removing: Bool
+    ) throws(UsageError) {
         if literal {
             edit.titleWords.append(word)
         } else if word.count > 1, word.hasPrefix("+") {
@@ -157,8 +164,9 @@ public enum InlineAttributes {
     }
 
     public static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
-        UsageError("\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
-            + "to keep \(word) as a word, put it after --")
+        UsageError(
+            "\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
+                + "to keep \(word) as a word, put it after --")
     }
 }
 
@@ -171,8 +179,9 @@ public enum TagWord {
         let words = tag.split(whereSeparator: \.isWhitespace)
         let joined = words.joined(separator: "-")
         let apart = words.map { "+" + $0 }.joined(separator: " ")
-        throw UsageError("the tag \"\(tag)\" has white space in it: a tag is one word, so write \(joined.isEmpty ? "a word" : joined)"
-            + (words.count > 1 ? ", or make each word a tag: \(apart)" : ""))
+        throw UsageError(
+            "the tag \"\(tag)\" has white space in it: a tag is one word, so write \(joined.isEmpty ? "a word" : joined)"
+                + (words.count > 1 ? ", or make each word a tag: \(apart)" : ""))
     }
 }
 

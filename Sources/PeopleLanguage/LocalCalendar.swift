@@ -1,4 +1,5 @@
 import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,7 +5,8 @@ import TaskModel
 /// text, the current time and the calendar.
 public enum PeopleDates {
     /// What `due:`, `wait:`, `--due` and the filters take, for messages and help.
-    public static let accepted = "today, tomorrow, yesterday, a weekday (mon … sunday), eod, eow, eom, eoy, now, "
+    public static let accepted =
+        "today, tomorrow, yesterday, a weekday (mon … sunday), eod, eow, eom, eoy, now, "
         + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, 2026-12-05T17:00 (local time) or an RFC 3339 time"
 
     public static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -56,7 +57,9 @@ public enum PeopleDates {
         guard let unit = word.last, "dwmyh".contains(unit) else { return nil }
         var digits = word.dropLast()
         var sign: Int64 = 1
-        if digits.first == "+" { digits = digits.dropFirst() } else if digits.first == "-" {
+        if digits.first == "+" {
+            digits = digits.dropFirst()
+        } else if digits.first == "-" {
             sign = -1
             digits = digits.dropFirst()
         }
@@ -71,7 +74,7 @@ public enum PeopleDates {
         guard parts.count == 2, parts[0].count == 10, let midnight = Timestamp.parse(String(parts[0])) else { return nil }
         let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(clock.count), clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-              let hour = Int64(clock[0]), let minute = Int64(clock[1]), hour < 24, minute < 60
+            let hour = Int64(clock[0]), let minute = Int64(clock[1]), hour < 24, minute < 60
         else { return nil }
         let second = clock.count == 3 ? Int64(clock[2]) ?? 99 : 0
         guard second < 60 else { return nil }
@@ -163,7 +166,8 @@ public enum PeopleDates {
         default: relative = dateText(day)
         }
         if clockShown { relative += " " + time }
-        return Shown(relative: relative, absolute: dateText(day) + (time.isEmpty ? "" : " " + time),
-                     urgency: urgency, days: days)
+        return Shown(
+            relative: relative, absolute: dateText(day) + (time.isEmpty ? "" : " " + time),
+            urgency: urgency, days: days)
     }
 }

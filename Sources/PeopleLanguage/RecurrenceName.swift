@@ -4,7 +4,8 @@ import TaskModel
 /// what `recur:` takes on the command line and what an import from Taskwarrior maps.
 public enum RecurrenceName {
     /// What `recur:` takes, for the message that refuses another value.
-    public static let accepted = "daily, weekdays, weekly, biweekly, monthly, lastday, quarterly, semiannual, yearly, "
+    public static let accepted =
+        "daily, weekdays, weekly, biweekly, monthly, lastday, quarterly, semiannual, yearly, "
         + "Nd, Nw, Nmo or Ny (2w: every two weeks), or a rule such as FREQ=WEEKLY;BYDAY=MO,TH"
 
     /// The rule `recur` stands for, or nil: `weekly` is `FREQ=WEEKLY`, `2w` is
@@ -28,7 +29,8 @@ public enum RecurrenceName {
         for (suffix, frequency) in units where recur.hasSuffix(suffix) {
             let digits = recur.dropLast(suffix.count)
             guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let interval = Int(digits),
-                  RecurrenceRule.intervals.contains(interval) else { return nil }
+                RecurrenceRule.intervals.contains(interval)
+            else { return nil }
             let rule = interval == 1 ? "FREQ=\(frequency)" : "FREQ=\(frequency);INTERVAL=\(interval)"
             return frequency == "MONTHLY" ? rule + monthEnd : rule
         }

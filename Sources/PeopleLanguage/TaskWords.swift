@@ -50,8 +50,9 @@ extension TaskEdit {
     /// The changes these words make to `task`, `dependsOn` the ids they name, resolved:
     /// words replace the title, `+tag` and `-tag` give the whole new list of tags.
     public func changes(to task: TaskItem, dependsOn: [String]?) -> TaskChanges {
-        var changes = TaskChanges(notes: notes, done: done, priority: priority, due: due, project: project,
-                                  dependsOn: dependsOn, wait: wait, recurrence: recurrence, remindAt: remindAt)
+        var changes = TaskChanges(
+            notes: notes, done: done, priority: priority, due: due, project: project,
+            dependsOn: dependsOn, wait: wait, recurrence: recurrence, remindAt: remindAt)
         if !titleWords.isEmpty { changes.title = titleWords.joined(separator: " ") }
         if !addTags.isEmpty || !removeTags.isEmpty {
             changes.tags = task.tags.filter { !removeTags.contains($0) } + addTags.filter { !task.tags.contains($0) }

@@ -1,4 +1,5 @@
 import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,7 @@ struct ZoneInfo: Sendable {
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
         }
         guard !name.isEmpty, name.utf8.count <= 255, allowed, !name.hasPrefix("/"),
-              !name.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            !name.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty)
         else { return nil }
         let directory = getenv("TZDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
         guard let bytes = read(directory + "/" + name) else { return nil }
@@ -114,8 +115,12 @@ private struct ByteReader {
             guard let value = signed(size: 4), value >= 0, value < 1 << 20 else { return nil }
             values.append(Int(value))
         }
-        return (version, Counts(utFlags: values[0], standardFlags: values[1], leaps: values[2], times: values[3],
-                                types: values[4], charCount: values[5]))
+        return (
+            version,
+            Counts(
+                utFlags: values[0], standardFlags: values[1], leaps: values[2], times: values[3],
+                types: values[4], charCount: values[5])
+        )
     }
 
     mutating func skip(_ count: Int) -> Bool {
@@ -264,7 +269,8 @@ struct PosixZoneRule: Sendable {
         mutating func day() -> Day? {
             if take("M") {
                 guard let month = number(), take("."), let week = number(), take("."), let weekday = number(),
-                      (1...12).contains(month), (1...5).contains(week), (0...6).contains(weekday) else { return nil }
+                    (1...12).contains(month), (1...5).contains(week), (0...6).contains(weekday)
+                else { return nil }
                 return .monthWeekDay(month: month, week: week, weekday: weekday)
             }
             if take("J") {

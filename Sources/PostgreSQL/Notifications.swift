@@ -44,11 +44,12 @@ extension PostgresConnection {
     public func notifications() -> [PostgresNotification] {
         var notifications: [PostgresNotification] = []
         while let notify = PQnotifies(handle) {
-            notifications.append(PostgresNotification(
-                channel: String(cString: notify.pointee.relname),
-                payload: String(cString: notify.pointee.extra),
-                senderPID: notify.pointee.be_pid
-            ))
+            notifications.append(
+                PostgresNotification(
+                    channel: String(cString: notify.pointee.relname),
+                    payload: String(cString: notify.pointee.extra),
+                    senderPID: notify.pointee.be_pid
+                ))
             PQfreemem(notify)
         }
         return notifications

@@ -1,4 +1,5 @@
 import CLibPQ
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -47,7 +48,8 @@ public final class PostgresConnection {
         } else {
             defer { PQfreemem(parseError) }
             // libpq quotes the part it cannot parse, which may be a piece of a password.
-            let reason = secrets.isEmpty ? parseError.map { trimmed(String(cString: $0)) } ?? "" : "libpq's reason is withheld: it may quote the password"
+            let reason =
+                secrets.isEmpty ? parseError.map { trimmed(String(cString: $0)) } ?? "" : "libpq's reason is withheld: it may quote the password"
             throw PostgresError(message: "cannot read the connection string \(redactedConnectionString): \(reason)")
         }
         guard let handle = connect(connectionString) else {
@@ -93,7 +95,7 @@ public final class PostgresConnection {
     private func withParameters<T>(_ parameters: [PostgresValue], sql: String, _ body: ([UnsafePointer<CChar>?]) throws -> T) throws -> T {
         let texts = try parameters.map { try $0.textFormat(sql: sql) }
         let copies = texts.map { $0.flatMap { UnsafePointer(strdup($0)) } }
-        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        defer { for copy in copies { free(UnsafeMutablePointer(mutating: copy)) } }
         return try body(copies)
     }
 

@@ -29,8 +29,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var isRetryable: Bool {
         if connectionLost { return true }
         guard let sqlstate else { return false }
-        return sqlstate.errorClass == "08" || [.adminShutdown, .crashShutdown, .cannotConnectNow,
-            .serializationFailure, .deadlockDetected, .lockNotAvailable].contains(sqlstate)
+        return sqlstate.errorClass == "08"
+            || [
+                .adminShutdown, .crashShutdown, .cannotConnectNow,
+                .serializationFailure, .deadlockDetected, .lockNotAvailable,
+            ].contains(sqlstate)
     }
 
     public var description: String {
@@ -78,7 +81,8 @@ extension PostgresError {
             guard let result, let value = PQresultErrorField(result, Int32(code)) else { return nil }
             return String(cString: value)
         }
-        let primary = field(UInt8(ascii: "M"))
+        let primary =
+            field(UInt8(ascii: "M"))
             ?? result.map { String(cString: PQresultErrorMessage($0)) }.flatMap(nonEmpty)
             ?? connection.errorMessage
         self.init(

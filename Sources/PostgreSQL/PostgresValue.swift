@@ -28,10 +28,10 @@ extension PostgresValue {
     var typeOID: Oid {
         switch self {
         case .null, .text: 0
-        case .integer: 20 // int8
-        case .double: 701 // float8
-        case .boolean: 16 // bool
-        case .bytes: 17 // bytea
+        case .integer: 20  // int8
+        case .double: 701  // float8
+        case .boolean: 16  // bool
+        case .bytes: 17  // bytea
         }
     }
 

@@ -64,7 +64,10 @@ private func passwordSpans(_ text: ArraySlice<UInt8>) -> [Range<Int>] {
 
 /// `postgresql://user:password@host:port/dbname?password=…&…`.
 private func uriPasswordSpans(_ text: ArraySlice<UInt8>, authority: Int) -> [Range<Int>] {
-    let at = UInt8(ascii: "@"), colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+    let at = UInt8(ascii: "@")
+    let colon = UInt8(ascii: ":")
+    let slash = UInt8(ascii: "/")
+    let question = UInt8(ascii: "?")
     var spans: [Range<Int>] = []
     // libpq ends the user information at the first `@` before any `/`. A password with an
     // unencoded `/` or `@` in it is read otherwise by libpq, but is still a password a person

@@ -20,15 +20,18 @@ final class ChangeListener: @unchecked Sendable {  // @unchecked: used on the lo
     private let pending = Mutex(false)
 
     /// Called on the loop's thread (the store's executor); connects, blocking until it listens.
-    init(connectionString: String, channel: String, store: PostgresConnection, loop: EventLoop,
-         onChange: @escaping @Sendable () -> Void) throws {
+    init(
+        connectionString: String, channel: String, store: PostgresConnection, loop: EventLoop,
+        onChange: @escaping @Sendable () -> Void
+    ) throws {
         self.store = store
         self.onChange = onChange
         let listen = { (connection: PostgresConnection) in try connection.listen(channel) }
         let connection = try PostgresConnection(connectionString)
         try listen(connection)
-        link = ReconnectingConnection(connection, role: "the connection that listens for other servers' changes",
-                                      loop: loop, setUp: listen)
+        link = ReconnectingConnection(
+            connection, role: "the connection that listens for other servers' changes",
+            loop: loop, setUp: listen)
         link.onInput = { [unowned self] in if record(link.connection.notifications()) { onChange() } }
         link.onReopened = { [unowned self] in wake() }
         link.start()

@@ -110,7 +110,8 @@ struct PostgresFetchPlan {
             // kept out of the project indexes (`sortsByProjectExpression`).
             var column = "task.due_at"
             if sort.count == 1, sort[0].field == .project {
-                let count = "SELECT count(*) AS n FROM (SELECT 1 FROM task WHERE \(Self.numbered(range("due_at"), after: 0)) LIMIT $\(values.count + 1)) AS dated"
+                let count =
+                    "SELECT count(*) AS n FROM (SELECT 1 FROM task WHERE \(Self.numbered(range("due_at"), after: 0)) LIMIT $\(values.count + 1)) AS dated"
                 if try connection.query(count, values + [PostgresValue(Self.manyDueTasks)])[0].int("n") >= Self.manyDueTasks {
                     column = "(task.due_at + 0)"
                 } else {
@@ -224,7 +225,8 @@ struct PostgresFetchPlan {
     /// The counts that, each times its sign, count `filter`, this plan's: the plan's own
     /// count for a filter of one term; for several (`TaskFilter.countTerms`), each term's by
     /// a plan of its own. `now` and `connection` as for the plan.
-    func totalCounts(of filter: TaskFilter, now: Int64, connection: PostgresConnection) throws -> [(sql: String, values: [PostgresValue], sign: Int)] {
+    func totalCounts(of filter: TaskFilter, now: Int64, connection: PostgresConnection) throws -> [(sql: String, values: [PostgresValue], sign: Int)]
+    {
         let terms = filter.countTerms
         if terms.count == 1 { return [(count.sql, count.values, 1)] }
         return try terms.map { term in
@@ -319,8 +321,10 @@ struct PostgresFetchPlan {
         case .null?:
             break
         case .some:
-            runs.append(run(dated.and("(task.due_at, task.priority, task.id) \(after) ($, $, $)", cursor!.values + [cursor!.id]),
-                            order: order(["task.due_at", "task.priority"])))
+            runs.append(
+                run(
+                    dated.and("(task.due_at, task.priority, task.id) \(after) ($, $, $)", cursor!.values + [cursor!.id]),
+                    order: order(["task.due_at", "task.priority"])))
         case nil:
             runs.append(run(dated, order: order(["task.due_at", "task.priority"])))
         }
@@ -378,20 +382,22 @@ struct PostgresFetchPlan {
         let own = extra.isEmpty ? [] : [Self.numbered(extra.joined(separator: " AND "), after: values.count)]
         let whereSQL = Self.whereClause(conditions + own)
         let count = values.count + parameters.count
-        return Run(sql: """
-                       SELECT \(TaskRow.columns) FROM \(source) \(whereSQL)
-                       ORDER BY \(order) LIMIT $\(count + 1) OFFSET $\(count + 2)
-                       """,
-                   values: values + parameters,
-                   countSQL: "SELECT count(*) AS n FROM task \(Self.whereClause(countConditions + own))")
+        return Run(
+            sql: """
+                SELECT \(TaskRow.columns) FROM \(source) \(whereSQL)
+                ORDER BY \(order) LIMIT $\(count + 1) OFFSET $\(count + 2)
+                """,
+            values: values + parameters,
+            countSQL: "SELECT count(*) AS n FROM task \(Self.whereClause(countConditions + own))")
     }
 
     /// A sort of several keys, sorted by PostgreSQL: a cursor says "after" as, for some key,
     /// all keys before it equal and it after; or all keys equal and the id after.
     private var severalKeysRun: Run {
-        let order = (sort.map { key in
-            "\(Self.column(key.field)) \(key.descending ? "DESC" : "ASC") NULLS LAST"
-        } + ["task.id \(sort.last!.descending ? "DESC" : "ASC")"]).joined(separator: ", ")
+        let order =
+            (sort.map { key in
+                "\(Self.column(key.field)) \(key.descending ? "DESC" : "ASC") NULLS LAST"
+            } + ["task.id \(sort.last!.descending ? "DESC" : "ASC")"]).joined(separator: ", ")
         guard let cursor else { return run([], [], order: order) }
         var alternatives: [String] = []
         var parameters: [PostgresValue] = []

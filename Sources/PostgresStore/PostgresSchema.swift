@@ -249,10 +249,13 @@ enum PostgresSchema {
     static func prepare(_ connection: PostgresConnection, name: String, create: Bool) throws {
         try connection.transaction(.readCommitted) {
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(migrationLock)])
-            let present = Set(try connection.query("""
-                SELECT c.relname FROM pg_class c
-                WHERE c.relname = ANY(string_to_array($1, ',')) AND pg_table_is_visible(c.oid)
-                """, [.text(tables.joined(separator: ","))]).map { try $0.text("relname") })
+            let present = Set(
+                try connection.query(
+                    """
+                    SELECT c.relname FROM pg_class c
+                    WHERE c.relname = ANY(string_to_array($1, ',')) AND pg_table_is_visible(c.oid)
+                    """, [.text(tables.joined(separator: ","))]
+                ).map { try $0.text("relname") })
             var current = 0
             if present.contains("taskline_schema") {
                 current = try storedVersion(connection, name: name)
@@ -264,7 +267,8 @@ enum PostgresSchema {
                     throw StoreOpenError.unexpectedObjects(path: name, objects: missing.map { "table \($0) is missing" })
                 }
             } else if !present.isEmpty {
-                throw StoreOpenError.foreignSchema(path: name, detail: "it has tables named \(present.sorted().joined(separator: ", ")) that Taskline did not make")
+                throw StoreOpenError.foreignSchema(
+                    path: name, detail: "it has tables named \(present.sorted().joined(separator: ", ")) that Taskline did not make")
             } else if !create {
                 throw StoreOpenError.cannotOpen(path: name, detail: "it holds no Taskline tables (in its search_path)")
             }
@@ -272,8 +276,9 @@ enum PostgresSchema {
                 try connection.execute(migrations[step])
             }
             if current == 0 {
-                try connection.run("INSERT INTO taskline_schema (version, database_id) VALUES ($1, $2)",
-                                   [.integer(Int64(version)), .integer(Int64.random(in: 1...Int64.max))])
+                try connection.run(
+                    "INSERT INTO taskline_schema (version, database_id) VALUES ($1, $2)",
+                    [.integer(Int64(version)), .integer(Int64.random(in: 1...Int64.max))])
             } else if current < version {
                 try connection.run("UPDATE taskline_schema SET version = $1", [.integer(Int64(version))])
             }
@@ -282,11 +287,15 @@ enum PostgresSchema {
 
     /// The version `taskline_schema` records; a table of that name that is not Taskline's is refused.
     private static func storedVersion(_ connection: PostgresConnection, name: String) throws -> Int {
-        let columns = Set(try connection.query("""
-            SELECT attname FROM pg_attribute WHERE attrelid = 'taskline_schema'::regclass AND attnum > 0 AND NOT attisdropped
-            """).map { try $0.text("attname") })
+        let columns = Set(
+            try connection.query(
+                """
+                SELECT attname FROM pg_attribute WHERE attrelid = 'taskline_schema'::regclass AND attnum > 0 AND NOT attisdropped
+                """
+            ).map { try $0.text("attname") })
         guard columns == ["version", "database_id", "pruned_through"] else {
-            throw StoreOpenError.foreignSchema(path: name, detail: "its table taskline_schema has the columns \(columns.sorted().joined(separator: ", "))")
+            throw StoreOpenError.foreignSchema(
+                path: name, detail: "its table taskline_schema has the columns \(columns.sorted().joined(separator: ", "))")
         }
         let rows = try connection.query("SELECT version FROM taskline_schema")
         guard rows.count == 1 else {

@@ -30,9 +30,10 @@ extension PostgresTaskStore {
         }
         let found = rows.filter { !$0.isNull("seq") }
         let changes = try found.prefix(limit).map { row in
-            TaskChange(seq: try row.int64("seq"), kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated,
-                       id: try row.text("task_id"), version: try row.int64("change_version"),
-                       task: row.isNull("id") ? nil : try TaskRow.task(in: row))
+            TaskChange(
+                seq: try row.int64("seq"), kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated,
+                id: try row.text("task_id"), version: try row.int64("change_version"),
+                task: row.isNull("id") ? nil : try TaskRow.task(in: row))
         }
         return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: found.count > limit)
     }
@@ -69,18 +70,21 @@ extension PostgresTaskStore {
     /// groups they were part of, and remembers how far the log was cut.
     @discardableResult
     public func pruneHistory(before cutoff: Int64) throws -> Int {
-        try translatingErrors { try connection.transaction(.readCommitted) {
-            let bounds = try connection.query("""
-                SELECT (SELECT min(seq) FROM change_log) AS oldest,
-                       coalesce((SELECT min(seq) FROM change_log WHERE at >= $1), (SELECT seq FROM change_counter)) AS first_kept
-                """, [.integer(cutoff)])[0]
-            guard let oldest = try bounds.optionalInt64("oldest") else { return 0 }
-            let firstKept = try bounds.int64("first_kept")
-            guard firstKept > oldest else { return 0 }
-            let removed = try connection.run("DELETE FROM change_log WHERE seq < $1", [.integer(firstKept)])
-            try connection.run("UPDATE taskline_schema SET pruned_through = greatest(pruned_through, $1)", [.integer(firstKept - 1)])
-            try pruneGroups(before: firstKept)
-            return removed
-        } }
+        try translatingErrors {
+            try connection.transaction(.readCommitted) {
+                let bounds = try connection.query(
+                    """
+                    SELECT (SELECT min(seq) FROM change_log) AS oldest,
+                           coalesce((SELECT min(seq) FROM change_log WHERE at >= $1), (SELECT seq FROM change_counter)) AS first_kept
+                    """, [.integer(cutoff)])[0]
+                guard let oldest = try bounds.optionalInt64("oldest") else { return 0 }
+                let firstKept = try bounds.int64("first_kept")
+                guard firstKept > oldest else { return 0 }
+                let removed = try connection.run("DELETE FROM change_log WHERE seq < $1", [.integer(firstKept)])
+                try connection.run("UPDATE taskline_schema SET pruned_through = greatest(pruned_through, $1)", [.integer(firstKept - 1)])
+                try pruneGroups(before: firstKept)
+                return removed
+            }
+        }
     }
 }

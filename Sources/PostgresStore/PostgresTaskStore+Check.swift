@@ -51,11 +51,14 @@ extension PostgresTaskStore {
         return try rows[0].int64("pruned_through")
     }
 
-    private static func check(_ connection: PostgresConnection, prunedThrough: Int64, into report: inout StoreCheckReport,
-                              maxListed: Int) throws {
+    private static func check(
+        _ connection: PostgresConnection, prunedThrough: Int64, into report: inout StoreCheckReport,
+        maxListed: Int
+    ) throws {
         func rule(_ problem: String) { report.rule(problem, maxListed: maxListed) }
         var counts = StoreCheckReport.Counts()
-        let totals = try connection.query("""
+        let totals = try connection.query(
+            """
             SELECT count(*) AS tasks, count(*) FILTER (WHERE done) AS done, coalesce(sum(cardinality(tags)), 0) AS taggings,
                    (SELECT count(DISTINCT tag) FROM task, unnest(tags) AS tag) AS distinct_tags,
                    (SELECT count(*) FROM change_log) AS changes, (SELECT min(seq) FROM change_log) AS oldest,
@@ -69,14 +72,16 @@ extension PostgresTaskStore {
         counts.changes = try totals.int("changes")
         counts.newestSeq = try totals.optionalInt64("newest") ?? 0
         report.counts = counts
-        let problems = StoreCheckReport.seqProblems(prunedThrough: prunedThrough, prunedThroughName: "taskline_schema's pruned_through",
-                                                    oldest: try totals.optionalInt64("oldest"), newest: counts.newestSeq)
+        let problems = StoreCheckReport.seqProblems(
+            prunedThrough: prunedThrough, prunedThroughName: "taskline_schema's pruned_through",
+            oldest: try totals.optionalInt64("oldest"), newest: counts.newestSeq)
         for problem in problems { rule(problem) }
         if let logged = try totals.optionalInt64("newest_logged"), logged > counts.newestSeq {
             rule("the change log holds seq \(logged), beyond the newest handed out (\(counts.newestSeq))")
         }
 
-        try connection.execute("""
+        try connection.execute(
+            """
             DECLARE checked NO SCROLL CURSOR FOR
             SELECT \(TaskRow.columns), task.title_fold, task.notes_fold, task.due_at, task.wait_at, task.remind_at
             FROM task ORDER BY created_at, id
@@ -103,10 +108,12 @@ extension PostgresTaskStore {
         for id in try tasksWhoseMetaIsNotAnObject(connection) { rule("task \(id): meta is not a JSON object") }
 
         // What SQLite's foreign keys hold: a dependency is on a task that exists.
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT task.id, dependency FROM task, unnest(task.depends_on) AS dependency
             WHERE NOT EXISTS (SELECT 1 FROM task AS other WHERE other.id = dependency) ORDER BY task.id, dependency
-            """) {
+            """)
+        {
             report.foreignKeyProblems.append("task \(try row.text("id")) depends on \(try row.text("dependency")), which no task has")
         }
         // Tasks that depend on themselves, directly or through others: found on the edges in
@@ -149,7 +156,8 @@ extension PostgresTaskStore {
         for id in try connection.query("SELECT id FROM task ORDER BY created_at, id").map({ try $0.text("id") }) {
             var isObject = false
             let isJSON = try parsing {
-                isObject = try connection.query("SELECT jsonb_typeof(meta::jsonb) = 'object' AS object FROM task WHERE id = $1", [.text(id)])[0].bool("object")
+                isObject = try connection.query("SELECT jsonb_typeof(meta::jsonb) = 'object' AS object FROM task WHERE id = $1", [.text(id)])[0].bool(
+                    "object")
             }
             if !isJSON || !isObject { ids.append(id) }
         }

@@ -29,7 +29,8 @@ struct CountDeltas {
 
     /// The task of `row` (`done`, `project`, `tags` as text) came or went.
     mutating func add(_ row: PostgresRow, _ sign: Int64) throws {
-        add(done: try row.bool("done"), project: row.optionalText("project"),
+        add(
+            done: try row.bool("done"), project: row.optionalText("project"),
             tags: try row.text("tags").split(separator: TaskRow.separator).map(String.init), sign)
     }
 
@@ -39,16 +40,20 @@ struct CountDeltas {
             try connection.run("UPDATE task_total SET n = n + $2 WHERE done = $1", [.boolean(state), .integer(change)])
         }
         // A completion changes a project's or a tag's open count alone.
-        try Self.write([projects, openProjects], to: connection, adding: """
-            INSERT INTO project_total (project, n, open)
-            SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
-            ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n, open = project_total.open + excluded.open
-            """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
-        try Self.write([tags, openTags], to: connection, adding: """
-            INSERT INTO tag_total (tag, n, open)
-            SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
-            ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n, open = tag_total.open + excluded.open
-            """, pruning: "DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))")
+        try Self.write(
+            [projects, openProjects], to: connection,
+            adding: """
+                INSERT INTO project_total (project, n, open)
+                SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
+                ON CONFLICT (project) DO UPDATE SET n = project_total.n + excluded.n, open = project_total.open + excluded.open
+                """, pruning: "DELETE FROM project_total WHERE n = 0 AND project = ANY(string_to_array($1, chr(31)))")
+        try Self.write(
+            [tags, openTags], to: connection,
+            adding: """
+                INSERT INTO tag_total (tag, n, open)
+                SELECT * FROM unnest(string_to_array($1, chr(31)), string_to_array($2, ',')::bigint[], string_to_array($3, ',')::bigint[])
+                ON CONFLICT (tag) DO UPDATE SET n = tag_total.n + excluded.n, open = tag_total.open + excluded.open
+                """, pruning: "DELETE FROM tag_total WHERE n = 0 AND tag = ANY(string_to_array($1, chr(31)))")
     }
 
     /// `adding` takes the keys that changed in any of `columns` (joined by U+001F), then each
@@ -88,8 +93,9 @@ enum KeptCount {
     var sql: String {
         switch self {
         case .totals(let done): "SELECT coalesce(sum(n), 0) AS n FROM task_total" + (done == nil ? "" : " WHERE done = $1")
-        case .project(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) AS n FROM project_total WHERE "
-            + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
+        case .project(_, let done):
+            "SELECT coalesce(sum(" + Self.counted(done) + "), 0) AS n FROM project_total WHERE "
+                + PostgresFetchPlan.numbered(PostgresFetchPlan.projectCondition("project"), after: 0)
         case .tag(_, let done): "SELECT coalesce(sum(" + Self.counted(done) + "), 0) AS n FROM tag_total WHERE tag = $1"
         }
     }
@@ -116,7 +122,8 @@ enum KeptCount {
 extension PostgresTaskStore {
     /// The kept counts that differ from the tasks, one line each (for `taskline check`).
     static func keptCountProblems(_ connection: PostgresConnection) throws -> [String] {
-        try connection.query("""
+        try connection.query(
+            """
             WITH kept AS (SELECT 'task_total' AS counts, done::text AS key, n FROM task_total
                           UNION ALL SELECT 'project_total', project, n FROM project_total
                           UNION ALL SELECT 'project_total (open)', project, open FROM project_total
@@ -132,7 +139,8 @@ extension PostgresTaskStore {
             FROM kept FULL JOIN counted USING (counts, key)
             WHERE kept.n IS DISTINCT FROM counted.n
             ORDER BY counts, key
-            """).map { row in
+            """
+        ).map { row in
             "\(try row.text("counts"))'s count of \(try row.text("key")) is \(try row.optionalInt64("kept_n").map(String.init) ?? "missing"); its tasks are \(try row.optionalInt64("counted_n") ?? 0)"
         }
     }
@@ -140,13 +148,15 @@ extension PostgresTaskStore {
     /// The tasks whose `blocked_by` (schema 7) differs from their dependencies that are not
     /// done, one line each (for `taskline check`).
     static func blockedByProblems(_ connection: PostgresConnection) throws -> [String] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT id, blocked_by, counted FROM (
                 SELECT id, blocked_by, (SELECT count(*) FROM task AS dependency WHERE dependency.id = ANY(task.depends_on) AND NOT dependency.done) AS counted
                 FROM task WHERE blocked_by <> 0 OR depends_on <> '{}'
             ) AS tasks
             WHERE blocked_by <> counted ORDER BY id
-            """).map { row in
+            """
+        ).map { row in
             "task \(try row.text("id")): blocked_by is \(try row.int64("blocked_by")); \(try row.int64("counted")) of its dependencies are not done"
         }
     }

@@ -20,30 +20,33 @@ extension PostgresTaskStore {
     /// A page, its total and the newest seq, in one snapshot.
     public func fetch(_ query: TaskQuery) throws -> TaskPage {
         try query.validate()
-        return try translatingErrors { try connection.transaction(.repeatableRead) {
-            let now = clock()
-            let plan = try PostgresFetchPlan(query: query, now: now, connection: connection, textIndexed: hasTextIndex)
-            // One row more than the limit is asked for: it tells whether a next page exists.
-            var rows: [PostgresRow] = []
-            var offset = query.offset ?? 0
-            let runs = plan.runs
-            for (index, run) in runs.enumerated() where rows.count <= query.limit {
-                let returned = try connection.query(run.sql, run.values + [PostgresValue(query.limit + 1 - rows.count), PostgresValue(offset)])
-                rows += returned
-                // A run that returned nothing held no more tasks than the offset skips.
-                if offset > 0 && index < runs.count - 1 {
-                    offset = returned.isEmpty ? offset - (try connection.query(run.countSQL, run.values)[0].int("n")) : 0
+        return try translatingErrors {
+            try connection.transaction(.repeatableRead) {
+                let now = clock()
+                let plan = try PostgresFetchPlan(query: query, now: now, connection: connection, textIndexed: hasTextIndex)
+                // One row more than the limit is asked for: it tells whether a next page exists.
+                var rows: [PostgresRow] = []
+                var offset = query.offset ?? 0
+                let runs = plan.runs
+                for (index, run) in runs.enumerated() where rows.count <= query.limit {
+                    let returned = try connection.query(run.sql, run.values + [PostgresValue(query.limit + 1 - rows.count), PostgresValue(offset)])
+                    rows += returned
+                    // A run that returned nothing held no more tasks than the offset skips.
+                    if offset > 0 && index < runs.count - 1 {
+                        offset = returned.isEmpty ? offset - (try connection.query(run.countSQL, run.values)[0].int("n")) : 0
+                    }
                 }
+                let tasks = try rows.prefix(query.limit).map(TaskRow.task)
+                var page = TaskPage(
+                    tasks: TaskList(tasks), nextCursor: nil, total: nil,
+                    seq: try connection.query("SELECT seq FROM change_counter")[0].int64("seq"))
+                if rows.count > query.limit, let last = tasks.last {
+                    page.nextCursor = plan.cursor(after: last)
+                }
+                if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
+                return page
             }
-            let tasks = try rows.prefix(query.limit).map(TaskRow.task)
-            var page = TaskPage(tasks: TaskList(tasks), nextCursor: nil, total: nil,
-                                seq: try connection.query("SELECT seq FROM change_counter")[0].int64("seq"))
-            if rows.count > query.limit, let last = tasks.last {
-                page.nextCursor = plan.cursor(after: last)
-            }
-            if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
-            return page
-        } }
+        }
     }
 
     /// `includeTotal`'s count, in the page's snapshot.
@@ -63,7 +66,8 @@ extension PostgresTaskStore {
             let next = try nextReminder()
             guard let next, next <= now else { return DueReminders(tasks: [], next: next) }
             return try connection.transaction(.readCommitted) {
-                let rows = try connection.query("""
+                let rows = try connection.query(
+                    """
                     UPDATE task SET reminded = true WHERE id IN (
                         SELECT id FROM task WHERE \(Self.pendingReminder) AND remind_at <= $1
                         ORDER BY remind_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)

@@ -23,11 +23,13 @@ extension PostgresTaskStore {
                 guard !heads.isEmpty else { return ShortIDs(crowdedIDs: []) }
                 let list = heads.indices.map { "$\($0 + 2)" }.joined(separator: ", ")
                 let keyStart = Self.keyStartSQL { "\($0) IN (\(list))" }
-                rows = try connection.query("SELECT id FROM task WHERE \(keyStart)",
-                                            [length] + heads.map { .text($0) })
+                rows = try connection.query(
+                    "SELECT id FROM task WHERE \(keyStart)",
+                    [length] + heads.map { .text($0) })
             } else {
                 let keyHead = "substr(\(Self.keySQL), 1, $1::integer)"
-                rows = try connection.query("SELECT id FROM task WHERE \(keyHead) IN (SELECT \(keyHead) FROM task GROUP BY 1 HAVING count(*) > 1)", [length])
+                rows = try connection.query(
+                    "SELECT id FROM task WHERE \(keyHead) IN (SELECT \(keyHead) FROM task GROUP BY 1 HAVING count(*) > 1)", [length])
             }
             return ShortIDs(crowdedIDs: try rows.map { try $0.text("id") })
         }
@@ -36,9 +38,11 @@ extension PostgresTaskStore {
     public func resolveID(_ text: String) throws -> String {
         try translatingErrors {
             try ShortID.resolve(text, isID: { try !connection.query("SELECT 1 FROM task WHERE id = $1", [.text(text)]).isEmpty }) {
-                try connection.query("SELECT id FROM task WHERE \(Self.keyStartSQL { "\($0) = $2" }) ORDER BY id LIMIT $3",
-                                     [PostgresValue(text.unicodeScalars.count), .text(text), PostgresValue(ShortID.maxCandidates)])
-                    .map { try $0.text("id") }
+                try connection.query(
+                    "SELECT id FROM task WHERE \(Self.keyStartSQL { "\($0) = $2" }) ORDER BY id LIMIT $3",
+                    [PostgresValue(text.unicodeScalars.count), .text(text), PostgresValue(ShortID.maxCandidates)]
+                )
+                .map { try $0.text("id") }
             }
         }
     }

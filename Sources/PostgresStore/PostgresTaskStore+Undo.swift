@@ -25,20 +25,24 @@ extension PostgresTaskStore {
     /// store's, passing it the group's key: the seq its first change gets, the next one (seqs
     /// have no gaps, and a savepoint rolled back gives its seqs back). The group is recorded
     /// when it logged a change.
-    func recordingGroup<T>(_ kind: ChangeGroup.Kind = .write, reverting target: Int64? = nil,
-                           _ body: (Int64) throws -> T) throws -> T {
+    func recordingGroup<T>(
+        _ kind: ChangeGroup.Kind = .write, reverting target: Int64? = nil,
+        _ body: (Int64) throws -> T
+    ) throws -> T {
         let first = lastSeq + 1
         let value = try body(first)
         if lastSeq >= first {
-            try connection.run("INSERT INTO change_group (first_seq, last_seq, origin, kind, reverts) VALUES ($1, $2, $3, $4, $5)",
-                               [.integer(first), .integer(lastSeq), .integer(origin), .text(kind.rawValue), PostgresValue(target)])
+            try connection.run(
+                "INSERT INTO change_group (first_seq, last_seq, origin, kind, reverts) VALUES ($1, $2, $3, $4, $5)",
+                [.integer(first), .integer(lastSeq), .integer(origin), .text(kind.rawValue), PostgresValue(target)])
         }
         return value
     }
 
     /// Keeps task `id` as it is before group `group` changes it; once per task and group.
     func snapshot(id: String, group: Int64) throws {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE id = $2
             ON CONFLICT DO NOTHING
             """, [.integer(group), .text(id)])
@@ -46,7 +50,8 @@ extension PostgresTaskStore {
 
     /// The same for every task that depends on task `id`.
     func snapshotDependents(of id: String, group: Int64) throws {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE depends_on @> ARRAY[$2::text]
             ON CONFLICT DO NOTHING
             """, [.integer(group), .text(id)])
@@ -81,27 +86,32 @@ extension PostgresTaskStore {
     private func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> ChangeGroup? {
         let values: [PostgresValue] = scope == .connection ? [.integer(origin)] : []
         func inScope(_ alias: String) -> String { scope == .connection ? "AND \(alias).origin = $1" : "" }
-        let reverting = kind == .undo
+        let reverting =
+            kind == .undo
             ? "g.kind <> 'undo'"
             : """
-              g.kind = 'undo' AND g.first_seq > coalesce((SELECT max(w.first_seq) FROM change_group w WHERE w.kind = 'write' \(inScope("w"))), 0)
-              """
-        let rows = try connection.query("""
+            g.kind = 'undo' AND g.first_seq > coalesce((SELECT max(w.first_seq) FROM change_group w WHERE w.kind = 'write' \(inScope("w"))), 0)
+            """
+        let rows = try connection.query(
+            """
             SELECT g.first_seq, g.last_seq, g.origin, g.kind, c.at FROM change_group g JOIN change_log c ON c.seq = g.first_seq
             WHERE NOT g.reverted AND \(reverting) \(inScope("g")) ORDER BY g.first_seq DESC LIMIT 1
             """, values)
         return try rows.first.map { row in
-            ChangeGroup(firstSeq: try row.int64("first_seq"), lastSeq: try row.int64("last_seq"),
-                        kind: ChangeGroup.Kind(rawValue: try row.text("kind")) ?? .write,
-                        own: try row.int64("origin") == origin, at: try row.int64("at"))
+            ChangeGroup(
+                firstSeq: try row.int64("first_seq"), lastSeq: try row.int64("last_seq"),
+                kind: ChangeGroup.Kind(rawValue: try row.text("kind")) ?? .write,
+                own: try row.int64("origin") == origin, at: try row.int64("at"))
         }
     }
 
     /// The tasks `group` changed, in the order of their first change in it.
     private func tasks(of group: ChangeGroup) throws -> [GroupTask] {
         var tasks = GroupTask.Collector()
-        for row in try connection.query("SELECT kind, task_id FROM change_log WHERE seq BETWEEN $1 AND $2 ORDER BY seq",
-                                        [.integer(group.firstSeq), .integer(group.lastSeq)]) {
+        for row in try connection.query(
+            "SELECT kind, task_id FROM change_log WHERE seq BETWEEN $1 AND $2 ORDER BY seq",
+            [.integer(group.firstSeq), .integer(group.lastSeq)])
+        {
             tasks.add(kind: TaskChange.Kind(rawValue: try row.text("kind")) ?? .updated, id: try row.text("task_id"))
         }
         return tasks.tasks
@@ -115,27 +125,32 @@ extension PostgresTaskStore {
             changedSince: { try changedSince(group.lastSeq, among: $0) },
             makerMovedOn: { id, series in
                 // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
-                try connection.query("""
+                try connection.query(
+                    """
                     SELECT maker.id, maker.successor_id FROM change_log c JOIN task maker ON maker.id = c.task_id
                     WHERE c.seq = (SELECT min(seq) FROM change_log WHERE task_id = $1 AND kind = 'created') + 1
                       AND c.kind = 'updated' AND maker.series_id = $2 AND maker.successor_id <> $1
                       AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
-                    """, [.text(id), .text(series)]).first.map { (try $0.text("id"), try $0.text("successor_id")) }
+                    """, [.text(id), .text(series)]
+                ).first.map { (try $0.text("id"), try $0.text("successor_id")) }
                     .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
             })
     }
 
     /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
     private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
-        let later = LaterGroups(try connection.query(
-            "SELECT first_seq, last_seq, reverts FROM change_group WHERE first_seq > $1 ORDER BY first_seq", [.integer(after)]
-        ).map { row in
-            LaterGroups.Group(first: try row.int64("first_seq"), last: try row.int64("last_seq"), reverts: try row.optionalInt64("reverts"))
-        })
+        let later = LaterGroups(
+            try connection.query(
+                "SELECT first_seq, last_seq, reverts FROM change_group WHERE first_seq > $1 ORDER BY first_seq", [.integer(after)]
+            ).map { row in
+                LaterGroups.Group(first: try row.int64("first_seq"), last: try row.int64("last_seq"), reverts: try row.optionalInt64("reverts"))
+            })
         var changed: Set<[UInt8]> = []
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT seq, task_id FROM change_log WHERE seq > $1 AND task_id = ANY(string_to_array($2, chr(31))) ORDER BY seq
-            """, [.integer(after), TaskRow.list(ids.map { String(decoding: $0, as: UTF8.self) })]) {
+            """, [.integer(after), TaskRow.list(ids.map { String(decoding: $0, as: UTF8.self) })])
+        {
             if later.counts(try row.int64("seq")) { changed.insert(Array(try row.text("task_id").utf8)) }
         }
         return changed
@@ -151,14 +166,17 @@ extension PostgresTaskStore {
     /// The rows before `group` of the tasks it updated or deleted, by id bytes.
     private func snapshots(of group: ChangeGroup) throws -> [[UInt8]: Snapshot] {
         var snapshots: [[UInt8]: Snapshot] = [:]
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT \(TaskRow.columns), task.due_at, task.wait_at
             FROM change_before CROSS JOIN LATERAL jsonb_populate_record(NULL::task, change_before.task) AS task
             WHERE change_before.group_seq = $1
-            """, [.integer(group.firstSeq)]) {
+            """, [.integer(group.firstSeq)])
+        {
             let task = try TaskRow.task(in: row)
-            snapshots[Array(task.id.utf8)] = Snapshot(task: task, dueAt: try row.optionalInt64("due_at"),
-                                                      waitAt: try row.optionalInt64("wait_at"))
+            snapshots[Array(task.id.utf8)] = Snapshot(
+                task: task, dueAt: try row.optionalInt64("due_at"),
+                waitAt: try row.optionalInt64("wait_at"))
         }
         return snapshots
     }
@@ -219,15 +237,18 @@ extension PostgresTaskStore {
     private func existing(_ ids: [String], restoring snapshots: [[UInt8]: Snapshot]) throws -> [String] {
         let missing = ids.filter { snapshots[Array($0.utf8)] == nil }
         guard !missing.isEmpty else { return ids }
-        let present = Set(try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(missing)])
-            .map { Array(try $0.text("id").utf8) })
+        let present = Set(
+            try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(missing)])
+                .map { Array(try $0.text("id").utf8) })
         return ids.filter { snapshots[Array($0.utf8)] != nil || present.contains(Array($0.utf8)) }
     }
 
     /// The version task `id` was last deleted at, if the log holds its deletion.
     private func versionDeleted(id: String) throws -> Int64? {
-        try connection.query("SELECT version FROM change_log WHERE task_id = $1 AND kind = 'deleted' ORDER BY seq DESC LIMIT 1",
-                             [.text(id)]).first.map { try $0.int64("version") }
+        try connection.query(
+            "SELECT version FROM change_log WHERE task_id = $1 AND kind = 'deleted' ORDER BY seq DESC LIMIT 1",
+            [.text(id)]
+        ).first.map { try $0.int64("version") }
     }
 
     /// `changes` with each task as the last of them left it, as a reader of the log finds it.

@@ -63,26 +63,31 @@ extension PostgresTaskStore {
 
     /// The operations inside the caller's writing transaction, in change group `group`, or
     /// each in a group of its own when it is nil (independent requests committed together).
-    private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                         locatingFields: Bool, group: Int64?) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: { operation in
-            if let group { return try run(operation, group: group) }
-            return try recordingGroup { try run(operation, group: $0) }
-        }) { body in
-            let seqBefore = lastSeq
-            let countsBefore = countDeltas
-            try connection.execute("SAVEPOINT operation")
-            do {
-                let outcome = try body()
-                try connection.execute("RELEASE SAVEPOINT operation")
-                return outcome
-            } catch let error as TaskStoreError {
-                try connection.execute("ROLLBACK TO SAVEPOINT operation")
-                lastSeq = seqBefore
-                countDeltas = countsBefore
-                throw error
-            }
-        }
+    private func runEach(
+        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+        locatingFields: Bool, group: Int64?
+    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try PreparedOperation.runEach(
+            prepared, atomic: atomic, locatingFields: locatingFields,
+            run: { operation in
+                if let group { return try run(operation, group: group) }
+                return try recordingGroup { try run(operation, group: $0) }
+            },
+            isolated: { body in
+                let seqBefore = lastSeq
+                let countsBefore = countDeltas
+                try connection.execute("SAVEPOINT operation")
+                do {
+                    let outcome = try body()
+                    try connection.execute("RELEASE SAVEPOINT operation")
+                    return outcome
+                } catch let error as TaskStoreError {
+                    try connection.execute("ROLLBACK TO SAVEPOINT operation")
+                    lastSeq = seqBefore
+                    countDeltas = countsBefore
+                    throw error
+                }
+            })
     }
 
     /// One checked operation inside the caller's writing transaction, as part of change
@@ -94,7 +99,8 @@ extension PostgresTaskStore {
             let task = TaskItem(
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
-                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now,
+                completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
             // The task itself first (1003), then its dependencies (§5's order of errors).
             guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try checkExist(draft.dependsOn, field: "dependsOn")
@@ -118,8 +124,9 @@ extension PostgresTaskStore {
                 try checkExist(requested, field: "changes.dependsOn")
                 if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
             }
-            return OperationOutcome(result: .task(next), change: try log(.updated, task: next),
-                                    otherChanges: successor.map { [$0] } ?? [])
+            return OperationOutcome(
+                result: .task(next), change: try log(.updated, task: next),
+                otherChanges: successor.map { [$0] } ?? [])
 
         case .delete(let id, let ifVersion):
             guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -135,7 +142,9 @@ extension PostgresTaskStore {
     func delete(_ task: TaskItem, group: Int64, sparing: Set<[UInt8]> = []) throws -> (TaskChange, dependents: [TaskChange]) {
         let dependents = try removeFromDependents(task.id, group: group, sparing: sparing)
         try snapshot(id: task.id, group: group)
-        for row in try connection.query("DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(task.id)]) {
+        for row in try connection.query(
+            "DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(task.id)])
+        {
             try countDeltas.add(row, -1)
         }
         return (try log(.deleted, id: task.id, version: task.version, task: nil), dependents)
@@ -150,10 +159,12 @@ extension PostgresTaskStore {
         do {
             parsed = try RecurrenceRule(rule, field: "recurrence.rule")
         } catch {
-            throw TaskStoreError.outOfRange("task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
+            throw TaskStoreError.outOfRange(
+                "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
         }
         guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
-        let claimed = try connection.run("""
+        let claimed = try connection.run(
+            """
             UPDATE task SET successor_id = $1
             WHERE id = $2 AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
             """, [.text(successor.id), .text(task.id)])
@@ -187,7 +198,8 @@ extension PostgresTaskStore {
     /// dependencies are written, its count takes in the tasks that exist (schema 7).
     func recountBlockers(of ids: [String]) throws {
         guard !ids.isEmpty else { return }
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE task SET blocked_by = counted.n
             FROM (SELECT id, task_blockers(depends_on) AS n FROM task WHERE id = ANY(string_to_array($1, chr(31)))) AS counted
             WHERE task.id = counted.id AND task.blocked_by <> counted.n
@@ -197,8 +209,9 @@ extension PostgresTaskStore {
     /// An unknown id among `ids` is refused, naming its place in the request (`field[2]`).
     func checkExist(_ ids: [String], field: String) throws {
         guard !ids.isEmpty else { return }
-        let known = Set(try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(ids)])
-            .map { try $0.text("id") })
+        let known = Set(
+            try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(ids)])
+                .map { try $0.text("id") })
         if let index = ids.firstIndex(where: { !known.contains($0) }) {
             throw TaskStoreError.invalid(field: "\(field)[\(index)]", reason: "no task has the id \(ids[index])")
         }
@@ -212,7 +225,8 @@ extension PostgresTaskStore {
         // The step looks each task up by its key (OFFSET 0 keeps the subquery a lookup per
         // row): as a join, the planner guesses a small task table and scans all of it at
         // every step, which grows with the square of a chain's length.
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             WITH RECURSIVE reach(id) AS (
                 SELECT dependency FROM task, unnest(task.depends_on) AS dependency WHERE task.id = $1
                 UNION
@@ -236,21 +250,24 @@ extension PostgresTaskStore {
     private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.outOfRange("task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
+            throw TaskStoreError.outOfRange(
+                "task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
         }
         return milliseconds
     }
 
     /// Inserts `task` unless its id is taken; false when it is.
     func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
-        let inserted = try connection.run("""
-            INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
-                              depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
-                              created_at, updated_at, completed_at, version)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, string_to_array($8, chr(31)), $9, $10, $11,
-                    string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-            ON CONFLICT (id) DO NOTHING
-            """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
+        let inserted =
+            try connection.run(
+                """
+                INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
+                                  depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
+                                  created_at, updated_at, completed_at, version)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, string_to_array($8, chr(31)), $9, $10, $11,
+                        string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+                ON CONFLICT (id) DO NOTHING
+                """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
         if inserted { countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1) }
         return inserted
     }
@@ -258,7 +275,8 @@ extension PostgresTaskStore {
     /// Overwrites the row of `task.id` with `task`. A reminder is sent again once its time
     /// changes or the task is reopened.
     func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
-        let replaced = try connection.query("""
+        let replaced = try connection.query(
+            """
             UPDATE task SET title = $2, title_fold = $3, notes = $4, notes_fold = $5, done = $6, priority = $7,
                             tags = string_to_array($8, chr(31)), due = $9, due_at = $10, project = $11,
                             depends_on = string_to_array($12, chr(31)), wait = $13, wait_at = $14, meta = $15,
@@ -293,8 +311,9 @@ extension PostgresTaskStore {
     /// Appends a change with the next seq of the transaction's.
     func log(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?) throws -> TaskChange {
         lastSeq = try TaskRules.loggedSeq(lastSeq &+ 1)
-        try connection.run("INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
-                           [.integer(lastSeq), .text(kind.rawValue), .text(id), .integer(version), .integer(clock())])
+        try connection.run(
+            "INSERT INTO change_log (seq, kind, task_id, version, at) VALUES ($1, $2, $3, $4, $5)",
+            [.integer(lastSeq), .text(kind.rawValue), .text(id), .integer(version), .integer(clock())])
         return TaskChange(seq: lastSeq, kind: kind, id: id, version: version, task: task)
     }
 }

@@ -38,8 +38,10 @@ public actor PostgresTaskStore: TaskStoring {
     /// upgrades the schema. `lockTimeoutMilliseconds`: how long a statement waits for another's lock (such as a
     /// writer for the counter row) before failing with 1004; 0 waits for ever. Throws
     /// `StoreOpenError` for a database that cannot be used.
-    public init(connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
-                origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+    public init(
+        connectionString: String, create: Bool = true, lockTimeoutMilliseconds: Int32 = 5000, loop: EventLoop? = nil,
+        origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now
+    ) throws {
         let name = redactPasswords(in: connectionString)
         let timeout = "\(lockTimeoutMilliseconds)ms"
         let configure = { (connection: PostgresConnection) in
@@ -66,10 +68,12 @@ public actor PostgresTaskStore: TaskStoring {
         self.loop = executor
         ownsLoop = loop == nil
         // A new session is set up as the first (`lock_timeout`, prepared statements).
-        link = ReconnectingConnection(connection, role: "the store's connection", loop: executor, setUp: { connection in
-            try configure(connection)
-            try Self.prepareStatements(connection)
-        })
+        link = ReconnectingConnection(
+            connection, role: "the store's connection", loop: executor,
+            setUp: { connection in
+                try configure(connection)
+                try Self.prepareStatements(connection)
+            })
         executor.execute { [link] in link.start() }
     }
 

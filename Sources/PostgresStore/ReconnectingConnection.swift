@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
 import PostgreSQL
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,9 +103,11 @@ final class ReconnectingConnection: @unchecked Sendable {  // @unchecked: used o
             return failed(error)
         }
         let limit = connection.connectTimeoutSeconds.map { UInt64($0) * 1_000_000_000 } ?? Self.defaultTimeLimit
-        let timer = timeLimitTimer ?? loop.makeTimer { [weak self] in
-            self?.failed(PostgresError(message: "connecting took longer than its time limit", connectionLost: true))
-        }
+        let timer =
+            timeLimitTimer
+            ?? loop.makeTimer { [weak self] in
+                self?.failed(PostgresError(message: "connecting took longer than its time limit", connectionLost: true))
+            }
         timeLimitTimer = timer
         timer.schedule(after: limit)
         // libpq: before the first step, wait as if it had asked to write.

@@ -126,9 +126,11 @@ public final class Database {
             sqlite3_progress_handler(handle, 0, nil, nil)
             deadline.deallocate()
         }
-        sqlite3_progress_handler(handle, Int32(Self.instructionsPerCheck), { context in
-            ContinuousClock.now < context!.assumingMemoryBound(to: ContinuousClock.Instant.self).pointee ? 0 : 1
-        }, deadline)
+        sqlite3_progress_handler(
+            handle, Int32(Self.instructionsPerCheck),
+            { context in
+                ContinuousClock.now < context!.assumingMemoryBound(to: ContinuousClock.Instant.self).pointee ? 0 : 1
+            }, deadline)
         return try body()
     }
 
@@ -159,15 +161,17 @@ public final class Database {
     public func onCommitToWAL(_ body: @escaping (_ frames: Int, _ written: Int) -> Bool) {
         let hook = WALHook(body)
         walHook = hook
-        sqlite3_wal_hook(handle, { context, connection, name, frames in
-            var written: Int32 = 0
-            var highest: Int32 = 0
-            sqlite3_db_status(connection, SQLITE_DBSTATUS_CACHE_WRITE, &written, &highest, 1)
-            if Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames), Int(written)) {
-                sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(hook).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, connection, name, frames in
+                var written: Int32 = 0
+                var highest: Int32 = 0
+                sqlite3_db_status(connection, SQLITE_DBSTATUS_CACHE_WRITE, &written, &highest, 1)
+                if Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames), Int(written)) {
+                    sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     /// Copies what it can of the WAL into the database file without waiting for any lock

@@ -26,7 +26,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         // The connection's error code can be stale when the failing call did not set it
         // (some sqlite3_open paths); the returned code is authoritative for the primary part.
         let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(resultCode))
         self.init(extendedCode: code, message: message, sql: sql)
     }

@@ -12,10 +12,11 @@ package struct CheckedTask {
     package let remindAt: Int64?
 
     package init(_ item: TaskItem) throws {
-        let draft = TaskDraft(id: item.id, title: item.title, notes: item.notes, done: item.done,
-                              priority: item.priority, tags: item.tags, due: item.due, project: item.project,
-                              dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence,
-                              remindAt: item.remindAt)
+        let draft = TaskDraft(
+            id: item.id, title: item.title, notes: item.notes, done: item.done,
+            priority: item.priority, tags: item.tags, due: item.due, project: item.project,
+            dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence,
+            remindAt: item.remindAt)
         guard case .create(_, _, let tags, let dueAt, let dependsOn, let waitAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }

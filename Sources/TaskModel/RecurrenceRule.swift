@@ -20,14 +20,19 @@
 /// `BYMONTHDAY=31` is added to its text when the rule had none.
 public struct RecurrenceRule: Sendable, Hashable {
     public enum Frequency: String, Sendable {
-        case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+        case daily = "DAILY"
+        case weekly = "WEEKLY"
+        case monthly = "MONTHLY"
+        case yearly = "YEARLY"
     }
 
     /// A `BYDAY` element: a weekday (0 Monday … 6 Sunday), and for `MONTHLY` and `YEARLY` an
     /// optional ordinal (`2MO` the second Monday, `-1FR` the last Friday of the period).
     /// RFC 7529's `SKIP`: what becomes of a day the month lacks.
     package enum Skip: String, Hashable, Sendable {
-        case omit = "OMIT", backward = "BACKWARD", forward = "FORWARD"
+        case omit = "OMIT"
+        case backward = "BACKWARD"
+        case forward = "FORWARD"
     }
 
     package struct Weekday: Hashable, Sendable {
@@ -61,15 +66,20 @@ public struct RecurrenceRule: Sendable, Hashable {
         guard text.unicodeScalars.count <= Self.maxLength else { throw refuse("must be at most \(Self.maxLength) characters") }
         var seen: Set<String> = []
         var frequency: Frequency?
-        var interval = 1, count: Int?, until: Until?
-        var weekdays: [Weekday] = [], monthDays: [Int] = []
-        var skip = Skip.omit, calendarScale = false
+        var interval = 1
+        var count: Int?
+        var until: Until?
+        var weekdays: [Weekday] = []
+        var monthDays: [Int] = []
+        var skip = Skip.omit
+        var calendarScale = false
         for part in text.split(separator: ";", omittingEmptySubsequences: false) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
                 throw refuse("must be RFC 5545 rule parts NAME=VALUE joined by ';' (FREQ=WEEKLY;BYDAY=MO,TH)")
             }
-            let name = pieces[0].uppercased(), value = pieces[1].uppercased()
+            let name = pieces[0].uppercased()
+            let value = pieces[1].uppercased()
             guard seen.insert(name).inserted else { throw refuse("has \(name) twice") }
             switch name {
             case "FREQ":
@@ -119,11 +129,12 @@ public struct RecurrenceRule: Sendable, Hashable {
         if frequency == .weekly && !monthDays.isEmpty { throw refuse("BYMONTHDAY is not allowed with FREQ=WEEKLY") }
         if seen.contains("SKIP") && !calendarScale { throw refuse("SKIP needs RSCALE=GREGORIAN (RFC 7529)") }
         if skip != .omit && frequency != .monthly { throw refuse("SKIP=\(skip.rawValue) needs FREQ=MONTHLY") }
-        let ordinals: ClosedRange<Int>? = switch frequency {
-        case .daily, .weekly: nil
-        case .monthly: -5...5
-        case .yearly: -53...53
-        }
+        let ordinals: ClosedRange<Int>? =
+            switch frequency {
+            case .daily, .weekly: nil
+            case .monthly: -5...5
+            case .yearly: -53...53
+            }
         for weekday in weekdays {
             guard let ordinal = weekday.ordinal else { continue }
             guard let ordinals else { throw refuse("BYDAY ordinals (1MO, -1FR) need FREQ=MONTHLY or FREQ=YEARLY") }
@@ -148,10 +159,10 @@ public struct RecurrenceRule: Sendable, Hashable {
         if count == 1 { return nil }
         let bytes = Array(due.utf8)
         guard bytes.count >= 10, Timestamp.parse(due) != nil,
-              let year = Int64(String(decoding: bytes[0..<4], as: UTF8.self)),
-              let month = Int64(String(decoding: bytes[5..<7], as: UTF8.self)),
-              let day = Int64(String(decoding: bytes[8..<10], as: UTF8.self)),
-              let nextDay = nextDate(after: Timestamp.days(fromCivil: year, month, day))
+            let year = Int64(String(decoding: bytes[0..<4], as: UTF8.self)),
+            let month = Int64(String(decoding: bytes[5..<7], as: UTF8.self)),
+            let day = Int64(String(decoding: bytes[8..<10], as: UTF8.self)),
+            let nextDay = nextDate(after: Timestamp.days(fromCivil: year, month, day))
         else { return nil }
         let (y, m, d) = Timestamp.civil(fromDays: nextDay)
         let nextDue = Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) + String(decoding: bytes[10...], as: UTF8.self)
@@ -175,12 +186,13 @@ public struct RecurrenceRule: Sendable, Hashable {
     /// periods never will.
     package func nextDate(after start: Int64) -> Int64? {
         let limit = Timestamp.days(fromCivil: 10_000, 1, 1)
-        let cycle: Int64 = switch frequency {
-        case .daily: 146_097
-        case .weekly: 20_871
-        case .monthly: 4_800
-        case .yearly: 400
-        }
+        let cycle: Int64 =
+            switch frequency {
+            case .daily: 146_097
+            case .weekly: 20_871
+            case .monthly: 4_800
+            case .yearly: 400
+            }
         var period = self.period(of: start)
         for _ in 0..<cycle {
             let dates = candidates(in: period, start: start)
@@ -268,7 +280,8 @@ public struct RecurrenceRule: Sendable, Hashable {
         }
         guard !weekdays.isEmpty else { return true }
         let weekday = Self.weekday(of: day)
-        let fromStart = Int((day - scope.lowerBound) / 7) + 1, fromEnd = -(Int((scope.upperBound - day) / 7) + 1)
+        let fromStart = Int((day - scope.lowerBound) / 7) + 1
+        let fromEnd = -(Int((scope.upperBound - day) / 7) + 1)
         return weekdays.contains { $0.day == weekday && ($0.ordinal == nil || $0.ordinal == fromStart || $0.ordinal == fromEnd) }
     }
 
@@ -321,7 +334,7 @@ public struct RecurrenceRule: Sendable, Hashable {
     private static func until(_ text: String) -> Until? {
         let characters = Array(text)
         guard characters.count == 8 || (characters.count == 16 && characters[8] == "T" && characters[15] == "Z"),
-              characters.enumerated().allSatisfy({ $0.offset == 8 || $0.offset == 15 || ("0"..."9").contains($0.element) })
+            characters.enumerated().allSatisfy({ $0.offset == 8 || $0.offset == 15 || ("0"..."9").contains($0.element) })
         else { return nil }
         let date = String(characters[0..<4]) + "-" + String(characters[4..<6]) + "-" + String(characters[6..<8])
         if characters.count == 8 {
@@ -360,7 +373,8 @@ extension TaskItem {
             if changes.recurrence != nil {
                 throw TaskStoreError.invalid(field: "changes.recurrence", reason: "needs a due date: a recurring task must have one")
             }
-            throw TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
+            throw TaskStoreError.invalid(
+                field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
         }
         if seriesId == nil { seriesId = id }
     }

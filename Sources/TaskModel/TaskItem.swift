@@ -103,7 +103,8 @@ extension TaskItem {
     /// of the range, which only another program can have stored.
     package func atNextVersion(changedAt now: Int64) throws -> TaskItem {
         guard version < TaskRules.versions.upperBound else {
-            throw TaskStoreError.outOfRange("""
+            throw TaskStoreError.outOfRange(
+                """
                 task \(id) is at version \(version), and a version goes no higher than \
                 \(TaskRules.versions.upperBound): its stored data is out of range (see taskline check)
                 """)
@@ -132,10 +133,12 @@ public struct TaskDraft: Sendable, Hashable {
     public var recurrence: String?
     public var remindAt: String?
 
-    public init(id: String? = nil, title: String, notes: String = "", done: Bool = false,
-                priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
-                dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
-                recurrence: String? = nil, remindAt: String? = nil) {
+    public init(
+        id: String? = nil, title: String, notes: String = "", done: Bool = false,
+        priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
+        dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
+        recurrence: String? = nil, remindAt: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.notes = notes
@@ -169,10 +172,12 @@ public struct TaskChanges: Sendable, Hashable {
     public var recurrence: String??
     public var remindAt: String??
 
-    public init(title: String? = nil, notes: String? = nil, done: Bool? = nil,
-                priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
-                dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil,
-                remindAt: String?? = nil) {
+    public init(
+        title: String? = nil, notes: String? = nil, done: Bool? = nil,
+        priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
+        dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil,
+        remindAt: String?? = nil
+    ) {
         self.title = title
         self.notes = notes
         self.done = done

@@ -60,8 +60,9 @@ public struct OperationOutcome: Sendable, Hashable {
 package struct PreparedOperation {
     package enum Action {
         case create(TaskDraft, id: String, tags: [String], dueAt: Int64?, dependsOn: [String], waitAt: Int64?)
-        case update(id: String, changes: TaskChanges, tags: [String]?, dueAt: Int64??, dependsOn: [String]?, waitAt: Int64??,
-                    ifVersion: Int64?)
+        case update(
+            id: String, changes: TaskChanges, tags: [String]?, dueAt: Int64??, dependsOn: [String]?, waitAt: Int64??,
+            ifVersion: Int64?)
         case delete(id: String, ifVersion: Int64?)
     }
 

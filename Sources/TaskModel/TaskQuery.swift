@@ -10,8 +10,10 @@ public struct TaskQuery: Sendable, Hashable {
     public static let maxLimit = 1000
     public static let maxSortKeys = 5
 
-    public init(filter: TaskFilter = TaskFilter(), sort: [SortKey] = [SortKey(field: .createdAt)], limit: Int = 100,
-                cursor: String? = nil, offset: Int? = nil, includeTotal: Bool = false) {
+    public init(
+        filter: TaskFilter = TaskFilter(), sort: [SortKey] = [SortKey(field: .createdAt)], limit: Int = 100,
+        cursor: String? = nil, offset: Int? = nil, includeTotal: Bool = false
+    ) {
         self.filter = filter
         self.sort = sort
         self.limit = limit
@@ -62,9 +64,11 @@ public struct TaskFilter: Sendable, Hashable {
     public static let maxTextLength = 1024
     public static let maxIDs = 1000
 
-    public init(done: Bool? = nil, tags: [String] = [], text: String? = nil,
-                dueBefore: String? = nil, dueAfter: String? = nil, ids: [String]? = nil,
-                project: String? = nil, blocked: Bool? = nil, waiting: Bool? = nil) {
+    public init(
+        done: Bool? = nil, tags: [String] = [], text: String? = nil,
+        dueBefore: String? = nil, dueAfter: String? = nil, ids: [String]? = nil,
+        project: String? = nil, blocked: Bool? = nil, waiting: Bool? = nil
+    ) {
         self.done = done
         self.tags = tags
         self.text = text

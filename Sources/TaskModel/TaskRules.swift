@@ -24,7 +24,8 @@ public enum TaskRules {
     /// cannot pass it back as `since`).
     package static func loggedSeq(_ seq: Int64) throws -> Int64 {
         guard seqs.contains(seq) else {
-            throw TaskStoreError.outOfRange("""
+            throw TaskStoreError.outOfRange(
+                """
                 the change log's newest seq is \(seq), outside 1 to \(seqs.upperBound): \
                 its stored data is out of range (see taskline check)
                 """)
@@ -36,7 +37,8 @@ public enum TaskRules {
     /// no seq can be it.
     package static func prunedThrough(_ through: Int64, storedAs name: String) throws -> Int64 {
         guard through == 0 || seqs.contains(through) else {
-            throw TaskStoreError.outOfRange("\(name) is \(through), outside 0 to \(seqs.upperBound): its stored data is out of range (see taskline check)")
+            throw TaskStoreError.outOfRange(
+                "\(name) is \(through), outside 0 to \(seqs.upperBound): its stored data is out of range (see taskline check)")
         }
         return through
     }
@@ -134,7 +136,8 @@ public enum TaskRules {
         // Each segment's length in scalars, and whether it has white space or a control
         // character: over the bytes when every scalar is ASCII (a dot is one of each).
         let excluded = { (scalar: Unicode.Scalar) in isControl(scalar) || isWhiteSpace(scalar) }
-        let segments = facts.isASCII
+        let segments =
+            facts.isASCII
             ? project.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
                 .map { (length: $0.count, excluded: $0.contains { excluded(Unicode.Scalar($0)) }) }
             : project.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)

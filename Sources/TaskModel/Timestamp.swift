@@ -76,18 +76,18 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Int64? {
         var reader = DigitReader(Array(text.utf8))
         guard let year = reader.number(4), reader.skip("-"),
-              let month = reader.number(2), reader.skip("-"),
-              let day = reader.number(2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            let month = reader.number(2), reader.skip("-"),
+            let day = reader.number(2),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         let dayStart = days(fromCivil: year, month, day) * 86_400_000
         if reader.atEnd { return dayStart }
 
         guard reader.skip("T") || reader.skip("t"),
-              let hour = reader.number(2), reader.skip(":"),
-              let minute = reader.number(2), reader.skip(":"),
-              let second = reader.number(2),
-              hour < 24, minute < 60, second <= 60
+            let hour = reader.number(2), reader.skip(":"),
+            let minute = reader.number(2), reader.skip(":"),
+            let second = reader.number(2),
+            hour < 24, minute < 60, second <= 60
         else { return nil }
         var millis: Int64 = 0
         if reader.skip(".") {
@@ -106,7 +106,8 @@ public enum Timestamp {
             let sign: Int64
             if reader.skip("+") { sign = 1 } else if reader.skip("-") { sign = -1 } else { return nil }
             guard let offsetHour = reader.number(2), reader.skip(":"), let offsetMinute = reader.number(2),
-                  offsetHour < 24, offsetMinute < 60 else { return nil }
+                offsetHour < 24, offsetMinute < 60
+            else { return nil }
             offsetMinutes = sign * (offsetHour * 60 + offsetMinute)
         }
         guard reader.atEnd else { return nil }

@@ -35,8 +35,9 @@ package final class UUID7: Sendable {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let nanoseconds = UInt64(spec.tv_nsec)
-        return next(milliseconds: UInt64(spec.tv_sec) * 1000 + nanoseconds / 1_000_000,
-                    fraction: nanoseconds % 1_000_000 * 4096 / 1_000_000)
+        return next(
+            milliseconds: UInt64(spec.tv_sec) * 1000 + nanoseconds / 1_000_000,
+            fraction: nanoseconds % 1_000_000 * 4096 / 1_000_000)
     }
 
     /// The next id for a clock reading of `milliseconds` and `fraction` 4096ths of one.

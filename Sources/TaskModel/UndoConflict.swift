@@ -54,8 +54,9 @@ package struct GroupTask: Sendable {
         }
         for task in tasks where !changed.contains(Array(task.id.utf8)) {
             guard let state = before(Array(task.id.utf8)), let series = state.seriesId, !series.utf8.elementsEqual(state.id.utf8),
-                  try load(task.id) == nil, let (maker, made) = try makerMovedOn(task.id, series), !created.contains(Array(made.utf8)),
-                  !now.contains(where: { $0.id.utf8.elementsEqual(maker.id.utf8) }) else { continue }
+                try load(task.id) == nil, let (maker, made) = try makerMovedOn(task.id, series), !created.contains(Array(made.utf8)),
+                !now.contains(where: { $0.id.utf8.elementsEqual(maker.id.utf8) })
+            else { continue }
             now.append(maker)
         }
         return now.isEmpty && gone.isEmpty ? nil : .undoConflict(tasks: now, deleted: gone)
@@ -102,7 +103,8 @@ package struct LaterGroups {
     /// Whether the change at `seq` counts as a change of its task.
     package func counts(_ seq: Int64) -> Bool {
         // The last group that starts at or before the change.
-        var low = 0, high = groups.count
+        var low = 0
+        var high = groups.count
         while low < high {
             let middle = (low + high) / 2
             if groups[middle].first <= seq { low = middle + 1 } else { high = middle }

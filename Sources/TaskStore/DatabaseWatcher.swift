@@ -1,7 +1,7 @@
 import EventLoop
+import Glibc
 import Logging
 import Synchronization
-import Glibc
 
 /// Wakes up when the database file may have been changed by another process.
 ///
@@ -74,8 +74,8 @@ public final class DatabaseWatcher: Sendable {
         // A WAL not made yet is watched once the folder's watch hears it made.
         wal = WALWatch(inotifyFD: fd, path: databasePath + "-wal")
         wal.watch()
-        watch = InotifyWatch(inotifyFD: fd, databaseName: name, wal: wal, reporter: reporter)
-        loop.execute { [watch] in watch.start(on: loop) }
+        watch = InotifyWatch(inotifyFD: fd, databaseName: name, wal: wal, reporter: reporter, loop: loop)
+        loop.execute { [watch] in watch.start() }
     }
 
     /// The path with every symbolic link resolved, or as given when it cannot be.
@@ -210,6 +210,8 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
     private let walName: [UInt8]
     private let wal: WALWatch
     private let reporter: Reporter
+    /// Whose clock the delays are measured on.
+    private let loop: EventLoop
     private var buffer = [UInt8](repeating: 0, count: 8192)
 
     private var source: EventLoop.Source?
@@ -222,15 +224,16 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
     private var lastRead: UInt64 = 0
     private var looksMade = DatabaseWatcher.settleDelays.count
 
-    init(inotifyFD: Int32, databaseName: String, wal: WALWatch, reporter: Reporter) {
+    init(inotifyFD: Int32, databaseName: String, wal: WALWatch, reporter: Reporter, loop: EventLoop) {
         self.inotifyFD = inotifyFD
         self.databaseName = Array(databaseName.utf8)
         self.walName = Array((databaseName + "-wal").utf8)
         self.wal = wal
         self.reporter = reporter
+        self.loop = loop
     }
 
-    func start(on loop: EventLoop) {
+    func start() {
         source = loop.addSource(fd: inotifyFD, events: Int16(POLLIN)) { [unowned self] _ in self.readable() }
         look = loop.makeTimer { [unowned self] in
             looksMade += 1
@@ -238,7 +241,7 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
             scheduleLook()
         }
         resume = loop.makeTimer { [unowned self] in
-            lastRead = EventLoop.now()
+            lastRead = loop.now()
             source?.events = Int16(POLLIN)
         }
         // The loop has nothing to do: a watch the owner's writes made deaf listens again,
@@ -252,7 +255,7 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
         // A commit whose WAL writes came before the watch was set may become visible after
         // it, with no event left to hear: the start counts as an event, looked at now and
         // again after each settle delay.
-        lastEvent = EventLoop.now()
+        lastEvent = loop.now()
         looksMade = 0
         scheduleLook()
         reporter.fire()
@@ -267,7 +270,7 @@ private final class InotifyWatch: @unchecked Sendable {  // @unchecked: used on 
     }
 
     private func readable() {
-        let now = EventLoop.now()
+        let now = loop.now()
         if drainEvents() {
             reporter.fire()
             lastEvent = now

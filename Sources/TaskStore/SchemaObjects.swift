@@ -47,8 +47,10 @@ extension Schema {
         }
         // SQLite's own sqlite_sequence goes when a VACUUM finds no AUTOINCREMENT table
         // (the change log is one no more): its absence is no change.
-        for expected in made where expected.name != "sqlite_sequence"
-            && !found.contains(where: { $0.type == expected.type && $0.name == expected.name }) {
+        for expected in made
+        where expected.name != "sqlite_sequence"
+            && !found.contains(where: { $0.type == expected.type && $0.name == expected.name })
+        {
             problems.append("\(expected.label): missing")
         }
         return problems

@@ -11,7 +11,8 @@ enum StorageSetup {
     private static let done: Void = {
         let configured = taskline_sqlite_configure_library()
         if configured == SQLITE_MISUSE {
-            Log.warning("SQLite was initialized before the store configured it (SQLite error \(configured)): its library settings stay as they were then")
+            Log.warning(
+                "SQLite was initialized before the store configured it (SQLite error \(configured)): its library settings stay as they were then")
         } else if configured != SQLITE_OK {
             Log.warning("SQLite's library settings were refused (SQLite error \(configured)): running with its defaults")
         }

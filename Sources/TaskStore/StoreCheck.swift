@@ -24,8 +24,10 @@ extension TaskStore {
             return report
         }
         /// A check that fails (SQLite may give up on a damaged file) is itself a problem found.
-        func attempt(_ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
-                     _ body: () throws -> Void) {
+        func attempt(
+            _ what: String, into problems: WritableKeyPath<StoreCheckReport, [String]> = \.integrityProblems,
+            _ body: () throws -> Void
+        ) {
             do {
                 try body()
             } catch {
@@ -40,10 +42,12 @@ extension TaskStore {
         // checked twice (two million lookups at a million tasks).
         let taggingsPass = report.schemaVersion >= 10
         attempt("PRAGMA foreign_key_check", into: \.foreignKeyProblems) {
-            try database.cachedStatement("""
+            try database.cachedStatement(
+                """
                 SELECT fk.* FROM sqlite_schema AS s, pragma_foreign_key_check(s.name) AS fk
                 WHERE s.type = 'table' AND s.name IS NOT ? ORDER BY s.name
-                """).forEachRow([taggingsPass ? .text("task_tag") : .null]) { row in
+                """
+            ).forEachRow([taggingsPass ? .text("task_tag") : .null]) { row in
                 let rowid = row.isNull(1) ? "" : " \(row.int64(1))"
                 report.foreignKeyProblems.append("a row\(rowid) of \(row.text(0)) refers to a missing row of \(row.text(2))")
             }
@@ -69,57 +73,69 @@ extension TaskStore {
                 let open = try database.integer("SELECT count FROM task_total WHERE done = 0")
                 let done = try database.integer("SELECT count FROM task_total WHERE done = 1")
                 if open != Int64(counts.tasks - counts.doneTasks) || done != Int64(counts.doneTasks) {
-                    rule("task_total says \(open ?? 0) open and \(done ?? 0) done; the tasks are \(counts.tasks - counts.doneTasks) and \(counts.doneTasks)")
+                    rule(
+                        "task_total says \(open ?? 0) open and \(done ?? 0) done; the tasks are \(counts.tasks - counts.doneTasks) and \(counts.doneTasks)"
+                    )
                 }
             }
             if report.schemaVersion >= 35 {
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     WITH kept AS (SELECT project, count, open FROM project_total),
                          counted AS (SELECT project, count(*), count(*) FILTER (WHERE done = 0) FROM task WHERE project IS NOT NULL GROUP BY project)
                     SELECT project FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
                     UNION SELECT project FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY project
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     rule("project_total's counts of project \(row.text(0)) do not match its tasks")
                 }
             } else if report.schemaVersion >= 22 {
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     WITH kept AS (SELECT project, count FROM project_total),
                          counted AS (SELECT project, count(*) FROM task WHERE project IS NOT NULL GROUP BY project)
                     SELECT project FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
                     UNION SELECT project FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY project
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     rule("project_total's count of project \(row.text(0)) does not match its tasks")
                 }
             }
             if report.schemaVersion >= 35 {
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     WITH kept AS (SELECT tag, other, count, open FROM tag_pair_total),
                          counted AS (SELECT a.tag AS tag, b.tag AS other, count(*), count(*) FILTER (WHERE task.done = 0)
                                      FROM task_tag a JOIN task_tag b ON b.task_pk = a.task_pk AND b.tag > a.tag JOIN task ON task.pk = a.task_pk
                                      GROUP BY 1, 2)
                     SELECT tag, other FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
                     UNION SELECT tag, other FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY 1, 2
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     rule("tag_pair_total's counts of the tasks tagged \(row.text(0)) and \(row.text(1)) do not match their tags")
                 }
             } else if report.schemaVersion >= 31 {
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     WITH kept AS (SELECT tag, other, count FROM tag_pair_total),
                          counted AS (SELECT a.tag AS tag, b.tag AS other, count(*) FROM task_tag a JOIN task_tag b ON b.task_pk = a.task_pk AND b.tag > a.tag GROUP BY 1, 2)
                     SELECT tag, other FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
                     UNION SELECT tag, other FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY 1, 2
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     rule("tag_pair_total's count of the tasks tagged \(row.text(0)) and \(row.text(1)) does not match their tags")
                 }
             }
             if report.schemaVersion >= 34 {
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     WITH kept AS (SELECT tag, count, open FROM tag_total WHERE count IS NOT 0 OR open IS NOT 0),
                          counted AS (SELECT task_tag.tag AS tag, count(*), count(*) FILTER (WHERE task.done = 0)
                                      FROM task_tag JOIN task ON task.pk = task_tag.task_pk GROUP BY 1)
                     SELECT tag FROM (SELECT * FROM kept EXCEPT SELECT * FROM counted)
                     UNION SELECT tag FROM (SELECT * FROM counted EXCEPT SELECT * FROM kept) ORDER BY 1
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     rule("tag_total's counts of the tasks tagged \(row.text(0)) do not match their tags")
                 }
             }
@@ -127,10 +143,12 @@ extension TaskStore {
         if taggingsPass {
             attempt("checking the taggings") {
                 var mismatched: Set<String> = []
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     SELECT task.id FROM task_tag LEFT JOIN task ON task.pk = task_tag.task_pk
                     WHERE task.pk IS NULL OR task_tag.created_at IS NOT task.created_at OR task_tag.task_id IS NOT task.id
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     if row.isNull(0) {
                         report.foreignKeyProblems.append("a row of task_tag refers to a missing row of task")
                     } else {
@@ -181,7 +199,9 @@ extension TaskStore {
         }
         counts.changes = Int(try database.integer("SELECT count(*) FROM change") ?? 0)
         // A file at a version before 12 keeps the newest seq in sqlite_sequence (AUTOINCREMENT).
-        counts.newestSeq = schemaVersion >= 12 ? try Schema.newestSeq(in: database)
+        counts.newestSeq =
+            schemaVersion >= 12
+            ? try Schema.newestSeq(in: database)
             : try database.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
         return counts
     }
@@ -198,7 +218,8 @@ extension TaskStore {
         // Most tasks have no dependencies: one look at task_dependency's key says so, where
         // building the list sets up a sort for each task.
         let hasDependencies = "EXISTS (SELECT 1 FROM task_dependency WHERE task_pk = task.pk)"
-        let statement = try database.cachedStatement("""
+        let statement = try database.cachedStatement(
+            """
             SELECT \(FetchPlan.columnsBeforeSchema17), \(Schema.tagsOf("task.pk")) AS tags,
                    \(hasSchema17 ? "task.project, task.wait, task.meta, CASE WHEN \(hasDependencies) THEN \(Schema.dependsOnOf("task.pk")) ELSE '' END AS depends_on"
                                  : "NULL AS project, NULL AS wait, '{}' AS meta, '' AS depends_on"),
@@ -235,7 +256,9 @@ extension TaskStore {
         // Tasks that depend on themselves, directly or through others: found on the edges in
         // memory, in linear time (a recursive query's reachable pairs grow with the square).
         let idOf = try database.cachedStatement("SELECT id FROM task WHERE pk = ?")
-        let onCycles = try DependencyGraph.tasksOnCycles(dependencyEdges(in: database)).compactMap { pk in try idOf.firstRow([.integer(pk)]) { $0.text(0) } }
+        let onCycles = try DependencyGraph.tasksOnCycles(dependencyEdges(in: database)).compactMap { pk in
+            try idOf.firstRow([.integer(pk)]) { $0.text(0) }
+        }
         for id in onCycles.sorted(by: TaskRules.codePointOrder) {
             note("task \(id): its dependencies lead back to it (a dependency cycle)")
         }
@@ -289,11 +312,15 @@ private final class OnItsOwnThread: @unchecked Sendable {
     private static func start(_ task: OnItsOwnThread) -> pthread_t? {
         let context = Unmanaged.passRetained(task).toOpaque()
         var thread = pthread_t()
-        guard pthread_create(&thread, nil, { context in
-            let task = Unmanaged<OnItsOwnThread>.fromOpaque(context!).takeRetainedValue()
-            task.result = task.body()
-            return nil
-        }, context) == 0 else {
+        guard
+            pthread_create(
+                &thread, nil,
+                { context in
+                    let task = Unmanaged<OnItsOwnThread>.fromOpaque(context!).takeRetainedValue()
+                    task.result = task.body()
+                    return nil
+                }, context) == 0
+        else {
             Unmanaged<OnItsOwnThread>.fromOpaque(context).release()
             return nil
         }

@@ -26,8 +26,10 @@ public struct StoreOptions: Sendable {
     /// merged only once there are 64 of them, by the write that adds the 64th.
     public var idleTextIndexMerging: Bool
 
-    public init(durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil,
-                backgroundCheckpoints: Bool = false, idleTextIndexMerging: Bool = false) {
+    public init(
+        durability: Durability = .full, busyTimeoutMilliseconds: Int32 = 5000, templatePath: String? = nil,
+        backgroundCheckpoints: Bool = false, idleTextIndexMerging: Bool = false
+    ) {
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.templatePath = templatePath
@@ -121,9 +123,11 @@ enum StoreFile {
             do {
                 _ = try database.integer("SELECT count(*) FROM sqlite_schema")
                 return true
-            } catch let error as SQLiteError where [.cantOpen, .readOnly].contains(error.resultCode.primary)
-                                                    && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
-                                                    && access(path + "-journal", F_OK) != 0 {
+            } catch let error as SQLiteError
+                where [.cantOpen, .readOnly].contains(error.resultCode.primary)
+                && database.isReadOnly && (!hasWAL || access(path + "-shm", F_OK) != 0)
+                && access(path + "-journal", F_OK) != 0
+            {
                 return false
             }
         }
@@ -173,10 +177,12 @@ enum StoreFile {
                 var objects: Int64 = 0
                 var applicationID: Int32 = 0
                 var version = 0
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     SELECT (SELECT count(*) FROM sqlite_schema), (SELECT application_id FROM pragma_application_id),
                            (SELECT user_version FROM pragma_user_version)
-                    """).forEachRow { row in
+                    """
+                ).forEachRow { row in
                     objects = row.int64(0)
                     applicationID = Int32(truncatingIfNeeded: row.int64(1))
                     version = row.int(2)

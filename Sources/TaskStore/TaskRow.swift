@@ -31,9 +31,11 @@ struct TaskColumns: RowLayout {
         recurrence = statement.columnIndex("recurrence")
         seriesID = statement.columnIndex("series_id")
         remindAt = statement.columnIndex("remind")
-        texts = [(.id, id), (.title, title), (.notes, notes), (.tags, tags), (.due, due), (.project, project),
-                 (.dependsOn, dependsOn), (.wait, wait), (.meta, meta), (.recurrence, recurrence), (.seriesId, seriesID),
-                 (.remindAt, remindAt)]
+        texts = [
+            (.id, id), (.title, title), (.notes, notes), (.tags, tags), (.due, due), (.project, project),
+            (.dependsOn, dependsOn), (.wait, wait), (.meta, meta), (.recurrence, recurrence), (.seriesId, seriesID),
+            (.remindAt, remindAt),
+        ]
     }
 
     func task(in row: Row) -> TaskItem {

@@ -24,8 +24,10 @@ extension TaskStore {
     /// `destination`, with mode 0600, synced, and only then given its name, which must not
     /// exist: a half-made backup never has the name of a good one. The copy is in rollback
     /// journal mode, one self-contained file that opens on read-only media too.
-    public func backup(to destination: String, pagesPerStep: Int32 = 1024,
-                       progress: ((_ copiedPages: Int, _ totalPages: Int) -> Void)? = nil) throws {
+    public func backup(
+        to destination: String, pagesPerStep: Int32 = 1024,
+        progress: ((_ copiedPages: Int, _ totalPages: Int) -> Void)? = nil
+    ) throws {
         guard access(destination, F_OK) != 0 else { throw BackupError.destinationExists(path: destination) }
         let temporary = destination + ".partial-\(getpid())"
         do {

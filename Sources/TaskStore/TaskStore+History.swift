@@ -31,9 +31,10 @@ extension TaskStore {
                 guard changes.count < limit else { return }
                 changes.append(columns.change(in: row))
             }
-            let hasMore = try changes.last.map { last in
-                try database.integer("SELECT 1 FROM change WHERE seq > ? LIMIT 1", [.integer(last.seq)]) != nil
-            } ?? false
+            let hasMore =
+                try changes.last.map { last in
+                    try database.integer("SELECT 1 FROM change WHERE seq > ? LIMIT 1", [.integer(last.seq)]) != nil
+                } ?? false
             return ChangePage(changes: changes, seq: changes.last?.seq ?? since, hasMore: hasMore)
         }
     }
@@ -78,7 +79,8 @@ extension TaskStore {
     /// The newest seq that pruning at `cutoff` removes, or nil when nothing goes.
     private func lastPrunable(before cutoff: Int64) throws -> Int64? {
         guard let oldest = try database.integer("SELECT min(seq) FROM change") else { return nil }
-        let firstKept = try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)])
+        let firstKept =
+            try database.integer("SELECT seq FROM change WHERE at >= ? ORDER BY seq LIMIT 1", [.integer(cutoff)])
             ?? Schema.newestSeq(in: database)
         // Compared before subtracting: a seq another program stored may be Int64.min.
         return firstKept > oldest ? firstKept - 1 : nil

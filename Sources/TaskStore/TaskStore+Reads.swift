@@ -14,29 +14,31 @@ extension TaskStore {
         try query.validate()
         // One snapshot for the plan, the page, the total and the seq, whatever other
         // processes commit: the plan's choices depend on what the database holds.
-        return try translatingSQLiteErrors { try database.readTransaction {
-            let now = clock()
-            var plan = try FetchPlan(filter: query.filter, sort: query.sort, now: now, database: database)
-            var cursor: Cursor?
-            if let encoded = query.cursor {
-                guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
-                    throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
+        return try translatingSQLiteErrors {
+            try database.readTransaction {
+                let now = clock()
+                var plan = try FetchPlan(filter: query.filter, sort: query.sort, now: now, database: database)
+                var cursor: Cursor?
+                if let encoded = query.cursor {
+                    guard let decoded = Cursor(encoded: encoded), plan.accepts(decoded) else {
+                        throw TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")
+                    }
+                    cursor = decoded
                 }
-                cursor = decoded
+                let read: PageRead
+                if let candidates = plan.commonTextCandidates {
+                    read = try readPage(query, plan: &plan, after: cursor, commonText: candidates)
+                } else {
+                    read = try readPage(query, plan: plan, after: cursor)
+                }
+                var page = TaskPage(tasks: read.tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
+                if let lastKeys = read.nextCursorKeys {
+                    page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
+                }
+                if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
+                return page
             }
-            let read: PageRead
-            if let candidates = plan.commonTextCandidates {
-                read = try readPage(query, plan: &plan, after: cursor, commonText: candidates)
-            } else {
-                read = try readPage(query, plan: plan, after: cursor)
-            }
-            var page = TaskPage(tasks: read.tasks, nextCursor: nil, total: nil, seq: try Schema.newestSeq(in: database))
-            if let lastKeys = read.nextCursorKeys {
-                page.nextCursor = Cursor(signature: plan.signature, values: lastKeys).encoded
-            }
-            if query.includeTotal { page.total = try total(of: query, plan: plan, now: now) }
-            return page
-        } }
+        }
     }
 
     /// `includeTotal`'s count, in the page's snapshot.
@@ -125,9 +127,12 @@ extension TaskStore {
         }
         var remaining = offset
         for (index, run) in runs.enumerated() {
-            if let keys = try database.cachedStatement(run.keysSQL).firstRow(run.values + [.integer(remaining - 1)], { row in
-                (0..<Int32(plan.keys.count)).map { row.value($0) }
-            }) {
+            if let keys = try database.cachedStatement(run.keysSQL).firstRow(
+                run.values + [.integer(remaining - 1)],
+                { row in
+                    (0..<Int32(plan.keys.count)).map { row.value($0) }
+                })
+            {
                 return Cursor(signature: plan.signature, values: keys)
             }
             guard index < runs.count - 1 else { break }
@@ -145,7 +150,8 @@ extension TaskStore {
     /// it missed.
     private func lastTaskOfMerge(skippedBy offset: Int64, plan: FetchPlan) throws -> Cursor? {
         let keys = { (row: Row) in (0..<Int32(plan.keys.count)).map { row.value($0) } }
-        let share = try database.cachedStatement("SELECT coalesce(sum(count) FILTER (WHERE done = 0), 0), coalesce(sum(count), 0) FROM task_total")
+        let share =
+            try database.cachedStatement("SELECT coalesce(sum(count) FILTER (WHERE done = 0), 0), coalesce(sum(count), 0) FROM task_total")
             .firstRow { Double($0.int64(0)) / Double(max(1, $0.int64(1))) } ?? 0
         let estimate = min(offset - 1, Int64(Double(offset) * share))
         let side = plan.sideKeys(done: false)

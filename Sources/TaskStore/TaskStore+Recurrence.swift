@@ -16,14 +16,17 @@ extension TaskStore {
         do {
             parsed = try RecurrenceRule(rule, field: "recurrence.rule")
         } catch {
-            throw TaskStoreError.outOfRange("task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
+            throw TaskStoreError.outOfRange(
+                "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
         }
         guard let (nextDue, nextRule) = parsed.next(after: due, ruleText: rule) else { return nil }
         let id = TaskItem.newID()
-        try database.cachedStatement("""
+        try database.cachedStatement(
+            """
             UPDATE task SET successor_id = ?
             WHERE pk = ? AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
-            """).run([.text(id), .integer(pk)])
+            """
+        ).run([.text(id), .integer(pk)])
         guard database.changes == 1 else { return nil }
         let successor = TaskItem(
             id: id, title: task.title, notes: task.notes, priority: task.priority, tags: task.tags, due: nextDue,

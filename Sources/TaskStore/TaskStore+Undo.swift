@@ -49,8 +49,9 @@ extension TaskStore {
     /// Marks the changes from seq `first` through `last` as one group of this store's: those
     /// a reversal wrote row by row.
     private func markGroup(first: Int64, last: Int64) throws {
-        try database.run("UPDATE change SET group_first = ?, group_origin = ? WHERE seq BETWEEN ? AND ?",
-                         [.integer(first), .integer(origin), .integer(first), .integer(last)])
+        try database.run(
+            "UPDATE change SET group_first = ?, group_origin = ? WHERE seq BETWEEN ? AND ?",
+            [.integer(first), .integer(origin), .integer(first), .integer(last)])
         if firstOwnGroup == nil { firstOwnGroup = first }
     }
 
@@ -118,32 +119,35 @@ extension TaskStore {
     private func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {
         try translatingSQLiteErrors {
             // A group may hold thousands of changes.
-            try withBulkWriteSettings { try writeTransaction {
-                guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
-                let tasks = try tasks(of: target)
-                let before = try rows(of: tasks)
-                let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
-                if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before, snapshots: snapshots) { throw conflict }
-                let group = GroupRecorder()
-                let first = try key(of: group)
-                try restore(tasks, to: snapshots, rows: before, group: group)
-                let last = try Schema.newestSeq(in: database)
-                if last >= first { try markGroup(first: first, last: last) }
-                try database.run("INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
-                                 [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
-                var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
-                if last >= first { reversal.changes = try changes(from: first, through: last) }
-                // Each change carries its task as it is now; a task the reversal left alone is
-                // as it was loaded before.
-                var changed: [[UInt8]: TaskItem?] = [:]
-                for change in reversal.changes { changed[Array(change.id.utf8)] = change.task }
-                for task in tasks {
-                    let id = Array(task.id.utf8)
-                    let now = changed[id] ?? before[id]?.task
-                    if let now { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
+            try withBulkWriteSettings {
+                try writeTransaction {
+                    guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
+                    let tasks = try tasks(of: target)
+                    let before = try rows(of: tasks)
+                    let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
+                    if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before, snapshots: snapshots) { throw conflict }
+                    let group = GroupRecorder()
+                    let first = try key(of: group)
+                    try restore(tasks, to: snapshots, rows: before, group: group)
+                    let last = try Schema.newestSeq(in: database)
+                    if last >= first { try markGroup(first: first, last: last) }
+                    try database.run(
+                        "INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
+                        [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
+                    var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
+                    if last >= first { reversal.changes = try changes(from: first, through: last) }
+                    // Each change carries its task as it is now; a task the reversal left alone is
+                    // as it was loaded before.
+                    var changed: [[UInt8]: TaskItem?] = [:]
+                    for change in reversal.changes { changed[Array(change.id.utf8)] = change.task }
+                    for task in tasks {
+                        let id = Array(task.id.utf8)
+                        let now = changed[id] ?? before[id]?.task
+                        if let now { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
+                    }
+                    return reversal
                 }
-                return reversal
-            } }
+            }
         }
     }
 
@@ -169,27 +173,29 @@ extension TaskStore {
             }
         }
         let notReverted = "NOT EXISTS (SELECT 1 FROM change_reversal x WHERE x.reverts = coalesce(c.group_first, c.seq))"
-        let sql = kind == .undo
+        let sql =
+            kind == .undo
             ? """
-              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
-              LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
-              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3
-                AND (r.kind IS NULL OR r.kind = 'redo') AND \(notReverted)
-              ORDER BY c.seq DESC LIMIT 1
-              """
+            SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, coalesce(r.kind, 'write') FROM change c
+            LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+            WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3
+              AND (r.kind IS NULL OR r.kind = 'redo') AND \(notReverted)
+            ORDER BY c.seq DESC LIMIT 1
+            """
             : """
-              SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, r.kind FROM change c
-              JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
-              WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3 AND r.kind = 'undo' AND \(notReverted)
-                AND c.seq > coalesce((SELECT c.seq FROM change c WHERE c.group_origin IS NOT NULL \(mine)
-                                      AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = coalesce(c.group_first, c.seq))
-                                      ORDER BY c.seq DESC LIMIT 1), 0)
-              ORDER BY c.seq DESC LIMIT 1
-              """
+            SELECT coalesce(c.group_first, c.seq), c.seq, c.group_origin, r.kind FROM change c
+            JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
+            WHERE c.group_origin IS NOT NULL \(mine) AND coalesce(c.group_first, c.seq) > ?3 AND r.kind = 'undo' AND \(notReverted)
+              AND c.seq > coalesce((SELECT c.seq FROM change c WHERE c.group_origin IS NOT NULL \(mine)
+                                    AND NOT EXISTS (SELECT 1 FROM change_reversal r WHERE r.seq = coalesce(c.group_first, c.seq))
+                                    ORDER BY c.seq DESC LIMIT 1), 0)
+            ORDER BY c.seq DESC LIMIT 1
+            """
         let values: [SQLValue] = [.integer(origin), .integer(bound), .integer(try Schema.prunedThrough(in: database))]
         return try database.cachedStatement(sql).firstRow(values) { row in
-            StoredGroup(seq: row.int64(0), lastSeq: row.int64(1), origin: row.int64(2),
-                        kind: ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
+            StoredGroup(
+                seq: row.int64(0), lastSeq: row.int64(1), origin: row.int64(2),
+                kind: ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
         }
     }
 
@@ -234,8 +240,9 @@ extension TaskStore {
         let columns = statement.layout(SnapshotColumns.self)
         try statement.forEachRow([.integer(group.seq)]) { row in
             let task = columns.task.task(in: row)
-            snapshots[Array(task.id.utf8)] = Snapshot(task: task, dueAt: row.optionalInt64(columns.dueAt),
-                                                      waitAt: row.optionalInt64(columns.waitAt))
+            snapshots[Array(task.id.utf8)] = Snapshot(
+                task: task, dueAt: row.optionalInt64(columns.dueAt),
+                waitAt: row.optionalInt64(columns.waitAt))
         }
         return snapshots
     }
@@ -254,19 +261,23 @@ extension TaskStore {
 
     /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `rows`: its tasks as they
     /// are; `snapshots`: as they were before it.
-    private func conflict(with group: StoredGroup, tasks: [GroupTask], rows: Rows,
-                          snapshots: [[UInt8]: Snapshot]) throws -> TaskStoreError? {
+    private func conflict(
+        with group: StoredGroup, tasks: [GroupTask], rows: Rows,
+        snapshots: [[UInt8]: Snapshot]
+    ) throws -> TaskStoreError? {
         try GroupTask.conflict(
             of: tasks, before: { snapshots[$0]?.task }, load: { rows[Array($0.utf8)]?.task },
             changedSince: { try changedSince(group.lastSeq, among: $0) },
             makerMovedOn: { id, series in
                 // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
-                try database.cachedStatement("""
+                try database.cachedStatement(
+                    """
                     SELECT maker.id, maker.successor_id FROM change c JOIN task maker ON maker.id = c.task_id
                     WHERE c.seq = (SELECT min(seq) FROM change WHERE task_id = ?1 AND kind = 'created') + 1
                       AND c.kind = 'updated' AND maker.series_id = ?2 AND maker.successor_id <> ?1
                       AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
-                    """).firstRow([.text(id), .text(series)]) { ($0.text(0), $0.text(1)) }
+                    """
+                ).firstRow([.text(id), .text(series)]) { ($0.text(0), $0.text(1)) }
                     .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
             })
     }
@@ -274,14 +285,16 @@ extension TaskStore {
     /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
     private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
         var groups: [LaterGroups.Group] = []
-        try database.cachedStatement("""
+        try database.cachedStatement(
+            """
             SELECT coalesce(c.group_first, c.seq) AS first, max(c.seq), r.reverts FROM change c
             LEFT JOIN change_reversal r ON r.seq = coalesce(c.group_first, c.seq)
             WHERE c.seq > ? AND c.group_origin IS NOT NULL GROUP BY first ORDER BY first
-            """)
-            .forEachRow([.integer(after)]) { row in
-                groups.append(LaterGroups.Group(first: row.int64(0), last: row.int64(1), reverts: row.isNull(2) ? nil : row.int64(2)))
-            }
+            """
+        )
+        .forEachRow([.integer(after)]) { row in
+            groups.append(LaterGroups.Group(first: row.int64(0), last: row.int64(1), reverts: row.isNull(2) ? nil : row.int64(2)))
+        }
         let later = LaterGroups(groups)
         var changed: Set<[UInt8]> = []
         try database.cachedStatement("SELECT seq, task_id FROM change WHERE seq > ? ORDER BY seq").forEachRow([.integer(after)]) { row in
@@ -298,8 +311,10 @@ extension TaskStore {
     /// name exists again. A dependency on a task that no longer exists is left out. Each task
     /// that changes is at its next version (a recreated one, past the version it was deleted
     /// at); one already as its snapshot is left alone. `rows`: the tasks' rows that exist.
-    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot],
-                         rows: Rows, group: GroupRecorder) throws {
+    private func restore(
+        _ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot],
+        rows: Rows, group: GroupRecorder
+    ) throws {
         let now = clock()
         // Rows are written in the order of their keys: FTS5 writes the terms it holds out as
         // a segment whenever a row's key is below the previous one's, so writes in random
@@ -344,8 +359,9 @@ extension TaskStore {
                 next.updatedAt = current.updatedAt
                 if !next.isIdentical(to: current) {
                     try self.snapshot(taskPK: pk, group: try key(of: group))
-                    try replaceRow(pk: pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
-                                   waitAt: snapshot.waitAt, current: current)
+                    try replaceRow(
+                        pk: pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
+                        waitAt: snapshot.waitAt, current: current)
                 }
             }
             if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }

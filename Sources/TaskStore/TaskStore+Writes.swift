@@ -55,8 +55,10 @@ extension TaskStore {
     /// `locatingFields`: a params error found while running (an unknown dependency) names
     /// its operation, as `apply` reports them. `groupEach`: each operation is a change group
     /// of its own (a request of its own); otherwise all of them are one.
-    private func run(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                     locatingFields: Bool, groupEach: Bool = false) throws -> [Result<OperationOutcome, TaskStoreError>] {
+    private func run(
+        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+        locatingFields: Bool, groupEach: Bool = false
+    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
         do {
             return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields, groupEach: groupEach)
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
@@ -67,8 +69,10 @@ extension TaskStore {
         }
     }
 
-    private func runInTransaction(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                                  locatingFields: Bool, groupEach: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+    private func runInTransaction(
+        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+        locatingFields: Bool, groupEach: Bool
+    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
         try translatingSQLiteErrors {
             try writeTransaction {
                 if groupEach { return try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: nil) }
@@ -79,12 +83,16 @@ extension TaskStore {
 
     /// The operations inside the caller's transaction, in the group `group`, or each in a
     /// group of its own when it is nil.
-    private func runEach(_ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-                         locatingFields: Bool, group: GroupRecorder?) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try PreparedOperation.runEach(prepared, atomic: atomic, locatingFields: locatingFields, run: { operation in
-            if let group { return try self.run(operation, group: group) }
-            return try recordingGroup { try self.run(operation, group: $0) }
-        }, isolated: { try database.savepoint($0) })
+    private func runEach(
+        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
+        locatingFields: Bool, group: GroupRecorder?
+    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try PreparedOperation.runEach(
+            prepared, atomic: atomic, locatingFields: locatingFields,
+            run: { operation in
+                if let group { return try self.run(operation, group: group) }
+                return try recordingGroup { try self.run(operation, group: $0) }
+            }, isolated: { try database.savepoint($0) })
     }
 
     /// Runs a checked operation inside the caller's transaction, as part of change group
@@ -119,13 +127,15 @@ extension TaskStore {
             next = try next.atNextVersion(changedAt: now)
             try snapshot(taskPK: pk, group: try key(of: group))
             let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now, group: group) : nil
-            try replaceRow(pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
-                           waitAt: waitAt ?? storedTime(current.wait, of: current), current: current)
+            try replaceRow(
+                pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
+                waitAt: waitAt ?? storedTime(current.wait, of: current), current: current)
             if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
                 try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
             }
-            return OperationOutcome(result: .task(next), change: try lastChange(.updated, task: next, group: group),
-                                    otherChanges: successor.map { [$0] } ?? [])
+            return OperationOutcome(
+                result: .task(next), change: try lastChange(.updated, task: next, group: group),
+                otherChanges: successor.map { [$0] } ?? [])
 
         case .delete(let id, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
@@ -168,8 +178,9 @@ extension TaskStore {
         for dependentID in dependents {
             guard let (pk, current) = try loadWithKey(id: dependentID) else { continue }
             let next = try current.atNextVersion(changedAt: now)
-            try replaceRow(pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
-                           waitAt: try storedTime(current.wait, of: current), current: current)
+            try replaceRow(
+                pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
+                waitAt: try storedTime(current.wait, of: current), current: current)
             changes.append(try lastChange(.updated, task: next, group: group))
         }
         return changes
@@ -208,13 +219,15 @@ extension TaskStore {
     /// OR FAIL, with its triggers, keeps the statement from needing a statement journal
     /// (schema 36); the caller undoes its transaction or savepoint on any error.
     func insertRow(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?, origin: Int64? = nil) throws -> Int64? {
-        try database.run("""
+        try database.run(
+            """
             INSERT OR FAIL INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
                               created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
                               recurrence, series_id, remind, remind_at, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
-            """, [
+            """,
+            [
                 .text(task.id), .text(task.title), .text(TaskRules.folded(task.title)),
                 .text(task.notes), .text(TaskRules.folded(task.notes)), SQLValue(task.done),
                 SQLValue(task.priority), SQLValue(task.due), SQLValue(dueAt),
@@ -253,19 +266,22 @@ extension TaskStore {
         set("notes = ?, notes_fold = ?", to: [.text(task.notes), .text(TaskRules.folded(task.notes))], unless: same(task.notes, current.notes))
         set("done = ?", to: [SQLValue(task.done)], unless: task.done == current.done)
         set("priority = ?", to: [SQLValue(task.priority)], unless: task.priority == current.priority)
-        set("due = ?, due_at = ?", to: [SQLValue(task.due), SQLValue(dueAt)],
+        set(
+            "due = ?, due_at = ?", to: [SQLValue(task.due), SQLValue(dueAt)],
             unless: same(task.due, current.due) && dueAt == (try? storedTime(current.due, of: current)))
         set("created_at = ?", to: [.integer(task.createdAt)], unless: task.createdAt == current.createdAt)
         set("updated_at = ?", to: [.integer(task.updatedAt)], unless: task.updatedAt == current.updatedAt)
         set("completed_at = ?", to: [SQLValue(task.completedAt)], unless: task.completedAt == current.completedAt)
         set("project = ?", to: [SQLValue(task.project)], unless: same(task.project, current.project))
-        set("wait = ?, wait_at = ?", to: [SQLValue(task.wait), SQLValue(waitAt)],
+        set(
+            "wait = ?, wait_at = ?", to: [SQLValue(task.wait), SQLValue(waitAt)],
             unless: same(task.wait, current.wait) && waitAt == (try? storedTime(current.wait, of: current)))
         set("meta = ?", to: [.text(task.meta)], unless: same(task.meta, current.meta))
         set("recurrence = ?", to: [SQLValue(task.recurrence)], unless: same(task.recurrence, current.recurrence))
         set("series_id = ?", to: [SQLValue(task.seriesId)], unless: same(task.seriesId, current.seriesId))
         let remindAt = try storedTime(task.remindAt, of: task)
-        set("remind = ?, remind_at = ?", to: [SQLValue(task.remindAt), SQLValue(remindAt)],
+        set(
+            "remind = ?, remind_at = ?", to: [SQLValue(task.remindAt), SQLValue(remindAt)],
             unless: same(task.remindAt, current.remindAt) && remindAt == (try? storedTime(current.remindAt, of: current)))
         try database.run("UPDATE task SET \(assignments.joined(separator: ", ")) WHERE pk = ?", values + [.integer(pk)])
         if !TaskItem.identical(task.tags, current.tags) {
@@ -304,14 +320,17 @@ extension TaskStore {
     func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
         guard let text else { return nil }
         guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.outOfRange("task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
+            throw TaskStoreError.outOfRange(
+                "task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
         }
         return milliseconds
     }
 
     /// The change the trigger just logged for `task`, in change group `group`.
-    func lastChange(_ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder,
-                    markedByInsert: Bool = false) throws -> TaskChange {
+    func lastChange(
+        _ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder,
+        markedByInsert: Bool = false
+    ) throws -> TaskChange {
         TaskChange(seq: try markedSeq(group, markedByInsert: markedByInsert), kind: kind, id: task.id, version: task.version, task: task)
     }
 

@@ -46,8 +46,10 @@ public actor TaskStore {
 
     /// Opens (creating or migrating as needed) the database at `path`, or `:memory:`.
     /// Throws `StoreOpenError` for a file that cannot be used, leaving it untouched.
-    public init(path: String, options: StoreOptions = StoreOptions(), loop: EventLoop? = nil,
-                origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now) throws {
+    public init(
+        path: String, options: StoreOptions = StoreOptions(), loop: EventLoop? = nil,
+        origin: Int64 = WriteOrigin.unique(), clock: @escaping @Sendable () -> Int64 = Timestamp.now
+    ) throws {
         let database = try StoreFile.open(path: path, options: options)
         self.database = database
         checkpointer = options.backgroundCheckpoints ? Self.checkpointer(for: database) : nil

@@ -177,12 +177,14 @@ enum TextIndex {
     /// then puts the pending ones in: one statement each, so FTS5 writes one segment for
     /// the lot.
     static func indexPending(in database: Database) throws {
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO task_text (task_text, rowid, title_fold, notes_fold)
             SELECT 'delete', pk, title_fold || char(1, 1), notes_fold || char(1, 1) FROM task_text_stale
             """)
         try database.run("DELETE FROM task_text_stale")
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO task_text (rowid, title_fold, notes_fold)
             SELECT source.pk, source.title_fold, source.notes_fold
             FROM task_text_pending JOIN task_text_source AS source ON source.pk = task_text_pending.pk

@@ -31,7 +31,9 @@ struct Initialize {
             reminders = try options.bool("reminders") ?? false
             if let zone = try options.string("timeZone") {
                 guard let calendar = LocalCalendar.named(zone) else {
-                    throw .invalidParams(field: options.field("timeZone"), reason: "must be an IANA time zone name the server knows, such as Europe/Paris, not \(zone)")
+                    throw .invalidParams(
+                        field: options.field("timeZone"), reason: "must be an IANA time zone name the server knows, such as Europe/Paris, not \(zone)"
+                    )
                 }
                 client.calendar = calendar
             }
@@ -46,8 +48,10 @@ struct Initialize {
             "database": ["id": .string(String(UInt64(databaseID), radix: 16)), "seq": .integer(seq)],
             "capabilities": [
                 "methods": .array(TaskMethods.all.map { .string($0.name) }),
-                "notifications": ["didChange": .bool(notifications), "didMissChanges": .bool(notifications),
-                                  "remind": .bool(reminders)],
+                "notifications": [
+                    "didChange": .bool(notifications), "didMissChanges": .bool(notifications),
+                    "remind": .bool(reminders),
+                ],
                 "limits": ["maxMessageBytes": .integer(Int64(maxMessageBytes)), "maxFetchLimit": 1000],
             ],
         ]

@@ -96,8 +96,10 @@ struct ParamsReader {
             if abs(double) <= Double(TaskRules.maxCounter) { return Int64(double) }
         }
         let negative = value.doubleValue.map { $0 < 0 } ?? false
-        throw .invalidParams(field: field(key), reason: negative
-            ? "must be at least −\(TaskRules.maxCounter) (−(2^53 − 1))" : "must be at most \(TaskRules.maxCounter) (2^53 − 1)")
+        throw .invalidParams(
+            field: field(key),
+            reason: negative
+                ? "must be at least −\(TaskRules.maxCounter) (−(2^53 − 1))" : "must be at most \(TaskRules.maxCounter) (2^53 − 1)")
     }
 
     /// An integer that fits `Int`; the range check itself belongs to the caller.

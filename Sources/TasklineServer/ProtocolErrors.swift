@@ -19,9 +19,10 @@ extension ResponseError {
         case .notFound(let id):
             self.init(code: TasklineErrorCode.taskNotFound, message: "Task not found: \(id)", data: ["id": .string(id)])
         case .versionConflict(let current):
-            self.init(code: TasklineErrorCode.versionConflict,
-                      message: "Version conflict: the task is at version \(current.version)",
-                      data: ["task": TaskJSON.encode(current)])
+            self.init(
+                code: TasklineErrorCode.versionConflict,
+                message: "Version conflict: the task is at version \(current.version)",
+                data: ["task": TaskJSON.encode(current)])
         case .alreadyExists(let id):
             self.init(code: TasklineErrorCode.taskAlreadyExists, message: "Task already exists: \(id)", data: ["id": .string(id)])
         case .invalid(let field, let reason):
@@ -33,21 +34,26 @@ extension ResponseError {
         case .outOfRange(let message):
             // SQLite's codes for a failed CHECK constraint, which is what the condition is on a
             // SQLite file, on every store; `reason` tells it from the database's own failures.
-            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)", data: [
-                "code": 19, "extendedCode": 275, "reason": "storedDataOutOfRange", "message": .string(message), "retryable": false,
-            ])
+            self.init(
+                code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)",
+                data: [
+                    "code": 19, "extendedCode": 275, "reason": "storedDataOutOfRange", "message": .string(message), "retryable": false,
+                ])
         case .historyExpired(let since, let oldestSeq):
-            self.init(code: TasklineErrorCode.historyExpired,
-                      message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",
-                      data: ["oldestSeq": .integer(oldestSeq)])
+            self.init(
+                code: TasklineErrorCode.historyExpired,
+                message: "History expired: changes after \(since) are no longer kept; the oldest kept is \(oldestSeq)",
+                data: ["oldestSeq": .integer(oldestSeq)])
         case .dependencyCycle(let ids):
-            self.init(code: TasklineErrorCode.dependencyCycle,
-                      message: "Dependency cycle: \(TaskStoreError.describeCycle(ids))",
-                      data: ["cycle": .array(ids.map(JSON.string))])
+            self.init(
+                code: TasklineErrorCode.dependencyCycle,
+                message: "Dependency cycle: \(TaskStoreError.describeCycle(ids))",
+                data: ["cycle": .array(ids.map(JSON.string))])
         case .undoConflict(let tasks, let deleted):
-            self.init(code: TasklineErrorCode.undoConflict,
-                      message: "Undo conflict: \(tasks.count + deleted.count) of the group's tasks changed since; nothing was reverted",
-                      data: ["tasks": TaskJSON.encode(tasks), "deleted": .array(deleted.map(JSON.string))])
+            self.init(
+                code: TasklineErrorCode.undoConflict,
+                message: "Undo conflict: \(tasks.count + deleted.count) of the group's tasks changed since; nothing was reverted",
+                data: ["tasks": TaskJSON.encode(tasks), "deleted": .array(deleted.map(JSON.string))])
         case .operationFailed(let index, let error):
             // The failing operation's own error. A params error already names the operation
             // in its field path; the others say which operation it was in `data.operation`.

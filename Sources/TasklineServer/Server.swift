@@ -200,7 +200,7 @@ public actor Server {
                 continue
             }
             guard case .inbound(.message(.request(let request))) = event,
-                  TaskMethods.byName[request.method] is any SingleWriteMethod.Type
+                TaskMethods.byName[request.method] is any SingleWriteMethod.Type
             else { break }
             requests.append(request)
             consumed += 1
@@ -274,8 +274,10 @@ public actor Server {
                 // `shutdown` -32600.
                 if cancellations.start(request.id), phase == .running { throw ResponseError.requestCancelled }
                 if phase == .running, let method = Self.singleWrites[request.method] {
-                    writes.append(PendingWrite(slot: responses.count, method: request.method,
-                                               operation: try method.operation(params: request.params)))
+                    writes.append(
+                        PendingWrite(
+                            slot: responses.count, method: request.method,
+                            operation: try method.operation(params: request.params)))
                     result = .success(.null)  // answered by `commit`
                 } else {
                     await commit(&writes, responses: &responses, changes: &changes)
@@ -358,8 +360,9 @@ public actor Server {
             phase = .running
             if let pid = initialize.processID { watch(pid) }
             if initialize.reminders { startReminders() }
-            return MethodOutcome(result: initialize.result(
-                maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
+            return MethodOutcome(
+                result: initialize.result(
+                    maxMessageBytes: options.maxMessageBytes, databaseID: databaseID, seq: lastNotifiedSeq))
         case (.waitingForInitialize, _):
             throw ResponseError(code: ResponseError.serverNotInitializedCode, message: "Server not initialized: send initialize first")
         case (.shutDown, _):
@@ -410,10 +413,12 @@ public actor Server {
         // Each change follows the one before it; compared by subtraction, since the last seq
         // the client heard of comes from the file and may be any integer.
         var previous = lastNotifiedSeq
-        if missed == nil, !writer.isBackedUp, own.allSatisfy({ change in
-            defer { previous = change.seq }
-            return change.seq - 1 == previous
-        }) {
+        if missed == nil, !writer.isBackedUp,
+            own.allSatisfy({ change in
+                defer { previous = change.seq }
+                return change.seq - 1 == previous
+            })
+        {
             writer.send(TaskJSON.didChange(own))
             lastNotifiedSeq = previous
         } else {
@@ -466,8 +471,12 @@ public actor Server {
     /// Sends the `tasks/didMissChanges` the client is owed, if any.
     private func announceMissedChanges() {
         guard let missed else { return }
-        writer.send(Notification(method: "tasks/didMissChanges", params: [
-            "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue)]))
+        writer.send(
+            Notification(
+                method: "tasks/didMissChanges",
+                params: [
+                    "since": .integer(missed.since), "seq": .integer(lastNotifiedSeq), "reason": .string(missed.reason.rawValue),
+                ]))
         self.missed = nil
     }
 
@@ -483,9 +492,13 @@ public actor Server {
             missed = (lastNotifiedSeq, reason)
             switch reason {
             case .backlog:
-                Log.info("the client has not read \(writer.maxPendingBytes >> 20) MiB of output: changes after seq \(lastNotifiedSeq) are not sent; it will be told to catch up (tasks/didMissChanges)")
+                Log.info(
+                    "the client has not read \(writer.maxPendingBytes >> 20) MiB of output: changes after seq \(lastNotifiedSeq) are not sent; it will be told to catch up (tasks/didMissChanges)"
+                )
             case .historyExpired:
-                Log.warning("changes after seq \(lastNotifiedSeq) were pruned from the change log before the client heard of them; it will be told to refetch (tasks/didMissChanges)")
+                Log.warning(
+                    "changes after seq \(lastNotifiedSeq) were pruned from the change log before the client heard of them; it will be told to refetch (tasks/didMissChanges)"
+                )
             }
         }
         lastNotifiedSeq = newest

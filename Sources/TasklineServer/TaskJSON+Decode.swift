@@ -32,10 +32,11 @@ extension TaskJSON {
             let completedAt = try timestamp(&reader, "completedAt") ?? (done ? updatedAt : nil)
             let version = try reader.integer("version") ?? 1
             try reader.finish()
-            return TaskItem(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
-                            project: project, dependsOn: dependsOn, wait: wait, meta: meta,
-                            recurrence: recurrence, seriesId: seriesId, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version,
-                            remindAt: remindAt)
+            return TaskItem(
+                id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
+                project: project, dependsOn: dependsOn, wait: wait, meta: meta,
+                recurrence: recurrence, seriesId: seriesId, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version,
+                remindAt: remindAt)
         } catch {
             throw .invalid(field: error.data?["field"]?.stringValue ?? "", reason: error.data?["reason"]?.stringValue ?? error.message)
         }

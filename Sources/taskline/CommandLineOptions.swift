@@ -2,6 +2,7 @@ import JSONRPC
 import Logging
 import PeopleLanguage
 import TaskStore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,7 +59,9 @@ struct CommandLineOptions {
         3 the database cannot be used.
         """
 
-    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws(UsageError) -> CommandLineOptions {
+    static func parse(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) throws(UsageError)
+        -> CommandLineOptions
+    {
         var options = CommandLineOptions(databasePath: defaultDatabasePath(environment: environment))
         var reader = ArgumentReader(arguments)
         while let item = try reader.next() {

@@ -4,6 +4,7 @@ import Logging
 import PostgresStore
 import TaskStore
 import TasklineServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,8 +69,9 @@ do {
         storeOptions.idleTextIndexMerging = true
         store = try TaskStore(path: path, options: storeOptions, loop: loop)
     case .postgresql(let connectionString):
-        store = try PostgresTaskStore(connectionString: connectionString,
-                                      lockTimeoutMilliseconds: options.store.busyTimeoutMilliseconds, loop: loop)
+        store = try PostgresTaskStore(
+            connectionString: connectionString,
+            lockTimeoutMilliseconds: options.store.busyTimeoutMilliseconds, loop: loop)
     }
 } catch {
     Log.error("\(error)")
@@ -77,8 +79,10 @@ do {
 }
 Log.info("serving \(location)")
 
-let server = Server(store: store, writer: connection.writer, options: Server.Options(
-    maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
+let server = Server(
+    store: store, writer: connection.writer,
+    options: Server.Options(
+        maxMessageBytes: options.maxMessageBytes, historyRetention: Int64(options.historyDays) * 86_400_000))
 connection.start(receive: server.receive, onEnd: server.inputEnded)
 // The loop is also the task's preferred executor: a continuation it resumes (the server
 // waiting for input) then runs on the loop directly, not via a pool thread.

@@ -56,7 +56,9 @@ import Testing
     @Test func backupDuringAWriteLoadIsSoundAndHoldsEveryAcknowledgedWrite() throws {
         let path = directory.file("busy.sqlite")
         // Some bulk first, so that the copy takes many steps.
-        let bulk = (1...20_000).map { #"{"id":"bulk-\#($0)","title":"bulk task \#($0) with some text to fill pages","tags":["bulk","t\#($0 % 50)"]}"# }
+        let bulk = (1...20_000).map {
+            #"{"id":"bulk-\#($0)","title":"bulk task \#($0) with some text to fill pages","tags":["bulk","t\#($0 % 50)"]}"#
+        }
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(bulk.joined(separator: "\n").utf8)).status == 0)
 
         let loads = try ["a", "b"].map { try WriteLoad(path: path, name: $0) }
@@ -76,9 +78,10 @@ import Testing
         let check = try runTaskline(["check", "--db", backupPath])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.lines.last == "sound")
-        let ids = Set(try runTaskline(["export", "--db", backupPath]).lines.map {
-            try #require(try JSONParser.parse(Array($0.utf8))["id"]?.stringValue)
-        })
+        let ids = Set(
+            try runTaskline(["export", "--db", backupPath]).lines.map {
+                try #require(try JSONParser.parse(Array($0.utf8))["id"]?.stringValue)
+            })
         #expect(ids.count >= 20_000 + acknowledgedBefore.count)
         #expect(Set(acknowledgedBefore).isSubset(of: ids), "every write acknowledged before the backup began is in it")
         #expect(ids.isSubset(of: Set(bulk.indices.map { "bulk-\($0 + 1)" } + acknowledgedAfter + loads.flatMap(\.acknowledgedSoFar))))
@@ -106,7 +109,9 @@ import Testing
 
     func soundDatabase() throws -> String {
         let path = directory.file("tasks-\(UUID().uuidString).sqlite")
-        let records = (1...300).map { #"{"id":"c-\#($0)","title":"Task \#($0)","notes":"\#(String(repeating: "n", count: $0 % 40))","tags":["x\#($0 % 7)"],"due":"2026-01-\#(String(format: "%02d", $0 % 28 + 1))"}"# }
+        let records = (1...300).map {
+            #"{"id":"c-\#($0)","title":"Task \#($0)","notes":"\#(String(repeating: "n", count: $0 % 40))","tags":["x\#($0 % 7)"],"due":"2026-01-\#(String(format: "%02d", $0 % 28 + 1))"}"#
+        }
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
         #expect(try runTaskline(["done", "--db", path, "c-1", "c-2"]).status == 0)
         return path
@@ -120,15 +125,16 @@ import Testing
         #expect(result.lines.count == 9)
         #expect(result.lines.first == "database      \(path)")
         #expect(result.lines.dropFirst().first?.hasSuffix(" (current)") == true, "schema        N (current)")
-        #expect(Array(result.lines.dropFirst(2)) == [
-            "integrity     ok",
-            "foreign keys  ok",
-            "task rules    ok",
-            "tasks         300 (298 open, 2 done)",
-            "tags          7 distinct, on 300 task-tag pairs",
-            "change log    302 changes kept, newest seq 302",
-            "sound",
-        ])
+        #expect(
+            Array(result.lines.dropFirst(2)) == [
+                "integrity     ok",
+                "foreign keys  ok",
+                "task rules    ok",
+                "tasks         300 (298 open, 2 done)",
+                "tags          7 distinct, on 300 task-tag pairs",
+                "change log    302 changes kept, newest seq 302",
+                "sound",
+            ])
     }
 
     @Test func checkFindsBrokenRules() throws {
@@ -137,7 +143,8 @@ import Testing
             // Another writer of the file that did not keep the derived columns, and one
             // that did not enforce foreign keys.
             let other = try Database(path: path)
-            try other.execute("""
+            try other.execute(
+                """
                 UPDATE task SET title_fold = 'stale' WHERE id = 'c-5';
                 UPDATE task SET completed_at = NULL WHERE id = 'c-1';
                 UPDATE task SET title = '   ' WHERE id = 'c-9';

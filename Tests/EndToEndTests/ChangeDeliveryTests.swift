@@ -18,7 +18,8 @@ import Testing
         try server.initialize()
         // 500 tasks whose notes are 60,000 control characters, each sent as a 6-byte escape,
         // written by the sqlite3 shell in a moment (taskline import would read 180 MB of JSON).
-        try sqlite3("""
+        try sqlite3(
+            """
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
             SELECT 'big-' || value, 'big', 'big', notes, notes, 0, 0, 1, 1, 1
             FROM generate_series(1, 500), (SELECT replace(printf('%.60000c', 'n'), 'n', char(1)) AS notes)
@@ -35,7 +36,9 @@ import Testing
             switch message["method"] as? String {
             case "tasks/didChange": delivered += seqs(of: message)
             case "tasks/didMissChanges": missed = message["params"] as? [String: Any] ?? ["params": "missing"]
-            default: Issue.record("unexpected \(message)"); return
+            default:
+                Issue.record("unexpected \(message)")
+                return
             }
         }
         let since = delivered.count

@@ -19,9 +19,11 @@ import Testing
         #expect(versionText.hasPrefix("taskline 0.1.0"))
     }
 
-    @Test(arguments: [["--bogus"], ["--db"], ["--durability", "sometimes"], ["--framing", "xml"],
-                      ["--max-message-bytes", "0"], ["--log-level", "loud"], ["--busy-timeout", "-1"],
-                      ["--idle-spin", "-1"], ["--idle-spin", "10001"]])
+    @Test(arguments: [
+        ["--bogus"], ["--db"], ["--durability", "sometimes"], ["--framing", "xml"],
+        ["--max-message-bytes", "0"], ["--log-level", "loud"], ["--busy-timeout", "-1"],
+        ["--idle-spin", "-1"], ["--idle-spin", "10001"],
+    ])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let server = try ServerProcess(arguments)
         #expect(server.waitForExit() == 2)

@@ -30,9 +30,10 @@ import Testing
         try writer.startServer()
         try writer.verifyAfterRestart(round: Self.kills)
         #expect(writer.acknowledged > Self.kills * 5, "the writer should have got some writes through: \(writer.acknowledged)")
-        print("crash safety (\(durability)): \(Self.kills) kills, \(writer.acknowledged) acknowledged writes, "
-              + "\(writer.resolvedInFlight) in flight at a kill (\(writer.appliedInFlight) of them committed), "
-              + "\(writer.announced.count) changes announced, none lost")
+        print(
+            "crash safety (\(durability)): \(Self.kills) kills, \(writer.acknowledged) acknowledged writes, "
+                + "\(writer.resolvedInFlight) in flight at a kill (\(writer.appliedInFlight) of them committed), "
+                + "\(writer.announced.count) changes announced, none lost")
     }
 }
 
@@ -212,8 +213,9 @@ struct CrashWriter {
 
         // Everything acknowledged is there as acknowledged, and nothing else is.
         for (task, version) in tasks where stored[task] != version {
-            throw Failure(description: "round \(round): \(task) was acknowledged at \(version.map { "version \($0)" } ?? "deleted"), "
-                          + "but the database has \(stored[task].map { "version \($0)" } ?? "nothing")")
+            throw Failure(
+                description: "round \(round): \(task) was acknowledged at \(version.map { "version \($0)" } ?? "deleted"), "
+                    + "but the database has \(stored[task].map { "version \($0)" } ?? "nothing")")
         }
         for task in stored.keys where tasks[task] == nil {
             throw Failure(description: "round \(round): \(task) is in the database but was never written")

@@ -77,8 +77,9 @@ import Testing
         try store.stop(servers)
         try store.expectExported()
         try store.expectSound("after both servers exited")
-        print("cross-process safety: \(Self.rounds) rolled-back spills between two servers, \(steps) steps each checked by "
-              + "taskline check, \(store.tasks.count) tasks exported whole")
+        print(
+            "cross-process safety: \(Self.rounds) rolled-back spills between two servers, \(steps) steps each checked by "
+                + "taskline check, \(store.tasks.count) tasks exported whole")
     }
 }
 
@@ -162,8 +163,9 @@ struct SharedStore {
     func expectSound(_ step: String) throws {
         let check = try runTaskline(["check", "--db", path])
         let counted = check.lines.first { $0.hasPrefix("tasks ") }?.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first
-        try #require(check.status == 0 && counted.map { $0.filter(\.isNumber) } == String(tasks.count),
-                "\(step): taskline check, with \(tasks.count) tasks acknowledged, said:\n\(check.output)\(check.stderr)")
+        try #require(
+            check.status == 0 && counted.map { $0.filter(\.isNumber) } == String(tasks.count),
+            "\(step): taskline check, with \(tasks.count) tasks acknowledged, said:\n\(check.output)\(check.stderr)")
     }
 
     /// `taskline export` gives every acknowledged task, at the version and with the title acknowledged.
@@ -176,8 +178,10 @@ struct SharedStore {
             exported[try #require(task["id"]?.stringValue)] = [task["title"], task["version"]]
         }
         let lost = tasks.filter { exported[$0.key] != $0.value }
-        #expect(lost.isEmpty && exported.count == tasks.count,
-                "\(lost.count) of \(tasks.count) acknowledged tasks missing or changed (e.g. \(lost.first.map { "\($0.key): \($0.value)" } ?? "none")); \(exported.count) exported")
+        #expect(
+            lost.isEmpty && exported.count == tasks.count,
+            "\(lost.count) of \(tasks.count) acknowledged tasks missing or changed (e.g. \(lost.first.map { "\($0.key): \($0.value)" } ?? "none")); \(exported.count) exported"
+        )
     }
 }
 

@@ -65,11 +65,14 @@ import Testing
         let chain = try runTaskline(["import", "-", "--db", database.argument], stdin: Data(records.joined(separator: "\n").utf8), timeout: 120)
         #expect(chain.status == 0, "\(chain.stderr)")
 
-        let cycle = try runTaskline(["import", "-", "--db", database.argument], stdin: Data("""
-            {"id":"a","title":"a","dependsOn":["b"]}
-            {"id":"b","title":"b","dependsOn":["c", "t10000"]}
-            {"id":"c","title":"c","dependsOn":["a"]}
-            """.utf8))
+        let cycle = try runTaskline(
+            ["import", "-", "--db", database.argument],
+            stdin: Data(
+                """
+                {"id":"a","title":"a","dependsOn":["b"]}
+                {"id":"b","title":"b","dependsOn":["c", "t10000"]}
+                {"id":"c","title":"c","dependsOn":["a"]}
+                """.utf8))
         #expect(cycle.status == 1)
         #expect(cycle.stderr.contains("line 3: dependsOn would close a dependency cycle: c → a → b → c"), "\(cycle.stderr)")
     }

@@ -15,8 +15,10 @@ import Testing
         let directory = TemporaryDirectory()
         let trace = directory.file("syncs.trace")
         let server = try ServerProcess(
-            ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, ServerProcess.binaryPath,
-             "--db", directory.file("tasks.sqlite"), "--durability", durability],
+            [
+                "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, ServerProcess.binaryPath,
+                "--db", directory.file("tasks.sqlite"), "--durability", durability,
+            ],
             executable: "/usr/bin/strace")
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
         for id in 1...creates {
@@ -38,8 +40,10 @@ import Testing
         let directory = TemporaryDirectory()
         let trace = directory.file("syncs.trace")
         let server = try ServerProcess(
-            ["-f", "-qq", "-e", "trace=fsync,fdatasync,clone,clone3", "-o", trace, ServerProcess.binaryPath,
-             "--db", directory.file("tasks.sqlite"), "--durability", "normal"],
+            [
+                "-f", "-qq", "-e", "trace=fsync,fdatasync,clone,clone3", "-o", trace, ServerProcess.binaryPath,
+                "--db", directory.file("tasks.sqlite"), "--durability", "normal",
+            ],
             executable: "/usr/bin/strace")
         try server.initialize(#"{"initializationOptions":{"notifications":false}}"#)
         for id in stride(from: 1, through: applies, by: 1) {

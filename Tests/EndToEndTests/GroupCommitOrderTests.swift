@@ -43,7 +43,9 @@ import Testing
                 request = #""method":"tasks/update","params":{"id":"\#(id)","ifVersion":\#(live[id]! + 5),"changes":{"done":true}}"#
                 outcomes.append(.failed(code: 1002))
             case (6, _):
-                let verb = choice % 16 < 8 ? #""method":"tasks/delete","params":{"id":"gone\#(index)"}"#
+                let verb =
+                    choice % 16 < 8
+                    ? #""method":"tasks/delete","params":{"id":"gone\#(index)"}"#
                     : #""method":"tasks/update","params":{"id":"gone\#(index)","changes":{"done":true}}"#
                 request = verb
                 outcomes.append(.failed(code: 1001))

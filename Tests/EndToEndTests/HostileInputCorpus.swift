@@ -100,62 +100,93 @@ enum HostileInput {
 
     static func nulBytes() -> [HostileCase] {
         [
-            hostile("a raw NUL in a string", bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"a"#.utf8) + [0] + Array(#""}}"#.utf8), .error(-32700)),
-            hostile("a raw NUL between tokens", bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"x"}"#.utf8), .error(-32700)),
+            hostile(
+                "a raw NUL in a string",
+                bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"a"#.utf8) + [0] + Array(#""}}"#.utf8), .error(-32700)),
+            hostile(
+                "a raw NUL between tokens", bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"x"}"#.utf8), .error(-32700)),
             hostile("a raw NUL line", bytes: [0, 0, 0], .error(-32700)),
             hostile("NUL in a title", request("tasks/create", ["title": "a\u{0}b"]), .error(-32602)),
             hostile("NUL in a tag", request("tasks/create", ["title": "t", "tags": ["a\u{0}b"]]), .error(-32602)),
             hostile("NUL in a client id", request("tasks/create", ["id": "a\u{0}b", "title": "t"]), .error(-32602)),
             hostile("NUL in a method name", request("tasks/get\u{0}x", ["id": "x"]), .error(-32601)),
-            HostileCase(name: "NUL in a request id", bytes: line(request("tasks/get", ["id": "missing"], id: "a\u{0}b")),
-                        expect: [.error(1001)], echoedID: "a\u{0}b"),
+            HostileCase(
+                name: "NUL in a request id", bytes: line(request("tasks/get", ["id": "missing"], id: "a\u{0}b")),
+                expect: [.error(1001)], echoedID: "a\u{0}b"),
             // Notes may hold any character but U+0000, which PostgreSQL's text cannot hold:
             // refused on create and on update, not cut off where C strings end.
-            session("NUL in notes is refused", [
-                request("tasks/create", ["id": "nul-notes", "title": "t", "notes": "before\u{0}after"]),
-                request("tasks/create", ["id": "nul-notes", "title": "t"], id: 2),
-                request("tasks/update", ["id": "nul-notes", "changes": ["notes": "before\u{0}after"]], id: 3),
-            ], [.error(-32602), .ok, .error(-32602)], changes: 1, stored: created("nul-notes", ["title": "t"])),
+            session(
+                "NUL in notes is refused",
+                [
+                    request("tasks/create", ["id": "nul-notes", "title": "t", "notes": "before\u{0}after"]),
+                    request("tasks/create", ["id": "nul-notes", "title": "t"], id: 2),
+                    request("tasks/update", ["id": "nul-notes", "changes": ["notes": "before\u{0}after"]], id: 3),
+                ], [.error(-32602), .ok, .error(-32602)], changes: 1, stored: created("nul-notes", ["title": "t"])),
             // An id with a NUL in it is not the id before the NUL.
-            session("an id with a NUL is another id", [
-                request("tasks/create", ["id": "nul-target", "title": "t"]),
-                request("tasks/get", ["id": "nul-target\u{0}x"], id: 2),
-                request("tasks/update", ["id": "nul-target\u{0}x", "changes": ["title": "hijacked"]], id: 3),
-                request("tasks/delete", ["id": "nul-target\u{0}x"], id: 4),
-            ], [.ok, .error(1001), .error(1001), .error(1001)], changes: 1, stored: created("nul-target", ["title": "t"])),
-            session("a NUL in the text filter is refused", [
-                request("tasks/fetch", ["filter": ["text": "before\u{0}after"], "includeTotal": true]),
-                request("tasks/fetch", ["filter": ["text": "\u{0}"]], id: 2),
-            ], [.error(-32602), .error(-32602)], changes: 0),
+            session(
+                "an id with a NUL is another id",
+                [
+                    request("tasks/create", ["id": "nul-target", "title": "t"]),
+                    request("tasks/get", ["id": "nul-target\u{0}x"], id: 2),
+                    request("tasks/update", ["id": "nul-target\u{0}x", "changes": ["title": "hijacked"]], id: 3),
+                    request("tasks/delete", ["id": "nul-target\u{0}x"], id: 4),
+                ], [.ok, .error(1001), .error(1001), .error(1001)], changes: 1, stored: created("nul-target", ["title": "t"])),
+            session(
+                "a NUL in the text filter is refused",
+                [
+                    request("tasks/fetch", ["filter": ["text": "before\u{0}after"], "includeTotal": true]),
+                    request("tasks/fetch", ["filter": ["text": "\u{0}"]], id: 2),
+                ], [.error(-32602), .error(-32602)], changes: 0),
         ]
     }
 
     static func numbers() -> [HostileCase] {
         var cases: [HostileCase] = []
         for text in ["1e400", "-1e400", "1e309"] {
-            cases.append(hostile("out-of-range number \(text) as priority", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","priority":\#(text)}}"#, .error(-32700)))
+            cases.append(
+                hostile(
+                    "out-of-range number \(text) as priority",
+                    #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","priority":\#(text)}}"#, .error(-32700)))
             cases.append(hostile("out-of-range number \(text) as id", #"{"jsonrpc":"2.0","id":\#(text),"method":"tasks/get"}"#, .error(-32700)))
         }
         let badPriorities = ["9223372036854775808", "-9223372036854775809", "2.5", "4", "-1", "1e300", "\"1\"", "true", "null1"]
         for text in badPriorities {
             let expect: Answer = text == "null1" ? .error(-32700) : .error(-32602)
-            cases.append(hostile("priority \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","priority":\#(text)}}"#, expect))
+            cases.append(
+                hostile("priority \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","priority":\#(text)}}"#, expect))
         }
-        cases.append(session("priority 3.0 counts as 3", [#"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"p3","title":"t","priority":3.0}}"#],
-                             [.ok], changes: 1, stored: created("p3", ["title": "t", "priority": 3])))
+        cases.append(
+            session(
+                "priority 3.0 counts as 3", [#"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"p3","title":"t","priority":3.0}}"#],
+                [.ok], changes: 1, stored: created("p3", ["title": "t", "priority": 3])))
         for text in ["0", "1001", "-1", "1.5", "1e300", "\"10\"", "9223372036854775807"] {
-            cases.append(hostile("fetch limit \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"limit":\#(text)}}"#, .error(-32602)))
+            cases.append(
+                hostile("fetch limit \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"limit":\#(text)}}"#, .error(-32602)))
         }
         for text in ["-1", "1e300", "\"0\"", "0.5", "999999999"] {
-            cases.append(hostile("changes since \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/changes","params":{"since":\#(text)}}"#, .error(-32602)))
+            cases.append(
+                hostile("changes since \(text)", #"{"jsonrpc":"2.0","id":1,"method":"tasks/changes","params":{"since":\#(text)}}"#, .error(-32602)))
         }
         cases.append(hostile("offset -1", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"offset":-1}}"#, .error(-32602)))
-        cases.append(hostile("offset beyond everything", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"offset":9007199254740991}}"#, .ok))
-        cases.append(hostile("offset past 2^53 − 1", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"offset":9223372036854775807}}"#, .error(-32602)))
-        cases.append(hostile("ifVersion 1e300", #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":1e300}}"#, .error(-32602)))
-        cases.append(hostile("ifVersion 2^53 − 1 on a missing task", #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":9007199254740991}}"#, .error(1001)))
-        cases.append(hostile("ifVersion Int64.max on a missing task", #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":9223372036854775807}}"#, .error(-32602)))
-        cases.append(hostile("processId out of range in a second initialize", #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":1e300}}"#, .error(-32600)))
+        cases.append(
+            hostile("offset beyond everything", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"offset":9007199254740991}}"#, .ok))
+        cases.append(
+            hostile(
+                "offset past 2^53 − 1", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"offset":9223372036854775807}}"#, .error(-32602)))
+        cases.append(
+            hostile("ifVersion 1e300", #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":1e300}}"#, .error(-32602)))
+        cases.append(
+            hostile(
+                "ifVersion 2^53 − 1 on a missing task",
+                #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":9007199254740991}}"#, .error(1001)))
+        cases.append(
+            hostile(
+                "ifVersion Int64.max on a missing task",
+                #"{"jsonrpc":"2.0","id":1,"method":"tasks/delete","params":{"id":"x","ifVersion":9223372036854775807}}"#, .error(-32602)))
+        cases.append(
+            hostile(
+                "processId out of range in a second initialize", #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":1e300}}"#,
+                .error(-32600)))
         return cases
     }
 
@@ -169,12 +200,14 @@ enum HostileInput {
         let echoed: [(String, JSON)] = [
             (#""""#, ""), ("null", .null), ("1.5", .number("1.5")), ("-1", -1), ("0", 0), ("-0", .number("-0")),
             ("9223372036854775807", .integer(.max)), ("-9223372036854775808", .integer(.min)), ("1e300", .number("1e300")),
-            ("1E2", .number("1E2")), ("18446744073709551616", .number("18446744073709551616")), ("1e-400", .number("1e-400")), (#""🙂""#, "🙂"), (#""\u0000""#, "\u{0}"), (#""1""#, "1"),
+            ("1E2", .number("1E2")), ("18446744073709551616", .number("18446744073709551616")), ("1e-400", .number("1e-400")), (#""🙂""#, "🙂"),
+            (#""\u0000""#, "\u{0}"), (#""1""#, "1"),
             ("\"" + String(repeating: "i", count: 5000) + "\"", .string(String(repeating: "i", count: 5000))),
             (#""\"; DROP TABLE task; --""#, "\"; DROP TABLE task; --"),
         ]
         for (text, id) in echoed {
-            var valid = hostile("id \(text.prefix(40)) is echoed", #"{"jsonrpc":"2.0","id":\#(text),"method":"tasks/get","params":{"id":"missing"}}"#, .error(1001))
+            var valid = hostile(
+                "id \(text.prefix(40)) is echoed", #"{"jsonrpc":"2.0","id":\#(text),"method":"tasks/get","params":{"id":"missing"}}"#, .error(1001))
             valid.echoedID = id
             cases.append(valid)
         }
@@ -207,9 +240,11 @@ enum HostileInput {
             hostile("batch of numbers", "[1,2,3]", .batch([.error(-32600), .error(-32600), .error(-32600)])),
             hostile("batch of an empty object", "[{}]", .batch([.error(-32600)])),
             hostile("nested batch", "[[]]", .batch([.error(-32600)])),
-            hostile("batch of 500 invalid members", "[" + Array(repeating: "1", count: 500).joined(separator: ",") + "]",
-                    .batch(Array(repeating: .error(-32600), count: 500))),
-            hostile("batch of a missing task and an invalid member", "[\(request("tasks/get", ["id": "x"])),7]", .batch([.error(1001), .error(-32600)])),
+            hostile(
+                "batch of 500 invalid members", "[" + Array(repeating: "1", count: 500).joined(separator: ",") + "]",
+                .batch(Array(repeating: .error(-32600), count: 500))),
+            hostile(
+                "batch of a missing task and an invalid member", "[\(request("tasks/get", ["id": "x"])),7]", .batch([.error(1001), .error(-32600)])),
             hostile("batch of notifications", #"[{"jsonrpc":"2.0","method":"initialized"},{"jsonrpc":"2.0","method":"$/nothing"}]"#),
             hostile("batch of a response object", #"[{"jsonrpc":"2.0","id":9,"result":1}]"#),
         ]
@@ -237,10 +272,13 @@ enum HostileInput {
         return [
             hostile("100,000 nested arrays", arrays, .error(-32700)),
             hostile("100,000 nested objects", objects, .error(-32700)),
-            hostile("100,000 nested arrays in params", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":\#(arrays)}}"#, .error(-32700)),
+            hostile(
+                "100,000 nested arrays in params", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":\#(arrays)}}"#, .error(-32700)),
             hostile("100,000 unclosed arrays", String(repeating: "[", count: deep), .error(-32700)),
-            hostile("64 levels are read", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","notes":\#(notes64)}}"#, .error(-32602)),
-            hostile("65 levels are not", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","notes":\#(notes65)}}"#, .error(-32700)),
+            hostile(
+                "64 levels are read", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","notes":\#(notes64)}}"#, .error(-32602)),
+            hostile(
+                "65 levels are not", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","notes":\#(notes65)}}"#, .error(-32700)),
         ]
     }
 
@@ -266,17 +304,29 @@ enum HostileInput {
             big("a huge text filter", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"filter":{"text":"@"}}}"#, .error(-32602)),
             big("a huge cursor", #"{"jsonrpc":"2.0","id":1,"method":"tasks/fetch","params":{"cursor":"@"}}"#, .error(-32602)),
             big("a huge due date", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"t","due":"@"}}"#, .error(-32602)),
-            big("a huge run of white space inside a request", #"{"jsonrpc":"2.0","id":1,@"method":"tasks/get","params":{"id":"x"}}"#, .error(1001), filler: " "),
-            big("a huge string of escapes", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"@"}}"#, .error(-32602), count: size / 6, filler: #"\u0041"#),
+            big(
+                "a huge run of white space inside a request", #"{"jsonrpc":"2.0","id":1,@"method":"tasks/get","params":{"id":"x"}}"#, .error(1001),
+                filler: " "),
+            big(
+                "a huge string of escapes", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"@"}}"#, .error(-32602),
+                count: size / 6, filler: #"\u0041"#),
             big("getting a huge id", #"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"@"}}"#, .error(1001), count: size),
             big("a huge method name", #"{"jsonrpc":"2.0","id":1,"method":"@"}"#, .error(-32601), count: size),
             big("a huge member name", #"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x","@":1}}"#, .error(-32602), count: size),
             echoedID,
-            big("a line one byte over the size limit", exactPrefix + "@", .error(-32600), count: maxMessageBytes - exactPrefix.utf8.count + 1, filler: " "),
-        ] + (longTestsEnabled ? [
-            big("a line of exactly the size limit", exactPrefix + "@", .error(1001), count: maxMessageBytes - exactPrefix.utf8.count, filler: " "),
-            big("a 17 MB line", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"@"}}"#, .error(-32600), count: 17 * 1024 * 1024),
-        ] : [])
+            big(
+                "a line one byte over the size limit", exactPrefix + "@", .error(-32600), count: maxMessageBytes - exactPrefix.utf8.count + 1,
+                filler: " "),
+        ]
+            + (longTestsEnabled
+                ? [
+                    big(
+                        "a line of exactly the size limit", exactPrefix + "@", .error(1001), count: maxMessageBytes - exactPrefix.utf8.count,
+                        filler: " "),
+                    big(
+                        "a 17 MB line", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"title":"@"}}"#, .error(-32600),
+                        count: 17 * 1024 * 1024),
+                ] : [])
     }
 
     /// Every string field with SQL and pattern syntax: stored and matched literally, never run.
@@ -285,32 +335,46 @@ enum HostileInput {
         for (index, payload) in sqlPayloads.enumerated() {
             let tag = String(payload.filter { !$0.isWhitespace })
             let id = "sql-\(index)"
-            cases.append(session("SQL in a title, notes and a tag: \(payload)", [
-                request("tasks/create", ["id": .string(id), "title": .string(payload), "notes": .string(payload), "tags": [.string(tag)]]),
-                request("tasks/get", ["id": .string(id)], id: 2),
-            ], [.ok, .ok], changes: 1, stored: created(id, ["title": .string(payload), "notes": .string(payload), "tags": [.string(tag)]])))
-            cases.append(session("SQL as a client id, got and deleted: \(payload)", [
-                request("tasks/create", ["id": .string(payload), "title": "by id"]),
-                request("tasks/get", ["id": .string(payload)], id: 2),
-                request("tasks/update", ["id": .string(payload), "changes": ["notes": .string(payload)], "ifVersion": 1], id: 3),
-                request("tasks/delete", ["id": .string(payload), "ifVersion": 2], id: 4),
-                request("tasks/get", ["id": .string(payload)], id: 5),
-            ], [.ok, .ok, .ok, .ok, .error(1001)], changes: 3))
-            cases.append(session("SQL in an update: \(payload)", [
-                request("tasks/update", ["id": .string(id), "changes": ["title": .string(payload + "!"), "tags": [.string(tag), "second"]]]),
-            ], [.ok], changes: 1, stored: created(id, ["title": .string(payload + "!"), "tags": .array(codePointSorted([tag, "second"]))], version: 2)))
-            var filter = HostileCase(name: "SQL as a text filter matches literally: \(payload)",
-                                     bytes: line(request("tasks/fetch", ["filter": ["text": .string(payload)], "limit": 1000])), expect: [.ok])
+            cases.append(
+                session(
+                    "SQL in a title, notes and a tag: \(payload)",
+                    [
+                        request("tasks/create", ["id": .string(id), "title": .string(payload), "notes": .string(payload), "tags": [.string(tag)]]),
+                        request("tasks/get", ["id": .string(id)], id: 2),
+                    ], [.ok, .ok], changes: 1, stored: created(id, ["title": .string(payload), "notes": .string(payload), "tags": [.string(tag)]])))
+            cases.append(
+                session(
+                    "SQL as a client id, got and deleted: \(payload)",
+                    [
+                        request("tasks/create", ["id": .string(payload), "title": "by id"]),
+                        request("tasks/get", ["id": .string(payload)], id: 2),
+                        request("tasks/update", ["id": .string(payload), "changes": ["notes": .string(payload)], "ifVersion": 1], id: 3),
+                        request("tasks/delete", ["id": .string(payload), "ifVersion": 2], id: 4),
+                        request("tasks/get", ["id": .string(payload)], id: 5),
+                    ], [.ok, .ok, .ok, .ok, .error(1001)], changes: 3))
+            cases.append(
+                session(
+                    "SQL in an update: \(payload)",
+                    [
+                        request(
+                            "tasks/update", ["id": .string(id), "changes": ["title": .string(payload + "!"), "tags": [.string(tag), "second"]]])
+                    ], [.ok], changes: 1,
+                    stored: created(id, ["title": .string(payload + "!"), "tags": .array(codePointSorted([tag, "second"]))], version: 2)))
+            var filter = HostileCase(
+                name: "SQL as a text filter matches literally: \(payload)",
+                bytes: line(request("tasks/fetch", ["filter": ["text": .string(payload)], "limit": 1000])), expect: [.ok])
             filter.check = { answer in
                 let tasks = answer["result"]?["tasks"]?.arrayValue ?? []
                 let needle = payload.lowercased()
-                return tasks.contains { $0["id"] == .string(id) } && tasks.allSatisfy { task in
-                    [task["title"], task["notes"]].contains { $0?.stringValue?.lowercased().contains(needle) == true }
-                }
+                return tasks.contains { $0["id"] == .string(id) }
+                    && tasks.allSatisfy { task in
+                        [task["title"], task["notes"]].contains { $0?.stringValue?.lowercased().contains(needle) == true }
+                    }
             }
             cases.append(filter)
             cases.append(hostile("SQL in a tag filter: \(payload)", request("tasks/fetch", ["filter": ["tags": [.string(tag)]]]), .ok))
-            cases.append(hostile("SQL in an id filter: \(payload)", request("tasks/fetch", ["filter": ["ids": [.string(payload), .string(id)]]]), .ok))
+            cases.append(
+                hostile("SQL in an id filter: \(payload)", request("tasks/fetch", ["filter": ["ids": [.string(payload), .string(id)]]]), .ok))
             cases.append(hostile("SQL as a cursor: \(payload)", request("tasks/fetch", ["cursor": .string(payload)]), .error(-32602)))
             cases.append(hostile("SQL as a due date: \(payload)", request("tasks/create", ["title": "t", "due": .string(payload)]), .error(-32602)))
             cases.append(hostile("SQL as a sort field: \(payload)", request("tasks/fetch", ["sort": [["field": .string(payload)]]]), .error(-32602)))
@@ -328,37 +392,54 @@ enum HostileInput {
         var cases: [HostileCase] = []
         for (index, title) in valid.enumerated() {
             let id = "unicode-\(index)"
-            cases.append(session("a title of \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })", [
-                request("tasks/create", ["id": .string(id), "title": .string(title)]),
-            ], [.ok], changes: 1, stored: created(id, ["title": .string(title)])))
+            cases.append(
+                session(
+                    "a title of \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })",
+                    [
+                        request("tasks/create", ["id": .string(id), "title": .string(title)])
+                    ], [.ok], changes: 1, stored: created(id, ["title": .string(title)])))
             // The text filter finds it by its own title, whatever the characters.
-            var found = HostileCase(name: "a text filter for the title \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })",
-                                    bytes: line(request("tasks/fetch", ["filter": ["text": .string(String(title.unicodeScalars.prefix(1024)))], "limit": 1000])),
-                                    expect: [.ok])
+            var found = HostileCase(
+                name: "a text filter for the title \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })",
+                bytes: line(request("tasks/fetch", ["filter": ["text": .string(String(title.unicodeScalars.prefix(1024)))], "limit": 1000])),
+                expect: [.ok])
             found.check = { answer in answer["result"]?["tasks"]?.arrayValue?.contains { $0["id"] == .string(id) } == true }
             cases.append(found)
         }
-        let invalid = ["\u{00A0}", "\u{3000}", "\u{2028}", " \t", "a\u{85}b", "a\u{7F}", "a\nb", String(repeating: "😀", count: 1025),
-                       String(repeating: "e\u{301}", count: 513)]
+        let invalid = [
+            "\u{00A0}", "\u{3000}", "\u{2028}", " \t", "a\u{85}b", "a\u{7F}", "a\nb", String(repeating: "😀", count: 1025),
+            String(repeating: "e\u{301}", count: 513),
+        ]
         for title in invalid {
-            cases.append(hostile("an invalid title of \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })",
-                                 request("tasks/create", ["title": .string(title)]), .error(-32602)))
+            cases.append(
+                hostile(
+                    "an invalid title of \(title.unicodeScalars.prefix(8).map { String($0.value, radix: 16) })",
+                    request("tasks/create", ["title": .string(title)]), .error(-32602)))
         }
         // Quotes in a text filter, one of them carrying a combining mark: literal text.
-        cases.append(session("quotes and a combining mark in the text filter", [
-            request("tasks/create", ["id": "quoted", "title": "say \"q\"\u{301} \"\"x"]),
-            request("tasks/fetch", ["filter": ["text": "\"q\"\u{301} \"\"x"]], id: 2),
-        ], [.ok, .ok], changes: 1, stored: created("quoted", ["title": "say \"q\"\u{301} \"\"x"])))
+        cases.append(
+            session(
+                "quotes and a combining mark in the text filter",
+                [
+                    request("tasks/create", ["id": "quoted", "title": "say \"q\"\u{301} \"\"x"]),
+                    request("tasks/fetch", ["filter": ["text": "\"q\"\u{301} \"\"x"]], id: 2),
+                ], [.ok, .ok], changes: 1, stored: created("quoted", ["title": "say \"q\"\u{301} \"\"x"])))
         cases[cases.count - 1].check = { answer in
             answer["id"] != 2 || answer["result"]?["tasks"]?.arrayValue?.contains { $0["id"] == "quoted" } == true
         }
-        cases.append(hostile("an escaped surrogate pair", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"pair","title":"\ud83d\ude00"}}"#, .ok, changes: 1))
+        cases.append(
+            hostile(
+                "an escaped surrogate pair", #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"pair","title":"\ud83d\ude00"}}"#, .ok,
+                changes: 1))
         cases[cases.count - 1].stored = created("pair", ["title": "😀"])
         // Canonically equivalent is not the same: the decomposed form the client wrote is kept.
-        cases.append(session("a title changed to its decomposed form", [
-            request("tasks/create", ["id": "nfc", "title": "caf\u{E9}"]),
-            request("tasks/update", ["id": "nfc", "changes": ["title": "cafe\u{301}"]], id: 2),
-        ], [.ok, .ok], changes: 2, stored: created("nfc", ["title": "cafe\u{301}"], version: 2)))
+        cases.append(
+            session(
+                "a title changed to its decomposed form",
+                [
+                    request("tasks/create", ["id": "nfc", "title": "caf\u{E9}"]),
+                    request("tasks/update", ["id": "nfc", "changes": ["title": "cafe\u{301}"]], id: 2),
+                ], [.ok, .ok], changes: 2, stored: created("nfc", ["title": "cafe\u{301}"], version: 2)))
         return cases
     }
 
@@ -385,21 +466,37 @@ enum HostileInput {
     static func applyAbuse() -> [HostileCase] {
         let tooMany = "[" + Array(repeating: #"{"delete":{"id":"x"}}"#, count: 1001).joined(separator: ",") + "]"
         return [
-            hostile("apply with 1,001 operations", #"{"jsonrpc":"2.0","id":1,"method":"tasks/apply","params":{"operations":\#(tooMany)}}"#, .error(-32602)),
+            hostile(
+                "apply with 1,001 operations", #"{"jsonrpc":"2.0","id":1,"method":"tasks/apply","params":{"operations":\#(tooMany)}}"#, .error(-32602)
+            ),
             hostile("apply with no operations", request("tasks/apply", ["operations": []]), .error(-32602)),
             hostile("apply with an empty operation", request("tasks/apply", ["operations": [[:]]]), .error(-32602)),
-            hostile("apply with two kinds in one operation", request("tasks/apply", ["operations": [["create": ["title": "a"], "delete": ["id": "x"]]]]), .error(-32602)),
+            hostile(
+                "apply with two kinds in one operation", request("tasks/apply", ["operations": [["create": ["title": "a"], "delete": ["id": "x"]]]]),
+                .error(-32602)),
             hostile("apply with an array operation", request("tasks/apply", ["operations": [["create": []]]]), .error(-32602)),
-            hostile("apply with atomic a string", request("tasks/apply", ["operations": [["create": ["title": "a"]]], "atomic": "yes"]), .error(-32602)),
-            hostile("atomic apply with one bad operation", request("tasks/apply", ["operations": [["create": ["title": "a"]], ["create": ["title": 5]]]]), .error(-32602)),
-            hostile("atomic apply with a missing task", request("tasks/apply", ["operations": [["create": ["title": "a"]], ["delete": ["id": "nope"]]]]), .error(1001)),
+            hostile(
+                "apply with atomic a string", request("tasks/apply", ["operations": [["create": ["title": "a"]]], "atomic": "yes"]), .error(-32602)),
+            hostile(
+                "atomic apply with one bad operation",
+                request("tasks/apply", ["operations": [["create": ["title": "a"]], ["create": ["title": 5]]]]), .error(-32602)),
+            hostile(
+                "atomic apply with a missing task", request("tasks/apply", ["operations": [["create": ["title": "a"]], ["delete": ["id": "nope"]]]]),
+                .error(1001)),
             // Not atomic, a malformed operation fails alone, as one that breaks a task rule does.
-            session("non-atomic apply with a malformed operation", [
-                request("tasks/apply", ["operations": [["create": ["id": "apply-malformed", "title": "a"]], ["create": ["title": 5]]], "atomic": false]),
-            ], [.ok], changes: 1, stored: created("apply-malformed", ["title": "a"])),
-            session("non-atomic apply with one operation breaking a rule", [
-                request("tasks/apply", ["operations": [["create": ["id": "apply-ok", "title": "a"]], ["create": ["title": " "]]], "atomic": false]),
-            ], [.ok], changes: 1, stored: created("apply-ok", ["title": "a"])),
+            session(
+                "non-atomic apply with a malformed operation",
+                [
+                    request(
+                        "tasks/apply",
+                        ["operations": [["create": ["id": "apply-malformed", "title": "a"]], ["create": ["title": 5]]], "atomic": false])
+                ], [.ok], changes: 1, stored: created("apply-malformed", ["title": "a"])),
+            session(
+                "non-atomic apply with one operation breaking a rule",
+                [
+                    request(
+                        "tasks/apply", ["operations": [["create": ["id": "apply-ok", "title": "a"]], ["create": ["title": " "]]], "atomic": false])
+                ], [.ok], changes: 1, stored: created("apply-ok", ["title": "a"])),
         ]
     }
 
@@ -420,7 +517,8 @@ enum HostileInput {
             hostile("a forged cursor holding SQL", request("tasks/fetch", ["cursor": .string(crafted)]), .ok),
             hostile("1,001 ids", request("tasks/fetch", ["filter": ["ids": ids]]), .error(-32602)),
             hostile("a tag filter of 64 tags", request("tasks/fetch", ["filter": ["tags": .array((0..<64).map { .string("t\($0)") })]]), .ok),
-            hostile("a tag filter of 200 tags", request("tasks/fetch", ["filter": ["tags": .array((0..<200).map { .string("t\($0)") })]]), .error(-32602)),
+            hostile(
+                "a tag filter of 200 tags", request("tasks/fetch", ["filter": ["tags": .array((0..<200).map { .string("t\($0)") })]]), .error(-32602)),
             hostile("a tag filter with a space", request("tasks/fetch", ["filter": ["tags": ["a b"]]]), .error(-32602)),
             hostile("dueBefore tomorrow", request("tasks/fetch", ["filter": ["dueBefore": "tomorrow"]]), .error(-32602)),
             hostile("dueAfter February 30th", request("tasks/fetch", ["filter": ["dueAfter": "2026-02-30"]]), .error(-32602)),
@@ -438,13 +536,17 @@ enum HostileInput {
             hostile("update with a null title", request("tasks/update", ["id": "sql-0", "changes": ["title": .null]]), .error(-32602)),
             hostile("update with an unknown change", request("tasks/update", ["id": "sql-0", "changes": ["owner": "me"]]), .error(-32602)),
             hostile("update with ifVersion a string", request("tasks/update", ["id": "sql-0", "changes": [:], "ifVersion": "1"]), .error(-32602)),
-            hostile("update with a stale ifVersion", request("tasks/update", ["id": "sql-0", "changes": ["title": "late"], "ifVersion": 1]), .error(1002)),
+            hostile(
+                "update with a stale ifVersion", request("tasks/update", ["id": "sql-0", "changes": ["title": "late"], "ifVersion": 1]), .error(1002)),
             hostile("update of a missing task", request("tasks/update", ["id": "nope", "changes": ["title": "x"]]), .error(1001)),
             hostile("update with a due of year 0", request("tasks/update", ["id": "nope", "changes": ["due": "0000-01-01"]]), .error(1001)),
-            session("create with a leap second", [request("tasks/create", ["id": "leap", "title": "t", "due": "2026-12-31T23:59:60Z"])],
-                    [.ok], changes: 1, stored: created("leap", ["due": "2026-12-31T23:59:60Z"])),
-            session("create with a due at the end of time", [request("tasks/create", ["id": "end", "title": "t", "due": "9999-12-31T23:59:59.999-23:59"])],
-                    [.ok], changes: 1, stored: created("end", ["due": "9999-12-31T23:59:59.999-23:59"])),
+            session(
+                "create with a leap second", [request("tasks/create", ["id": "leap", "title": "t", "due": "2026-12-31T23:59:60Z"])],
+                [.ok], changes: 1, stored: created("leap", ["due": "2026-12-31T23:59:60Z"])),
+            session(
+                "create with a due at the end of time",
+                [request("tasks/create", ["id": "end", "title": "t", "due": "9999-12-31T23:59:59.999-23:59"])],
+                [.ok], changes: 1, stored: created("end", ["due": "9999-12-31T23:59:59.999-23:59"])),
             hostile("create with a duplicate id", request("tasks/create", ["id": "sql-0", "title": "again"]), .error(1003)),
             hostile("delete with no id", request("tasks/delete", [:]), .error(-32602)),
         ]
@@ -464,10 +566,13 @@ enum HostileInput {
             hostile("a project of only a dot", request("tasks/create", ["title": "t", "project": "."]), .error(-32602)),
             hostile("a project with U+FEFF", request("tasks/create", ["title": "t", "project": "Home\u{FEFF}"]), .error(-32602)),
             hostile("a project with a NUL", request("tasks/create", ["title": "t", "project": "Home\u{0}x"]), .error(-32602)),
-            hostile("a project of 10 MB", request("tasks/create", ["title": "t", "project": .string(String(repeating: "p", count: tenMegabytes))]),
-                    .error(-32602)),
-            hostile("a project of 1,000 segments",
-                    request("tasks/create", ["title": "t", "project": .string(Array(repeating: "a", count: 1000).joined(separator: "."))]), .error(-32602)),
+            hostile(
+                "a project of 10 MB", request("tasks/create", ["title": "t", "project": .string(String(repeating: "p", count: tenMegabytes))]),
+                .error(-32602)),
+            hostile(
+                "a project of 1,000 segments",
+                request("tasks/create", ["title": "t", "project": .string(Array(repeating: "a", count: 1000).joined(separator: "."))]), .error(-32602)
+            ),
             hostile("a project filter of SQL", request("tasks/fetch", ["filter": ["project": "x'OR'1'='1"]]), .ok),
             hostile("a project filter of LIKE wildcards", request("tasks/fetch", ["filter": ["project": "%"]]), .ok),
             hostile("a project filter with an empty segment", request("tasks/fetch", ["filter": ["project": "a..b"]]), .error(-32602)),
@@ -475,8 +580,12 @@ enum HostileInput {
             hostile("dependsOn with a number", request("tasks/create", ["title": "t", "dependsOn": [1]]), .error(-32602)),
             hostile("dependsOn an unknown id", request("tasks/create", ["title": "t", "dependsOn": ["sql-0", "sql-0", "nope"]]), .error(-32602)),
             hostile("dependsOn of SQL", request("tasks/create", ["title": "t", "dependsOn": ["' OR 1=1 --"]]), .error(-32602)),
-            hostile("dependsOn 65 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "sql-0", count: 65))]), .error(-32602)),
-            hostile("dependsOn 100,000 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "x", count: 100_000))]), .error(-32602)),
+            hostile(
+                "dependsOn 65 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "sql-0", count: 65))]), .error(-32602)
+            ),
+            hostile(
+                "dependsOn 100,000 ids", request("tasks/create", ["title": "t", "dependsOn": .array(Array(repeating: "x", count: 100_000))]),
+                .error(-32602)),
             hostile("dependsOn itself", request("tasks/create", ["id": "self", "title": "t", "dependsOn": ["self"]]), .error(1006)),
             hostile("an update depending on itself", request("tasks/update", ["id": "sql-0", "changes": ["dependsOn": ["sql-0"]]]), .error(1006)),
             hostile("changes.dependsOn null", request("tasks/update", ["id": "sql-0", "changes": ["dependsOn": .null]]), .error(-32602)),
@@ -487,14 +596,17 @@ enum HostileInput {
             hostile("waiting a number", request("tasks/fetch", ["filter": ["waiting": 1]]), .error(-32602)),
             hostile("meta an array", request("tasks/create", ["title": "t", "meta": [1, 2]]), .error(-32602)),
             hostile("meta a string", request("tasks/create", ["title": "t", "meta": "{}"]), .error(-32602)),
-            hostile("meta of 10 MB", request("tasks/create", ["title": "t", "meta": ["x": .string(String(repeating: "m", count: tenMegabytes))]]),
-                    .error(-32602)),
+            hostile(
+                "meta of 10 MB", request("tasks/create", ["title": "t", "meta": ["x": .string(String(repeating: "m", count: tenMegabytes))]]),
+                .error(-32602)),
             hostile("meta as a filter", request("tasks/fetch", ["filter": ["meta": [:]]]), .error(-32602)),
             hostile("meta 33 levels deep", request("tasks/create", ["title": "t", "meta": ["y": deepMeta]]), .error(-32602)),
-            session("meta 32 levels deep", [request("tasks/create", ["id": "deep-meta", "title": "t", "meta": deepMeta])],
-                    [.ok], changes: 1, stored: created("deep-meta", ["meta": deepMeta])),
-            session("a project at every limit", [request("tasks/create", ["id": "long-project", "title": "t", "project": longProject])],
-                    [.ok], changes: 1, stored: created("long-project", ["project": longProject])),
+            session(
+                "meta 32 levels deep", [request("tasks/create", ["id": "deep-meta", "title": "t", "meta": deepMeta])],
+                [.ok], changes: 1, stored: created("deep-meta", ["meta": deepMeta])),
+            session(
+                "a project at every limit", [request("tasks/create", ["id": "long-project", "title": "t", "project": longProject])],
+                [.ok], changes: 1, stored: created("long-project", ["project": longProject])),
         ]
     }
 
@@ -505,16 +617,22 @@ enum HostileInput {
             hostile(name, request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": ["rule": value]]), .error(-32602))
         }
         func noNext(_ id: String, due: String, rule: String) -> HostileCase {
-            session("\(rule) from \(due) makes no next occurrence", [
-                request("tasks/create", ["id": .string(id), "title": "t", "due": .string(due), "recurrence": ["rule": .string(rule)]]),
-                request("tasks/update", ["id": .string(id), "changes": ["done": true]], id: 2),
-            ], [.ok, .ok], changes: 2, stored: created(id, ["done": true, "recurrence": ["rule": .string(rule)], "seriesId": .string(id)], version: 2))
+            session(
+                "\(rule) from \(due) makes no next occurrence",
+                [
+                    request("tasks/create", ["id": .string(id), "title": "t", "due": .string(due), "recurrence": ["rule": .string(rule)]]),
+                    request("tasks/update", ["id": .string(id), "changes": ["done": true]], id: 2),
+                ], [.ok, .ok], changes: 2,
+                stored: created(id, ["done": true, "recurrence": ["rule": .string(rule)], "seriesId": .string(id)], version: 2))
         }
         return [
             hostile("recurrence a string", request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": "FREQ=DAILY"]), .error(-32602)),
-            hostile("recurrence an array", request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": [["rule": "FREQ=DAILY"]]]), .error(-32602)),
-            hostile("recurrence with an unknown member",
-                    request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": ["rule": "FREQ=DAILY", "dtstart": "x"]]), .error(-32602)),
+            hostile(
+                "recurrence an array", request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": [["rule": "FREQ=DAILY"]]]),
+                .error(-32602)),
+            hostile(
+                "recurrence with an unknown member",
+                request("tasks/create", ["title": "t", "due": "2026-12-01", "recurrence": ["rule": "FREQ=DAILY", "dtstart": "x"]]), .error(-32602)),
             hostile("recurrence without a due", request("tasks/create", ["title": "t", "recurrence": ["rule": "FREQ=DAILY"]]), .error(-32602)),
             hostile("a seriesId from the client", request("tasks/create", ["title": "t", "seriesId": "sql-0"]), .error(-32602)),
             rule("a rule of a number", 5),
@@ -547,16 +665,21 @@ enum HostileInput {
             hostile("a remindAt with a space for T", request("tasks/create", ["title": "t", "remindAt": "2026-12-01 09:00:00Z"]), .error(-32602)),
             hostile("a remindAt of +24:00", request("tasks/create", ["title": "t", "remindAt": "2026-12-01T09:00:00+24:00"]), .error(-32602)),
             hostile("a remindAt of a number", request("tasks/create", ["title": "t", "remindAt": 1_764_579_600_000]), .error(-32602)),
-            hostile("a remindAt of an object", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": ["at": "2026-12-01"]]]), .error(-32602)),
-            hostile("a remindAt of SQL", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": "'; DROP TABLE task; --"]]), .error(-32602)),
-            hostile("a remindAt of 10 MB", request("tasks/create", ["title": "t", "remindAt": .string(String(repeating: "9", count: tenMegabytes))]),
-                    .error(-32602)),
+            hostile(
+                "a remindAt of an object", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": ["at": "2026-12-01"]]]), .error(-32602)),
+            hostile(
+                "a remindAt of SQL", request("tasks/update", ["id": "sql-0", "changes": ["remindAt": "'; DROP TABLE task; --"]]), .error(-32602)),
+            hostile(
+                "a remindAt of 10 MB", request("tasks/create", ["title": "t", "remindAt": .string(String(repeating: "9", count: tenMegabytes))]),
+                .error(-32602)),
             hostile("remindAt as a filter", request("tasks/fetch", ["filter": ["remindAt": "2026-12-01"]]), .error(-32602)),
-            hostile("initialize after initialize, asking for reminders",
-                    request("initialize", ["initializationOptions": ["reminders": true]]), .error(-32600)),
-            session("a remindAt in the year 9999, the furthest a timer is set for",
-                    [request("tasks/create", ["id": "far-reminder", "title": "t", "remindAt": "9999-12-31T23:59:59.999-23:59"])],
-                    [.ok], changes: 1, stored: created("far-reminder", ["remindAt": "9999-12-31T23:59:59.999-23:59"])),
+            hostile(
+                "initialize after initialize, asking for reminders",
+                request("initialize", ["initializationOptions": ["reminders": true]]), .error(-32600)),
+            session(
+                "a remindAt in the year 9999, the furthest a timer is set for",
+                [request("tasks/create", ["id": "far-reminder", "title": "t", "remindAt": "9999-12-31T23:59:59.999-23:59"])],
+                [.ok], changes: 1, stored: created("far-reminder", ["remindAt": "9999-12-31T23:59:59.999-23:59"])),
         ]
     }
 
@@ -567,8 +690,10 @@ enum HostileInput {
     static func undoAbuse() -> [HostileCase] {
         var cases: [HostileCase] = []
         for method in ["tasks/undo", "tasks/redo"] {
-            for (name, scope) in [("SQL", JSON.string("connection' OR 1=1 --")), ("10 MB", .string(String(repeating: "s", count: tenMegabytes))),
-                                  ("a number", 1), ("an array", ["database"]), ("an object", ["scope": "database"]), ("empty", "")] {
+            for (name, scope) in [
+                ("SQL", JSON.string("connection' OR 1=1 --")), ("10 MB", .string(String(repeating: "s", count: tenMegabytes))),
+                ("a number", 1), ("an array", ["database"]), ("an object", ["scope": "database"]), ("empty", ""),
+            ] {
                 cases.append(hostile("\(method) scope of \(name)", request(method, ["scope": scope]), .error(-32602)))
             }
             cases.append(hostile("\(method) force of a string", request(method, ["force": "true"]), .error(-32602)))
@@ -576,10 +701,13 @@ enum HostileInput {
             cases.append(hostile("\(method) with an unknown member", request(method, ["scope": "database", "group": 1]), .error(-32602)))
         }
         let title: JSON = "undo me: ' OR 1=1 --"
-        cases.append(session("undo and redo of the session's own create", [
-            request("tasks/create", ["id": "undo-me", "title": title, "tags": ["%", "_"]]),
-            request("tasks/undo", ["scope": "connection"]), request("tasks/redo", ["force": true]),
-        ], [.ok, .ok, .ok], changes: 3, stored: created("undo-me", ["title": title, "tags": ["%", "_"]], version: 2)))
+        cases.append(
+            session(
+                "undo and redo of the session's own create",
+                [
+                    request("tasks/create", ["id": "undo-me", "title": title, "tags": ["%", "_"]]),
+                    request("tasks/undo", ["scope": "connection"]), request("tasks/redo", ["force": true]),
+                ], [.ok, .ok, .ok], changes: 3, stored: created("undo-me", ["title": title, "tags": ["%", "_"]], version: 2)))
         return cases
     }
 
@@ -614,20 +742,25 @@ enum HostileInput {
             framed("bare newlines", "Content-Length: \(ping.count)\n\n", .error(1001)),
             framed("space around the value", "Content-Length: \t \(ping.count) \t\r\n\r\n", .error(1001)),
             framed("an unknown header with invalid UTF-8", "X-Bytes: \u{FFFD}\r\nContent-Length: \(ping.count)\r\n\r\n", .error(1001)),
-            framed("a body one byte over the limit", "Content-Length: \(maxMessageBytes + 1)\r\n\r\n",
-                   body: Array(repeating: 0x20, count: maxMessageBytes + 1), .error(-32600)),
-            framed("a body at the limit", "Content-Length: \(maxMessageBytes)\r\n\r\n",
-                   body: ping + Array(repeating: 0x20, count: maxMessageBytes - ping.count), .error(1001)),
+            framed(
+                "a body one byte over the limit", "Content-Length: \(maxMessageBytes + 1)\r\n\r\n",
+                body: Array(repeating: 0x20, count: maxMessageBytes + 1), .error(-32600)),
+            framed(
+                "a body at the limit", "Content-Length: \(maxMessageBytes)\r\n\r\n",
+                body: ping + Array(repeating: 0x20, count: maxMessageBytes - ping.count), .error(1001)),
         ]
         // The JSON-level attacks, framed: the framing passes them on untouched.
-        let jsonLevel: [HostileCase] = Array(notJSON().prefix(20)) + Array(invalidUTF8().prefix(10)) + deepNesting() + duplicateKeys() + batches() + ids()
+        let jsonLevel: [HostileCase] =
+            Array(notJSON().prefix(20)) + Array(invalidUTF8().prefix(10)) + deepNesting() + duplicateKeys() + batches() + ids()
         for hostile in jsonLevel {
             var framedCase = hostile
             framedCase.name = "LSP: " + hostile.name
             framedCase.bytes = lsp(Array(hostile.bytes.dropLast()))
             cases.append(framedCase)
         }
-        cases.append(HostileCase(name: "LSP: an invalid UTF-8 header byte", bytes: Array("X-A: ".utf8) + [0xFF, 0x0D, 0x0A] + lsp(ping), expect: [.error(1001)]))
+        cases.append(
+            HostileCase(
+                name: "LSP: an invalid UTF-8 header byte", bytes: Array("X-A: ".utf8) + [0xFF, 0x0D, 0x0A] + lsp(ping), expect: [.error(1001)]))
         return cases
     }
 
@@ -643,16 +776,20 @@ enum HostileInput {
 
     static let endingCases: [Ending] = [
         Ending(name: "end inside an NDJSON message", lspFraming: false, bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8), codes: [-32700]),
-        Ending(name: "a last NDJSON line without its newline", lspFraming: false,
-               bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}"#.utf8), codes: [1001]),
-        Ending(name: "end inside an oversized NDJSON line", lspFraming: false,
-               bytes: Array(repeating: UInt8(ascii: "["), count: maxMessageBytes + 10), codes: [-32600]),
+        Ending(
+            name: "a last NDJSON line without its newline", lspFraming: false,
+            bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}"#.utf8), codes: [1001]),
+        Ending(
+            name: "end inside an oversized NDJSON line", lspFraming: false,
+            bytes: Array(repeating: UInt8(ascii: "["), count: maxMessageBytes + 10), codes: [-32600]),
         Ending(name: "end inside a header block", lspFraming: true, bytes: Array("Content-Length: 10\r\n".utf8), codes: [-32700]),
         Ending(name: "end inside an LSP body", lspFraming: true, bytes: Array("Content-Length: 100\r\n\r\n{\"jsonrpc\":".utf8), codes: [-32700]),
-        Ending(name: "end while skipping a 20 GB body", lspFraming: true, bytes: Array("Content-Length: 20000000000\r\n\r\n{}".utf8), codes: [-32600]),
+        Ending(
+            name: "end while skipping a 20 GB body", lspFraming: true, bytes: Array("Content-Length: 20000000000\r\n\r\n{}".utf8), codes: [-32600]),
         // Digits only: larger than any limit, so the rest of the input is its body, not a second message.
-        Ending(name: "a 20-digit Content-Length", lspFraming: true,
-               bytes: Array("Content-Length: 99999999999999999999\r\n\r\n".utf8) + lsp(Array("{}".utf8)), codes: [-32600]),
+        Ending(
+            name: "a 20-digit Content-Length", lspFraming: true,
+            bytes: Array("Content-Length: 99999999999999999999\r\n\r\n".utf8) + lsp(Array("{}".utf8)), codes: [-32600]),
     ]
 }
 
@@ -681,7 +818,12 @@ extension HostileInput {
             requests: [
                 request("tasks/get", ["id": "a"], id: 1), request("tasks/update", ["id": "a", "changes": ["title": "A2"]], id: 2),
                 request("tasks/update", ["id": "b", "changes": ["title": "B2"]], id: 3), request("tasks/create", ["title": "c"], id: 4),
-                request("tasks/apply", ["operations": [["update": ["id": "a", "changes": ["done": true]]], ["update": ["id": "b", "changes": ["done": true]]]], "atomic": false], id: 5),
+                request(
+                    "tasks/apply",
+                    [
+                        "operations": [["update": ["id": "a", "changes": ["done": true]]], ["update": ["id": "b", "changes": ["done": true]]]],
+                        "atomic": false,
+                    ], id: 5),
                 request("tasks/fetch", ["includeTotal": true], id: 6),
             ],
             expect: [.ok, .error(1004), .ok, .ok, .ok, .ok],
@@ -743,7 +885,8 @@ extension HostileInput {
             finding: "task a: meta is not a JSON object"),
         HostileFile(
             name: "a dependency cycle another program wrote",
-            sql: "INSERT INTO task_dependency (task_pk, depends_on_pk) SELECT a.pk, b.pk FROM task a, task b WHERE (a.id, b.id) IN (VALUES ('a', 'b'), ('b', 'a'))",
+            sql:
+                "INSERT INTO task_dependency (task_pk, depends_on_pk) SELECT a.pk, b.pk FROM task a, task b WHERE (a.id, b.id) IN (VALUES ('a', 'b'), ('b', 'a'))",
             requests: [
                 request("tasks/get", ["id": "a"], id: 1), request("tasks/fetch", ["filter": ["blocked": true]], id: 2),
                 request("tasks/update", ["id": "b", "changes": ["title": "B2"]], id: 3), request("tasks/get", ["id": "b"], id: 4),

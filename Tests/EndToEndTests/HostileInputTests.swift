@@ -125,8 +125,9 @@ struct HostileSession {
                 }
                 answers.append(message)
             }
-            #expect(answers.map(HostileCase.Answer.init) == hostile.expect,
-                    "\(hostile.name): got \(answers.map { JSONWriter.string($0).prefix(300) })")
+            #expect(
+                answers.map(HostileCase.Answer.init) == hostile.expect,
+                "\(hostile.name): got \(answers.map { JSONWriter.string($0).prefix(300) })")
             if let check = hostile.check {
                 #expect(answers.allSatisfy(check), "\(hostile.name): \(answers.map { JSONWriter.string($0).prefix(300) })")
             }

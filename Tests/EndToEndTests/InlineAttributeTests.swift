@@ -20,9 +20,12 @@ import Testing
     @Test func addTakesAttributesAfterTheTitle() throws {
         let path = directory.file("add.sqlite")
         let parts = try runTaskline(["add", "--db", path, "Buy", "parts"])
-        let bike = try runTaskline(["add", "--db", path, "Fix", "bike", "+home", "pri:H", "project:Home.Garage",
-                                    "due:2099-12-05", "wait:2099-12-01", "depends:\(shortID(parts))", "+bike"],
-                                   environment: ["TZ": "America/New_York"])
+        let bike = try runTaskline(
+            [
+                "add", "--db", path, "Fix", "bike", "+home", "pri:H", "project:Home.Garage",
+                "due:2099-12-05", "wait:2099-12-01", "depends:\(shortID(parts))", "+bike",
+            ],
+            environment: ["TZ": "America/New_York"])
         #expect(bike.status == 0, "\(bike.stderr)")
         let all = try tasks(path)
         let task = try #require(all.last)
@@ -53,7 +56,10 @@ import Testing
         (["Call", "re:meeting"], "re:meeting: re is not one of project:Home.Garage, due:DATE, wait:DATE, pri:H|M|L|none"),
         (["Thing", "-home"], "-home removes a tag, which only modify does"),
         (["Thing", "project:Home..Garage"], "project: each dot-separated segment must be 1 to 64 characters"),
-        (["Thing", "+two words"], "the tag \"two words\" has white space in it: a tag is one word, so write two-words, or make each word a tag: +two +words"),
+        (
+            ["Thing", "+two words"],
+            "the tag \"two words\" has white space in it: a tag is one word, so write two-words, or make each word a tag: +two +words"
+        ),
         (["Thing", "--tag", " "], "the tag \" \" has white space in it: a tag is one word, so write a word"),
         (["Thing", "depends:zzzz"], "depends: no task has the id or short id zzzz"),
         (["Thing", "due:today", "recur:hourly"], "recur: takes daily, weekdays, weekly"),
@@ -77,9 +83,11 @@ import Testing
         let path = directory.file("recur.sqlite")
         let rent = try runTaskline(["add", "--db", path, "Pay", "rent", "due:2026-12-01", "recur:FREQ=MONTHLY;BYMONTHDAY=1"])
         #expect(rent.status == 0, "\(rent.stderr)")
-        for (word, rule) in [("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"),
-                             ("recur:monthly", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"), ("recur:lastday", "FREQ=MONTHLY;BYMONTHDAY=-1"),
-                             ("recur:6mo", "FREQ=MONTHLY;INTERVAL=6;RSCALE=GREGORIAN;SKIP=BACKWARD")] {
+        for (word, rule) in [
+            ("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"),
+            ("recur:monthly", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"), ("recur:lastday", "FREQ=MONTHLY;BYMONTHDAY=-1"),
+            ("recur:6mo", "FREQ=MONTHLY;INTERVAL=6;RSCALE=GREGORIAN;SKIP=BACKWARD"),
+        ] {
             #expect(try runTaskline(["add", "--db", path, "R", "due:2026-12-01", word]).status == 0)
             #expect(try tasks(path).last?["recurrence"] == ["rule": .string(rule)], "\(word)")
         }
@@ -133,11 +141,15 @@ import Testing
 
     @Test func modifyChangesOnlyWhatItNames() throws {
         let path = directory.file("modify.sqlite")
-        let added = try runTaskline(["add", "--db", path, "Fix", "bike", "+home", "+bike", "pri:L", "due:2099-01-01",
-                                     "project:Home", "--notes", "front wheel"])
+        let added = try runTaskline([
+            "add", "--db", path, "Fix", "bike", "+home", "+bike", "pri:L", "due:2099-01-01",
+            "project:Home", "--notes", "front wheel",
+        ])
         let id = shortID(added)
-        let modified = try runTaskline(["modify", "--db", path, id, "Repair", "bicycle", "-bike", "+garage", "pri:H", "due:",
-                                        "project:Home.Garage"])
+        let modified = try runTaskline([
+            "modify", "--db", path, id, "Repair", "bicycle", "-bike", "+garage", "pri:H", "due:",
+            "project:Home.Garage",
+        ])
         #expect(modified.status == 0, "\(modified.stderr)")
         #expect(modified.output == "modified \(id)  [ ]  H  Home.Garage  Repair bicycle  +garage +home\n")
         let task = try #require(try tasks(path).first)

@@ -78,7 +78,9 @@ import Testing
 
         // fish, when it is there, from the same words.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
-            let fish = try run(["fish", "-c", "source '\(prefix)/share/fish/vendor_completions.d/taskline.fish'; complete -C 'taskline done --db \(database) '"], environment: path)
+            let fish = try run(
+                ["fish", "-c", "source '\(prefix)/share/fish/vendor_completions.d/taskline.fish'; complete -C 'taskline done --db \(database) '"],
+                environment: path)
             #expect(fish.output == "\(shortID)\tFix bike\n", "\(fish.errors)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
@@ -87,7 +89,8 @@ import Testing
 
         // The manual page renders, and says what --help says.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
-            let manual = try run(["man", "-l", "\(prefix)/share/man/man1/taskline.1"], environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat"])
+            let manual = try run(
+                ["man", "-l", "\(prefix)/share/man/man1/taskline.1"], environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat"])
             #expect(manual.status == 0, "\(manual.errors)")
             let commands = try run(["\(prefix)/bin/taskline", "completion", "--words", "commands"]).output
                 .split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
@@ -107,13 +110,17 @@ import Testing
 
         // The editor packages load from where the printed instructions point.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/nvim") {
-            let nvim = try run(["nvim", "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "lua vim.opt.rtp:append([[\(prefix)/share/taskline/nvim]])",
-                                "-c", "runtime plugin/taskline.lua", "-c", "lua io.stdout:write(vim.fn.exists(':Taskline'))", "-c", "qa!"])
+            let nvim = try run([
+                "nvim", "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "lua vim.opt.rtp:append([[\(prefix)/share/taskline/nvim]])",
+                "-c", "runtime plugin/taskline.lua", "-c", "lua io.stdout:write(vim.fn.exists(':Taskline'))", "-c", "qa!",
+            ])
             #expect(nvim.output == "2", "\(nvim.errors)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/emacs") {
-            let emacs = try run(["emacs", "--batch", "-Q", "-L", "\(prefix)/share/taskline/emacs",
-                                 "--eval", "(progn (require 'taskline) (princ (fboundp 'taskline)))"])
+            let emacs = try run([
+                "emacs", "--batch", "-Q", "-L", "\(prefix)/share/taskline/emacs",
+                "--eval", "(progn (require 'taskline) (princ (fboundp 'taskline)))",
+            ])
             #expect(emacs.output == "t", "\(emacs.errors)")
         }
 

@@ -119,15 +119,19 @@ import Testing
         }
         /// The same order from a listing that reads every task.
         func everyTask(_ path: String) throws -> [JSON?] {
-            let result = try runTaskline(["list", "--db", path, "--sort", "urgency", "blocked:no", "waiting:no", "--json"], environment: ["TZ": "UTC"])
+            let result = try runTaskline(
+                ["list", "--db", path, "--sort", "urgency", "blocked:no", "waiting:no", "--json"], environment: ["TZ": "UTC"])
             return try JSONParser.parse(result.stdout).arrayValue?.map { $0["id"] } ?? []
         }
 
         // High, long overdue, nothing else: 6 + 12. Then a page of high, undated: 6. Then
         // medium, long overdue, tags and a project, created years ago: 3.9 + 12 + 2 + 2.
-        let lower = try imported("lower.sqlite", [#"{"id":"a","title":"high overdue","priority":3,"due":"2020-01-01"}"#]
-            + (0..<999).map { #"{"id":"b\#(1000 + $0)","title":"high","priority":3}"# }
-            + [#"{"id":"c","title":"medium, old","priority":2,"due":"2020-01-01","tags":["x"],"project":"P","createdAt":"2020-01-01T00:00:00Z"}"#])
+        let lower = try imported(
+            "lower.sqlite",
+            [#"{"id":"a","title":"high overdue","priority":3,"due":"2020-01-01"}"#]
+                + (0..<999).map { #"{"id":"b\#(1000 + $0)","title":"high","priority":3}"# }
+                + [#"{"id":"c","title":"medium, old","priority":2,"due":"2020-01-01","tags":["x"],"project":"P","createdAt":"2020-01-01T00:00:00Z"}"#]
+        )
         #expect(try next(lower, limit: 1) == ["c"])
         #expect(try next(lower, limit: 2) == ["c", "a"])
         #expect(try next(lower, limit: 3) == Array(try everyTask(lower).prefix(3)))
@@ -136,9 +140,13 @@ import Testing
         // as urgent, which comes first by id; and high, due later still, with a tag and a
         // project: 6 + 2.4 + 2.
         let created = #","createdAt":"2026-01-01T00:00:00Z"}"#
-        let later = try imported("later.sqlite", (0..<1000).map { #"{"id":"d\#(1000 + $0)","title":"high","priority":3,"due":"2099-01-01""# + created }
-            + [#"{"id":"a","title":"high, as urgent","priority":3,"due":"2099-03-01""# + created,
-               #"{"id":"e","title":"high, tagged","priority":3,"due":"2099-06-01","tags":["x"],"project":"P""# + created])
+        let later = try imported(
+            "later.sqlite",
+            (0..<1000).map { #"{"id":"d\#(1000 + $0)","title":"high","priority":3,"due":"2099-01-01""# + created }
+                + [
+                    #"{"id":"a","title":"high, as urgent","priority":3,"due":"2099-03-01""# + created,
+                    #"{"id":"e","title":"high, tagged","priority":3,"due":"2099-06-01","tags":["x"],"project":"P""# + created,
+                ])
         #expect(try next(later, limit: 2) == ["e", "a"])
         #expect(try next(later, limit: 3) == Array(try everyTask(later).prefix(3)))
     }
@@ -199,8 +207,9 @@ import Testing
         #expect(try runTaskline(["done", "--db", path, done]).status == 0)
         #expect(try runTaskline(["rm", "--db", path, removed]).status == 0)
         #expect(try runTaskline(["projects", "--db", path]).lines == ["Home         2", "Home.Garage  1", "Work         1"])
-        #expect(try runTaskline(["projects", "--db", path, "--all"]).lines
-            == ["Home          3", "Home.Garage   1", "Home.Kitchen  1", "Work          1"], "no count of a removed task's project")
+        #expect(
+            try runTaskline(["projects", "--db", path, "--all"]).lines
+                == ["Home          3", "Home.Garage   1", "Home.Kitchen  1", "Work          1"], "no count of a removed task's project")
         #expect(try runTaskline(["tags", "--db", path]).lines == ["car   1", "home  2"])
         #expect(try runTaskline(["tags", "--db", path, "--all"]).lines == ["car   1", "home  3"])
 
@@ -213,14 +222,20 @@ import Testing
     @Test func showPrintsEveryField() throws {
         let path = directory.file("show.sqlite")
         let parts = try add(path, ["Buy", "parts"])
-        let bike = try add(path, ["Fix", "bike", "+home", "project:Home.Garage", "pri:H", "due:2099-12-05T17:00",
-                                  "wait:2099-12-01", "depends:\(parts)", "--notes", "front wheel\nand the brakes"])
+        let bike = try add(
+            path,
+            [
+                "Fix", "bike", "+home", "project:Home.Garage", "pri:H", "due:2099-12-05T17:00",
+                "wait:2099-12-01", "depends:\(parts)", "--notes", "front wheel\nand the brakes",
+            ])
         let shown = try runTaskline(["show", "--db", path, bike], environment: ["TZ": "Europe/Berlin"])
         #expect(shown.status == 0, "\(shown.stderr)")
         let text = shown.output
-        for expected in ["Title      Fix bike\n", "Status     open\n", "Project    Home.Garage\n", "Tags       +home\n",
-                         "Priority   H (high)\n", "Due        2099-12-05 18:00\n", "Wait       2099-12-01 01:00\n",
-                         "Depends on \(parts) [ ] Buy parts\n", "Version    1\n", "Created    ", "Notes\n  front wheel\n  and the brakes\n"] {
+        for expected in [
+            "Title      Fix bike\n", "Status     open\n", "Project    Home.Garage\n", "Tags       +home\n",
+            "Priority   H (high)\n", "Due        2099-12-05 18:00\n", "Wait       2099-12-01 01:00\n",
+            "Depends on \(parts) [ ] Buy parts\n", "Version    1\n", "Created    ", "Notes\n  front wheel\n  and the brakes\n",
+        ] {
             #expect(text.contains(expected), "\(expected) in \(text)")
         }
         #expect(text.hasPrefix("ID         "))
@@ -234,8 +249,9 @@ import Testing
         #expect(done.output.contains("Completed  "))
         #expect(done.output.contains("Version    2\n"))
         let history = done.output.split(separator: "\n").filter { $0.contains("  created  ") || $0.contains("  updated  ") }
-        #expect(history.count == 2 && history[0].hasPrefix("History    v1  created  ") && history[1].hasPrefix("           v2  updated  "),
-                "\(done.output)")
+        #expect(
+            history.count == 2 && history[0].hasPrefix("History    v1  created  ") && history[1].hasPrefix("           v2  updated  "),
+            "\(done.output)")
         #expect(try runTaskline(["show", "--db", path, bike]).output.contains("Depends on \(parts) [x] Buy parts\n"))
 
         let missing = try runTaskline(["show", "--db", path, "zzzz"])

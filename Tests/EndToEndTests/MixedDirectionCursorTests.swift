@@ -51,7 +51,9 @@ import Testing
         // Ties on every key: titles that are equal lowercased, one instant written three
         // ways, four priorities; ids chosen so their order is not the order of creation.
         let titles = ["apple", "Apple", "banana", "BANANA", "cherry", "Banana split"]
-        let dues: [String?] = [nil, "2026-12-10", "2026-12-09T23:00:00Z", "2026-12-10T05:00:00+06:00", "2026-12-09T23:00:00-00:00", nil, "2027-01-02"]
+        let dues: [String?] = [
+            nil, "2026-12-10", "2026-12-09T23:00:00Z", "2026-12-10T05:00:00+06:00", "2026-12-09T23:00:00-00:00", nil, "2027-01-02",
+        ]
         var tasks: [JSON] = []
         var state: UInt32 = 7
         for index in 0..<34 {
@@ -86,9 +88,10 @@ import Testing
 
     static func ordersByOracle(tasks: [JSON]) throws -> [[String]] {
         let sorts = try sorts.map { try JSONParser.parse(Array($0.utf8)) }.map { keys in
-            JSON.array((keys.arrayValue ?? []).map { key in
-                ["field": key["field"] ?? .null, "order": key["order"] ?? .string("asc")]
-            })
+            JSON.array(
+                (keys.arrayValue ?? []).map { key in
+                    ["field": key["field"] ?? .null, "order": key["order"] ?? .string("asc")]
+                })
         }
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

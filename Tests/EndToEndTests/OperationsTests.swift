@@ -161,8 +161,10 @@ import Testing
 
     @Test func conflictsFailSkipOrReplace() throws {
         let path = directory.file("tasks.sqlite")
-        let first = #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"project":null,"dependsOn":[],"wait":null,"meta":{},"recurrence":null,"seriesId":null,"remindAt":null,"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
-        let second = #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","project":"Work.Q1","dependsOn":[],"wait":"2026-01-20","meta":{"k":1.0},"recurrence":{"rule":"FREQ=WEEKLY"},"seriesId":"x","remindAt":"2026-01-19T08:00:00+01:00","createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
+        let first =
+            #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"project":null,"dependsOn":[],"wait":null,"meta":{},"recurrence":null,"seriesId":null,"remindAt":null,"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
+        let second =
+            #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","project":"Work.Q1","dependsOn":[],"wait":"2026-01-20","meta":{"k":1.0},"recurrence":{"rule":"FREQ=WEEKLY"},"seriesId":"x","remindAt":"2026-01-19T08:00:00+01:00","createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(first.utf8)).status == 0)
 
         let failed = try runTaskline(["import", "-", "--db", path], stdin: Data(second.utf8))
@@ -214,8 +216,10 @@ import Testing
         #expect(onTerminal.terminal.contains("100%  3,000 records"))
         #expect(onTerminal.terminal.contains("imported 3,000 new tasks"))
 
-        let backup = try runTasklineWithTerminalStderr(["backup", directory.file("a-copy.sqlite"), "--db", directory.file("a.sqlite"),
-                                                        "--pages-per-step", "4"])
+        let backup = try runTasklineWithTerminalStderr([
+            "backup", directory.file("a-copy.sqlite"), "--db", directory.file("a.sqlite"),
+            "--pages-per-step", "4",
+        ])
         #expect(backup.status == 0)
         #expect(backup.terminal.contains("\rbacking up ["))
         #expect(backup.terminal.contains("100%"))
@@ -266,8 +270,10 @@ import Testing
         try Database(path: foreign).execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');")
         let before = fileBytes(foreign)
         let record = Data(#"{"title":"x"}"#.utf8)
-        for arguments in [["export"], ["check"], ["backup", directory.file("copy.sqlite")],
-                          ["import", "-"], ["add", "x"], ["done", "abcd"], ["rm", "abcd"]] {
+        for arguments in [
+            ["export"], ["check"], ["backup", directory.file("copy.sqlite")],
+            ["import", "-"], ["add", "x"], ["done", "abcd"], ["rm", "abcd"],
+        ] {
             let result = try runTaskline(arguments + ["--db", foreign], stdin: record)
             #expect(result.status == 3, "\(arguments)")
             #expect(result.stdout.isEmpty)

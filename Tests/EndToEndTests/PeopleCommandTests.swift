@@ -22,7 +22,8 @@ import Testing
         #expect(milk.output.hasSuffix("  [ ]  H  2099-12-01  Buy oat milk  +errand\n"))
         let milkID = shortID(milk.lines[0])
         #expect(milkID.count == 7)
-        #expect(try runTaskline(["add", "--db", path, "--notes", "chapter 3", "--priority=1", "Read", "--tag", "home", "--tag", "books"]).status == 0)
+        #expect(
+            try runTaskline(["add", "--db", path, "--notes", "chapter 3", "--priority=1", "Read", "--tag", "home", "--tag", "books"]).status == 0)
         #expect(try runTaskline(["add", "--db", path, "--", "-5 push-ups"]).status == 0)
 
         // Aligned columns; a pipe gets no header and no colour.
@@ -67,8 +68,10 @@ import Testing
     @Test func shortIDsAreTheShortestUniqueStartsAndAmbiguityIsRefused() throws {
         let path = directory.file("ids.sqlite")
         // Time-ordered ids are shortened from their last group, other ids from their start.
-        let ids = ["0193a4b2-1c3d-7000-8000-5f3e9a1caaaa", "0193a4b2-1c3e-7000-8000-5f3e9a1cbbbb", "5f3e9a1d-cccc", "77",
-                   "e0c1f2a3-0000-4000-8000-000000000000"]
+        let ids = [
+            "0193a4b2-1c3d-7000-8000-5f3e9a1caaaa", "0193a4b2-1c3e-7000-8000-5f3e9a1cbbbb", "5f3e9a1d-cccc", "77",
+            "e0c1f2a3-0000-4000-8000-000000000000",
+        ]
         let records = ids.enumerated().map { #"{"id":"\#($1)","title":"task \#($0)","createdAt":"2026-01-0\#($0 + 1)T00:00:00Z"}"# }
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
         #expect(try runTaskline(["list", "--db", path]).lines.map(shortID) == ["5f3e9a1ca", "5f3e9a1cb", "5f3e9a1d", "77", "e0c1f2a"])

@@ -52,7 +52,7 @@ import Testing
         let message = "Content-Length: \(Self.initialize.utf8.count)\r\n\r\n\(Self.initialize)"
         for byte in message.utf8 {
             server.write([byte])
-            usleep(200)
+            usleep(200)  // so that the server reads the bytes apart: what the test explores
         }
         #expect(try server.next()["id"] == 0)
         server.closeInput()
@@ -197,12 +197,14 @@ import Testing
         let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
-        server.sendLine("[" + [
-            #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"a","title":"A"}}"#,
-            #"{"jsonrpc":"2.0","method":"initialized"}"#,
-            #"{"foo":"boo"}"#,
-            #"{"jsonrpc":"2.0","id":"2","method":"tasks/get","params":{"id":"a"}}"#,
-        ].joined(separator: ",") + "]")
+        server.sendLine(
+            "["
+                + [
+                    #"{"jsonrpc":"2.0","id":1,"method":"tasks/create","params":{"id":"a","title":"A"}}"#,
+                    #"{"jsonrpc":"2.0","method":"initialized"}"#,
+                    #"{"foo":"boo"}"#,
+                    #"{"jsonrpc":"2.0","id":"2","method":"tasks/get","params":{"id":"a"}}"#,
+                ].joined(separator: ",") + "]")
         let responses = try #require(try server.next().arrayValue)
         #expect(responses.map { $0["id"] } == [1, .null, "2"])
         #expect(try server.next()["method"] == "tasks/didChange")
@@ -217,8 +219,9 @@ import Testing
         server.sendLine(Self.initialize)
         _ = try server.next()
         for _ in 0..<20 {
-            server.write(#"{"jsonrpc":"2.0","id":"c","method":"tasks/create","params":{"title":"never"}}"# + "\n"
-                         + #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"c"}}"# + "\n")
+            server.write(
+                #"{"jsonrpc":"2.0","id":"c","method":"tasks/create","params":{"title":"never"}}"# + "\n"
+                    + #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"c"}}"# + "\n")
             #expect(try server.next()["error"]?["code"] == -32800)
         }
         #expect(try server.call(1, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 0)
@@ -231,9 +234,10 @@ import Testing
         let server = try ServerProcess(["--db", database.argument])
         server.sendLine(Self.initialize)
         _ = try server.next()
-        server.write(#"{"jsonrpc":"2.0","id":"\u00e9","method":"tasks/fetch"}"# + "\n"
-                     + #"{"jsonrpc":"2.0","id":"e\u0301","method":"tasks/fetch"}"# + "\n"
-                     + #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"e\u0301"}}"# + "\n")
+        server.write(
+            #"{"jsonrpc":"2.0","id":"\u00e9","method":"tasks/fetch"}"# + "\n"
+                + #"{"jsonrpc":"2.0","id":"e\u0301","method":"tasks/fetch"}"# + "\n"
+                + #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"e\u0301"}}"# + "\n")
         var cancelled: [String: Bool] = [:]
         for _ in 0..<2 {
             let response = try server.next()

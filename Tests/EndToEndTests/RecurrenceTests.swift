@@ -16,7 +16,10 @@ import Testing
     func theNextOccurrenceComesInTheSameDidChangeAsTheCompletion(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)
         let client = try start(database)
-        let first = try client.request("tasks/create", #"{"title":"Pay rent","tags":["home"],"priority":2,"project":"Home","due":"2026-12-31T09:00:00+01:00","recurrence":{"rule":"FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=2"}}"#)
+        let first = try client.request(
+            "tasks/create",
+            #"{"title":"Pay rent","tags":["home"],"priority":2,"project":"Home","due":"2026-12-31T09:00:00+01:00","recurrence":{"rule":"FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=2"}}"#
+        )
         let id = try #require(first["id"]?.stringValue)
         #expect(first["recurrence"] == ["rule": "FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=2"])
         #expect(first["seriesId"] == .string(id))
@@ -49,7 +52,8 @@ import Testing
     func fourProcessesCompletingTheSameOccurrenceMakeExactlyOneNext(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)
         let clients = try (0..<4).map { _ in try start(database) }
-        let first = try clients[0].request("tasks/create", #"{"title":"Stand-up","due":"2026-12-01","recurrence":{"rule":"FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"}}"#)
+        let first = try clients[0].request(
+            "tasks/create", #"{"title":"Stand-up","due":"2026-12-01","recurrence":{"rule":"FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"}}"#)
         let seriesID = try #require(first["id"]?.stringValue)
         var open = seriesID
         var dues: [String] = []

@@ -46,7 +46,10 @@ import Testing
         // Some 450 KB of answers and log lines: the pipe (64 KiB) is full long before the end.
         writeAll(Array(String(repeating: "{bad json\n", count: count).utf8), to: input.fileHandleForWriting.fileDescriptor)
         try input.fileHandleForWriting.close()
-        usleep(500_000)
+        // Read only once the pipe is full, so that answers and log lines meet it full.
+        let unread = output.fileHandleForReading.fileDescriptor
+        let capacity = Int(fcntl(unread, Self.getPipeSize))
+        #expect(waitUntil { Self.bytesIn(pipe: unread) > capacity - Int(PIPE_BUF) }, "the pipe never filled")
         let text = String(decoding: try output.fileHandleForReading.readAll(), as: UTF8.self)
         process.waitUntilExit()
         // Two writers share the pipe, so a log line may fall inside an answer: the lines are
@@ -58,8 +61,18 @@ import Testing
         #expect(logged == count)
     }
 
+    /// F_GETPIPE_SZ (Linux), which Swift's Glibc module leaves out.
+    static let getPipeSize: Int32 = 1032
+
+    static func bytesIn(pipe fd: Int32) -> Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
+    /// The server sees its client's exit by itself, with no input to wake it: the promise
+    /// of a second is the watch's (EventLoopTests), which here sees the exit at once.
     @Test(arguments: StoreKind.allCases)
-    func exitsWithinASecondOfTheClientProcessDying(store: StoreKind) throws {
+    func exitsWhenTheClientProcessDies(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)
         let client = ChildProcess()
         client.executableURL = URL(fileURLWithPath: "/bin/sleep")
@@ -71,10 +84,7 @@ import Testing
         #expect(server.process.isRunning)
         kill(client.processIdentifier, SIGKILL)
         client.waitUntilExit()
-        let killed = Date()
-        while server.process.isRunning && Date().timeIntervalSince(killed) < 3 { usleep(5_000) }
-        #expect(Date().timeIntervalSince(killed) < 1.5)
-        #expect(server.waitForExit() == 1)
+        #expect(server.waitForExit(timeout: 60) == 1)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -145,14 +155,17 @@ import Testing
         // Then 2 MB more of small requests: more than the pipe holds, so this write blocks
         // for as long as the server reads nothing.
         let small = 25_000
-        let more = (0..<small).map { _ in #"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"none"}}"# + "\n" }.joined()
+        let more =
+            (0..<small).map { _ in #"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"none"}}"# + "\n" }.joined()
             + #"{"jsonrpc":"2.0","id":"last","method":"tasks/get","params":{"id":"none"}}"# + "\n"
         let written = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             server.write(more)
             written.signal()
         }
-        // Wait for the server to stop working: with 64 MiB unread it must go idle.
+        // Wait for the server to stop working: with 64 MiB unread it must go idle. Its idleness
+        // is what is tested, and only a second without CPU shows it; a machine too loaded to
+        // run the server for a second makes this pass early, never fail.
         var cpu = server.cpuTicks
         var idleSince = Date()
         while Date().timeIntervalSince(idleSince) < 1 {

@@ -44,8 +44,9 @@ import Testing
             extra = ["--template", template]
         }
         let path = directory.file("open-umask-\(fromTemplate)/tasks.sqlite")
-        let server = try ServerProcess(["-c", #"umask 000; exec "$0" "$@""#, ServerProcess.binaryPath, "--db", path] + extra,
-                                       executable: "/bin/sh")
+        let server = try ServerProcess(
+            ["-c", #"umask 000; exec "$0" "$@""#, ServerProcess.binaryPath, "--db", path] + extra,
+            executable: "/bin/sh")
         _ = try server.call(0, "initialize")
         _ = try server.call(1, "tasks/create", #"{"title":"private"}"#)
         #expect(fileMode(path) == 0o600)

@@ -26,15 +26,17 @@ import Testing
         try Database(path: path).execute(file.sql)
 
         let server = try ServerProcess(["--db", path, "--log-level", "error"])
-        let session = [HostileInput.request("initialize", id: "init")] + file.requests
+        let session =
+            [HostileInput.request("initialize", id: "init")] + file.requests
             + [HostileInput.request("shutdown", id: "end"), #"{"jsonrpc":"2.0","method":"exit"}"#]
         server.write(session.flatMap(HostileInput.line))
         let answers = try server.readToEnd().filter { $0["method"] == nil }
         #expect(server.waitForExit() == 0, "\(file.name): the server did not stay up: \(server.stderr)")
         #expect(answers.count == file.requests.count + 2, "\(file.name): \(answers.count) answers")
         guard answers.count == file.requests.count + 2 else { return }
-        #expect(answers.dropFirst().dropLast().map(HostileCase.Answer.init) == file.expect,
-                "\(file.name): \(answers.map { JSONWriter.string($0).prefix(300) })")
+        #expect(
+            answers.dropFirst().dropLast().map(HostileCase.Answer.init) == file.expect,
+            "\(file.name): \(answers.map { JSONWriter.string($0).prefix(300) })")
         for answer in answers where answer["error"]?["code"] == 1004 {
             #expect(answer["error"]?["data"]?["code"] == 19, "SQLITE_CONSTRAINT: \(answer)")
         }
@@ -122,8 +124,10 @@ import Testing
         ("CREATE VIEW open_tasks AS SELECT * FROM task WHERE done = 0", "view open_tasks: not made by Taskline"),
         ("CREATE TABLE notes (body TEXT)", "table notes: not made by Taskline"),
         ("ANALYZE", "table sqlite_stat1: not made by Taskline"),
-        ("DROP TRIGGER task_log_insert; CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN SELECT 1; END",
-         "trigger task_log_insert on task: not as Taskline made it"),
+        (
+            "DROP TRIGGER task_log_insert; CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN SELECT 1; END",
+            "trigger task_log_insert on task: not as Taskline made it"
+        ),
         ("DROP TRIGGER task_log_delete", "trigger task_log_delete on task: missing"),
     ]
 

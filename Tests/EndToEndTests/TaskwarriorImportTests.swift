@@ -30,8 +30,9 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("imported 9 new tasks"))
         #expect(result.stderr.contains("not imported from Taskwarrior: 1 deleted, 1 recurring"))
-        #expect(result.stderr.contains(
-            "kept in meta.taskwarrior (tasks): estimate (1), scheduled (1), start (1), until (1)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "kept in meta.taskwarrior (tasks): estimate (1), scheduled (1), start (1), until (1)"), "\(result.stderr)")
 
         let tasks = try exported(path)
         #expect(tasks.count == 9)
@@ -39,21 +40,23 @@ import Testing
         #expect(tasks["6f708192-a3b4-4c5d-9e6f-708192a3b4c5"] == nil, "recurrence templates stay behind")
 
         // The plainest task: uuid, description, entry, modified.
-        #expect(tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
-            "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
-            "priority": 0, "tags": [], "due": .null, "project": .null, "dependsOn": [], "wait": .null, "meta": [:],
-            "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-01-02T08:15:12.000Z",
-            "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
-        ])
+        #expect(
+            tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
+                "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
+                "priority": 0, "tags": [], "due": .null, "project": .null, "dependsOn": [], "wait": .null, "meta": [:],
+                "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-01-02T08:15:12.000Z",
+                "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
+            ])
         // due, priority H, project, tags, annotations.
-        #expect(tasks["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"] == [
-            "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Plant the tulip bulbs",
-            "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
-            "done": false, "priority": 3, "tags": ["garden", "weekend"],
-            "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:],
-            "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-09-03T19:04:12.000Z",
-            "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
-        ])
+        #expect(
+            tasks["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"] == [
+                "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Plant the tulip bulbs",
+                "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
+                "done": false, "priority": 3, "tags": ["garden", "weekend"],
+                "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:],
+                "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-09-03T19:04:12.000Z",
+                "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
+            ])
         // completed, with end; priority M.
         let taxes = try #require(tasks["2b3c4d5e-6f70-4819-9a2b-3c4d5e6f7081"])
         #expect(taxes["done"] == true)
@@ -72,8 +75,12 @@ import Testing
         #expect(tasks["4d5e6f70-8192-4a3b-9c4d-5e6f708192a3"]?["wait"] == "2024-06-01T00:00:00Z")
         // wait is mapped; the fields with no place of their own are kept as Taskwarrior wrote them.
         #expect(tasks["5e6f7081-92a3-4b4c-8d5e-6f708192a3b4"]?["wait"] == "2024-06-25T00:00:00Z")
-        #expect(tasks["5e6f7081-92a3-4b4c-8d5e-6f708192a3b4"]?["meta"] == ["taskwarrior": [
-            "scheduled": "20240701T080000Z", "until": "20240801T000000Z", "estimate": "2h"]])
+        #expect(
+            tasks["5e6f7081-92a3-4b4c-8d5e-6f708192a3b4"]?["meta"] == [
+                "taskwarrior": [
+                    "scheduled": "20240701T080000Z", "until": "20240801T000000Z", "estimate": "2h",
+                ]
+            ])
         // depends: on a task earlier in the file.
         #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["dependsOn"] == ["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"])
         #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["meta"] == ["taskwarrior": ["start": "20240703T090000Z"]])
@@ -92,7 +99,10 @@ import Testing
         #expect(try runTaskline(["check", "--db", path]).status == 0)
         let open = try runTaskline(["list", "--db", path]).lines
         #expect(open.count == 7)
-        #expect(open.contains { $0.contains("  H  ") && $0.contains(" days overdue ") && $0.contains("Plant the tulip bulbs ") && $0.hasSuffix("  +garden +weekend") })
+        #expect(
+            open.contains {
+                $0.contains("  H  ") && $0.contains(" days overdue ") && $0.contains("Plant the tulip bulbs ") && $0.hasSuffix("  +garden +weekend")
+            })
     }
 
     @Test func importingTwiceConflictsUnlessSkipped() throws {
@@ -156,7 +166,8 @@ import Testing
     /// A project name's white space becomes `_`, by the protocol's list of white space
     /// (U+FEFF and U+3000 among them), which a project may not hold.
     @Test func aProjectsWhiteSpaceBecomesUnderscores() throws {
-        let record = #"{"uuid":"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d","description":"Paint","status":"pending","#
+        let record =
+            #"{"uuid":"5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d","description":"Paint","status":"pending","#
             + #""entry":"20240101T000000Z","project":"Home\uFEFFGarden\u3000Shed Door"}"#
         let path = directory.file("project.sqlite")
         let result = try runTaskline(["import", "-", "--from", "taskwarrior", "--db", path], stdin: Data(record.utf8))
@@ -174,8 +185,14 @@ import Testing
         let parent = #""parent":"00000000-0000-4000-8000-000000000001""#
         let text = [
             record(1, #""description":"Stand-up","status":"recurring","recur":"weekdays","due":"20261201T090000Z","mask":"+--""#),
-            record(2, #""description":"Stand-up","status":"completed","recur":"weekdays","due":"20261201T090000Z","end":"20261201T091500Z","imask":0,\#(parent)"#),
-            record(3, #""description":"Stand-up","status":"pending","recur":"weekdays","due":"20261202T090000Z","imask":1,"until":"20261231T000000Z",\#(parent)"#),
+            record(
+                2,
+                #""description":"Stand-up","status":"completed","recur":"weekdays","due":"20261201T090000Z","end":"20261201T091500Z","imask":0,\#(parent)"#
+            ),
+            record(
+                3,
+                #""description":"Stand-up","status":"pending","recur":"weekdays","due":"20261202T090000Z","imask":1,"until":"20261231T000000Z",\#(parent)"#
+            ),
             record(4, #""description":"Stand-up","status":"pending","recur":"weekdays","due":"20261203T090000Z","imask":2,\#(parent)"#),
             record(5, #""description":"Stretch","status":"pending","recur":"3d","due":"20261202T070000Z""#),
             record(6, #""description":"Review","status":"pending","recur":"2w","due":"20261204T160000Z""#),
@@ -246,8 +263,10 @@ import Testing
     /// Taskwarrior keeps `due:2026-12-05` as the local midnight, in UTC: in Berlin
     /// `20261204T230000Z` in winter, `20260604T220000Z` in summer. Imported where that is
     /// midnight, it is the date; elsewhere the instant.
-    @Test(arguments: [("Europe/Berlin", ["2026-12-05", "2026-06-05", "2026-12-05T10:00:00Z"]),
-                      ("UTC", ["2026-12-04T23:00:00Z", "2026-06-04T22:00:00Z", "2026-12-05T10:00:00Z"])])
+    @Test(arguments: [
+        ("Europe/Berlin", ["2026-12-05", "2026-06-05", "2026-12-05T10:00:00Z"]),
+        ("UTC", ["2026-12-04T23:00:00Z", "2026-06-04T22:00:00Z", "2026-12-05T10:00:00Z"]),
+    ])
     func aDateOnlyDueIsTheDateOfTheImportsTimeZone(zone: String, expected: [String]) throws {
         let text = [("a", "20261204T230000Z"), ("b", "20260604T220000Z"), ("c", "20261205T100000Z")].map { name, due in
             #"{"uuid":"00000000-0000-4000-8000-00000000000\#(name)","description":"\#(name)","status":"pending","due":"\#(due)","recur":"weekly"}"#

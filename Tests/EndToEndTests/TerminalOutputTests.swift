@@ -48,7 +48,9 @@ import Testing
         #expect(narrow.lines[2].contains("Write a very long…  +work"), "\(narrow.output)")
         #expect(narrow.lines[2].hasSuffix("+work"))
         // Rows stay aligned: the title column starts at the same place on every row.
-        let starts = narrow.lines.map { line in line.range(of: ["Pay", "Buy", "Write"].first { line.contains($0) }!)!.lowerBound.utf16Offset(in: line) }
+        let starts = narrow.lines.map { line in
+            line.range(of: ["Pay", "Buy", "Write"].first { line.contains($0) }!)!.lowerBound.utf16Offset(in: line)
+        }
         #expect(Set(starts).count == 1)
         // A short title is not padded out to the narrowest a shortened one may be.
         let short = try runTaskline(["add", "--db", path, "Go", "+x"], environment: ["COLUMNS": "60"])

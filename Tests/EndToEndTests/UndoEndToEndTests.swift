@@ -22,8 +22,10 @@ import Testing
         let a = try start(database)
         let b = try start(database)
         _ = try a.request("tasks/create", #"{"id":"target","title":"target"}"#)
-        let task = try a.request("tasks/create", #"{"id":"t","title":"T","notes":"n","priority":3,"tags":["x","y"],"due":"2026-12-05","#
-            + #""project":"Home","dependsOn":["target"],"wait":"2026-12-01T08:00:00Z","meta":{"editor":{"line":4}}}"#)
+        let task = try a.request(
+            "tasks/create",
+            #"{"id":"t","title":"T","notes":"n","priority":3,"tags":["x","y"],"due":"2026-12-05","#
+                + #""project":"Home","dependsOn":["target"],"wait":"2026-12-01T08:00:00Z","meta":{"editor":{"line":4}}}"#)
         _ = try a.request("tasks/create", #"{"id":"dependent","title":"d","dependsOn":["t"]}"#)
         _ = try a.request("tasks/delete", #"{"id":"t"}"#)
         #expect(try a.request("tasks/get", #"{"id":"dependent"}"#)["dependsOn"] == [])

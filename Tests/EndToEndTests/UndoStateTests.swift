@@ -33,15 +33,19 @@ import Testing
     /// The tasks that differ between `found` and `expected`, as each has them.
     func difference(_ found: [String: JSON], _ expected: [String: JSON]) -> String {
         Set(found.keys).union(expected.keys).sorted().filter { found[$0] != expected[$0] }
-            .map { "\($0): \(found[$0].map { JSONWriter.string($0) } ?? "absent") expected \(expected[$0].map { JSONWriter.string($0) } ?? "absent")" }
+            .map {
+                "\($0): \(found[$0].map { JSONWriter.string($0) } ?? "absent") expected \(expected[$0].map { JSONWriter.string($0) } ?? "absent")"
+            }
             .joined(separator: "; ")
     }
 
     @Test(arguments: StoreKind.allCases)
     func aTaskCreatedAndThenChangedInOneGroupIsDeletedByItsUndo(store: StoreKind) throws {
         let client = try start(try TestDatabase.fresh(store))
-        _ = try client.request("tasks/apply", #"{"operations":[{"create":{"id":"c","title":"made"}},"#
-            + #"{"update":{"id":"c","changes":{"title":"changed","tags":["x"]}}}]}"#)
+        _ = try client.request(
+            "tasks/apply",
+            #"{"operations":[{"create":{"id":"c","title":"made"}},"#
+                + #"{"update":{"id":"c","changes":{"title":"changed","tags":["x"]}}}]}"#)
         let undone = try client.request("tasks/undo")
         #expect(undone["deleted"] == ["c"] && undone["tasks"] == [])
         #expect(try client.requestError("tasks/get", #"{"id":"c"}"#)["code"] == 1001)
@@ -55,8 +59,10 @@ import Testing
     func aTaskCreatedAndDeletedInOneGroupStaysAbsentThroughUndoAndRedo(store: StoreKind) throws {
         let client = try start(try TestDatabase.fresh(store))
         _ = try client.request("tasks/create", #"{"id":"kept","title":"kept"}"#)
-        _ = try client.request("tasks/apply", #"{"operations":[{"create":{"id":"a","title":"brief"}},{"delete":{"id":"a"}},"#
-            + #"{"update":{"id":"kept","changes":{"notes":"n"}}}]}"#)
+        _ = try client.request(
+            "tasks/apply",
+            #"{"operations":[{"create":{"id":"a","title":"brief"}},{"delete":{"id":"a"}},"#
+                + #"{"update":{"id":"kept","changes":{"notes":"n"}}}]}"#)
         let undone = try client.request("tasks/undo")
         #expect(undone["deleted"] == ["a"])
         #expect(try client.requestError("tasks/get", #"{"id":"a"}"#)["code"] == 1001)
@@ -72,8 +78,10 @@ import Testing
     func aTaskUpdatedTwiceInOneGroupGoesBackToItsStateBeforeTheFirst(store: StoreKind) throws {
         let client = try start(try TestDatabase.fresh(store))
         _ = try client.request("tasks/create", #"{"id":"t","title":"first","priority":1}"#)
-        _ = try client.request("tasks/apply", #"{"operations":[{"update":{"id":"t","changes":{"title":"second"}}},"#
-            + #"{"update":{"id":"t","changes":{"title":"third","priority":3}}}]}"#)
+        _ = try client.request(
+            "tasks/apply",
+            #"{"operations":[{"update":{"id":"t","changes":{"title":"second"}}},"#
+                + #"{"update":{"id":"t","changes":{"title":"third","priority":3}}}]}"#)
         let undone = try client.request("tasks/undo")
         #expect(undone["tasks"]?.arrayValue?.first?["title"] == "first")
         #expect(undone["tasks"]?.arrayValue?.first?["priority"] == 1)
@@ -88,8 +96,10 @@ import Testing
         _ = try client.request("tasks/create", #"{"id":"r","title":"water","due":"2027-01-04","recurrence":{"rule":"FREQ=WEEKLY"}}"#)
         _ = try client.request("tasks/update", #"{"id":"r","changes":{"done":true}}"#)
         let successor = try #require(try state(client).keys.first { $0 != "r" })
-        _ = try client.request("tasks/apply", #"{"operations":[{"update":{"id":"\#(successor)","changes":{"done":true}}},"#
-            + #"{"update":{"id":"\#(successor)","changes":{"title":"water twice"}}}]}"#)
+        _ = try client.request(
+            "tasks/apply",
+            #"{"operations":[{"update":{"id":"\#(successor)","changes":{"done":true}}},"#
+                + #"{"update":{"id":"\#(successor)","changes":{"title":"water twice"}}}]}"#)
         let made = try state(client).filter { $0.value["done"] == false }
         #expect(made.count == 1)
         let next = try #require(made.keys.first)
@@ -182,9 +192,12 @@ import Testing
                     if !live.isEmpty, pick(3) == 0 { fields.append(#""dependsOn":["\#(live[pick(live.count)])"]"#) }
                     operations.append(#"{"create":{\#(fields.joined(separator: ","))}}"#)
                     live.append(id)
-                case 2, 3 where !live.isEmpty:
-                    let changes = [#""title":"edit \#(round)""#, #""done":true"#, #""done":false"#, #""tags":["e\#(round)"]"#,
-                                   #""priority":\#(pick(4))"#, #""notes":"n\#(round)""#][pick(6)]
+                case 2,
+                    3 where !live.isEmpty:
+                    let changes = [
+                        #""title":"edit \#(round)""#, #""done":true"#, #""done":false"#, #""tags":["e\#(round)"]"#,
+                        #""priority":\#(pick(4))"#, #""notes":"n\#(round)""#,
+                    ][pick(6)]
                     operations.append(#"{"update":{"id":"\#(live[pick(live.count)])","changes":{\#(changes)}}}"#)
                 case 4 where !live.isEmpty:
                     operations.append(#"{"delete":{"id":"\#(live.remove(at: pick(live.count)))"}}"#)

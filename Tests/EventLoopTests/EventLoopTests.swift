@@ -1,20 +1,16 @@
-@testable import EventLoop
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
-@Suite struct EventLoopTests {
-    func waitUntil(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
+@testable import EventLoop
 
-    /// Timers fire in the order of their deadlines, as last set; a cancelled one never fires.
+@Suite struct EventLoopTests {
+    /// Timers fire at their deadlines, as last set, and in their order; a cancelled one never
+    /// fires.
     @Test func timersFireByDeadlineAsLastSet() {
-        let loop = EventLoop.startThread()
+        let clock = ManualLoopClock()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         let fired = Mutex<[String]>([])
         loop.execute {
@@ -26,9 +22,36 @@ import Testing
             timers[0].1.schedule(after: 10_000_000)  // reset: sooner than b now
             timers[2].1.cancel()
         }
-        #expect(waitUntil { fired.withLock { $0.count } == 3 })
-        usleep(100_000)
+        loop.advance(clock, by: 999_999)
+        #expect(fired.withLock { $0 } == [])
+        loop.advance(clock, by: 1)
+        #expect(fired.withLock { $0 } == ["d"])
+        loop.advance(clock, by: 9_000_000)
+        #expect(fired.withLock { $0 } == ["d", "a"])
+        loop.advance(clock, by: 10_000_000)
         #expect(fired.withLock { $0 } == ["d", "a", "b"])
+        loop.advance(clock, by: 1_000_000_000)
+        #expect(fired.withLock { $0 } == ["d", "a", "b"])
+    }
+
+    /// Timers due at once fire together, in deadline order, when the clock jumps past them;
+    /// a timer set by another's handler for a time already past fires in the same round.
+    @Test func timersPassedInOneJumpFireInOrder() {
+        let clock = ManualLoopClock()
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let fired = Mutex<[String]>([])
+        loop.execute {
+            let late = loop.makeTimer { fired.withLock { $0.append("set by b") } }
+            loop.makeTimer {
+                fired.withLock { $0.append("b") }
+                late.schedule(at: loop.now() - 1)
+            }.schedule(after: 20)
+            loop.makeTimer { fired.withLock { $0.append("a") } }.schedule(after: 10)
+            loop.makeTimer { fired.withLock { $0.append("c") } }.schedule(after: 30)
+        }
+        loop.advance(clock, by: 25)
+        #expect(fired.withLock { $0 } == ["a", "b", "set by b"])
     }
 
     /// Many timers, set and reset at random: each fires once, in deadline order.
@@ -51,7 +74,7 @@ import Testing
     }
 
     /// A timer set as far off as the clock goes waits (it neither traps nor fires), and the
-    /// loop keeps serving.
+    /// loop keeps serving. On the real clock: its sleep until that deadline is what is checked.
     @Test func aTimerAtTheEndOfTimeNeverFires() {
         let loop = EventLoop.startThread()
         defer { loop.stop(exitCode: 0) }
@@ -60,8 +83,9 @@ import Testing
             loop.makeTimer { fired.withLock { $0 += 1 } }.schedule(after: .max)
             loop.makeTimer { fired.withLock { $0 += 10 } }.schedule(after: 1_000_000)
         }
+        // The loop wakes for the near timer by itself, then sleeps until the end of time.
         #expect(waitUntil { fired.withLock { $0 } == 10 })
-        usleep(50_000)
+        loop.settle()
         #expect(fired.withLock { $0 } == 10)
     }
 
@@ -86,7 +110,7 @@ import Testing
             added.withLock { $0 = true }
         }
         #expect(waitUntil { added.withLock { $0 } })
-        usleep(200_000)
+        loop.settle()
         #expect(calls.withLock { $0 } == 0)
     }
 
@@ -111,35 +135,42 @@ import Testing
     }
 
     /// Idle work waits until no descriptor has been ready for its quiet time, or since the
-    /// loop started: input every 20 ms keeps a handler of 150 ms from running; once it stops,
-    /// the loop wakes for the handler by itself, and its steps then follow one another.
+    /// loop started: input every 20 ms keeps a handler of 150 ms from running; once the quiet
+    /// time is up, the loop runs the handler by itself, and its steps follow one another
+    /// with no time passing.
     @Test func idleWorkWaitsForAQuietTime() {
-        let loop = EventLoop.startThread()
+        let clock = ManualLoopClock()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         let pipe = TestPipe()
         let steps = Mutex<[UInt64]>([])
         loop.execute {
             _ = loop.addSource(fd: pipe.read, events: Int16(POLLIN)) { _ in pipe.receive() }
             _ = loop.addIdleHandler(quietNanoseconds: 150_000_000) {
-                let count = steps.withLock { $0.append(EventLoop.now()); return $0.count }
                 // Three steps, each a job of its own.
-                guard count < 3 else { return false }
-                loop.execute {}
-                return true
+                let step = steps.withLock { steps in
+                    guard steps.count < 3 else { return false }
+                    steps.append(loop.now())
+                    return true
+                }
+                if step { loop.execute {} }
+                return step
             }
         }
-        usleep(20_000)
-        #expect(steps.withLock { $0.isEmpty }, "idle work ran as the loop started")
+        loop.advance(clock, by: 149_999_999)
+        #expect(steps.withLock { $0.isEmpty }, "idle work ran before the loop had been quiet for 150 ms since it started")
         for _ in 0..<20 {
             pipe.send()
-            usleep(20_000)
+            loop.settle()
+            loop.advance(clock, by: 20_000_000)
         }
         #expect(steps.withLock { $0.isEmpty }, "idle work ran between inputs 20 ms apart")
-        let stopped = EventLoop.now()
+        loop.advance(clock, by: 129_999_999)
+        #expect(steps.withLock { $0.isEmpty }, "idle work ran before 150 ms had passed since the last input")
+        loop.advance(clock, by: 1)
         #expect(waitUntil { steps.withLock { $0.count } >= 3 })
-        let times = steps.withLock { $0 }
-        #expect(times[0] - stopped >= 100_000_000, "ran \((times[0] - stopped) / 1_000_000) ms after the last input")
-        #expect(times[2] - times[0] < 100_000_000, "steps waited between one another")
+        let quietFrom = clock.now()
+        #expect(steps.withLock { $0 } == [quietFrom, quietFrom, quietFrom], "steps waited for time to pass between one another")
     }
 
     /// The client's exit is seen when it happens (a pidfd), not when a check finds the
@@ -162,11 +193,44 @@ import Testing
         let holder = Holder()
         let child = pid
         loop.execute { holder.watcher = ProcessWatcher(pid: child, loop: loop) { exited.withLock { $0 = true } } }
-        usleep(100_000)
+        loop.settle()
         #expect(!exited.withLock { $0 })
         kill(child, SIGKILL)
         #expect(waitUntil { exited.withLock { $0 } })
         #expect(kill(child, 0) == 0, "still a zombie: nothing reaped it")
         loop.execute { holder.watcher = nil }
+    }
+
+    /// Without a pidfd (here, for want of a descriptor) the client is checked twice a
+    /// second: its exit is seen at the next check, well inside the second the protocol
+    /// promises. In a process of its own, which runs out of descriptors.
+    @Test func withoutAPidfdAnExitIsSeenAtTheNextCheck() async {
+        await #expect(processExitsWith: .success) {
+            var pid: pid_t = 0
+            let arguments = ["/bin/sleep", "60"]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            guard posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0 else { exit(2) }
+            let clock = ManualLoopClock()
+            let loop = EventLoop.startThread(clock: clock)
+            var limit = rlimit(rlim_cur: 64, rlim_max: 64)
+            guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { exit(3) }
+            while open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0 {}
+            final class Holder: @unchecked Sendable {  // @unchecked: used on the loop's thread only
+                var watcher: ProcessWatcher?
+            }
+            let holder = Holder()
+            let exited = Mutex(false)
+            let child = pid
+            loop.execute { holder.watcher = ProcessWatcher(pid: child, loop: loop) { exited.withLock { $0 = true } } }
+            loop.settle()
+            // Gone, and reaped: no longer a zombie that `kill(pid, 0)` finds.
+            kill(child, SIGKILL)
+            waitpid(child, nil, 0)
+            loop.advance(clock, by: ProcessWatcher.checkInterval - 1)
+            guard !exited.withLock({ $0 }) else { exit(4) }
+            loop.advance(clock, by: 1)
+            guard exited.withLock({ $0 }) else { exit(5) }
+            guard ProcessWatcher.checkInterval <= 500_000_000 else { exit(6) }
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import FuzzHarness
 import Testing
+
+@testable import FuzzHarness
 
 /// Every input the fuzzer ever crashed on (Fuzz/crashers) is replayed through the same
 /// harness in the normal test run, with the seed corpus's small hand-made cases.

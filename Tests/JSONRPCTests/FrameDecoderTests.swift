@@ -49,8 +49,10 @@ import Testing
         #expect(decode("Content-Length: 2\n\n{}").1 == [message("{}")])  // bare newlines
     }
 
-    @Test(arguments: ["Content-Length: -5", "Content-Length: abc", "Content-Length: 1e3", "Content-Length:",
-                      "Content-Type: text/plain", "no colon here"])
+    @Test(arguments: [
+        "Content-Length: -5", "Content-Length: abc", "Content-Length: 1e3", "Content-Length:",
+        "Content-Type: text/plain", "no colon here",
+    ])
     func badHeaderBlocksAreMalformedAndReadingGoesOn(header: String) {
         let events = decode(header + "\r\n\r\n" + lsp("{}")).1
         #expect(events.count == 2)

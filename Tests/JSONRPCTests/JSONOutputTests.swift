@@ -48,7 +48,9 @@ import Testing
                     let result = bytes.withUnsafeMutableBufferPointer { buffer in
                         written { $0.put(utf8String: UnsafeBufferPointer(buffer)) }
                     }
-                    #expect(try JSONParser.parse(Array(result.utf8.dropFirst(7))) == .string(text), "\(special.unicodeScalars.map(\.value)) at \(place) of \(length)")
+                    #expect(
+                        try JSONParser.parse(Array(result.utf8.dropFirst(7))) == .string(text),
+                        "\(special.unicodeScalars.map(\.value)) at \(place) of \(length)")
                 }
             }
         }
@@ -73,8 +75,10 @@ extension JSONOutputTests {
     /// that lean towards the edges of the multi-byte forms.
     @Test func theUTF8CheckAgreesWithTheStandardLibrary() {
         var generator = SystemRandomNumberGenerator()
-        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
-                              0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        let edges: [UInt8] = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+            0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ]
         for _ in 0..<200_000 {
             let length = Int.random(in: 0...12, using: &generator)
             let bytes = (0..<length).map { _ in

@@ -57,9 +57,10 @@ import Testing
         files.append([0x5B] + Array(large.joined(separator: [0x2C, 0x0A])) + [0x5D])
         files.append(Array(large.joined(separator: [0x0A])))
         #expect(files.suffix(2).allSatisfy { $0.count > 1 << 20 })
-        let disagreements = try Self.compareWithReference(files.map { file in
-            ["input": .string(Data(file).base64EncodedString()), "records": try Self.records(of: file)]
-        })
+        let disagreements = try Self.compareWithReference(
+            files.map { file in
+                ["input": .string(Data(file).base64EncodedString()), "records": try Self.records(of: file)]
+            })
         #expect(disagreements.count == 1, "\(disagreements.joined(separator: "\n"))")
         #expect(disagreements.last == "compared \(files.count)")
     }
@@ -82,10 +83,11 @@ import Testing
 
     /// Runs the reference over every input, with what Taskline's parser made of it.
     static func compareWithReference(_ inputs: [[UInt8]]) throws -> [String] {
-        try compareWithReference(inputs.map { input in
-            let taskline: JSON = (try? JSONParser.parse(input)).map { .string(Data(JSONWriter.bytes($0)).base64EncodedString()) } ?? .null
-            return ["input": .string(Data(input).base64EncodedString()), "taskline": taskline]
-        })
+        try compareWithReference(
+            inputs.map { input in
+                let taskline: JSON = (try? JSONParser.parse(input)).map { .string(Data(JSONWriter.bytes($0)).base64EncodedString()) } ?? .null
+                return ["input": .string(Data(input).base64EncodedString()), "taskline": taskline]
+            })
     }
 
     /// Runs the reference over cases in its input format (Fixtures/json_reference.py).
@@ -115,32 +117,40 @@ import Testing
     // MARK: - Inputs
 
     static let cornerCases: [String] = {
-        let numbers = ["0", "-0", "1", "-1", "1.0", "1e0", "1E+2", "1e-2", "0.1", "-0.0", "123456789012345678901234567890",
-                       "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-                       "18446744073709551616", "1.7976931348623157e308", "1.7976931348623159e308", "2e308", "-2e308",
-                       "1e-400", "4.9e-324", "1" + String(repeating: "0", count: 400), "01", "1.", ".1", "-", "+1", "1e",
-                       "1e+", "0x10", "NaN", "Infinity", "-Infinity", "1_000", "--1", "1.5e3.2", "00", "-01", "1E400"]
-        let strings = [#""""#, #""\"\\\/\b\f\n\r\t""#, #""\u0000""#, #""\u00e9\u00E9""#, #""\uD83D\uDE00""#, #""\uD83D""#,
-                       #""\uDE00""#, #""\uD83D\u0041""#, #""\x41""#, #""\'""#, #""\u12""#, #""\u12G4""#, "\"\u{7F}\"",
-                       "\"é😀\u{FFFF}\u{10FFFF}\"", "\"\t\"", "\"\n\"", "\"\u{1F}\"", #""\uDBFF\uDFFF""#, #""\uD800\uD800""#,
-                       #"""#, #""abc"#, #""\""#]
-        let structures = ["[]", "{}", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "{a:1}", #"{"a":1,"a":2}"#, #"{"a":1,"b":{"a":2}}"#,
-                          #"{"\u0061":1,"a":2}"#, #"{"é":1,"e\u0301":2}"#,
-                          "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"e\u0301":2}"#,
-                          "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"\u00e9":2}"#, "[1 2]", "[,1]", "[1,,2]", #"{"a":1 "b":2}"#,
-                          " [ 1 , 2 ] ", "\t\n\r[]\r\n", "[]\u{A0}", "\u{FEFF}[]", "[] x", "", "  ", "1", #""x""#, "true",
-                          "false", "null", "nul", "True", "[true,false,null]", "[[[]]]", #"{"":""}"#,
-                          String(repeating: "[", count: 64) + String(repeating: "]", count: 64),
-                          String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
-                          String(repeating: #"{"a":"#, count: 64) + "1" + String(repeating: "}", count: 64),
-                          String(repeating: #"{"a":"#, count: 65) + "1" + String(repeating: "}", count: 65)]
+        let numbers = [
+            "0", "-0", "1", "-1", "1.0", "1e0", "1E+2", "1e-2", "0.1", "-0.0", "123456789012345678901234567890",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "18446744073709551616", "1.7976931348623157e308", "1.7976931348623159e308", "2e308", "-2e308",
+            "1e-400", "4.9e-324", "1" + String(repeating: "0", count: 400), "01", "1.", ".1", "-", "+1", "1e",
+            "1e+", "0x10", "NaN", "Infinity", "-Infinity", "1_000", "--1", "1.5e3.2", "00", "-01", "1E400",
+        ]
+        let strings = [
+            #""""#, #""\"\\\/\b\f\n\r\t""#, #""\u0000""#, #""\u00e9\u00E9""#, #""\uD83D\uDE00""#, #""\uD83D""#,
+            #""\uDE00""#, #""\uD83D\u0041""#, #""\x41""#, #""\'""#, #""\u12""#, #""\u12G4""#, "\"\u{7F}\"",
+            "\"é😀\u{FFFF}\u{10FFFF}\"", "\"\t\"", "\"\n\"", "\"\u{1F}\"", #""\uDBFF\uDFFF""#, #""\uD800\uD800""#,
+            #"""#, #""abc"#, #""\""#,
+        ]
+        let structures = [
+            "[]", "{}", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "{a:1}", #"{"a":1,"a":2}"#, #"{"a":1,"b":{"a":2}}"#,
+            #"{"\u0061":1,"a":2}"#, #"{"é":1,"e\u0301":2}"#,
+            "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"e\u0301":2}"#,
+            "{" + (0..<20).map { #""k\#($0)":\#($0),"# }.joined() + #""é":1,"\u00e9":2}"#, "[1 2]", "[,1]", "[1,,2]", #"{"a":1 "b":2}"#,
+            " [ 1 , 2 ] ", "\t\n\r[]\r\n", "[]\u{A0}", "\u{FEFF}[]", "[] x", "", "  ", "1", #""x""#, "true",
+            "false", "null", "nul", "True", "[true,false,null]", "[[[]]]", #"{"":""}"#,
+            String(repeating: "[", count: 64) + String(repeating: "]", count: 64),
+            String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+            String(repeating: #"{"a":"#, count: 64) + "1" + String(repeating: "}", count: 64),
+            String(repeating: #"{"a":"#, count: 65) + "1" + String(repeating: "}", count: 65),
+        ]
         return numbers + numbers.map { "[\($0)]" } + strings + structures
     }()
 
     /// Invalid UTF-8 in a string and outside one: overlong, surrogate, out of range, truncated, stray continuation.
     static let byteCases: [[UInt8]] = {
-        let sequences: [[UInt8]] = [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82],
-                                    [0x80], [0xFF], [0xF0, 0x9F, 0x98], [0xC3, 0xA9]]
+        let sequences: [[UInt8]] = [
+            [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82],
+            [0x80], [0xFF], [0xF0, 0x9F, 0x98], [0xC3, 0xA9],
+        ]
         var cases: [[UInt8]] = []
         for bytes in sequences {
             let inString: [UInt8] = [0x22] + bytes + [0x22]
@@ -199,13 +209,17 @@ import Testing
         if Bool.random(using: &generator) { text = text.hasPrefix("-") ? "-0" : "0" }
         if Bool.random(using: &generator) { text += "." + String(Int.random(in: 0...99_999, using: &generator)) }
         if Int.random(in: 0..<3, using: &generator) == 0 {
-            text += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)! + String(Int.random(in: 0...330, using: &generator))
+            text +=
+                ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)!
+                + String(Int.random(in: 0...330, using: &generator))
         }
         return text
     }
 
-    private static let escapes = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\n"#, #"\r"#, #"\t"#, #"\u0041"#, #"\u00e9"#,
-                                  #"\uD83D\uDE00"#, #"\uDBFF\uDFFD"#, #"\u0000"#, #"\u001f"#, #"\uFEFF"#, #"\u2028"#]
+    private static let escapes = [
+        #"\""#, #"\\"#, #"\/"#, #"\b"#, #"\f"#, #"\n"#, #"\r"#, #"\t"#, #"\u0041"#, #"\u00e9"#,
+        #"\uD83D\uDE00"#, #"\uDBFF\uDFFD"#, #"\u0000"#, #"\u001f"#, #"\uFEFF"#, #"\u2028"#,
+    ]
 
     private static func appendString(to out: inout [UInt8], using generator: inout SplitMix64) {
         out.append(0x22)
@@ -227,7 +241,9 @@ import Testing
         var bytes = document
         let meaningful = Array(#"{}[],:"\-+.eE0123456789 tfn"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xFF]
         let position = Int.random(in: 0...bytes.count, using: &generator)
-        let byte = Int.random(in: 0..<4, using: &generator) == 0 ? UInt8.random(in: 0...255, using: &generator) : meaningful.randomElement(using: &generator)!
+        let byte =
+            Int.random(in: 0..<4, using: &generator) == 0
+            ? UInt8.random(in: 0...255, using: &generator) : meaningful.randomElement(using: &generator)!
         switch Int.random(in: 0..<3, using: &generator) {
         case 0 where position < bytes.count: bytes.remove(at: position)
         case 1 where position < bytes.count: bytes[position] = byte

@@ -30,8 +30,10 @@ import Testing
     }
 
     @Test func keepsTheTextOfNumbersThatAreNotInt64() throws {
-        for text in ["18446744073709551616", "-9223372036854775809", "12345678901234567890123", "1.5", "1.50", "1E2",
-                     "1e-400", "-0", "-0.0", "0e0", "1e308"] {
+        for text in [
+            "18446744073709551616", "-9223372036854775809", "12345678901234567890123", "1.5", "1.50", "1E2",
+            "1e-400", "-0", "-0.0", "0e0", "1e308",
+        ] {
             #expect(try parse(text) == .number(text))
             #expect(JSONWriter.string(try parse(text)) == text)
         }
@@ -46,7 +48,8 @@ import Testing
     /// Objects equal but for their members' order hash alike, names that `String` takes for
     /// one ("é" precomposed and with a combining accent) included.
     @Test func equalObjectsHashAlike() throws {
-        let a = try parse(#"{"\u00e9":1,"e\u0301":2}"#), b = try parse(#"{"e\u0301":2,"\u00e9":1}"#)
+        let a = try parse(#"{"\u00e9":1,"e\u0301":2}"#)
+        let b = try parse(#"{"e\u0301":2,"\u00e9":1}"#)
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
         #expect(a != (try parse(#"{"\u00e9":2,"e\u0301":1}"#)))

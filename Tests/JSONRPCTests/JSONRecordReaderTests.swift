@@ -29,9 +29,11 @@ import Testing
     }
 
     @Test func jsonLinesWithBlankLinesAndCarriageReturns() throws {
-        expect(try records("\n{\"a\":1}\r\n\n  \n[2]\n\"three\"\n{\"b\":"), [
-            (2, #"{"a":1}"#), (5, "[2]"), (6, #""three""#), (7, "! not valid JSON: unexpected end of input at byte 6"),
-        ])
+        expect(
+            try records("\n{\"a\":1}\r\n\n  \n[2]\n\"three\"\n{\"b\":"),
+            [
+                (2, #"{"a":1}"#), (5, "[2]"), (6, #""three""#), (7, "! not valid JSON: unexpected end of input at byte 6"),
+            ])
         expect(try records(""), [])
         expect(try records("\u{FEFF}{\"bom\":true}\n"), [(1, #"{"bom":true}"#)])
     }
@@ -45,10 +47,12 @@ import Testing
               4
             ]
             """
-        expect(try records(text), [
-            (2, #"{"s":"a ] and a , and a \" and { inside"}"#), (3, "[1,[2,3]]"),
-            (4, #"{"nested":{"deep":[{"x":"}"}]}}"#), (5, "4"),
-        ])
+        expect(
+            try records(text),
+            [
+                (2, #"{"s":"a ] and a , and a \" and { inside"}"#), (3, "[1,[2,3]]"),
+                (4, #"{"nested":{"deep":[{"x":"}"}]}}"#), (5, "4"),
+            ])
         expect(try records("[]"), [])
         expect(try records(" [ ] \n"), [])
         expect(try records("[{\"a\":1},\n{\"b\":2}]"), [(1, #"{"a":1}"#), (2, #"{"b":2}"#)])
@@ -74,9 +78,11 @@ import Testing
 
     @Test func overlongLinesAreSkippedNotHeld() throws {
         let long = String(repeating: "y", count: 5000)
-        expect(try records("{\"a\":1}\n\"\(long)\"\n{\"b\":2}\n", maxRecordBytes: 1000), [
-            (1, #"{"a":1}"#), (2, "! a line longer than 1000 bytes"), (3, #"{"b":2}"#),
-        ])
+        expect(
+            try records("{\"a\":1}\n\"\(long)\"\n{\"b\":2}\n", maxRecordBytes: 1000),
+            [
+                (1, #"{"a":1}"#), (2, "! a line longer than 1000 bytes"), (3, #"{"b":2}"#),
+            ])
         expect(try records("[1,\n\"\(long)\",\n3]", maxRecordBytes: 1000), [(1, "1"), (2, "! an element longer than 1000 bytes"), (3, "3")])
         // Past a read's worth, too: the element is read past, never held whole.
         let huge = String(repeating: "z", count: 1_100_000)

@@ -46,8 +46,10 @@ import Testing
     }
 
     @Test func numberIDsKeepTheirTextAndAreTheSameOnlyWithTheSameText() throws {
-        let texts = ["18446744073709551616", "18446744073709551617", "-9223372036854775809", "12345678901234567890123",
-                     "1", "1.0", "1.5", "1.50", "1e-400", "-0", "0"]
+        let texts = [
+            "18446744073709551616", "18446744073709551617", "-9223372036854775809", "12345678901234567890123",
+            "1", "1.0", "1.5", "1.50", "1e-400", "-0", "0",
+        ]
         for text in texts {
             #expect(try id(text).description == text)
         }
@@ -61,7 +63,8 @@ import Testing
     /// "é" written precomposed and as "e" with a combining accent are two ids: JSON compares
     /// strings code point by code point, and a cancellation of one must not reach the other.
     @Test func stringIDsAreTheSameOnlyWithTheSameCodePoints() throws {
-        let precomposed = try id(#""\u00e9""#), combining = try id(#""e\u0301""#)
+        let precomposed = try id(#""\u00e9""#)
+        let combining = try id(#""e\u0301""#)
         #expect(precomposed != combining)
         #expect(Set([precomposed, combining]).count == 2)
         #expect(try precomposed == id(#""\u00e9""#))
@@ -108,10 +111,13 @@ import Testing
         let error = ResponseError.invalidParams(field: "changes.priority", reason: "must be an integer")
         var written: [UInt8] = []
         JSONWriter.write(Response(id: .string("7"), result: .failure(error)), to: &written)
-        #expect(try JSONParser.parse(written) == [
-            "jsonrpc": "2.0", "id": "7",
-            "error": ["code": -32602, "message": "Invalid params: changes.priority must be an integer",
-                      "data": ["field": "changes.priority", "reason": "must be an integer"]],
-        ])
+        #expect(
+            try JSONParser.parse(written) == [
+                "jsonrpc": "2.0", "id": "7",
+                "error": [
+                    "code": -32602, "message": "Invalid params: changes.priority must be an integer",
+                    "data": ["field": "changes.priority", "reason": "must be an integer"],
+                ],
+            ])
     }
 }

@@ -1,6 +1,6 @@
+import PeopleLanguage
 import TaskModel
 import Testing
-import PeopleLanguage
 
 /// The dates people type, read at a fixed time: Wednesday 2026-12-02 09:30 UTC.
 @Suite struct PeopleDatesTests {
@@ -41,8 +41,10 @@ import PeopleLanguage
         #expect(PeopleDates.parse("eom", now: january31, calendar: Self.berlin) == "2027-01-31")
     }
 
-    @Test(arguments: ["", "someday", "t", "mo", "2026-13-01", "2026-12-05T25:00", "2026-12-05T17", "3x", "+d",
-                      "123456d", "12/05/2026", "2026-12-5"])
+    @Test(arguments: [
+        "", "someday", "t", "mo", "2026-13-01", "2026-12-05T25:00", "2026-12-05T17", "3x", "+d",
+        "123456d", "12/05/2026", "2026-12-5",
+    ])
     func refuses(text: String) {
         #expect(PeopleDates.parse(text, now: Self.now, calendar: Self.berlin) == nil)
     }
@@ -70,7 +72,9 @@ import PeopleLanguage
         #expect(shown?.urgency == urgency)
         // Urgency counts the days without the text.
         #expect(PeopleDates.days(until: stored, now: Self.now, calendar: Self.berlin) == shown?.days)
-        #expect(PeopleDates.days(until: stored, now: Self.now, calendar: Self.newYork) == PeopleDates.show(stored, now: Self.now, calendar: Self.newYork)?.days)
+        #expect(
+            PeopleDates.days(until: stored, now: Self.now, calendar: Self.newYork)
+                == PeopleDates.show(stored, now: Self.now, calendar: Self.newYork)?.days)
     }
 
     /// A date is the same day in every zone: it is not moved to the previous day west of UTC.

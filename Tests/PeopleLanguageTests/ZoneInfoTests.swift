@@ -1,6 +1,7 @@
-@testable import PeopleLanguage
 import TaskModel
 import Testing
+
+@testable import PeopleLanguage
 
 /// Time zones named by clients (`initializationOptions.timeZone`), read from the system's
 /// time zone database without touching TZ.
@@ -31,8 +32,10 @@ import Testing
     }
 
     /// Names outside the database are not found, whatever files lie there.
-    @Test(arguments: ["", "Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime", "Europe//Paris", "Europe/./Paris",
-                      "Europe/Paris ", "zone.tab", "Europe"])
+    @Test(arguments: [
+        "", "Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime", "Europe//Paris", "Europe/./Paris",
+        "Europe/Paris ", "zone.tab", "Europe",
+    ])
     func unknownNames(name: String) {
         #expect(LocalCalendar.named(name) == nil)
     }

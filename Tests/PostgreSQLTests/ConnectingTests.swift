@@ -1,8 +1,9 @@
+import PostgreSQL
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PostgreSQL
-import Testing
 
 /// Opening and reopening a connection step by step, as an event loop would, waiting on the
 /// socket with poll(2) between steps.

@@ -1,8 +1,9 @@
+import PostgreSQL
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PostgreSQL
-import Testing
 
 @Suite(Cluster.available) struct ConnectionLossTests {
     @Test func aTerminatedConnectionIsDetectedAndResetReconnects() throws {

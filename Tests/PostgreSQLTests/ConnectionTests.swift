@@ -17,14 +17,18 @@ import Testing
         let db = try Cluster.connect()
         let text = "héllo ✓ 'quoted' \\ back\"slash 🐢"
         let bytes: [UInt8] = [0, 1, 0x27, 0x5C, 0x7F, 0x80, 255]
-        let rows = try db.query("""
+        let rows = try db.query(
+            """
             SELECT $1 AS min, $2 AS max, pg_typeof($1)::text AS integer_type,
                    $3 AS tenth, $4 AS tiny, $5 AS infinite, $6 AS negative_infinite, $7 AS nan, pg_typeof($3)::text AS double_type,
                    $8 AS yes, $9 AS no, pg_typeof($8)::text AS boolean_type,
                    $10 AS bytes, $11 AS empty_bytes, pg_typeof($10)::text AS bytes_type,
                    $12::text AS text, $13::text AS empty_text, $14::text AS null_text, $14::int8 AS null_integer
-            """, [.integer(.min), .integer(.max), .double(0.1), .double(.leastNonzeroMagnitude), .double(.infinity), .double(-.infinity), .double(.nan),
-                  true, false, .bytes(bytes), .bytes([]), .text(text), "", nil])
+            """,
+            [
+                .integer(.min), .integer(.max), .double(0.1), .double(.leastNonzeroMagnitude), .double(.infinity), .double(-.infinity), .double(.nan),
+                true, false, .bytes(bytes), .bytes([]), .text(text), "", nil,
+            ])
         let row = rows[0]
         #expect(try row.int64("min") == .min)
         #expect(try row.int64("max") == .max)

@@ -1,8 +1,9 @@
+import PostgreSQL
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PostgreSQL
-import Testing
 
 @Suite(Cluster.available) struct NotificationTests {
     /// Waits for `count` notifications as an event loop would: until the socket is readable,
@@ -38,7 +39,10 @@ import Testing
         // A rolled-back transaction notifies nobody: the next one to arrive is the one after.
         struct Abort: Error {}
         #expect(throws: Abort.self) {
-            try sender.transaction { try sender.notify(channel, payload: "rolled back"); throw Abort() }
+            try sender.transaction {
+                try sender.notify(channel, payload: "rolled back")
+                throw Abort()
+            }
         }
         try sender.notify(channel, payload: "after")
         #expect(try receive(1, on: listener).map(\.payload) == ["after"])

@@ -7,7 +7,8 @@ import Testing
 /// Each test works in a schema of its own, made fresh, so that tests can run in parallel.
 enum Cluster {
     static let connectionString = ProcessInfo.processInfo.environment["TASKLINE_TEST_POSTGRES"]
-    static let available: ConditionTrait = .enabled(if: connectionString != nil,
+    static let available: ConditionTrait = .enabled(
+        if: connectionString != nil,
         "TASKLINE_TEST_POSTGRES is unset: run the tests inside scripts/with-postgres")
 
     /// A connection string whose search_path is a new, empty schema.

@@ -44,7 +44,8 @@ import Testing
             ["list", "due.before:2099-07-01"], ["list", "pri:H"], ["list", "plan"], ["list", "--sort", "-priority", "--limit", "2"],
             ["list", "--json"], ["next"], ["overdue"], ["search", "plan"], ["projects"], ["projects", "--all"], ["tags"], ["tags", "--all"],
             ["completion", "--words", "ids"], ["completion", "--words", "tags"],
-            ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"], ["show", "0193"],
+            ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"],
+            ["show", "0193"],
             ["done", "abcdef129", "1111111"], ["done", "1111111"], ["modify", "plain-i", "pri:L", "+garden", "depends:abcdef129"],
             ["modify", "plain-i", "depends:nope"], ["rm", "ab", "ab"], ["list", "--all"], ["list", "--all", "--json"],
             ["projects", "--all"], ["tags", "--all"], ["tags"],
@@ -136,7 +137,8 @@ import Testing
 
         // What SQLite's CHECK constraints and foreign keys refuse, PostgreSQL's schema lets through.
         let connection = try PostgresConnection(postgres)
-        try connection.execute("""
+        try connection.execute(
+            """
             UPDATE task SET priority = 9 WHERE id = 'ab';
             UPDATE task SET title_fold = 'x' WHERE id = 'plain-id-2';
             UPDATE task SET meta = '[1]' WHERE id = 'plain-id-1';

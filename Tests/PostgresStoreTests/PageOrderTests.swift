@@ -1,16 +1,18 @@
 import Foundation
 import PostgreSQL
-@testable import PostgresStore
 import TaskModel
 import TaskStore
 import Testing
+
+@testable import PostgresStore
 
 /// Pages by each sort key, each way, against the SQLite store's on the same tasks, and the
 /// plans PostgreSQL makes for them: read along an index, never sorted.
 @Suite(Cluster.available) struct PageOrderTests {
     /// Each key each way, the sorts by two keys that taskline-bench measures, each way, and
     /// priority then due date in opposite directions (`taskline next` reads by the first).
-    static let sorts: [[SortKey]] = SortKey.Field.allCases.flatMap { field in [false, true].map { [SortKey(field: field, descending: $0)] } }
+    static let sorts: [[SortKey]] =
+        SortKey.Field.allCases.flatMap { field in [false, true].map { [SortKey(field: field, descending: $0)] } }
         + [(SortKey.Field.due, SortKey.Field.priority), (.priority, .due), (.project, .due)].flatMap { first, second in
             [false, true].map { [SortKey(field: first, descending: $0), SortKey(field: second, descending: $0)] }
         }
@@ -20,21 +22,24 @@ import Testing
     /// for case, priorities, due dates and projects shared) and go missing (no due date,
     /// no project), with ids whose code-point order is not their alphabetical one.
     static let tasks: [TaskItem] = (0..<60).map { number in
-        TaskItem(id: id(number), title: number % 3 == 0 ? "Same title" : number % 3 == 1 ? "same TITLE" : "Other \(number % 5)",
-                        done: number % 4 == 0, priority: number % 4, tags: number % 2 == 0 ? ["even"] : [],
-                        due: number % 3 == 0 ? nil : "2027-0\(1 + number % 5)-1\(number % 3)",
-                        project: number % 5 == 0 ? nil : ["Home", "Home.Garage", "Home-x", "Work"][number % 4],
-                        dependsOn: number % 6 == 1 ? [id(number - 1)] : [], wait: number % 10 == 3 ? "2999-01-01" : nil,
-                        createdAt: 1_800_000_000_000 + Int64(number / 4), updatedAt: 1_800_000_000_000 + Int64(number % 6),
-                        completedAt: number % 4 == 0 ? 1_800_000_000_100 : nil)
+        TaskItem(
+            id: id(number), title: number % 3 == 0 ? "Same title" : number % 3 == 1 ? "same TITLE" : "Other \(number % 5)",
+            done: number % 4 == 0, priority: number % 4, tags: number % 2 == 0 ? ["even"] : [],
+            due: number % 3 == 0 ? nil : "2027-0\(1 + number % 5)-1\(number % 3)",
+            project: number % 5 == 0 ? nil : ["Home", "Home.Garage", "Home-x", "Work"][number % 4],
+            dependsOn: number % 6 == 1 ? [id(number - 1)] : [], wait: number % 10 == 3 ? "2999-01-01" : nil,
+            createdAt: 1_800_000_000_000 + Int64(number / 4), updatedAt: 1_800_000_000_000 + Int64(number % 6),
+            completedAt: number % 4 == 0 ? 1_800_000_000_100 : nil)
     }
 
     static func id(_ number: Int) -> String {
         ["B", "a", "b", "Z-", "z_", "é", "A"][number % 7] + String(number * 7919 % 61)
     }
 
-    static let filters = [TaskFilter(), TaskFilter(done: false), TaskFilter(project: "Home"), TaskFilter(dueAfter: "2027-02-01"),
-                          TaskFilter(tags: ["even"]), TaskFilter(done: true, tags: ["even"])]
+    static let filters = [
+        TaskFilter(), TaskFilter(done: false), TaskFilter(project: "Home"), TaskFilter(dueAfter: "2027-02-01"),
+        TaskFilter(tags: ["even"]), TaskFilter(done: true, tags: ["even"]),
+    ]
 
     @Test(arguments: sorts) func pagesAreTheSQLiteStoresPages(sort: [SortKey]) async throws {
         let postgres = try Cluster.store()
@@ -60,10 +65,12 @@ import Testing
         let records = Self.tasks.enumerated().map { ImportRecord.task($1, line: $0 + 1) }
         _ = try await postgres.importTasks(records, onConflict: .fail, maxProblems: 1)
         _ = try await sqlite.importTasks(records, onConflict: .fail, maxProblems: 1)
-        for filter in Self.filters + [TaskFilter(done: true), TaskFilter(project: "Home.Garage"), TaskFilter(project: "Nowhere"),
-                                      TaskFilter(tags: ["odd"]), TaskFilter(blocked: true), TaskFilter(blocked: false),
-                                      TaskFilter(waiting: true), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
-                                      TaskFilter(done: false, blocked: false, waiting: false), TaskFilter(project: "Home", waiting: false)] {
+        for filter in Self.filters + [
+            TaskFilter(done: true), TaskFilter(project: "Home.Garage"), TaskFilter(project: "Nowhere"),
+            TaskFilter(tags: ["odd"]), TaskFilter(blocked: true), TaskFilter(blocked: false),
+            TaskFilter(waiting: true), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
+            TaskFilter(done: false, blocked: false, waiting: false), TaskFilter(project: "Home", waiting: false),
+        ] {
             let query = TaskQuery(filter: filter, limit: 1, includeTotal: true)
             let total = try await sqlite.fetch(query).total
             #expect(try await postgres.fetch(query).total == total, "filter \(filter)")
@@ -116,8 +123,10 @@ import Testing
     @Test func countsOfMostTasksReadOnlyTheFew() async throws {
         let (store, connection) = try Self.twentyThousandTasks()
         try Self.blockAndWait(connection)
-        for filter in [TaskFilter(blocked: true), TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
-                       TaskFilter(done: false, blocked: false, waiting: false)] {
+        for filter in [
+            TaskFilter(blocked: true), TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
+            TaskFilter(done: false, blocked: false, waiting: false),
+        ] {
             let plan = try PostgresFetchPlan(query: TaskQuery(filter: filter), now: 0, connection: connection, textIndexed: true)
             for count in try plan.totalCounts(of: filter, now: 0, connection: connection) {
                 let explained = try connection.query("EXPLAIN (FORMAT JSON) " + count.sql, count.values)[0].text("QUERY PLAN")
@@ -145,16 +154,18 @@ import Testing
         try Self.blockAndWait(connection, blockingOneIn: 5)
         let filter = TaskFilter(blocked: true)
         for sort in Self.sorts where sort.count == 2 && sort[1].field == .due {
-            let index = switch sort[0].field {
-            case .priority: "task_blocked_by_priority_due"
-            case .project: sort[0].descending ? "task_blocked_by_project_due_desc" : "task_blocked_by_project_due"
-            default: ""
-            }
+            let index =
+                switch sort[0].field {
+                case .priority: "task_blocked_by_priority_due"
+                case .project: sort[0].descending ? "task_blocked_by_project_due_desc" : "task_blocked_by_project_due"
+                default: ""
+                }
             guard !index.isEmpty else { continue }
             let middle = try #require(try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 1, offset: 1_300)).nextCursor)
             for cursor in [nil, middle] {
                 let indexes = try Self.plans(of: TaskQuery(filter: filter, sort: sort, limit: 50, cursor: cursor), on: connection, key: "Index Name")
-                #expect(indexes.contains(index) && !indexes.contains("task_blocked"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(indexes)")
+                #expect(
+                    indexes.contains(index) && !indexes.contains("task_blocked"), "\(sort) \(cursor == nil ? "first" : "middle") page: \(indexes)")
             }
         }
     }
@@ -162,7 +173,8 @@ import Testing
     /// Makes one task in `blockingOneIn` of `twentyThousandTasks` depend on the task after it
     /// (open or done) and one in 90 wait, with the kept counts and statistics to match.
     static func blockAndWait(_ connection: PostgresConnection, blockingOneIn: Int = 75) throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             UPDATE task SET depends_on = ARRAY[md5((substr(title, 6)::int + 1)::text)] WHERE substr(title, 6)::int % \(blockingOneIn) = 1;
             UPDATE task SET wait = '2999-01-01', wait_at = 32472144000000 WHERE substr(title, 6)::int % 90 = 7;
             \(PostgresSchema.keptCountsFill)
@@ -199,7 +211,8 @@ import Testing
         let db = try Cluster.freshSchema()
         let store = try Cluster.store(db)
         let connection = try PostgresConnection(db)
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
                               depends_on, meta, created_at, updated_at, version)
             SELECT md5(n::text), 'Task ' || n, 'task ' || n, '', '', n % 3 = 0, n % 4, '{}',
@@ -215,7 +228,8 @@ import Testing
     static func plans(of query: TaskQuery, on connection: PostgresConnection, key: String = "Node Type") throws -> [String] {
         let plan = try PostgresFetchPlan(query: query, now: 0, connection: connection, textIndexed: true)
         return try plan.runs.flatMap { run in
-            let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(Int64(query.limit + 1)), .integer(0)])[0].text("QUERY PLAN")
+            let explained = try connection.query("EXPLAIN (FORMAT JSON) " + run.sql, run.values + [.integer(Int64(query.limit + 1)), .integer(0)])[0]
+                .text("QUERY PLAN")
             return Self.values(of: key, in: try JSONSerialization.jsonObject(with: Data(explained.utf8)))
         }
     }

@@ -13,7 +13,8 @@ import Testing
         #expect(created.tags == ["a", "b"])
         #expect(try await store.get(id: created.id) == created)
 
-        let updated = try #require(try await store.perform(.update(id: created.id, changes: TaskChanges(title: "Rewrite", done: true), ifVersion: 1)).task)
+        let updated = try #require(
+            try await store.perform(.update(id: created.id, changes: TaskChanges(title: "Rewrite", done: true), ifVersion: 1)).task)
         #expect(updated.version == 2)
         #expect(updated.completedAt != nil)
         #expect(try await store.get(id: created.id) == updated)
@@ -113,8 +114,10 @@ import Testing
                     for number in 0..<perWriter {
                         if number % 3 == 2 {
                             // A group of two changes, and one that rolls back and hands out none.
-                            _ = try await writer.performEach([.create(TaskDraft(title: "w\(index) \(number)")),
-                                                              .update(id: "missing", changes: TaskChanges(title: "x"), ifVersion: nil)])
+                            _ = try await writer.performEach([
+                                .create(TaskDraft(title: "w\(index) \(number)")),
+                                .update(id: "missing", changes: TaskChanges(title: "x"), ifVersion: nil),
+                            ])
                         } else {
                             _ = try await writer.perform(.create(TaskDraft(title: "w\(index) \(number)")))
                         }
@@ -133,9 +136,11 @@ import Testing
     @Test func pagesFollowTheSortWithCursorsAndFilters() async throws {
         let store = try Cluster.store()
         for number in 0..<25 {
-            _ = try await store.perform(.create(TaskDraft(
-                title: "Task \(number)", priority: number % 3, tags: number % 2 == 0 ? ["even"] : [],
-                due: number % 4 == 0 ? nil : "2026-12-\(10 + number % 7)", project: number % 5 == 0 ? "Home.Garage" : "Work")))
+            _ = try await store.perform(
+                .create(
+                    TaskDraft(
+                        title: "Task \(number)", priority: number % 3, tags: number % 2 == 0 ? ["even"] : [],
+                        due: number % 4 == 0 ? nil : "2026-12-\(10 + number % 7)", project: number % 5 == 0 ? "Home.Garage" : "Work")))
         }
         let sort = [SortKey(field: .due, descending: true), SortKey(field: .priority)]
         var cursor: String?
@@ -170,7 +175,7 @@ import Testing
         let wakeUps = Counter()
         try await listening.watchExternalChanges { wakeUps.add() }
         _ = try await listening.perform(.create(TaskDraft(title: "own")))
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // a window for a wake-up that must not come
         #expect(try await listening.hasExternalChanges() == false)
         #expect(wakeUps.value == 0)
 
@@ -195,13 +200,16 @@ import Testing
         let other = try Cluster.store(connectionString)
         let wakeUps = Counter()
         try await store.watchExternalChanges { wakeUps.add() }
-        let terminated = try PostgresConnection(connectionString).query("""
+        let terminated = try PostgresConnection(connectionString).query(
+            """
             SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
             """, [.text(victim)])[0].int("n")
         #expect(terminated == 2)
 
         var created: OperationOutcome?
-        for _ in 0..<100 where created == nil {
+        // Tried again until the store is back, however long that takes here.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while created == nil, ContinuousClock.now < deadline {
             do {
                 created = try await store.perform(.create(TaskDraft(title: "goes")))
             } catch TaskStoreError.storage(0, 0, let message, retryable: true) {
@@ -221,7 +229,7 @@ import Testing
     }
 
     private static func wait(until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -273,7 +281,8 @@ import Testing
     /// Completing a recurring task creates its next occurrence, once.
     @Test func completingARecurringTaskMakesItsNextOccurrenceOnce() async throws {
         let store = try Cluster.store()
-        let weekly = try #require(try await store.perform(.create(TaskDraft(title: "Bins", due: "2026-12-01", recurrence: "FREQ=WEEKLY;COUNT=3"))).task)
+        let weekly = try #require(
+            try await store.perform(.create(TaskDraft(title: "Bins", due: "2026-12-01", recurrence: "FREQ=WEEKLY;COUNT=3"))).task)
         #expect(weekly.seriesId == weekly.id)
         let done = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil))
         let next = try #require(done.otherChanges.first?.task)
@@ -281,7 +290,10 @@ import Testing
         #expect(next.due == "2026-12-08" && next.recurrence == "FREQ=WEEKLY;COUNT=2" && next.seriesId == weekly.id && !next.done)
         _ = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: false), ifVersion: nil))
         #expect(try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil)).otherChanges.isEmpty)
-        await #expect(throws: TaskStoreError.invalid(field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")) {
+        await #expect(
+            throws: TaskStoreError.invalid(
+                field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
+        ) {
             try await store.perform(.update(id: next.id, changes: TaskChanges(due: .some(nil)), ifVersion: nil))
         }
         #expect(try await store.fetch(TaskQuery(limit: 10)).tasks.count == 2)

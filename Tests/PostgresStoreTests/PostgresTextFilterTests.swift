@@ -1,8 +1,9 @@
 import Foundation
 import PostgreSQL
-@testable import PostgresStore
 import TaskModel
 import Testing
+
+@testable import PostgresStore
 
 /// The text filter on PostgreSQL: a needle is found literally (LIKE's wildcards and its
 /// escape character are text like any other) in titles and notes, whatever their case, and
@@ -29,7 +30,8 @@ import Testing
     @Test func theTrigramIndexServesTheFilterWherePgTrgmIs() async throws {
         let db = try Cluster.freshSchema()
         let store = try Cluster.store(db)
-        _ = try await store.apply((0..<500).map { .success(.create(TaskDraft(title: "Task \($0)", notes: $0 == 7 ? "a rare word" : ""))) }, atomic: true)
+        _ = try await store.apply(
+            (0..<500).map { .success(.create(TaskDraft(title: "Task \($0)", notes: $0 == 7 ? "a rare word" : ""))) }, atomic: true)
         let connection = try PostgresConnection(db)
         let hasTrigrams = try !connection.query("SELECT FROM pg_extension WHERE extname = 'pg_trgm'").isEmpty
         let index = try connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'task_text_trigrams' AND schemaname = current_schema()")
@@ -60,10 +62,14 @@ import Testing
         let db = try Cluster.freshSchema()
         let store = try Cluster.store(db)
         let titles = (0..<3000).map { $0 % 12 == 0 ? "zzz item \($0)" : "aaa item \($0)" }
-        _ = try await store.apply(titles.enumerated().map { index, title in
-            .success(.create(TaskDraft(title: title, due: index % 3 == 0 ? nil : "2030-01-\(index % 19 + 10)",
-                                       project: index % 5 == 0 ? nil : "P\(index % 7)")))
-        }, atomic: true)
+        _ = try await store.apply(
+            titles.enumerated().map { index, title in
+                .success(
+                    .create(
+                        TaskDraft(
+                            title: title, due: index % 3 == 0 ? nil : "2030-01-\(index % 19 + 10)",
+                            project: index % 5 == 0 ? nil : "P\(index % 7)")))
+            }, atomic: true)
         let connection = try PostgresConnection(db)
         try connection.execute("ANALYZE task")
         let indexed = try connection.query("SELECT to_regclass('task_text_trigrams') IS NOT NULL AS indexed")[0].bool("indexed")
@@ -80,13 +86,16 @@ import Testing
                 #expect(!plan.count.sql.contains(rowIDs) && plan.count.sql.contains("LIKE"), "\(sort)")
             }
             // Not a needle without three letters or digits in a row: the index has nothing for it.
-            let twoLetters = try PostgresFetchPlan(query: TaskQuery(filter: TaskFilter(text: "k 9"), limit: 50), now: 0, connection: connection,
-                                                   textIndexed: indexed)
+            let twoLetters = try PostgresFetchPlan(
+                query: TaskQuery(filter: TaskFilter(text: "k 9"), limit: 50), now: 0, connection: connection,
+                textIndexed: indexed)
             #expect(!twoLetters.count.sql.contains(rowIDs))
         }
 
-        for sort in [SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt), SortKey(field: .due),
-                     SortKey(field: .due, descending: true), SortKey(field: .project, descending: true)] {
+        for sort in [
+            SortKey(field: .title), SortKey(field: .title, descending: true), SortKey(field: .createdAt), SortKey(field: .due),
+            SortKey(field: .due, descending: true), SortKey(field: .project, descending: true),
+        ] {
             var all: [TaskItem] = []
             var cursor: String?
             repeat {
@@ -98,7 +107,8 @@ import Testing
             var seen: [String] = []
             cursor = nil
             repeat {
-                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
+                let page = try await store.fetch(
+                    TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
                 #expect(page.total == expected.count)
                 seen += page.tasks.map(\.id)
                 cursor = page.nextCursor

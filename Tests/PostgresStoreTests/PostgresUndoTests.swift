@@ -1,7 +1,8 @@
 import PostgreSQL
-@testable import PostgresStore
 import TaskModel
 import Testing
+
+@testable import PostgresStore
 
 /// Change groups, undo and redo on PostgreSQL: what comes back, whose groups a scope means,
 /// conflicts between stores on one database, and what clears the redo list.
@@ -53,12 +54,16 @@ import Testing
     @Test func undoingAnUpdatePutsBackEveryFieldAtTheNextVersion() async throws {
         let store = try Cluster.store()
         _ = try await create(store, TaskDraft(id: "dep", title: "dep"))
-        let before = try await create(store, TaskDraft(
-            id: "a", title: "Before", notes: "n", priority: 2, tags: ["b", "a"], due: "2026-12-01", project: "Home.Garage",
-            dependsOn: ["dep"], wait: "2026-11-01T08:00:00Z", meta: #"{"k":[1]}"#, remindAt: "2026-11-30T09:00:00Z"))
-        let after = try await update(store, "a", TaskChanges(
-            title: "After", notes: "m", done: true, priority: 0, tags: ["z"], due: .some(nil), project: .some(nil),
-            dependsOn: [], wait: .some(nil), meta: "{}", remindAt: .some(nil)))
+        let before = try await create(
+            store,
+            TaskDraft(
+                id: "a", title: "Before", notes: "n", priority: 2, tags: ["b", "a"], due: "2026-12-01", project: "Home.Garage",
+                dependsOn: ["dep"], wait: "2026-11-01T08:00:00Z", meta: #"{"k":[1]}"#, remindAt: "2026-11-30T09:00:00Z"))
+        let after = try await update(
+            store, "a",
+            TaskChanges(
+                title: "After", notes: "m", done: true, priority: 0, tags: ["z"], due: .some(nil), project: .some(nil),
+                dependsOn: [], wait: .some(nil), meta: "{}", remindAt: .some(nil)))
         let undone = try #require(try await store.undo(scope: .connection, force: false))
         let now = try #require(undone.tasks.first)
         #expect(fields(now) == fields(before))
@@ -74,8 +79,11 @@ import Testing
     @Test func undoingADeleteBringsBackTheTaskItsTagsAndDependenciesBothWays() async throws {
         let store = try Cluster.store()
         _ = try await create(store, TaskDraft(id: "c", title: "C"))
-        let deleted = try await create(store, TaskDraft(id: "b", title: "B", notes: "notes", done: true, tags: ["t1", "t2"],
-                                                       due: "2026-12-05T10:00:00+01:00", dependsOn: ["c"], meta: #"{"x":true}"#))
+        let deleted = try await create(
+            store,
+            TaskDraft(
+                id: "b", title: "B", notes: "notes", done: true, tags: ["t1", "t2"],
+                due: "2026-12-05T10:00:00+01:00", dependsOn: ["c"], meta: #"{"x":true}"#))
         let dependent = try await create(store, TaskDraft(id: "a", title: "A", dependsOn: ["b", "c"]))
         _ = try await store.perform(.delete(id: "b", ifVersion: nil))
         #expect(try await store.get(id: "a").dependsOn == ["c"])
@@ -98,11 +106,12 @@ import Testing
     @Test func anApplyIsOneGroupAndEachGroupCommittedRequestIsItsOwn() async throws {
         let store = try Cluster.store()
         _ = try await create(store, TaskDraft(id: "x", title: "x"))
-        _ = try await store.apply([
-            .success(.create(TaskDraft(id: "a", title: "a"))), .success(.update(id: "x", changes: TaskChanges(title: "X"), ifVersion: nil)),
-            .success(.update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)),
-            .success(.create(TaskDraft(id: "b", title: "b", dependsOn: ["a"]))),
-        ], atomic: false)
+        _ = try await store.apply(
+            [
+                .success(.create(TaskDraft(id: "a", title: "a"))), .success(.update(id: "x", changes: TaskChanges(title: "X"), ifVersion: nil)),
+                .success(.update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)),
+                .success(.create(TaskDraft(id: "b", title: "b", dependsOn: ["a"]))),
+            ], atomic: false)
         let undone = try #require(try await store.undo(scope: .connection, force: false))
         #expect(undone.group.firstSeq == 2 && undone.group.lastSeq == 4)
         #expect(undone.deleted == ["a", "b"] && undone.tasks.map(\.title) == ["x"])
@@ -135,8 +144,11 @@ import Testing
         let (first, second) = try twoStores()
         _ = try await create(first, TaskDraft(id: "a", title: "one"))
         _ = try await create(first, TaskDraft(id: "b", title: "b"))
-        _ = try await first.apply([.success(.update(id: "a", changes: TaskChanges(title: "two"), ifVersion: nil)),
-                                   .success(.update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil))], atomic: true)
+        _ = try await first.apply(
+            [
+                .success(.update(id: "a", changes: TaskChanges(title: "two"), ifVersion: nil)),
+                .success(.update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil)),
+            ], atomic: true)
         let theirs = try await update(second, "a", TaskChanges(title: "three"))
         let seq = try await first.currentSeq()
         await #expect(throws: TaskStoreError.undoConflict(tasks: [theirs], deleted: [])) {
@@ -233,7 +245,8 @@ import Testing
         _ = try await create(old, TaskDraft(id: "old", title: "old", tags: ["t"], project: "P"))
         _ = try await create(old, TaskDraft(id: "older", title: "older", done: true, tags: ["t"], project: "P"))
         // What versions 3 to 10 made goes, so that the schema is version 2's.
-        try PostgresConnection(schema).execute("""
+        try PostgresConnection(schema).execute(
+            """
             DROP INDEX IF EXISTS task_text_trigrams;
             DROP TRIGGER task_blockers_on_insert ON task; DROP TRIGGER task_blockers_on_update ON task;
             DROP TRIGGER task_dependents_on_done ON task;

@@ -59,7 +59,8 @@ import Testing
             #expect(changes.map { $0["seq"] } == (1...10).map { JSON.integer(Int64($0)) })
             #expect(changes.map { $0["id"]?.stringValue } == ids)
         }
-        // Nothing more arrives: no change is told twice.
+        // Nothing more arrives: no change is told twice. A window, since nothing coming cannot
+        // be waited for: a slow machine makes it pass, never fail.
         usleep(300_000)
         let page = try a.request("tasks/fetch", #"{"limit":5,"sort":[{"field":"createdAt","order":"desc"}]}"#)
         _ = try b.request("tasks/get", #"{"id":"\#(ids[0])"}"#)
@@ -82,9 +83,11 @@ import Testing
             for client in clients {
                 for _ in 0..<10 {
                     var answer = try client.request("tasks/create", #"{"title":"round \#(round)"}"#)
-                    for _ in 0..<50 where answer["result"] == nil {
+                    // Sent again until the server is back, however long that takes here.
+                    if answer["result"] == nil { refused += 1 }
+                    let deadline = Date().addingTimeInterval(60)
+                    while answer["result"] == nil, Date() < deadline {
                         #expect(answer["error"]?["code"] == 1004)
-                        refused += 1
                         usleep(50_000)
                         answer = try client.request("tasks/create", #"{"title":"round \#(round)"}"#)
                     }
@@ -93,13 +96,14 @@ import Testing
                 }
             }
             if round < 2 {
-                let ended = try PostgresConnection(connectionString).query("""
+                let ended = try PostgresConnection(connectionString).query(
+                    """
                     SELECT count(pg_terminate_backend(pid, 30000)) AS n FROM pg_stat_activity WHERE application_name = $1
                     """, [.text(name)])[0].int("n")
                 #expect(ended == 4)  // each server's own connection and its listener's
             }
         }
-        #expect(refused <= 4)
+        #expect(refused <= 4, "writes refused: at most one for each lost connection")
         for client in clients {
             let seqs = try client.waitForChanges(count: written).map { $0["seq"] }
             #expect(seqs == (1...written).map { JSON.integer(Int64($0)) })

@@ -247,7 +247,10 @@ import Testing
         let holder = Holder(try open())
         try holder.database.execute("BEGIN EXCLUSIVE")  // rollback journal: no reader gets in
         // Ends a backup that would otherwise wait for ever, so that the test fails, not hangs.
-        Thread { sleep(5); holder.release() }.start()
+        Thread {
+            sleep(5)
+            holder.release()
+        }.start()
         source.setBusyTimeout(milliseconds: 50)
         let error = #expect(throws: SQLiteError.self) { try source.backup(into: try Database(path: ":memory:")) }
         holder.release()

@@ -103,7 +103,8 @@ import Testing
 
             try pinned?.execute("COMMIT")
         }
-        print("recovery after every commit (\(setting.testDescription)): \(commits) commits and \(rollbacks) rolled-back spills, "
-              + "each checked from a copy of the files and from another connection; \(rows.versions.count) rows at the end")
+        print(
+            "recovery after every commit (\(setting.testDescription)): \(commits) commits and \(rollbacks) rolled-back spills, "
+                + "each checked from a copy of the files and from another connection; \(rows.versions.count) rows at the end")
     }
 }

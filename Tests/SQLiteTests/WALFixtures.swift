@@ -22,8 +22,9 @@ struct CommittedRows {
     /// Writes row `n` at `version` (inserting or replacing it) and records it: call it on a
     /// copy of the committed rows inside a transaction, and keep the copy once it commits.
     mutating func put(_ n: Int, version: Int = 1, in database: Database) throws {
-        try database.run("INSERT INTO t (n, v, s) VALUES (?1, ?2, ?3) ON CONFLICT (n) DO UPDATE SET v = ?2, s = ?3",
-                         [.integer(Int64(n)), .integer(Int64(version)), .text(Self.text(n, version: version))])
+        try database.run(
+            "INSERT INTO t (n, v, s) VALUES (?1, ?2, ?3) ON CONFLICT (n) DO UPDATE SET v = ?2, s = ?3",
+            [.integer(Int64(n)), .integer(Int64(version)), .text(Self.text(n, version: version))])
         versions[n] = version
     }
 
@@ -48,16 +49,21 @@ struct CommittedRows {
         var differing = 0
         var seen = 0
         try database.cachedStatement("SELECT n, v, s FROM t ORDER BY n").forEachRow { row in
-            let n = row.int(0), version = row.int(1)
+            let n = row.int(0)
+            let version = row.int(1)
             seen += 1
-            let problem = versions[n] != version ? "row \(n) at version \(version), committed: \(versions[n].map(String.init) ?? "none")"
+            let problem =
+                versions[n] != version
+                ? "row \(n) at version \(version), committed: \(versions[n].map(String.init) ?? "none")"
                 : row.text(2) != Self.text(n, version: version) ? "row \(n)'s text damaged" : nil
             guard let problem else { return }
             differing += 1
             if rows.count < 3 { rows.append(problem) }
         }
         if differing > rows.count { rows.append("\(differing - rows.count) more rows differ") }
-        if seen - differing < versions.count { rows.append("\(versions.count - seen + differing) of \(versions.count) committed rows missing or wrong") }
+        if seen - differing < versions.count {
+            rows.append("\(versions.count - seen + differing) of \(versions.count) committed rows missing or wrong")
+        }
         let integrity = try database.cachedStatement("PRAGMA integrity_check").firstRow { $0.text(0) }
         if integrity != "ok" { rows.append("integrity_check: " + (integrity?.prefix(300) ?? "no answer")) }
         return rows

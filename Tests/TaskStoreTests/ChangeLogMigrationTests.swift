@@ -1,7 +1,8 @@
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// A database at schema `version` in `directory` with `count` tasks created through SQL
 /// (the triggers log them), ids `old-0`, `old-1`, …
@@ -9,7 +10,8 @@ private func databaseAt(schema version: Int, tasks count: Int, in directory: Tem
     let database = try Database(path: directory.file("v\(version).sqlite"))
     try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(database)
     for index in 0..<count {
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
             VALUES (?, 'old', 'old', '', '', 0, 0, 1, 1, 1)
             """, [.text("old-\(index)")])

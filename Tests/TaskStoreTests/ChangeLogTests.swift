@@ -84,41 +84,50 @@ import Testing
         let store = try makeStore(directory)
         try await store.add("existing", id: "e")
         await #expect(throws: TaskStoreError.operationFailed(index: 2, error: .notFound(id: "missing"))) {
-            try await store.apply([
-                .create(TaskDraft(id: "n", title: "new")),
-                .update(id: "e", changes: TaskChanges(title: "changed"), ifVersion: 1),
-                .delete(id: "missing", ifVersion: nil),
-            ], atomic: true)
+            try await store.apply(
+                [
+                    .create(TaskDraft(id: "n", title: "new")),
+                    .update(id: "e", changes: TaskChanges(title: "changed"), ifVersion: 1),
+                    .delete(id: "missing", ifVersion: nil),
+                ], atomic: true)
         }
         #expect(try await store.get(id: "e").title == "existing")
         await #expect(throws: TaskStoreError.notFound(id: "n")) { try await store.get(id: "n") }
         #expect(try await store.currentSeq() == 1)
 
-        let results = try await store.apply([
-            .create(TaskDraft(id: "n", title: "new")),
-            .update(id: "e", changes: TaskChanges(done: true), ifVersion: 1),
-            .delete(id: "n", ifVersion: 1),
-        ], atomic: true)
+        let results = try await store.apply(
+            [
+                .create(TaskDraft(id: "n", title: "new")),
+                .update(id: "e", changes: TaskChanges(done: true), ifVersion: 1),
+                .delete(id: "n", ifVersion: 1),
+            ], atomic: true)
         #expect(results.compactMap { try? $0.get().change?.seq } == [2, 3, 4])
     }
 
     @Test func atomicApplyNamesTheBadOperationsField() async throws {
         let store = try makeStore(directory)
-        await #expect(throws: TaskStoreError.operationFailed(index: 1, error: .invalid(field: "operations[1].update.changes.priority",
-                                                                               reason: "must be 0 (none), 1 (low), 2 (medium) or 3 (high)"))) {
-            try await store.apply([.create(TaskDraft(title: "ok")), .update(id: "x", changes: TaskChanges(priority: 9), ifVersion: nil)], atomic: true)
+        await #expect(
+            throws: TaskStoreError.operationFailed(
+                index: 1,
+                error: .invalid(
+                    field: "operations[1].update.changes.priority",
+                    reason: "must be 0 (none), 1 (low), 2 (medium) or 3 (high)"))
+        ) {
+            try await store.apply(
+                [.create(TaskDraft(title: "ok")), .update(id: "x", changes: TaskChanges(priority: 9), ifVersion: nil)], atomic: true)
         }
         #expect(try await store.currentSeq() == 0)
     }
 
     @Test func nonAtomicApplyLetsEachOperationFailAlone() async throws {
         let store = try makeStore(directory)
-        let results = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a")),
-            .create(TaskDraft(id: "a", title: "duplicate")),
-            .create(TaskDraft(title: " ")),
-            .update(id: "a", changes: TaskChanges(priority: 2), ifVersion: 1),
-        ], atomic: false)
+        let results = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a")),
+                .create(TaskDraft(id: "a", title: "duplicate")),
+                .create(TaskDraft(title: " ")),
+                .update(id: "a", changes: TaskChanges(priority: 2), ifVersion: 1),
+            ], atomic: false)
         #expect((try? results[0].get())?.task?.title == "a")
         #expect(throws: TaskStoreError.alreadyExists(id: "a")) { try results[1].get() }
         #expect(throws: TaskStoreError.invalid(field: "operations[2].create.title", reason: "must contain a character that is not white space")) {
@@ -167,8 +176,11 @@ import Testing
         let store = try makeStore(directory)
         let committed = try await store.add("x", id: "x")
         await #expect(throws: TaskStoreError.operationFailed(index: 1, error: .versionConflict(current: committed))) {
-            try await store.apply([.update(id: "x", changes: TaskChanges(priority: 3), ifVersion: nil),
-                                   .delete(id: "x", ifVersion: 1)], atomic: true)
+            try await store.apply(
+                [
+                    .update(id: "x", changes: TaskChanges(priority: 3), ifVersion: nil),
+                    .delete(id: "x", ifVersion: 1),
+                ], atomic: true)
         }
     }
 }

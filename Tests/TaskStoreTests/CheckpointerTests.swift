@@ -1,8 +1,9 @@
 import Foundation
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Background checkpoints (`StoreOptions.backgroundCheckpoints`): the WAL reaches the
 /// database file while the store goes on, and nothing is lost.
@@ -45,8 +46,9 @@ import Testing
         var created = 0
         for apply in 0..<3 {
             let wal = walIndex(path).frames
-            _ = try await store.apply((0..<1000).map { .create(TaskDraft(id: "t\(created + $0)", title: "task \(created + $0)", notes: notes)) },
-                                      atomic: true)
+            _ = try await store.apply(
+                (0..<1000).map { .create(TaskDraft(id: "t\(created + $0)", title: "task \(created + $0)", notes: notes)) },
+                atomic: true)
             created += 1000
             // Later applies may start a WAL the thread copied over.
             if apply == 0 { try #require(walIndex(path).frames - wal >= Checkpointer.smallCommitPages) }
@@ -67,8 +69,9 @@ import Testing
         var wal = walIndex(path).frames
         for round in 0..<rounds {
             let renames = (0..<100).map { index in
-                TaskOperation.update(id: "t\(index * stride + round % stride)", changes: TaskChanges(title: "renamed \(round) \(index)"),
-                                     ifVersion: nil)
+                TaskOperation.update(
+                    id: "t\(index * stride + round % stride)", changes: TaskChanges(title: "renamed \(round) \(index)"),
+                    ifVersion: nil)
             }
             _ = try await store.apply(renames, atomic: true)
             let after = walIndex(path).frames

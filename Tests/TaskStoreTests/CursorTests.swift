@@ -1,6 +1,7 @@
 import SQLite
-@testable import TaskStore
 import Testing
+
+@testable import TaskStore
 
 /// Cursors are decoded byte by byte; every key a page can end on must come back as it went.
 @Suite struct CursorTests {
@@ -17,11 +18,11 @@ import Testing
     }
 
     @Test(arguments: [
-        "",                                    // no signature, no values
-        "7a",                                  // "z": a signature alone
-        "zz",                                  // not hex
-        "612",                                 // odd length
-        Hex.encode(Array("a\u{1F}x1".utf8)),   // unknown kind of value
+        "",  // no signature, no values
+        "7a",  // "z": a signature alone
+        "zz",  // not hex
+        "612",  // odd length
+        Hex.encode(Array("a\u{1F}x1".utf8)),  // unknown kind of value
         Hex.encode(Array("a\u{1F}i1x".utf8)),  // not an integer
         Hex.encode(Array("a\u{1F}i99999999999999999999".utf8)),  // beyond Int64
         Hex.encode(Array("a\u{1F}".utf8) + [UInt8(ascii: "s"), 0xC3]),  // cut UTF-8

@@ -1,13 +1,17 @@
 import EventLoop
 import Foundation
 import SQLite
-@testable import TaskStore
 import Synchronization
 import TestSupport
 import Testing
 
+@testable import TaskStore
+
+/// Each watcher runs on a loop whose clock the test moves: the looks after an event, and the
+/// end of a pause in reading, come when the test says, not when a loaded machine gets to them.
 @Suite struct DatabaseWatcherTests {
     let directory = TemporaryDirectory()
+    let clock = ManualLoopClock()
 
     /// The masks of the inotify watches this process holds on the file or folder at `path`,
     /// from /proc (other tests' watchers, running at the same time, watch other folders).
@@ -30,25 +34,21 @@ import Testing
         try watchMasks(on: path).count
     }
 
-    func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
-        for _ in 0..<200 {
-            if try condition() { return true }
-            usleep(10_000)
-        }
-        return try condition()
-    }
+    /// Past the last look after an event: every look owed has been made.
+    static let pastTheLooks = (DatabaseWatcher.settleDelays.last! + 1) * 1_000_000
 
-    /// Waits until the looks that follow the watch's start have all been made, and answers
-    /// each report with a look, as the server does, until none is owed; returns the reports
-    /// so far. A report after that comes from what the watch hears.
-    func settle(_ watcher: DatabaseWatcher, _ reports: borrowing Mutex<Int>) throws -> Int {
-        #expect(try waitUntil { reports.withLock { $0 } >= 1 }, "a look when the watch starts")
-        usleep(UInt32(DatabaseWatcher.settleDelays.last! + 200) * 1000)
+    /// Has the looks that follow the watch's start all made, and answers each report with a
+    /// look, as the server does, until none is owed; returns the reports so far. A report
+    /// after that comes from what the watch hears.
+    func settle(_ watcher: DatabaseWatcher, _ reports: borrowing Mutex<Int>, on loop: EventLoop) -> Int {
+        loop.settle()
+        #expect(reports.withLock { $0 } >= 1, "a look when the watch starts")
+        loop.advance(clock, by: Self.pastTheLooks)
         var seen = -1
         while seen != reports.withLock({ $0 }) {
             seen = reports.withLock { $0 }
             watcher.rearm()
-            usleep(100_000)
+            loop.settle()
         }
         return seen
     }
@@ -63,19 +63,21 @@ import Testing
     @Test func anotherConnectionsCommitIsReportedOncePerLook() throws {
         let path = directory.file("tasks.sqlite")
         _ = try TaskStore(path: path)
-        let loop = EventLoop.startThread()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
         let other = try Database(path: path)
         try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")  // the WAL exists: only writes to it are heard
         let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
-        let quiet = try settle(watcher, reports)
+        let quiet = settle(watcher, reports, on: loop)
         for index in 0..<20 {
             try other.run("INSERT INTO meta (key, value) VALUES (?, 1)", [.text("key \(index)")])
         }
-        #expect(try waitUntil { reports.withLock { $0 } >= quiet + 1 })
-        // Until the owner looks (rearm), a burst is one report; the look gets the one owed.
-        usleep(100_000)
+        loop.settle()
+        #expect(reports.withLock { $0 } == quiet + 1)
+        // Until the owner looks (rearm), a burst is one report, the looks after it included;
+        // the look gets the one owed.
+        loop.advance(clock, by: Self.pastTheLooks)
         #expect(reports.withLock { $0 } == quiet + 1)
         watcher.rearm()
         #expect(reports.withLock { $0 } == quiet + 2)
@@ -90,20 +92,64 @@ import Testing
         _ = try TaskStore(path: path)
         let other = try Database(path: path)
         try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")
-        let loop = EventLoop.startThread()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
         let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
-        let quiet = try settle(watcher, reports)
+        let quiet = settle(watcher, reports, on: loop)
 
         // The loop reads nothing while the folder's watch queues more events than the kernel keeps.
         let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        loop.execute { blocked.signal(); release.wait() }
+        loop.execute {
+            blocked.signal()
+            release.wait()
+        }
         blocked.wait()
         for index in 0...limit { close(open(directory.file("file \(index)"), O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
         try other.run("INSERT INTO meta (key, value) VALUES ('lost', 1)")
         release.signal()
-        #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
+        loop.settle()
+        #expect(reports.withLock { $0 } == quiet + 1)
+    }
+
+    /// A commit becomes visible a little after its writes to the WAL: after an event the watch
+    /// looks again at each settle delay, and each look reports once the owner has looked since.
+    @Test func theWatchLooksAgainAfterEachSettleDelay() throws {
+        let path = directory.file("tasks.sqlite")
+        _ = try TaskStore(path: path)
+        let other = try Database(path: path)
+        try other.run("INSERT INTO meta (key, value) VALUES ('before', 1)")
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let reports = Mutex(0)
+        let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        var expected = settle(watcher, reports, on: loop)
+
+        // The loop reads the commit's events together, once the commit is done.
+        let (blocked, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute {
+            blocked.signal()
+            release.wait()
+        }
+        blocked.wait()
+        try other.run("INSERT INTO meta (key, value) VALUES ('heard', 1)")
+        release.signal()
+        loop.settle()
+        expected += 1
+        #expect(reports.withLock { $0 } == expected, "the commit's events")
+        watcher.rearm()
+        var elapsed: UInt64 = 0
+        for delay in DatabaseWatcher.settleDelays.map({ $0 * 1_000_000 }) {
+            loop.advance(clock, by: delay - 1 - elapsed)
+            #expect(reports.withLock { $0 } == expected, "a look before \(delay / 1_000_000) ms")
+            loop.advance(clock, by: 1)
+            expected += 1
+            #expect(reports.withLock { $0 } == expected, "the look at \(delay / 1_000_000) ms")
+            watcher.rearm()
+            elapsed = delay
+        }
+        loop.advance(clock, by: Self.pastTheLooks)
+        #expect(reports.withLock { $0 } == expected, "no look after the last delay")
     }
 
     static var maxQueuedEvents: Int? {
@@ -115,45 +161,53 @@ import Testing
     /// deaf until the loop pauses, and then asks for one look; after that look, nothing
     /// more is owed.
     @Test func theStoresOwnWritesAreNotReported() async throws {
-        let store = try makeStore(directory)
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let store = try makeStore(directory, loop: loop)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
         // The start counts as an event (a commit made while the watch was being set would
         // otherwise go unheard): it looks at once and after each settle delay. Let those pass.
-        #expect(try waitUntil { reports.withLock { $0 } >= 1 }, "a look when the watch starts")
-        usleep(UInt32(DatabaseWatcher.settleDelays.last! + 200) * 1000)
+        loop.settle()
+        #expect(reports.withLock { $0 } >= 1, "a look when the watch starts")
+        loop.advance(clock, by: Self.pastTheLooks)
         // Every report answered with a look, as the server does, until none is owed.
         var started = -1
         while started != reports.withLock({ $0 }) {
             started = reports.withLock { $0 }
             #expect(try await store.hasExternalChanges() == false)
-            usleep(100_000)
+            loop.settle()
         }
 
         try await write((0..<20).map { "task \($0)" }, in: store)
-        #expect(try waitUntil { reports.withLock { $0 } == started + 1 }, "a look, for what the deaf watch could not hear")
+        loop.settle()
+        #expect(reports.withLock { $0 } == started + 1, "a look, for what the deaf watch could not hear")
         #expect(try await store.hasExternalChanges() == false)
-        usleep(100_000)
+        loop.advance(clock, by: Self.pastTheLooks)
         #expect(reports.withLock { $0 } == started + 1)
 
         // …while another connection's commit is heard once the loop has paused.
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
-        #expect(try waitUntil { reports.withLock { $0 } >= started + 2 })
+        loop.settle()
+        #expect(reports.withLock { $0 } == started + 2)
         #expect(try await store.hasExternalChanges())
     }
 
     /// Between the store's write and the loop's pause, another process's commit is not
     /// heard; the look that the pause asks for finds it.
     @Test func aCommitMadeBeforeThePauseIsFoundByTheLook() async throws {
-        let store = try makeStore(directory)
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let store = try makeStore(directory, loop: loop)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
         let other = try Database(path: directory.file("tasks.sqlite"))
         try await write(["a task"], in: store) {
             try other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")
         }
-        #expect(try waitUntil { reports.withLock { $0 } == 1 })
+        loop.settle()
+        #expect(reports.withLock { $0 } == 1)
         #expect(try await store.hasExternalChanges())
     }
 
@@ -161,23 +215,29 @@ import Testing
     /// already deaf) is found by the store's look at data_version once it holds the lock,
     /// and reported by the write itself, before the loop can pause.
     @Test func aCommitMadeWhileTheWatchIsDeafIsReported() async throws {
-        let store = try makeStore(directory)
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let store = try makeStore(directory, loop: loop)
         let reports = Mutex(0)
         #expect(try await store.watchExternalChanges { reports.withLock { $0 += 1 } })
         let path = directory.file("tasks.sqlite")
         let holdsLock = Mutex(false)
-        let committer = Thread {
+        let committedWhileDeaf = Mutex(false)
+        let committer = Thread { [self] in
             guard let other = try? Database(path: path), (try? other.execute("BEGIN IMMEDIATE")) != nil,
-                  (try? other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")) != nil else { return }
+                (try? other.run("INSERT INTO meta (key, value) VALUES ('other', 1)")) != nil
+            else { return }
             holdsLock.withLock { $0 = true }
-            usleep(200_000)  // the store's create below is waiting for the lock by now
-            try? other.execute("COMMIT")
+            // The store's create below has made the watch deaf, and waits for the lock.
+            let deaf = waitUntil { (try? watchMasks(on: path + "-wal")) == [UInt32(IN_DELETE_SELF)] }
+            committedWhileDeaf.withLock { $0 = deaf && (try? other.execute("COMMIT")) != nil }
         }
         committer.start()
-        #expect(try waitUntil { holdsLock.withLock { $0 } })
+        #expect(waitUntil { holdsLock.withLock { $0 } })
         try await write(["after the other's commit"], in: store) {
             #expect(reports.withLock { $0 } == 1)
         }
+        #expect(committedWhileDeaf.withLock { $0 })
         #expect(try await store.hasExternalChanges())
     }
 
@@ -194,7 +254,8 @@ import Testing
             #expect(folder == [UInt32(IN_CREATE | IN_MOVED_TO)])
             #expect(walWhileWriting == [UInt32(IN_DELETE_SELF)])
         }
-        #expect(try waitUntil { try watchMasks(on: wal) == [UInt32(IN_MODIFY)] })
+        store.loop.settle()
+        #expect(try watchMasks(on: wal) == [UInt32(IN_MODIFY)])
     }
 
     /// A WAL that did not exist when the watch began (the last connection removed it) is
@@ -203,17 +264,21 @@ import Testing
         let path = directory.file("tasks.sqlite")
         do { _ = try TaskStore(path: path) }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing the last connection removes the WAL")
-        let loop = EventLoop.startThread()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         let reports = Mutex(0)
         let watcher = try #require(DatabaseWatcher(databasePath: path, loop: loop) { reports.withLock { $0 += 1 } })
+        loop.settle()
         let other = try Database(path: path)
         try other.run("INSERT INTO meta (key, value) VALUES ('first', 1)")
-        #expect(try waitUntil { reports.withLock { $0 } == 1 })
-        #expect(try waitUntil { try watchMasks(on: path + "-wal") == [UInt32(IN_MODIFY)] })
-        let quiet = try settle(watcher, reports)
+        // Past a pause in reading, if the loop woke in the middle of the commit's events.
+        loop.advance(clock, by: DatabaseWatcher.pauseNanoseconds)
+        #expect(reports.withLock { $0 } == 1)
+        #expect(try watchMasks(on: path + "-wal") == [UInt32(IN_MODIFY)])
+        let quiet = settle(watcher, reports, on: loop)
         try other.run("INSERT INTO meta (key, value) VALUES ('second', 1)")
-        #expect(try waitUntil { reports.withLock { $0 } == quiet + 1 })
+        loop.settle()
+        #expect(reports.withLock { $0 } == quiet + 1)
     }
 
     /// A watch that cannot be made (here, no descriptor left for inotify) says so on stderr:
@@ -237,13 +302,13 @@ import Testing
     @Test func itsDescriptorIsClosedWithIt() throws {
         let path = directory.file("tasks.sqlite")
         _ = try TaskStore(path: path)
-        let loop = EventLoop.startThread()
+        let loop = EventLoop.startThread(clock: clock)
         defer { loop.stop(exitCode: 0) }
         var watchers: [DatabaseWatcher] = []
         for _ in 0..<5 { watchers.append(try #require(DatabaseWatcher(databasePath: path, loop: loop) {})) }
         #expect(try watches(on: directory.path) == 5)
         watchers.removeAll()
-        let ended = try waitUntil { try watches(on: directory.path) == 0 }
-        #expect(ended, "watches left: \((try? watches(on: directory.path)) ?? -1)")
+        loop.settle()
+        #expect(try watches(on: directory.path) == 0)
     }
 }

@@ -51,8 +51,9 @@ import Testing
                 return known(Self.dependencies(of: task.text, in: graph).shuffled(using: &random))
             }?.map(\.text)
             let expected = Self.cycles(through: task, dependingOn: dependencies, in: graph).min(by: Self.precedes)
-            #expect(reported?.map { Array($0.unicodeScalars) } == expected?.map { Array($0.unicodeScalars) },
-                    "round \(round): \(graph), \(task) → \(dependencies)")
+            #expect(
+                reported?.map { Array($0.unicodeScalars) } == expected?.map { Array($0.unicodeScalars) },
+                "round \(round): \(graph), \(task) → \(dependencies)")
             #expect(Set(asked.map { Array($0.utf8) }).count == asked.count, "round \(round): a task asked for twice")
         }
     }

@@ -1,7 +1,8 @@
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// What the schema keeps beside the tasks so that reads stay cheap (each task's tags in its
 /// row, the open and done totals) stays in step with the tasks, whoever writes the file.
@@ -94,18 +95,21 @@ import Testing
             try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
         }
         func expectTotals(_ home: Int, _ garage: Int, _ x: Int, _ xy: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let found = [try await total(TaskFilter(project: "Home")), try await total(TaskFilter(project: "Home.Garage")),
-                         try await total(TaskFilter(tags: ["x"])), try await total(TaskFilter(tags: ["x", "y"])),
-                         try await total(TaskFilter(tags: ["y", "x"]))]
+            let found = [
+                try await total(TaskFilter(project: "Home")), try await total(TaskFilter(project: "Home.Garage")),
+                try await total(TaskFilter(tags: ["x"])), try await total(TaskFilter(tags: ["x", "y"])),
+                try await total(TaskFilter(tags: ["y", "x"])),
+            ]
             #expect(found == [home, garage, x, xy, xy], sourceLocation: sourceLocation)
         }
         try await expectTotals(0, 0, 0, 0)
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a", tags: ["x"], project: "Home")),
-            .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"], project: "Home.Garage")),
-            .create(TaskDraft(id: "c", title: "c", tags: ["y"], project: "Home-x")),
-            .create(TaskDraft(id: "d", title: "d", tags: ["x", "y", "z"], project: "Homework")),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a", tags: ["x"], project: "Home")),
+                .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"], project: "Home.Garage")),
+                .create(TaskDraft(id: "c", title: "c", tags: ["y"], project: "Home-x")),
+                .create(TaskDraft(id: "d", title: "d", tags: ["x", "y", "z"], project: "Homework")),
+            ], atomic: true)
         try await expectTotals(2, 1, 3, 2)
         _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "y"], project: .some("Home.Attic")))
         _ = try await store.update(id: "a", changes: TaskChanges(project: .some(nil)))
@@ -123,8 +127,11 @@ import Testing
         try other.run("UPDATE project_total SET count = 5 WHERE project = 'Home.Garage'")
         try other.run("UPDATE tag_pair_total SET count = 7 WHERE tag = 'x' AND other = 'y'")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
-        #expect(problems == ["project_total's counts of project Home.Garage do not match its tasks",
-                             "tag_pair_total's counts of the tasks tagged x and y do not match their tags"], "\(problems)")
+        #expect(
+            problems == [
+                "project_total's counts of project Home.Garage do not match its tasks",
+                "tag_pair_total's counts of the tasks tagged x and y do not match their tags",
+            ], "\(problems)")
     }
 
     /// `includeTotal` with two tags alone reads `tag_pair_total`, which every way of
@@ -153,11 +160,12 @@ import Testing
             let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
             #expect(report.isSound, "\(report.ruleProblems)", sourceLocation: sourceLocation)
         }
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "é"])),
-            .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"])),
-            .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "é"])),
+                .create(TaskDraft(id: "b", title: "b", tags: ["x", "y"])),
+                .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
+            ], atomic: true)
         try await expectCounted(["x y 2", "x é 1", "y é 1"])
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["x", "z"]), limit: 1, includeTotal: true)).total == 0)
         _ = try await store.update(id: "c", changes: TaskChanges(tags: ["x", "é"]))
@@ -168,8 +176,9 @@ import Testing
         try await expectCounted(["x y 2", "x é 2", "y é 1"])
         _ = try await store.redo()
         try await expectCounted(["x y 1", "x é 1"])
-        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", tags: ["x", "y", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
-                                        onConflict: .fail)
+        _ = try await store.importTasks(
+            [.task(TaskItem(id: "d", title: "d", tags: ["x", "y", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
+            onConflict: .fail)
         try await expectCounted(["x y 2", "x z 1", "x é 1", "y z 1"])
         try other.run("DELETE FROM task_tag WHERE tag = 'x' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
         try await expectCounted(["x y 1", "x é 1", "y z 1"])
@@ -183,17 +192,19 @@ import Testing
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
         // A tag on no task keeps its row of 0.
-        let counts = KeptCounts(store: store, other: other, rows: "SELECT tag, count, open FROM tag_total WHERE count <> 0 ORDER BY 1",
-                                filters: ["x", "y", "é"].map { TaskFilter(tags: [$0]) })
+        let counts = KeptCounts(
+            store: store, other: other, rows: "SELECT tag, count, open FROM tag_total WHERE count <> 0 ORDER BY 1",
+            filters: ["x", "y", "é"].map { TaskFilter(tags: [$0]) })
         func expectCounted(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
             #expect(try other.integer("SELECT count(*) FROM tag_total WHERE open < 0 OR open > count") == 0, sourceLocation: sourceLocation)
             try await counts.expect(expected, sourceLocation: sourceLocation)
         }
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y"])),
-            .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x"])),
-            .create(TaskDraft(id: "c", title: "c", tags: ["é"])),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a", tags: ["x", "y"])),
+                .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x"])),
+                .create(TaskDraft(id: "c", title: "c", tags: ["é"])),
+            ], atomic: true)
         try await expectCounted(["x 2 1", "y 1 1", "é 1 1"])
         _ = try await store.update(id: "a", changes: TaskChanges(done: true))
         try await expectCounted(["x 2 0", "y 1 0", "é 1 1"])
@@ -206,12 +217,21 @@ import Testing
         _ = try await store.redo()
         try await expectCounted(["y 1 1", "é 2 2"])
         await #expect(throws: TaskStoreError.self) {
-            try await store.apply([.update(id: "c", changes: TaskChanges(done: true, tags: ["x"]), ifVersion: nil), .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)],
-                                  atomic: true)
+            try await store.apply(
+                [
+                    .update(id: "c", changes: TaskChanges(done: true, tags: ["x"]), ifVersion: nil),
+                    .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil),
+                ],
+                atomic: true)
         }
         try await expectCounted(["y 1 1", "é 2 2"])
-        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", done: true, tags: ["x", "y"], createdAt: 1_000, updatedAt: 1_000,
-                                                        completedAt: 1_000, version: 1), line: 1)], onConflict: .fail)
+        _ = try await store.importTasks(
+            [
+                .task(
+                    TaskItem(
+                        id: "d", title: "d", done: true, tags: ["x", "y"], createdAt: 1_000, updatedAt: 1_000,
+                        completedAt: 1_000, version: 1), line: 1)
+            ], onConflict: .fail)
         try await expectCounted(["x 1 0", "y 2 1", "é 2 2"])
         try other.run("UPDATE task SET done = 1, completed_at = updated_at WHERE id = 'c'")
         try other.run("DELETE FROM task_tag WHERE tag = 'y' AND task_pk = (SELECT pk FROM task WHERE id = 'b')")
@@ -220,8 +240,11 @@ import Testing
         // A tag on no task keeps its row of zeros; the counts may be NULL (schema 36).
         try other.run("INSERT INTO tag_total (tag, count, open) VALUES ('none', NULL, 0)")
         let problems = try TaskStore.check(path: directory.file("tasks.sqlite")).ruleProblems
-        #expect(problems == ["tag_total's counts of the tasks tagged none do not match their tags",
-                             "tag_total's counts of the tasks tagged x do not match their tags"], "\(problems)")
+        #expect(
+            problems == [
+                "tag_total's counts of the tasks tagged none do not match their tags",
+                "tag_total's counts of the tasks tagged x do not match their tags",
+            ], "\(problems)")
     }
 
     /// `includeTotal` with a project, alone or with `done`, reads `project_total`, which
@@ -231,14 +254,16 @@ import Testing
     @Test func projectCountsOfOpenAndDoneFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
-        let counts = KeptCounts(store: store, other: other, rows: "SELECT project, count, open FROM project_total ORDER BY 1",
-                                filters: ["Home", "Home.Garage", "Work"].map { TaskFilter(project: $0) })
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a", project: "Home")),
-            .create(TaskDraft(id: "b", title: "b", done: true, project: "Home.Garage")),
-            .create(TaskDraft(id: "c", title: "c", project: "Work")),
-            .create(TaskDraft(id: "d", title: "d")),
-        ], atomic: true)
+        let counts = KeptCounts(
+            store: store, other: other, rows: "SELECT project, count, open FROM project_total ORDER BY 1",
+            filters: ["Home", "Home.Garage", "Work"].map { TaskFilter(project: $0) })
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a", project: "Home")),
+                .create(TaskDraft(id: "b", title: "b", done: true, project: "Home.Garage")),
+                .create(TaskDraft(id: "c", title: "c", project: "Work")),
+                .create(TaskDraft(id: "d", title: "d")),
+            ], atomic: true)
         try await counts.expect(["Home 1 1", "Home.Garage 1 0", "Work 1 1"])
         _ = try await store.update(id: "a", changes: TaskChanges(done: true))
         try await counts.expect(["Home 1 0", "Home.Garage 1 0", "Work 1 1"])
@@ -255,12 +280,20 @@ import Testing
         _ = try await store.redo()
         try await counts.expect(["Home 1 0", "Home.Garage 1 1"])
         await #expect(throws: TaskStoreError.self) {
-            try await store.apply([.update(id: "d", changes: TaskChanges(done: true, project: .some("Work")), ifVersion: nil),
-                                   .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)], atomic: true)
+            try await store.apply(
+                [
+                    .update(id: "d", changes: TaskChanges(done: true, project: .some("Work")), ifVersion: nil),
+                    .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil),
+                ], atomic: true)
         }
         try await counts.expect(["Home 1 0", "Home.Garage 1 1"])
-        _ = try await store.importTasks([.task(TaskItem(id: "e", title: "e", done: true, project: "Work", createdAt: 1_000, updatedAt: 1_000,
-                                                        completedAt: 1_000, version: 1), line: 1)], onConflict: .fail)
+        _ = try await store.importTasks(
+            [
+                .task(
+                    TaskItem(
+                        id: "e", title: "e", done: true, project: "Work", createdAt: 1_000, updatedAt: 1_000,
+                        completedAt: 1_000, version: 1), line: 1)
+            ], onConflict: .fail)
         try await counts.expect(["Home 1 0", "Home.Garage 1 1", "Work 1 0"])
         try other.run("UPDATE task SET done = 0, completed_at = NULL, project = 'Home' WHERE id = 'e'")
         try other.run("UPDATE task SET done = 1, completed_at = updated_at WHERE id = 'd'")
@@ -278,13 +311,15 @@ import Testing
     @Test func tagPairCountsOfOpenAndDoneFollowEveryWrite() async throws {
         let store = try makeStore(directory)
         let other = try Database(path: directory.file("tasks.sqlite"))
-        let counts = KeptCounts(store: store, other: other, rows: "SELECT tag || other, count, open FROM tag_pair_total ORDER BY 1",
-                                filters: [["x", "y"], ["y", "x"], ["x", "z"], ["y", "z"]].map { TaskFilter(tags: $0) })
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "z"])),
-            .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x", "y"])),
-            .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
-        ], atomic: true)
+        let counts = KeptCounts(
+            store: store, other: other, rows: "SELECT tag || other, count, open FROM tag_pair_total ORDER BY 1",
+            filters: [["x", "y"], ["y", "x"], ["x", "z"], ["y", "z"]].map { TaskFilter(tags: $0) })
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a", tags: ["x", "y", "z"])),
+                .create(TaskDraft(id: "b", title: "b", done: true, tags: ["x", "y"])),
+                .create(TaskDraft(id: "c", title: "c", tags: ["y"])),
+            ], atomic: true)
         try await counts.expect(["xy 2 1", "xz 1 1", "yz 1 1"])
         _ = try await store.update(id: "a", changes: TaskChanges(done: true))
         try await counts.expect(["xy 2 0", "xz 1 0", "yz 1 0"])
@@ -301,12 +336,16 @@ import Testing
         _ = try await store.redo()
         try await counts.expect(["xy 1 0", "xz 1 0", "yz 1 0"])
         await #expect(throws: TaskStoreError.self) {
-            try await store.apply([.update(id: "a", changes: TaskChanges(done: false, tags: ["x"]), ifVersion: nil),
-                                   .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil)], atomic: true)
+            try await store.apply(
+                [
+                    .update(id: "a", changes: TaskChanges(done: false, tags: ["x"]), ifVersion: nil),
+                    .update(id: "missing", changes: TaskChanges(title: "m"), ifVersion: nil),
+                ], atomic: true)
         }
         try await counts.expect(["xy 1 0", "xz 1 0", "yz 1 0"])
-        _ = try await store.importTasks([.task(TaskItem(id: "d", title: "d", tags: ["x", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
-                                        onConflict: .fail)
+        _ = try await store.importTasks(
+            [.task(TaskItem(id: "d", title: "d", tags: ["x", "z"], createdAt: 1_000, updatedAt: 1_000, version: 1), line: 1)],
+            onConflict: .fail)
         try await counts.expect(["xy 1 0", "xz 2 1", "yz 1 0"])
         try other.run("UPDATE task SET done = 0, completed_at = NULL WHERE id = 'a'")
         try other.run("DELETE FROM task_tag WHERE tag = 'z' AND task_pk = (SELECT pk FROM task WHERE id = 'd')")
@@ -326,14 +365,19 @@ import Testing
     /// `project_total` names.
     @Test func dueWindowsAreCountedFromTheirIndexAlone() async throws {
         let store = try makeStore(directory)
-        _ = try await store.apply((0..<60).map { index in
-            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)",
-                              project: [nil, "Home", "Home.Garage", "Home-x", "Work"][index % 5]))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<60).map { index in
+                .create(
+                    TaskDraft(
+                        id: "t\(index)", title: "t\(index)", done: index % 3 == 0, due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)",
+                        project: [nil, "Home", "Home.Garage", "Home-x", "Work"][index % 5]))
+            }, atomic: true)
         _ = try await store.update(id: "t1", changes: TaskChanges(done: true))
         _ = try await store.update(id: "t3", changes: TaskChanges(done: false))
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for window in [TaskFilter(dueBefore: "2026-12-20", dueAfter: "2026-12-12"), TaskFilter(dueAfter: "2026-12-15"), TaskFilter(dueBefore: "2026-12-13")] {
+        for window in [
+            TaskFilter(dueBefore: "2026-12-20", dueAfter: "2026-12-12"), TaskFilter(dueAfter: "2026-12-15"), TaskFilter(dueBefore: "2026-12-13"),
+        ] {
             for done in [nil, false, true] {
                 var filter = window
                 filter.done = done
@@ -353,8 +397,9 @@ import Testing
                 for count in try projectPlan.totalCounts(of: filter, now: 1_800_000_000_000, in: database) {
                     var steps: [String] = []
                     try database.cachedStatement("EXPLAIN QUERY PLAN " + count.sql).forEachRow(count.values) { steps.append($0.text(3)) }
-                    #expect(steps.first == "SEARCH task USING INDEX task_by_project_due_asc (project=? AND due_sort_asc>? AND due_sort_asc<?)",
-                            "\(filter): \(steps)")
+                    #expect(
+                        steps.first == "SEARCH task USING INDEX task_by_project_due_asc (project=? AND due_sort_asc>? AND due_sort_asc<?)",
+                        "\(filter): \(steps)")
                 }
                 let inProject = try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total
                 #expect(inProject == (try await store.fetch(TaskQuery(filter: filter, limit: TaskQuery.maxLimit)).tasks.count), "\(filter)")
@@ -369,10 +414,13 @@ import Testing
     /// rarest tag; otherwise it counts the tagged tasks.
     @Test func tagsInASmallDueWindowOrProjectAreCountedFromIt() async throws {
         let store = try makeStore(directory)
-        _ = try await store.apply((0..<60).map { index in
-            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: index % 2 == 0 ? ["x", "y"] : ["x"],
-                              due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)", project: index % 5 == 0 ? "Home" : "Home.Garage"))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<60).map { index in
+                .create(
+                    TaskDraft(
+                        id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: index % 2 == 0 ? ["x", "y"] : ["x"],
+                        due: index % 4 == 0 ? nil : "2026-12-\(10 + index % 15)", project: index % 5 == 0 ? "Home" : "Home.Garage"))
+            }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
         // (Covering or not: with `done`, the project's tasks are looked up.)
         let byWindow = " task_by_due_asc (due_sort_asc>? AND due_sort_asc<?)"
@@ -416,11 +464,12 @@ import Testing
         try other.run("UPDATE task_total SET count = 7 WHERE done = 1")
         try other.run("UPDATE task_tag SET created_at = 0 WHERE tag = 'b'")
         let report = try TaskStore.check(path: directory.file("tasks.sqlite"))
-        #expect(report.ruleProblems.sorted() == [
-            "task one: its tags column does not match task_tag",
-            "task two: its taggings' copy of its sort key does not match it",
-            "task_total says 2 open and 7 done; the tasks are 2 and 0",
-        ])
+        #expect(
+            report.ruleProblems.sorted() == [
+                "task one: its tags column does not match task_tag",
+                "task two: its taggings' copy of its sort key does not match it",
+                "task_total says 2 open and 7 done; the tasks are 2 and 0",
+            ])
     }
 
     /// A page by creation time with a tag is read through the taggings' copy of the sort
@@ -448,7 +497,8 @@ import Testing
             let database = try Database(path: path)
             try Migrator(Array(Schema.migrator.migrations.prefix(34))).migrate(database)
             for (pk, done, project) in [(1, 0, "Home"), (2, 1, "Home"), (3, 1, "Work"), (4, 0, nil)] {
-                try database.run("""
+                try database.run(
+                    """
                     INSERT INTO task (pk, id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version, project)
                     VALUES (?, ?, 'old', 'old', '', '', ?, 0, ?, ?, 1, ?)
                     """, [.integer(Int64(pk)), .text("t\(pk)"), .integer(Int64(done)), .integer(Int64(pk)), .integer(Int64(pk)), SQLValue(project)])
@@ -471,7 +521,8 @@ import Testing
             let database = try Database(path: path)
             try Migrator(Array(Schema.migrator.migrations.prefix(7))).migrate(database)
             for (pk, done) in [(1, 0), (2, 1), (3, 1)] {
-                try database.run("""
+                try database.run(
+                    """
                     INSERT INTO task (pk, id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
                     VALUES (?, ?, 'old', 'old', '', '', ?, 0, ?, ?, 1)
                     """, [.integer(Int64(pk)), .text("t\(pk)"), .integer(Int64(done)), .integer(Int64(pk)), .integer(Int64(pk))])
@@ -481,8 +532,12 @@ import Testing
         let store = try TaskStore(path: path)
         #expect(try await store.fetch(TaskQuery()).tasks.map(\.tags) == [["a", "b"], [], ["c"]])
         #expect(try await totals(store) == [3, 1, 2])
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["b"]),
-                                                sort: [SortKey(field: .createdAt, descending: true)])).tasks.map(\.id) == ["t1"])
+        #expect(
+            try await store.fetch(
+                TaskQuery(
+                    filter: TaskFilter(tags: ["b"]),
+                    sort: [SortKey(field: .createdAt, descending: true)])
+            ).tasks.map(\.id) == ["t1"])
         for (tag, done, count) in [("a", false, 1), ("a", true, 0), ("c", true, 1), ("c", false, 0)] {
             let filter = TaskFilter(done: done, tags: [tag])
             #expect(try await store.fetch(TaskQuery(filter: filter, limit: 1, includeTotal: true)).total == count, "\(filter)")

@@ -1,7 +1,8 @@
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 @Suite struct FetchTests {
     let directory = TemporaryDirectory()
@@ -58,7 +59,10 @@ import Testing
         #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "%"))) == ["Charlie"])
         #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "_"))) == ["alpha"])
         #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "a%"))) == [])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-03", dueAfter: "2026-12-01T10:00:00Z"))) == ["Bravo", "delta ÄÖÜ"])
+        #expect(
+            try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-03", dueAfter: "2026-12-01T10:00:00Z"))) == [
+                "Bravo", "delta ÄÖÜ",
+            ])
         #expect(try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-01T10:00:00Z"))) == [])
         let ids = try await store.fetch(TaskQuery()).tasks.map(\.id)
         #expect(try await store.titles(TaskQuery(filter: TaskFilter(ids: [ids[4], ids[0], "missing"]))) == ["Charlie", "Echo"])
@@ -72,7 +76,9 @@ import Testing
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(limit: 1001)) } == "limit")
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(offset: -1)) } == "offset")
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [])) } == "sort")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .due), SortKey(field: .due, descending: true)])) } == "sort[1].field")
+        #expect(
+            await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .due), SortKey(field: .due, descending: true)])) }
+                == "sort[1].field")
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["bad tag"]))) } == "filter.tags[0]")
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(dueBefore: "x"))) } == "filter.dueBefore")
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(cursor: "zz")) } == "cursor")
@@ -116,8 +122,10 @@ import Testing
             cursor = page.nextCursor
             pages += 1
             // Between pages: delete a task not reached yet and one already seen, and add one.
-            for victim in [original.subtracting(seen).subtracting(deleted).sorted().first,
-                           seen.first { !deleted.contains($0) }].compactMap({ $0 }) {
+            for victim in [
+                original.subtracting(seen).subtracting(deleted).sorted().first,
+                seen.first { !deleted.contains($0) },
+            ].compactMap({ $0 }) {
                 _ = try await store.delete(id: victim)
                 deleted.insert(victim)
             }
@@ -141,9 +149,10 @@ import Testing
     /// `fewTasks`, so that a sort led by creation time merges the open and done runs.
     @Test func tagsOnNoTaskTogetherMatchNothing() async throws {
         let store = try makeStore(directory)
-        _ = try await store.apply((0..<(2 * FetchPlan.fewTasks + 2)).map { index in
-            .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: [index % 2 == 0 ? "x" : "z", "y"]))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<(2 * FetchPlan.fewTasks + 2)).map { index in
+                .create(TaskDraft(id: "t\(index)", title: "t\(index)", done: index % 3 == 0, tags: [index % 2 == 0 ? "x" : "z", "y"]))
+            }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
         func matchesNothing(_ tags: [String]) throws -> Bool {
             try FetchPlan(filter: TaskFilter(tags: tags), sort: [SortKey(field: .createdAt)], now: 0, database: database).matchesNothing
@@ -152,8 +161,10 @@ import Testing
         #expect(try matchesNothing(["z", "y", "x"]))
         #expect(try !matchesNothing(["x", "y"]) && !matchesNothing(["y", "x"]) && !matchesNothing(["x", "x"]) && !matchesNothing(["x"]))
 
-        let sorts: [[SortKey]] = [[SortKey(field: .createdAt)], [SortKey(field: .createdAt), SortKey(field: .title)],
-                                  [SortKey(field: .title, descending: true)], [SortKey(field: .due)]]
+        let sorts: [[SortKey]] = [
+            [SortKey(field: .createdAt)], [SortKey(field: .createdAt), SortKey(field: .title)],
+            [SortKey(field: .title, descending: true)], [SortKey(field: .due)],
+        ]
         func listed(_ tags: [String], _ sort: [SortKey], offset: Int? = nil) async throws -> (ids: [String], total: Int?, more: Bool) {
             let page = try await store.fetch(TaskQuery(filter: TaskFilter(tags: tags), sort: sort, limit: 5, offset: offset, includeTotal: true))
             return (page.tasks.map(\.id), page.total, page.nextCursor != nil)
@@ -189,8 +200,9 @@ import Testing
     /// `(createdAt, id)` order.
     func seeded() async throws -> (TaskStore, [String]) {
         let clock = ManualClock()
-        let store = try TaskStore(path: directory.file("tasks.sqlite"), options: StoreOptions(durability: .normal),
-                                  clock: { clock.read(step: 0) })
+        let store = try TaskStore(
+            path: directory.file("tasks.sqlite"), options: StoreOptions(durability: .normal),
+            clock: { clock.read(step: 0) })
         var created: [(millisecond: Int, id: String)] = []
         for index in 0..<24 {
             if index % 3 == 0 { clock.set(1_780_000_000_000 + Int64(index)) }
@@ -267,7 +279,8 @@ import Testing
         let database = try Database(path: directory.file("v14.sqlite"))
         try Migrator(Array(Schema.migrator.migrations.prefix(14))).migrate(database)
         for (index, id) in ["c", "a", "b"].enumerated() {
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, completed_at, version)
                 VALUES (?1, 'old', 'old', '', '', ?2, 0, ?3, ?3, CASE ?2 WHEN 1 THEN ?3 END, 1)
                 """, [.text(id), .integer(Int64(index % 2)), .integer(index == 0 ? 5 : 1)])
@@ -316,7 +329,7 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
                 case (nil, nil): return nil
                 case (nil, _): return false
                 case (_, nil): return true
-                case let (x?, y?): return x == y ? nil : (x < y) != key.descending
+                case (let x?, let y?): return x == y ? nil : (x < y) != key.descending
                 }
             case .priority: return a.priority == b.priority ? nil : (a.priority < b.priority) != key.descending
             case .title: return a.title == b.title ? nil : (a.title.lowercased() < b.title.lowercased()) != key.descending
@@ -379,7 +392,8 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
         let database = try Database(path: directory.file("v15.sqlite"))
         try Migrator(Array(Schema.migrator.migrations.prefix(15))).migrate(database)
         for (id, due) in [("a", nil), ("b", 5 as Int64?), ("c", 9), ("d", nil)] {
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, version)
                 VALUES (?1, 'old', 'old', '', '', 0, 0, CASE WHEN ?2 IS NOT NULL THEN '1970-01-01T00:00:00.00' || ?2 || 'Z' END, ?2, 1, 1, 1)
                 """, [.text(id), due.map(SQLValue.integer) ?? .null])
@@ -399,8 +413,10 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
         let store = try makeStore(directory)
         try await store.add("Ärger mit dem Öl", notes: "Straße \"gesperrt\"", id: "a")
         try await store.add("plain", notes: "nothing here", id: "b")
-        for (needle, expected) in [("ärger", ["a"]), ("ÖL", ["a"]), ("\"gesperrt\"", ["a"]), ("ss", []), ("ß", ["a"]),
-                                   ("e", ["a", "b"]), ("here", ["b"]), ("nothing here", ["b"]), ("xyz", []), ("", ["a", "b"])] {
+        for (needle, expected) in [
+            ("ärger", ["a"]), ("ÖL", ["a"]), ("\"gesperrt\"", ["a"]), ("ss", []), ("ß", ["a"]),
+            ("e", ["a", "b"]), ("here", ["b"]), ("nothing here", ["b"]), ("xyz", []), ("", ["a", "b"]),
+        ] {
             #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: needle))).tasks.map(\.id) == expected, "needle \(needle)")
         }
     }
@@ -441,7 +457,8 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
         do {
             let database = try Database(path: path)
             try Migrator(Array(Schema.migrator.migrations.prefix(6))).migrate(database)
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
                 VALUES ('old', 'İstanbul trip', ?, '', '', 0, 0, 1, 1, 1)
                 """, [.text("İstanbul trip".lowercased())])

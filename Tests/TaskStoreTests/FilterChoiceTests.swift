@@ -1,6 +1,7 @@
 import SQLite
 import TestSupport
 import Testing
+
 @testable import TaskStore
 
 /// The planner reads a filter's few tasks from its index and sorts them, or checks many
@@ -15,10 +16,12 @@ import Testing
     static let sorts: [[SortKey]] = [
         [SortKey(field: .createdAt)], [SortKey(field: .updatedAt, descending: true)],
         [SortKey(field: .due)], [SortKey(field: .due, descending: true)],
-        [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project)], [SortKey(field: .project, descending: true)],
+        [SortKey(field: .priority, descending: true)], [SortKey(field: .title)], [SortKey(field: .project)],
+        [SortKey(field: .project, descending: true)],
         [SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)],
         [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
-        [SortKey(field: .priority), SortKey(field: .project, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .title)],
+        [SortKey(field: .priority), SortKey(field: .project, descending: true)],
+        [SortKey(field: .priority, descending: true), SortKey(field: .title)],
         [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)], [SortKey(field: .project), SortKey(field: .priority)],
         [SortKey(field: .project), SortKey(field: .due)],
         [SortKey(field: .due), SortKey(field: .priority, descending: true)], [SortKey(field: .priority, descending: true), SortKey(field: .due)],
@@ -52,9 +55,12 @@ import Testing
             let wait = index % share == 2 ? "2999-01-01" : index % share == 3 ? "2000-01-01" : nil
             let due = index % share == 4 || (many && index % 3 == 0) ? "2026-12-1\(index % 5)" : index % 7 == 0 ? "2026-12-0\(index % 9 + 1)" : nil
             let done = many ? index % 3 != 1 : index % 3 == 0
-            operations.append(.create(TaskDraft(id: id, title: "Task \((index * 37) % 101)", done: done, priority: (index * 7) % 4, due: due,
-                                                project: [nil, "Home", "Home.Garage", "Work", "Home-x", "Alpha"][index % 6],
-                                                dependsOn: dependsOn, wait: wait)))
+            operations.append(
+                .create(
+                    TaskDraft(
+                        id: id, title: "Task \((index * 37) % 101)", done: done, priority: (index * 7) % 4, due: due,
+                        project: [nil, "Home", "Home.Garage", "Work", "Home-x", "Alpha"][index % 6],
+                        dependsOn: dependsOn, wait: wait)))
         }
         _ = try await store.apply(operations, atomic: true)
         let tasks = Array(try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks)
@@ -94,8 +100,11 @@ import Testing
             let tags = (index % 2 == 0 ? ["common"] : []) + (index % 20 == 2 ? ["mid"] : [])
             let due = index % 20 == 0 ? "2026-12-11" : "2027-0\(1 + index % 9)-1\(index % 10)"
             let project = index % 20 == 1 ? "Mid" : "Other"
-            operations.append(.create(TaskDraft(id: "t\(String(index, radix: 16))", title: "Task \((index * 37) % 101)", done: index % 3 == 0,
-                                                priority: (index * 7) % 4, tags: tags, due: due, project: project)))
+            operations.append(
+                .create(
+                    TaskDraft(
+                        id: "t\(String(index, radix: 16))", title: "Task \((index * 37) % 101)", done: index % 3 == 0,
+                        priority: (index * 7) % 4, tags: tags, due: due, project: project)))
         }
         _ = try await store.apply(operations, atomic: true)
         var tasks: [TaskItem] = []
@@ -146,8 +155,11 @@ import Testing
     /// open waiting, plus those both.
     @Test func aFilterOfMostTasksIsCountedAsAllLessTheFew() {
         let terms = TaskFilter(done: false, blocked: false, waiting: false).countTerms
-        #expect(terms.map(\.filter) == [TaskFilter(done: false), TaskFilter(done: false, waiting: true),
-                                        TaskFilter(done: false, blocked: true), TaskFilter(done: false, blocked: true, waiting: true)])
+        #expect(
+            terms.map(\.filter) == [
+                TaskFilter(done: false), TaskFilter(done: false, waiting: true),
+                TaskFilter(done: false, blocked: true), TaskFilter(done: false, blocked: true, waiting: true),
+            ])
         #expect(terms.map(\.sign) == [1, -1, -1, 1])
         #expect(TaskFilter(tags: ["x"], blocked: true).countTerms.map(\.filter) == [TaskFilter(tags: ["x"], blocked: true)])
     }
@@ -158,19 +170,27 @@ import Testing
     @Test func countsOfMostTasksReadOnlyTheFew() async throws {
         let store = try makeStore(directory)
         let operations = (0..<200).map { index in
-            TaskOperation.create(TaskDraft(id: "t\(index)", title: "Task \(index)", done: index % 3 == 0, dependsOn: index % 9 == 1 ? ["t\(index - 1)"] : [],
-                                           wait: index % 11 == 2 ? "2999-01-01" : nil))
+            TaskOperation.create(
+                TaskDraft(
+                    id: "t\(index)", title: "Task \(index)", done: index % 3 == 0, dependsOn: index % 9 == 1 ? ["t\(index - 1)"] : [],
+                    wait: index % 11 == 2 ? "2999-01-01" : nil))
         }
         _ = try await store.apply(operations, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for filter in [TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
-                       TaskFilter(done: true, waiting: false), TaskFilter(done: false, blocked: false, waiting: false)] {
-            for sort in [[SortKey(field: .createdAt)], [SortKey(field: .priority, descending: true), SortKey(field: .due)], [SortKey(field: .title)]] {
+        for filter in [
+            TaskFilter(blocked: false), TaskFilter(waiting: false), TaskFilter(done: false, blocked: false),
+            TaskFilter(done: true, waiting: false), TaskFilter(done: false, blocked: false, waiting: false),
+        ] {
+            for sort in [
+                [SortKey(field: .createdAt)], [SortKey(field: .priority, descending: true), SortKey(field: .due)], [SortKey(field: .title)],
+            ] {
                 let plan = try FetchPlan(filter: filter, sort: sort, now: 1_800_000_000_000, database: database)
                 for count in try plan.totalCounts(of: filter, now: 1_800_000_000_000, in: database) {
                     var steps: [String] = []
                     try database.cachedStatement("EXPLAIN QUERY PLAN " + count.sql).forEachRow(count.values) { steps.append($0.text(3)) }
-                    let readsEveryTask = steps.contains { ($0 == "SCAN task" || $0.hasPrefix("SCAN task ")) && !$0.contains("task_blocked") && !$0.contains("task_by_wait") }
+                    let readsEveryTask = steps.contains {
+                        ($0 == "SCAN task" || $0.hasPrefix("SCAN task ")) && !$0.contains("task_blocked") && !$0.contains("task_by_wait")
+                    }
                     #expect(!readsEveryTask, "\(filter) by \(sort): \(count.sql) \(steps)")
                 }
             }
@@ -187,17 +207,21 @@ import Testing
         let store = try makeStore(directory)
         let count = FetchPlan.fewTasks + 100
         let operations = (0..<count).map { index in
-            TaskOperation.create(TaskDraft(id: "t\(index)", title: "Task \(index)", done: index % 3 == 0,
-                                           tags: index % 7 == 6 ? ["other"] : ["common"],
-                                           dependsOn: index % 9 == 1 ? ["t\(index - 1)"] : [], wait: index % 11 == 2 ? "2999-01-01" : nil))
+            TaskOperation.create(
+                TaskDraft(
+                    id: "t\(index)", title: "Task \(index)", done: index % 3 == 0,
+                    tags: index % 7 == 6 ? ["other"] : ["common"],
+                    dependsOn: index % 9 == 1 ? ["t\(index - 1)"] : [], wait: index % 11 == 2 ? "2999-01-01" : nil))
         }
         _ = try await store.apply(operations, atomic: true)
         let tasks = Array(try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks)
         let byID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.id, $0) })
         let database = try Database(path: directory.file("tasks.sqlite"))
         let now: Int64 = 1_800_000_000_000
-        for filter in [TaskFilter(tags: ["common"], blocked: true), TaskFilter(tags: ["common"], waiting: true),
-                       TaskFilter(tags: ["common"], blocked: false), TaskFilter(done: false, tags: ["common"], blocked: false, waiting: false)] {
+        for filter in [
+            TaskFilter(tags: ["common"], blocked: true), TaskFilter(tags: ["common"], waiting: true),
+            TaskFilter(tags: ["common"], blocked: false), TaskFilter(done: false, tags: ["common"], blocked: false, waiting: false),
+        ] {
             for descending in [false, true] {
                 let sort = [SortKey(field: .createdAt, descending: descending)]
                 let plan = try FetchPlan(filter: filter, sort: sort, now: now, database: database)
@@ -209,7 +233,9 @@ import Testing
                     var steps: [String] = []
                     try database.cachedStatement("EXPLAIN QUERY PLAN " + sql).forEachRow(values) { steps.append($0.text(3)) }
                     // The tag only probed for, each task's, along the few.
-                    #expect(steps.allSatisfy { !$0.contains("task_tag") || $0.hasPrefix("SEARCH tagged USING PRIMARY KEY") }, "\(filter): \(sql) \(steps)")
+                    #expect(
+                        steps.allSatisfy { !$0.contains("task_tag") || $0.hasPrefix("SEARCH tagged USING PRIMARY KEY") }, "\(filter): \(sql) \(steps)"
+                    )
                     #expect(steps.contains { $0.contains("task_blocked") || $0.contains("task_by_wait") }, "\(filter): \(sql) \(steps)")
                 }
                 let expected = tasks.filter { task in
@@ -233,15 +259,19 @@ import Testing
         let store = try makeStore(directory)
         let count = FetchPlan.fewTasks + 100
         let operations = (0..<count).map { index in
-            TaskOperation.create(TaskDraft(id: "t\(index)", title: index % 10 == 3 ? "Find the needle \(index)" : "Task \(index)",
-                                           done: index % 3 == 0, tags: index % 8 == 7 ? ["common"] : ["common", "other"]))
+            TaskOperation.create(
+                TaskDraft(
+                    id: "t\(index)", title: index % 10 == 3 ? "Find the needle \(index)" : "Task \(index)",
+                    done: index % 3 == 0, tags: index % 8 == 7 ? ["common"] : ["common", "other"]))
         }
         _ = try await store.apply(operations, atomic: true)
         let tasks = Array(try await store.fetch(TaskQuery(limit: TaskQuery.maxLimit)).tasks)
         let database = try Database(path: directory.file("tasks.sqlite"))
         let now: Int64 = 1_800_000_000_000
-        for filter in [TaskFilter(done: false, text: "needle"), TaskFilter(done: true, text: "needle"),
-                       TaskFilter(tags: ["common"], text: "needle"), TaskFilter(done: false, tags: ["common", "other"], text: "needle")] {
+        for filter in [
+            TaskFilter(done: false, text: "needle"), TaskFilter(done: true, text: "needle"),
+            TaskFilter(tags: ["common"], text: "needle"), TaskFilter(done: false, tags: ["common", "other"], text: "needle"),
+        ] {
             for descending in [false, true] {
                 let sort = [SortKey(field: .createdAt, descending: descending)]
                 let plan = try FetchPlan(filter: filter, sort: sort, now: now, database: database)
@@ -263,7 +293,8 @@ import Testing
 
     /// Counts read the indexes a page keeps out of its way: only a column's `+` comes off.
     @Test func countsTakeThePlusOffColumnsOnly() {
-        #expect(FetchPlan.unplussed(" WHERE +done = ? AND (+task.wait_at IS NULL OR +task.wait_at <= ?) AND +task.x > 1 + 2")
+        #expect(
+            FetchPlan.unplussed(" WHERE +done = ? AND (+task.wait_at IS NULL OR +task.wait_at <= ?) AND +task.x > 1 + 2")
                 == " WHERE done = ? AND (task.wait_at IS NULL OR task.wait_at <= ?) AND task.x > 1 + 2")
     }
 
@@ -294,20 +325,23 @@ import Testing
             case (nil, nil): return nil
             case (nil, _): return false
             case (_, nil): return true
-            case let (x?, y?): return x == y ? nil : (x < y) != descending
+            case (let x?, let y?): return x == y ? nil : (x < y) != descending
             }
         }
         return tasks.sorted { a, b in
             for key in sort {
-                let before: Bool? = switch key.field {
-                case .createdAt: compare(a.createdAt, b.createdAt, descending: key.descending)
-                case .updatedAt: compare(a.updatedAt, b.updatedAt, descending: key.descending)
-                case .due: compare(a.due, b.due, descending: key.descending)
-                case .priority: compare(a.priority, b.priority, descending: key.descending)
-                case .title: compare(a.title.lowercased(), b.title.lowercased(), descending: key.descending)
-                case .project: compare(a.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init),
-                                       b.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init), descending: key.descending)
-                }
+                let before: Bool? =
+                    switch key.field {
+                    case .createdAt: compare(a.createdAt, b.createdAt, descending: key.descending)
+                    case .updatedAt: compare(a.updatedAt, b.updatedAt, descending: key.descending)
+                    case .due: compare(a.due, b.due, descending: key.descending)
+                    case .priority: compare(a.priority, b.priority, descending: key.descending)
+                    case .title: compare(a.title.lowercased(), b.title.lowercased(), descending: key.descending)
+                    case .project:
+                        compare(
+                            a.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init),
+                            b.project.map { Array($0.unicodeScalars.map(\.value)) }.map(CodePoints.init), descending: key.descending)
+                    }
                 if let before { return before }
             }
             return (a.id < b.id) != sort.last!.descending

@@ -1,7 +1,8 @@
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// A file made at an earlier schema version, holding tasks, and then upgraded by the store
 /// ends with exactly the schema of a file the store made new: the same sqlite_schema rows,
@@ -36,11 +37,15 @@ import Testing
         let database = try Database(path: old)
         try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(database)
         for n in 1...3 {
-            try database.run("""
+            try database.run(
+                """
                 INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version)
                 VALUES (?1, ?2, ?2, '', '', ?3, 1, ?4, ?5, ?6, ?6, CASE WHEN ?3 THEN ?6 END, 1)
-                """, [.text("old-\(n)"), .text("task \(n)"), SQLValue(n == 2), n == 3 ? "2030-01-01" : nil,
-                      n == 3 ? .integer(1_893_456_000_000) : nil, .integer(Int64(n))])
+                """,
+                [
+                    .text("old-\(n)"), .text("task \(n)"), SQLValue(n == 2), n == 3 ? "2030-01-01" : nil,
+                    n == 3 ? .integer(1_893_456_000_000) : nil, .integer(Int64(n)),
+                ])
             try database.run("INSERT INTO task_tag (tag, task_pk) VALUES ('home', ?)", [.integer(database.lastInsertRowID)])
         }
         database.close()

@@ -1,6 +1,7 @@
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// The store side of the operating commands: import and export.
 @Suite struct OperationsStoreTests {
@@ -22,8 +23,9 @@ import Testing
 
     @Test func importKeepsEveryFieldAndExportReadsItBack() async throws {
         let store = try makeStore(directory)
-        let summary = try await store.importTasks([.task(task("b", createdAt: 2_000, version: 9), line: 1), .task(task("a"), line: 2)],
-                                                  onConflict: .fail)
+        let summary = try await store.importTasks(
+            [.task(task("b", createdAt: 2_000, version: 9), line: 1), .task(task("a"), line: 2)],
+            onConflict: .fail)
         #expect(summary.inserted == 2)
         let tasks = try await exported(store)
         #expect(tasks.map(\.id) == ["a", "b"], "oldest first")
@@ -62,11 +64,12 @@ import Testing
             Issue.record("the import should fail")
         } catch let failure as ImportFailure {
             #expect(failure.count == 4)
-            #expect(failure.problems.map(\.description) == [
-                "line 2: completedAt must be set when done is true",
-                "line 3: not valid JSON",
-                "line 4: id kept is the id of an existing task",
-            ])
+            #expect(
+                failure.problems.map(\.description) == [
+                    "line 2: completedAt must be set when done is true",
+                    "line 3: not valid JSON",
+                    "line 4: id kept is the id of an existing task",
+                ])
         }
         #expect(try await exported(store).map(\.id) == ["kept"])
         #expect(try await store.currentSeq() == 1)

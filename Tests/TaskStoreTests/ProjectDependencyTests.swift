@@ -1,23 +1,28 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Projects, dependencies, wait times and meta: what the store keeps, refuses, filters
 /// and sorts by.
 @Suite struct ProjectDependencyTests {
     let directory = TemporaryDirectory()
 
-    func create(_ store: TaskStore, _ id: String, project: String? = nil, dependsOn: [String] = [], wait: String? = nil,
-                priority: Int = 0) async throws {
+    func create(
+        _ store: TaskStore, _ id: String, project: String? = nil, dependsOn: [String] = [], wait: String? = nil,
+        priority: Int = 0
+    ) async throws {
         _ = try await store.create(TaskDraft(id: id, title: id, priority: priority, project: project, dependsOn: dependsOn, wait: wait))
     }
 
     @Test(arguments: [false, true])
     func theProjectFilterMatchesTheProjectAndWhatIsUnderIt(common: Bool) async throws {
         let store = try makeStore(directory)
-        for (id, project) in [("a", "Home"), ("b", "Home.Garage"), ("c", "Homework"), ("d", "Home-x"), ("e", "Home.Garage.Shelf"),
-                              ("f", "Ho"), ("g", "Work.Home")] {
+        for (id, project) in [
+            ("a", "Home"), ("b", "Home.Garage"), ("c", "Homework"), ("d", "Home-x"), ("e", "Home.Garage.Shelf"),
+            ("f", "Ho"), ("g", "Work.Home"),
+        ] {
             try await create(store, id, project: project)
         }
         if common {
@@ -90,7 +95,10 @@ import Testing
         #expect(try await store.get(id: "a").dependsOn == [])
         // In an apply, the error names its operation.
         let results = try await store.apply([.update(id: "a", changes: TaskChanges(dependsOn: ["b", "gone"]), ifVersion: nil)], atomic: false)
-        guard case .failure(.invalid(let field, _)) = results[0] else { Issue.record("\(results)"); return }
+        guard case .failure(.invalid(let field, _)) = results[0] else {
+            Issue.record("\(results)")
+            return
+        }
         #expect(field == "operations[0].update.changes.dependsOn[1]")
     }
 
@@ -148,8 +156,10 @@ import Testing
 
     @Test func projectsAndMetaAreCheckedAndKeptExactly() async throws {
         let store = try makeStore(directory)
-        for bad in ["", "Home..Garage", ".Home", "Home.", "Home Garage", "a\u{7}", String(repeating: "x", count: 65),
-                    (1...9).map(String.init).joined(separator: "."), String(repeating: "abcdefgh.", count: 28) + "x"] {
+        for bad in [
+            "", "Home..Garage", ".Home", "Home.", "Home Garage", "a\u{7}", String(repeating: "x", count: 65),
+            (1...9).map(String.init).joined(separator: "."), String(repeating: "abcdefgh.", count: 28) + "x",
+        ] {
             #expect(await invalidField { try await create(store, "x", project: bad) } == "project", "\(bad)")
         }
         let meta = #"{"b":1.50,"a":[true,null,"e\u0301"],"é":{}}"#
@@ -172,8 +182,10 @@ import Testing
         try await create(store, "a", project: "Home")
         try await create(store, "b", dependsOn: ["a"], wait: "2999-01-01")
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for (filter, index) in [(TaskFilter(project: "Home"), "task_by_project"), (TaskFilter(blocked: true), "task_blocked"),
-                                (TaskFilter(waiting: true), "task_by_wait")] {
+        for (filter, index) in [
+            (TaskFilter(project: "Home"), "task_by_project"), (TaskFilter(blocked: true), "task_blocked"),
+            (TaskFilter(waiting: true), "task_by_wait"),
+        ] {
             let plan = try FetchPlan(filter: filter, sort: [SortKey(field: .createdAt)], now: 0, database: database)
             let steps = try queryPlan(plan.pageRuns(after: nil)[0], in: database)
             #expect(steps.contains { $0.contains(index) }, "\(steps)")
@@ -209,13 +221,18 @@ import Testing
     @Test func waitingTasksByDueDateAreReadFromTheirOwnIndex() async throws {
         let store = try makeStore(directory)
         let waiting = FetchPlan.fewTasks + 8
-        _ = try await store.apply((0..<waiting + 40).map { index in
-            .create(TaskDraft(title: "t\(index)", due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
-                              wait: index < waiting ? "2999-01-01" : nil))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<waiting + 40).map { index in
+                .create(
+                    TaskDraft(
+                        title: "t\(index)", due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)",
+                        wait: index < waiting ? "2999-01-01" : nil))
+            }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for sort in [[SortKey(field: .due)], [SortKey(field: .due, descending: true)],
-                     [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+        for sort in [
+            [SortKey(field: .due)], [SortKey(field: .due, descending: true)],
+            [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
+        ] {
             let plan = try FetchPlan(filter: TaskFilter(waiting: true), sort: sort, now: 0, database: database)
             let steps = try queryPlan(plan.pageRuns(after: nil)[0], in: database)
             #expect(steps.contains { $0.contains("task_waiting_by_due") }, "\(sort): \(steps)")
@@ -238,8 +255,10 @@ import Testing
         }
         _ = try await store.apply(drafts, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for sort in [[SortKey(field: .project)], [SortKey(field: .project, descending: true)],
-                     [SortKey(field: .project), SortKey(field: .due)], [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)]] {
+        for sort in [
+            [SortKey(field: .project)], [SortKey(field: .project, descending: true)],
+            [SortKey(field: .project), SortKey(field: .due)], [SortKey(field: .project, descending: true), SortKey(field: .due, descending: true)],
+        ] {
             for filter in [TaskFilter(waiting: true), TaskFilter(done: false, waiting: true)] {
                 let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
                 for run in plan.pageRuns(after: nil) {
@@ -259,12 +278,15 @@ import Testing
         let store = try makeStore(directory)
         let blocked = FetchPlan.fewTasks + 8
         _ = try await store.create(TaskDraft(id: "open", title: "open"))
-        _ = try await store.apply((0..<blocked + 40).map { (index: Int) -> TaskOperation in
-            let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
-            let project: String? = index % 4 == 1 ? nil : "P\(index % 5)"
-            return .create(TaskDraft(title: "t\(index)", priority: index % 4, due: due, project: project,
-                                     dependsOn: index < blocked ? ["open"] : []))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<blocked + 40).map { (index: Int) -> TaskOperation in
+                let due: String? = index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"
+                let project: String? = index % 4 == 1 ? nil : "P\(index % 5)"
+                return .create(
+                    TaskDraft(
+                        title: "t\(index)", priority: index % 4, due: due, project: project,
+                        dependsOn: index < blocked ? ["open"] : []))
+            }, atomic: true)
         return (store, blocked)
     }
 
@@ -274,7 +296,9 @@ import Testing
     @Test func blockedTasksByPriorityThenDueAreReadFromTheirOwnIndex() async throws {
         let (store, _) = try await storeWithManyBlockedTasks()
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+        for sort in [
+            [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
+        ] {
             let plan = try FetchPlan(filter: TaskFilter(blocked: true), sort: sort, now: 0, database: database)
             try expectRuns(of: plan, after: [nil], readFrom: "task_blocked_by_priority_due", in: database)
         }
@@ -300,7 +324,9 @@ import Testing
     @Test func blockedTasksByDueThenPriorityAreReadFromTheirOwnIndex() async throws {
         let (store, blocked) = try await storeWithManyBlockedTasks()
         let database = try Database(path: directory.file("tasks.sqlite"))
-        for sort in [[SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)]] {
+        for sort in [
+            [SortKey(field: .due), SortKey(field: .priority)], [SortKey(field: .due, descending: true), SortKey(field: .priority, descending: true)],
+        ] {
             for filter in [TaskFilter(blocked: true), TaskFilter(done: false, blocked: true)] {
                 let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
                 let dated = try await store.fetch(TaskQuery(filter: filter, sort: sort, limit: 5)).nextCursor
@@ -308,8 +334,9 @@ import Testing
                 for cursor in [nil, dated, undated] {
                     #expect(plan.pageRuns(after: cursor.flatMap(Cursor.init(encoded:))).count == (cursor == undated ? 1 : 2), "\(sort)")
                 }
-                try expectRuns(of: plan, after: [nil, dated, undated].map { $0.flatMap(Cursor.init(encoded:)) },
-                               readFrom: "task_blocked_by_due_priority", in: database)
+                try expectRuns(
+                    of: plan, after: [nil, dated, undated].map { $0.flatMap(Cursor.init(encoded:)) },
+                    readFrom: "task_blocked_by_due_priority", in: database)
             }
         }
         _ = store
@@ -353,14 +380,19 @@ import Testing
     @Test func tasksByPriorityThenDueAreReadFromThePriorityIndexes() async throws {
         let store = try makeStore(directory)
         let common = FetchPlan.fewTasks + 8
-        _ = try await store.apply((0..<common + 40).map { index in
-            .create(TaskDraft(title: "t\(index)", priority: index % 4, tags: index < common ? ["a", "b"] : [],
-                              due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"))
-        }, atomic: true)
+        _ = try await store.apply(
+            (0..<common + 40).map { index in
+                .create(
+                    TaskDraft(
+                        title: "t\(index)", priority: index % 4, tags: index < common ? ["a", "b"] : [],
+                        due: index % 3 == 0 ? nil : "2027-01-\(index % 20 + 10)"))
+            }, atomic: true)
         let database = try Database(path: directory.file("tasks.sqlite"))
         let all = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["a", "b"]), limit: 1000)).tasks
         #expect(all.count == common)
-        for sort in [[SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)]] {
+        for sort in [
+            [SortKey(field: .priority), SortKey(field: .due)], [SortKey(field: .priority, descending: true), SortKey(field: .due, descending: true)],
+        ] {
             let filter = TaskFilter(tags: ["a", "b"])
             let plan = try FetchPlan(filter: filter, sort: sort, now: 0, database: database)
             // Cursors at the second priority's first task, which is dated, and at its last
@@ -374,7 +406,8 @@ import Testing
                 #expect(plan.pageRuns(after: cursor).count == runs, "\(sort)")
                 for run in plan.pageRuns(after: cursor) {
                     let steps = try queryPlan(run, in: database)
-                    let index = run.clauses.contains(Schema.undatedClause) || run.clauses.contains("+" + Schema.undatedClause)
+                    let index =
+                        run.clauses.contains(Schema.undatedClause) || run.clauses.contains("+" + Schema.undatedClause)
                         ? "task_by_priority" : "task_dated_by_priority_due"
                     #expect(steps.contains { $0.split(separator: " ").contains(Substring(index)) }, "\(sort): \(steps)")
                     #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(sort): \(steps)")
@@ -409,7 +442,8 @@ import Testing
         let path = directory.file("tasks.sqlite")
         #expect(try TaskStore.check(path: path).isSound)
         let database = try Database(path: path)
-        try database.execute("""
+        try database.execute(
+            """
             INSERT INTO task_dependency (task_pk, depends_on_pk) SELECT a.pk, b.pk FROM task a, task b WHERE a.id = 'a' AND b.id = 'b';
             UPDATE task SET meta = '[1]', wait = 'soon' WHERE id = 'a';
             """)

@@ -1,5 +1,6 @@
-@testable import TaskStore
 import Testing
+
+@testable import TaskStore
 
 /// RFC 5545 rules and the next due date they give. The expected dates of the first table
 /// were checked against python-dateutil's rrule (`rrulestr(rule, dtstart=due).after(due)`).
@@ -65,18 +66,28 @@ import Testing
             (backward, "2027-01-15", "2027-02-15", backward),
             (backward + ";BYMONTHDAY=31", "2027-02-28", "2027-03-31", backward + ";BYMONTHDAY=31"),
             ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD", "2027-01-31", "2027-03-01", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31"),
-            ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31", "2027-03-01", "2027-03-31", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31"),
+            (
+                "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31", "2027-03-01", "2027-03-31",
+                "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31"
+            ),
             ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=OMIT", "2027-01-31", "2027-03-31", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=OMIT"),
-            ("FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=3", "2026-11-30", "2027-02-28",
-             "FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=2;BYMONTHDAY=30"),
-            ("rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31", "2027-01-31", "2027-02-28", "rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31"),
+            (
+                "FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=3", "2026-11-30", "2027-02-28",
+                "FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=2;BYMONTHDAY=30"
+            ),
+            (
+                "rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31", "2027-01-31", "2027-02-28",
+                "rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31"
+            ),
         ]
         for (rule, due, next, nextRule) in cases {
             let found = try RecurrenceRule(rule, field: "rule").next(after: due, ruleText: rule)
             #expect(found?.due == next && found?.rule == nextRule, "\(rule) after \(due): \(String(describing: found))")
         }
-        for refused in ["FREQ=MONTHLY;SKIP=BACKWARD", "FREQ=MONTHLY;RSCALE=HEBREW", "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
-                        "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=SIDEWAYS"] {
+        for refused in [
+            "FREQ=MONTHLY;SKIP=BACKWARD", "FREQ=MONTHLY;RSCALE=HEBREW", "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
+            "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=SIDEWAYS",
+        ] {
             #expect(throws: TaskStoreError.self, "\(refused)") { try RecurrenceRule(refused, field: "rule") }
         }
     }
@@ -130,7 +141,8 @@ import Testing
         "FREQ=MONTHLY;BYDAY=6MO", "FREQ=MONTHLY;BYDAY=0MO", "FREQ=YEARLY;BYDAY=54MO", "FREQ=WEEKLY;BYMONTHDAY=1",
         "FREQ=DAILY;BYMONTHDAY=0", "FREQ=DAILY;BYMONTHDAY=32", "INTERVAL=2", "FREQ=DAILY;FREQ=WEEKLY", "FREQ=DAILY;",
         "FREQ=DAILY;BYHOUR=9", "FREQ=DAILY;WKST=SU", "FREQ=DAILY;UNTIL=20260230", "FREQ=DAILY;UNTIL=2026-12-01",
-        "FREQ=DAILY;UNTIL=20261201T100000", "RRULE:FREQ=DAILY", " FREQ=DAILY", "FREQ=DAILY;INTERVAL", "FREQ=DAILY;" + String(repeating: "X", count: 250),
+        "FREQ=DAILY;UNTIL=20261201T100000", "RRULE:FREQ=DAILY", " FREQ=DAILY", "FREQ=DAILY;INTERVAL",
+        "FREQ=DAILY;" + String(repeating: "X", count: 250),
     ])
     func aRuleOutsideTheSubsetIsRefused(rule: String) {
         #expect(throws: TaskStoreError.self) { try RecurrenceRule(rule, field: "recurrence.rule") }

@@ -1,7 +1,8 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Recurring tasks in the store: the next occurrence made when one is completed, exactly
 /// once, in the same transaction; the rules a recurring task keeps.
@@ -9,9 +10,12 @@ import Testing
     let directory = TemporaryDirectory()
 
     func recurring(_ store: TaskStore, rule: String = "FREQ=WEEKLY;BYDAY=MO,TH", due: String = "2026-12-03") async throws -> TaskItem {
-        try await store.create(TaskDraft(title: "Water plants", notes: "the big ones", priority: 2, tags: ["home", "plants"],
-                                         due: due, project: "Home.Garden", dependsOn: [], wait: "2026-12-01",
-                                         meta: #"{"editor":1}"#, recurrence: rule)).value
+        try await store.create(
+            TaskDraft(
+                title: "Water plants", notes: "the big ones", priority: 2, tags: ["home", "plants"],
+                due: due, project: "Home.Garden", dependsOn: [], wait: "2026-12-01",
+                meta: #"{"editor":1}"#, recurrence: rule)
+        ).value
     }
 
     func complete(_ store: TaskStore, _ id: String, done: Bool = true) async throws -> OperationOutcome {
@@ -71,7 +75,9 @@ import Testing
         #expect(try await all(store).count == 2)
         // An atomic apply that fails takes the successor back with the completion.
         let second = try #require(results[0].otherChanges.first?.task)
-        let failing: [TaskOperation] = [.update(id: second.id, changes: TaskChanges(done: true), ifVersion: nil), .delete(id: "missing", ifVersion: nil)]
+        let failing: [TaskOperation] = [
+            .update(id: second.id, changes: TaskChanges(done: true), ifVersion: nil), .delete(id: "missing", ifVersion: nil),
+        ]
         await #expect(throws: TaskStoreError.self) { _ = try await store.apply(failing, atomic: true) }
         #expect(try await all(store).count == 2)
         #expect(try await store.get(id: second.id).done == false)
@@ -114,15 +120,20 @@ import Testing
         let first = try await recurring(store)
         let undated = try await store.create(TaskDraft(title: "undated")).value
         #expect(await invalidField { _ = try await store.create(TaskDraft(title: "x", recurrence: "FREQ=DAILY")) } == "recurrence")
-        #expect(await invalidField { _ = try await store.create(TaskDraft(title: "x", due: "2026-12-01", recurrence: "FREQ=HOURLY")) } == "recurrence.rule")
+        #expect(
+            await invalidField { _ = try await store.create(TaskDraft(title: "x", due: "2026-12-01", recurrence: "FREQ=HOURLY")) }
+                == "recurrence.rule")
         #expect(await invalidField { _ = try await store.update(id: first.id, changes: TaskChanges(due: .some(nil))) } == "changes.due")
-        #expect(await invalidField { _ = try await store.update(id: undated.id, changes: TaskChanges(recurrence: "FREQ=DAILY")) } == "changes.recurrence")
-        #expect(await invalidField {
-            _ = try await store.update(id: first.id, changes: TaskChanges(due: .some(nil), recurrence: "FREQ=DAILY"))
-        } == "changes.recurrence")
-        #expect(await invalidField {
-            _ = try await store.update(id: first.id, changes: TaskChanges(recurrence: "FREQ=DAILY;INTERVAL=0"))
-        } == "changes.recurrence.rule")
+        #expect(
+            await invalidField { _ = try await store.update(id: undated.id, changes: TaskChanges(recurrence: "FREQ=DAILY")) } == "changes.recurrence")
+        #expect(
+            await invalidField {
+                _ = try await store.update(id: first.id, changes: TaskChanges(due: .some(nil), recurrence: "FREQ=DAILY"))
+            } == "changes.recurrence")
+        #expect(
+            await invalidField {
+                _ = try await store.update(id: first.id, changes: TaskChanges(recurrence: "FREQ=DAILY;INTERVAL=0"))
+            } == "changes.recurrence.rule")
         let located = try await store.apply([.update(id: first.id, changes: TaskChanges(due: .some(nil)), ifVersion: nil)], atomic: false)
         #expect(located.first.flatMap { try? $0.get() } == nil)
         if case .failure(.invalid(let field, _)) = located.first { #expect(field == "operations[0].update.changes.due") }

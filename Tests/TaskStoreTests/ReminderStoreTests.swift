@@ -1,7 +1,8 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// What the store records about reminders: which are due at a given time, that a claimed
 /// one is never claimed again by any connection to the file, and that moving one, by any

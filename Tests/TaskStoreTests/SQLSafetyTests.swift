@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
-@testable import SQLite
 import Synchronization
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import SQLite
+@testable import TaskStore
 
 /// No SQL is ever built from input text: every value a client sends reaches SQLite as a bound
 /// parameter. Checked twice: by tracing the text of every statement SQLite runs while marked
@@ -29,8 +30,9 @@ import Testing
         _ = try await store.update(id: id, changes: TaskChanges(title: "new \(m)", notes: m, tags: ["other-\(m)"], due: .some(nil)), ifVersion: 1)
         for field in SortKey.Field.allCases {
             for descending in [false, true] {
-                var query = TaskQuery(filter: TaskFilter(tags: ["tag-\(m)"], text: m, ids: [id, "\(m)-2", m]),
-                                      sort: [SortKey(field: field, descending: descending)], limit: 1, includeTotal: true)
+                var query = TaskQuery(
+                    filter: TaskFilter(tags: ["tag-\(m)"], text: m, ids: [id, "\(m)-2", m]),
+                    sort: [SortKey(field: field, descending: descending)], limit: 1, includeTotal: true)
                 query.filter.tags = []
                 let first = try await store.fetch(query)
                 query.cursor = first.nextCursor
@@ -140,7 +142,8 @@ import Testing
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = String(line)
                 guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//"),
-                      sql.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil else { continue }
+                    sql.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+                else { continue }
                 for expression in Self.interpolations(in: line) {
                     checked += 1
                     if Self.allowedInSQL[expression] == nil { unexpected.append("\(file):\(number + 1): \\(\(expression))") }
@@ -180,11 +183,13 @@ extension TaskStore {
     /// prepared (with its `?`, never the values bound to them), trigger programs included.
     func traceStatements(_ record: @escaping @Sendable (String) -> Void) {
         let context = Unmanaged.passRetained(TraceSink(record)).toOpaque()
-        sqlite3_trace_v2(database.handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, text in
-            guard let context, let text else { return 0 }
-            Unmanaged<TraceSink>.fromOpaque(context).takeUnretainedValue().record(String(cString: text.assumingMemoryBound(to: CChar.self)))
-            return 0
-        }, context)
+        sqlite3_trace_v2(
+            database.handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, _, text in
+                guard let context, let text else { return 0 }
+                Unmanaged<TraceSink>.fromOpaque(context).takeUnretainedValue().record(String(cString: text.assumingMemoryBound(to: CChar.self)))
+                return 0
+            }, context)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TaskStore
 import Testing
+
+@testable import TaskStore
 
 /// docs/schema.sql is the schema at the latest version, as the migrations make it: the
 /// tables, each with its indexes and triggers, read from sqlite_schema. It fails when a new

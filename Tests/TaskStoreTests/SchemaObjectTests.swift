@@ -1,7 +1,8 @@
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// The schema objects a file holds are compared with those Taskline's migrations make at
 /// the file's version: a file of any version, as Taskline left it, passes; one with
@@ -12,7 +13,8 @@ import Testing
     func file(atSchema version: Int) throws -> Database {
         let database = try Database(path: directory.file("v\(version).sqlite"))
         try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(database)
-        try database.run("""
+        try database.run(
+            """
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
             VALUES ('old', 'old', 'old', '', '', 0, 0, 1, 1, 1)
             """)

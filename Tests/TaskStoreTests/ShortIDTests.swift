@@ -1,6 +1,7 @@
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Short ids for people: git's rule, on the random end of time-ordered ids.
 @Suite struct ShortIDTests {
@@ -23,10 +24,12 @@ import Testing
     /// The SQL the lookups filter with computes the same keys as `key(of:)`.
     @Test func theSQLKeyIsTheSwiftKey() async throws {
         let store = try makeStore(directory)
-        let ids = ["0193a4b2-1c3d-7abc-8def-c1e9a3f5aaaa", "zzzzzzzz-zzzz-7zzz-zzzz-zzzzzzzzzzzz",
-                   "éééééééé-éééé-7ééé-éééé-éééééééééééé", "0193a4b2-1c3d-4abc-8def-c1e9a3f5aaaa",
-                   "0193a4b2-1c3d-7abc-8def-c1e9a3f5aaaaa", "0193a4b2-1c3d-7abc-8defxc1e9a3f5aaaa",
-                   "0193a4b2-1c3d-7abc-8def-c1e9a3f5aaa", "[???????-????-7???-????-????????????", "77", TaskItem.newID()]
+        let ids = [
+            "0193a4b2-1c3d-7abc-8def-c1e9a3f5aaaa", "zzzzzzzz-zzzz-7zzz-zzzz-zzzzzzzzzzzz",
+            "éééééééé-éééé-7ééé-éééé-éééééééééééé", "0193a4b2-1c3d-4abc-8def-c1e9a3f5aaaa",
+            "0193a4b2-1c3d-7abc-8def-c1e9a3f5aaaaa", "0193a4b2-1c3d-7abc-8defxc1e9a3f5aaaa",
+            "0193a4b2-1c3d-7abc-8def-c1e9a3f5aaa", "[???????-????-7???-????-????????????", "77", TaskItem.newID(),
+        ]
         for id in ids { try await store.add("t", id: id) }
         let keys = try await store.keysBySQL()
         #expect(keys.count == ids.count)
@@ -35,9 +38,12 @@ import Testing
 
     @Test func shortIDsAreTheShortestUniqueStartsOfKeys() async throws {
         let store = try makeStore(directory)
-        let a = "0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa", b = "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"
-        let c = "0193a4b2-1c3f-7000-8000-d1e9a3f5cccc", d = "c1e9a3f0-0000-4000-8000-000000000000"
-        let e = "0193a4b2-1c40-7000-8000-eeeeeeeeeeee", f = "0193a4b2-1c41-7000-8000-eeeeeeeeeeee"
+        let a = "0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa"
+        let b = "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"
+        let c = "0193a4b2-1c3f-7000-8000-d1e9a3f5cccc"
+        let d = "c1e9a3f0-0000-4000-8000-000000000000"
+        let e = "0193a4b2-1c40-7000-8000-eeeeeeeeeeee"
+        let f = "0193a4b2-1c41-7000-8000-eeeeeeeeeeee"
         let g = "0193a4b2-1c3d-4000-8000-c1e9a3f5aaab"  // a's key 24 characters in, but not a version-7 id
         let expected = [
             g: "0193a4b",
@@ -72,7 +78,8 @@ import Testing
 
     @Test func aStartOfAShortIDFindsItsTask() async throws {
         let store = try makeStore(directory)
-        let a = "0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa", b = "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"
+        let a = "0193a4b2-1c3d-7000-8000-c1e9a3f5aaaa"
+        let b = "0193a4b2-1c3e-7000-8000-c1e9a3f5bbbb"
         let d = "c1e9a3f0-0000-4000-8000-000000000000"
         for id in [a, b, d, "77", "abcdefgh-1", "abcdefgh-2", "zzzzzzzzzz", "éé\u{10FFFF}x"] { try await store.add("t", id: id) }
         #expect(try await store.resolveID("c1e9a3f5a") == a)

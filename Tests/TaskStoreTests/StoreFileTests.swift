@@ -1,8 +1,9 @@
 import Foundation
 import SQLite
-@testable import TaskStore
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 @Suite struct StoreFileTests {
     let directory = TemporaryDirectory()

@@ -1,3 +1,4 @@
+import EventLoop
 import Synchronization
 import TaskStore
 import TestSupport
@@ -23,15 +24,20 @@ final class ManualClock: Sendable {
     }
 }
 
-func makeStore(_ directory: TemporaryDirectory, name: String = "tasks.sqlite", clock: ManualClock = ManualClock(),
-               options: StoreOptions = StoreOptions(durability: .normal)) throws -> TaskStore {
-    try TaskStore(path: directory.file(name), options: options, clock: { clock.read() })
+/// `loop`: the store's executor, which the caller stops; nil, a loop of the store's own.
+func makeStore(
+    _ directory: TemporaryDirectory, name: String = "tasks.sqlite", clock: ManualClock = ManualClock(),
+    options: StoreOptions = StoreOptions(durability: .normal), loop: EventLoop? = nil
+) throws -> TaskStore {
+    try TaskStore(path: directory.file(name), options: options, loop: loop, clock: { clock.read() })
 }
 
 extension TaskStore {
     @discardableResult
-    nonisolated func add(_ title: String, notes: String = "", done: Bool = false, priority: Int = 0, tags: [String] = [],
-             due: String? = nil, id: String? = nil) async throws -> TaskItem {
+    nonisolated func add(
+        _ title: String, notes: String = "", done: Bool = false, priority: Int = 0, tags: [String] = [],
+        due: String? = nil, id: String? = nil
+    ) async throws -> TaskItem {
         try await create(TaskDraft(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due)).value
     }
 

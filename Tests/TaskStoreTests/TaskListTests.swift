@@ -41,13 +41,14 @@ import Testing
         var filledBackwards = TaskList()
         filledBackwards.appendNullTask()
         for field in TaskList.Text.allCases.reversed() {
-            let text: String? = switch field {
-            case .id: "a"
-            case .title: "A"
-            case .notes, .tags, .dependsOn: ""
-            case .meta: "{}"
-            default: nil
-            }
+            let text: String? =
+                switch field {
+                case .id: "a"
+                case .title: "A"
+                case .notes, .tags, .dependsOn: ""
+                case .meta: "{}"
+                default: nil
+                }
             if var text { text.withUTF8 { filledBackwards.set(field, $0) } }
         }
         filledBackwards.set(.done, 0)

@@ -1,8 +1,10 @@
+import EventLoop
 import Foundation
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// The trigram index's segments are merged by the store when its loop is idle, sixteen to a
 /// level, not by the writes (schema 39: FTS5's `automerge` 0, `usermerge` 16); a level is
@@ -49,9 +51,11 @@ import Testing
         for batch in range {
             try database.writeTransaction {
                 for n in 0..<4 {
-                    let id = "raw-\(titles.count)", title = "batch \(batch) task \(n)"
+                    let id = "raw-\(titles.count)"
+                    let title = "batch \(batch) task \(n)"
                     titles[id] = title
-                    try database.run("""
+                    try database.run(
+                        """
                         INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
                         VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
                         """, [.text(id), .text(title), .integer(Int64(titles.count))])
@@ -106,11 +110,12 @@ import Testing
     @Test func aStoreMergesWhenIdleOnlyIfAsked() async throws {
         let path = directory.file("asked.sqlite")
         let (other, titles) = try await fileOfSegments(at: path)
-        let store = try TaskStore(path: path)
-        for _ in 0..<3 {
-            _ = try await store.fetch(TaskQuery(limit: 10))
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let clock = ManualLoopClock()
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let store = try TaskStore(path: path, loop: loop)
+        _ = try await store.fetch(TaskQuery(limit: 10))
+        loop.advance(clock, by: 3_600_000_000_000)
         #expect(try hasSegmentsToMerge(other), "a store not asked to merge did so when idle")
         var steps = 0
         while try await store.mergeTextIndexStep() { steps += 1 }
@@ -129,18 +134,21 @@ import Testing
         try other.execute("BEGIN IMMEDIATE")
         // A busy timeout far longer than the test: a step that waited for the lock would
         // hold the loop, and the reads after it, that long.
-        let store = try TaskStore(path: path, options: StoreOptions(busyTimeoutMilliseconds: 60_000, idleTextIndexMerging: true))
-        // Each answer wakes the loop, which then idles and may try a step.
+        let clock = ManualLoopClock()
+        let loop = EventLoop.startThread(clock: clock)
+        defer { loop.stop(exitCode: 0) }
+        let store = try TaskStore(path: path, options: StoreOptions(busyTimeoutMilliseconds: 60_000, idleTextIndexMerging: true), loop: loop)
+        // Idle past the quiet time, over and over: each time a step is tried, and fails.
         let started = Date()
         for _ in 0..<10 {
             _ = try await store.fetch(TaskQuery(limit: 10))
-            try await Task.sleep(for: .milliseconds(50))
+            loop.advance(clock, by: 1_000_000_000)
         }
         #expect(Date().timeIntervalSince(started) < 30, "the store waited for the other connection's lock")
         try other.execute("ROLLBACK")
         #expect(try hasSegmentsToMerge(other), "the store merged while the other connection held the lock")
-        try await Task.sleep(for: .milliseconds(150))
-        _ = try await store.fetch(TaskQuery(limit: 10))
+        // Its steps, tried again once the retry's delay is up, merge everything.
+        loop.advance(clock, by: 1_000_000_000)
         #expect(try await mergedWithin(20, other), "the store did not merge once the lock was gone")
         try await expectTextFilter(store, findsIn: titles, ["batch 7", "task 3"], "once merged")
         await store.close()

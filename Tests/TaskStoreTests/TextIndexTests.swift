@@ -1,7 +1,8 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// The text filter over enough tasks that the index's choices differ: trigrams in nearly
 /// every task (not worth asking the index), rare ones (asked), absent ones (nothing found).
@@ -56,14 +57,16 @@ import Testing
         #expect(try withDone.count(in: database).sql.contains(TextIndex.source))
         // In creation order the page reads task_by_done's open tasks in order; the count
         // still starts from the candidates, each task found by its key.
-        let openInCreationOrder = try FetchPlan(filter: TaskFilter(done: false, text: "alpha beta"), sort: [SortKey(field: .createdAt)],
-                                                now: 0, database: database)
+        let openInCreationOrder = try FetchPlan(
+            filter: TaskFilter(done: false, text: "alpha beta"), sort: [SortKey(field: .createdAt)],
+            now: 0, database: database)
         let openCount = try openInCreationOrder.count(in: database)
         var steps: [String] = []
         try database.cachedStatement("EXPLAIN QUERY PLAN " + openCount.sql).forEachRow(openCount.values) { steps.append($0.text(3)) }
         #expect(steps.contains { $0.hasPrefix("SCAN task_text VIRTUAL TABLE") }, "\(steps)")
-        #expect(steps.contains { $0.hasPrefix("SEARCH task USING INTEGER PRIMARY KEY") } && !steps.contains { $0.contains("task_by_done") },
-                "\(steps)")
+        #expect(
+            steps.contains { $0.hasPrefix("SEARCH task USING INTEGER PRIMARY KEY") } && !steps.contains { $0.contains("task_by_done") },
+            "\(steps)")
         #expect(try database.integer(openCount.sql, openCount.values) == Int64(titles.filter { $0.contains("alpha beta") }.count))
         for needle in ["alpha delta", "alpha beta", "a delta 1", "ha delta 8"] {
             let expected = titles.filter { $0.contains(needle) }
@@ -124,8 +127,9 @@ import Testing
         }
         #expect(error?.resultCode.primary == .interrupt)
         // The plan made again reads the candidates, and still counts the needle as a phrase.
-        let fromIndex = try FetchPlan(filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], now: 0, database: database,
-                                      textFromIndex: candidates)
+        let fromIndex = try FetchPlan(
+            filter: TaskFilter(text: "zzz item"), sort: [SortKey(field: .title)], now: 0, database: database,
+            textFromIndex: candidates)
         #expect(fromIndex.commonTextCandidates == nil)
         #expect(try fromIndex.count(in: database).sql == TextIndex.countSQL)
 
@@ -135,7 +139,8 @@ import Testing
             var seen: [String] = []
             var cursor: String?
             for _ in 0..<3 {
-                let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
+                let page = try await store.fetch(
+                    TaskQuery(filter: TaskFilter(text: "zzz item"), sort: [sort], limit: 100, cursor: cursor, includeTotal: true))
                 #expect(page.total == matching.count)
                 seen += page.tasks.map(\.title)
                 cursor = page.nextCursor
@@ -193,15 +198,18 @@ import Testing
         for first in stride(from: 0, to: count, by: 1000) {
             _ = try await store.apply(Array(drafts[first..<min(count, first + 1000)]), atomic: true)
         }
-        for tags in [["rare"], ["common"], ["rare", "common"], ["even", "rare"], ["nowhere"], ["common", "nowhere"],
-                     ["commo"], ["mmo"], ["mmo", "commo"], ["mm"]] {
+        for tags in [
+            ["rare"], ["common"], ["rare", "common"], ["even", "rare"], ["nowhere"], ["common", "nowhere"],
+            ["commo"], ["mmo"], ["mmo", "commo"], ["mm"],
+        ] {
             // By creation time the first tag's taggings are read in order; by
             // title, along the title index with each tag checked.
             for (sort, descending) in [(SortKey.Field.createdAt, false), (.createdAt, true), (.title, false)] {
                 for done in [nil, true, false] as [Bool?] {
                     var matching = drafts.compactMap { operation -> String? in
                         guard case .create(let draft) = operation, Set(tags).isSubset(of: draft.tags),
-                              done == nil || draft.done == done else { return nil }
+                            done == nil || draft.done == done
+                        else { return nil }
                         return draft.title
                     }
                     if descending { matching.reverse() }
@@ -209,9 +217,11 @@ import Testing
                     var seen: [String] = []
                     var cursor: String?
                     repeat {
-                        let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: done, tags: tags),
-                                                                   sort: [SortKey(field: sort, descending: descending)], limit: 200,
-                                                                   cursor: cursor, includeTotal: true))
+                        let page = try await store.fetch(
+                            TaskQuery(
+                                filter: TaskFilter(done: done, tags: tags),
+                                sort: [SortKey(field: sort, descending: descending)], limit: 200,
+                                cursor: cursor, includeTotal: true))
                         #expect(page.total == matching.count, "tags \(tags), done \(String(describing: done)), \(sort)")
                         seen += page.tasks.map(\.title)
                         cursor = page.nextCursor
@@ -254,7 +264,9 @@ import Testing
         let waitingTexts = {
             try Database(path: directory.file("tasks.sqlite")).cachedStatement(waitingSQL).firstRow { ($0.int(0), $0.int(1)) } ?? (0, 0)
         }
-        var sawPending = false, sawStale = false, sawFlush = false
+        var sawPending = false
+        var sawStale = false
+        var sawFlush = false
         for step in 0..<700 {
             let ids = Array(titles.keys)
             let roll = next(10)
@@ -300,7 +312,8 @@ import Testing
         let other = try Database(path: directory.file("tasks.sqlite"))
         try other.writeTransaction {
             for index in 0..<(TextIndex.pendingLimit + 10) {
-                try other.run("""
+                try other.run(
+                    """
                     INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
                     VALUES (?, ?, ?, '', '', 0, 0, 1, 1, 1)
                     """, [.text("other-\(index)"), .text("Other \(index)"), .text("other \(index)")])
@@ -375,8 +388,9 @@ import Testing
                     let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), sort: [sort], limit: 50, includeTotal: true))
                     #expect(page.total == expected.count, "\(needle.unicodeScalars.map(\.value)), \(when)")
                     let found = Set(page.tasks.map(\.id))
-                    #expect(found.isSubset(of: Set(expected.keys)) && found.count == min(50, expected.count),
-                            "\(needle.unicodeScalars.map(\.value)), \(sort.field), \(when)")
+                    #expect(
+                        found.isSubset(of: Set(expected.keys)) && found.count == min(50, expected.count),
+                        "\(needle.unicodeScalars.map(\.value)), \(sort.field), \(when)")
                 }
             }
         }

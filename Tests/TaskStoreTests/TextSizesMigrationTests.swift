@@ -1,7 +1,8 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Schema 24 rebuilds the trigram index without its table of text sizes. A file of schema
 /// 22 holding indexed texts and texts still waiting in task_text_pending, once upgraded,
@@ -23,8 +24,9 @@ import Testing
         #expect(try upgraded.integer("SELECT count(*) FROM task_text_pending") == 0)
         try upgraded.run("INSERT INTO task_text (task_text, rank) VALUES ('integrity-check', 1)")
 
-        try await expectTextFilterThroughAChangeAndItsUndo(store, titles: titles, needles: ["alpha", "bravo 1", "charlie 16", "o 4", "zulu"],
-                                                          changing: "old-7", to: "zulu 7", index: upgraded)
+        try await expectTextFilterThroughAChangeAndItsUndo(
+            store, titles: titles, needles: ["alpha", "bravo 1", "charlie 16", "o 4", "zulu"],
+            changing: "old-7", to: "zulu 7", index: upgraded)
         await store.close()
     }
 }
@@ -40,12 +42,14 @@ func fileWithIndexedAndWaitingTexts(at path: String, version: Int, title: (Int) 
     for n in 0..<(TextIndex.pendingLimit + 40) {
         let id = "old-\(n)"
         titles[id] = title(n)
-        try old.run("""
+        try old.run(
+            """
             INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, created_at, updated_at, version)
             VALUES (?1, ?2, ?2, '', '', 0, 0, ?3, ?3, 1)
             """, [.text(id), .text(title(n)), .integer(Int64(n + 1))])
         if n == TextIndex.pendingLimit {
-            try old.run("""
+            try old.run(
+                """
                 INSERT INTO task_text (rowid, title_fold, notes_fold)
                 SELECT task.pk, task.title_fold, task.notes_fold FROM task_text_pending JOIN task ON task.pk = task_text_pending.pk
                 """)
@@ -70,8 +74,10 @@ func expectTextFilter(_ store: TaskStore, findsIn titles: [String: String], _ ne
 /// `id` changes to `title`, and after that change's undo; then brings the index up to date
 /// through `index`, a connection of the store's file, and has FTS5 check it against the
 /// tasks' texts.
-func expectTextFilterThroughAChangeAndItsUndo(_ store: TaskStore, titles: [String: String], needles: [String],
-                                              changing id: String, to title: String, index: Database) async throws {
+func expectTextFilterThroughAChangeAndItsUndo(
+    _ store: TaskStore, titles: [String: String], needles: [String],
+    changing id: String, to title: String, index: Database
+) async throws {
     try await expectTextFilter(store, findsIn: titles, needles, "as it was")
     _ = try await store.update(id: id, changes: TaskChanges(title: title))
     var changed = titles

@@ -1,5 +1,6 @@
-@testable import TaskStore
 import Testing
+
+@testable import TaskStore
 
 @Suite struct UUID7Tests {
     /// The milliseconds and the fraction an id carries.

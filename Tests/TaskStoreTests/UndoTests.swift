@@ -1,7 +1,8 @@
-@testable import TaskStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import TaskStore
 
 /// Change groups, undo and redo: what comes back, whose groups a scope means, conflicts,
 /// and what clears the redo list.
@@ -40,12 +41,17 @@ import Testing
     @Test func undoingAnUpdatePutsBackEveryFieldAtTheNextVersion() async throws {
         let store = try open()
         _ = try await store.create(TaskDraft(id: "dep", title: "dep"))
-        let before = try await store.create(TaskDraft(
-            id: "a", title: "Before", notes: "n", priority: 2, tags: ["b", "a"], due: "2026-12-01", project: "Home.Garage",
-            dependsOn: ["dep"], wait: "2026-11-01T08:00:00Z", meta: #"{"k":[1]}"#)).value
-        let after = try await store.update(id: "a", changes: TaskChanges(
-            title: "After", notes: "m", done: true, priority: 0, tags: ["z"], due: .some(nil), project: .some(nil),
-            dependsOn: [], wait: .some(nil), meta: "{}")).value
+        let before = try await store.create(
+            TaskDraft(
+                id: "a", title: "Before", notes: "n", priority: 2, tags: ["b", "a"], due: "2026-12-01", project: "Home.Garage",
+                dependsOn: ["dep"], wait: "2026-11-01T08:00:00Z", meta: #"{"k":[1]}"#)
+        ).value
+        let after = try await store.update(
+            id: "a",
+            changes: TaskChanges(
+                title: "After", notes: "m", done: true, priority: 0, tags: ["z"], due: .some(nil), project: .some(nil),
+                dependsOn: [], wait: .some(nil), meta: "{}")
+        ).value
         let undone = try #require(try await store.undo())
         let now = try #require(undone.tasks.first)
         #expect(fields(now) == fields(before))
@@ -60,8 +66,11 @@ import Testing
     @Test func undoingADeleteBringsBackTheTaskItsTagsAndDependenciesBothWays() async throws {
         let store = try open()
         _ = try await store.create(TaskDraft(id: "c", title: "C"))
-        let deleted = try await store.create(TaskDraft(id: "b", title: "B", notes: "notes", done: true, tags: ["t1", "t2"],
-                                                       due: "2026-12-05T10:00:00+01:00", dependsOn: ["c"], meta: #"{"x":true}"#)).value
+        let deleted = try await store.create(
+            TaskDraft(
+                id: "b", title: "B", notes: "notes", done: true, tags: ["t1", "t2"],
+                due: "2026-12-05T10:00:00+01:00", dependsOn: ["c"], meta: #"{"x":true}"#)
+        ).value
         let dependent = try await store.create(TaskDraft(id: "a", title: "A", dependsOn: ["b", "c"])).value
         _ = try await store.delete(id: "b")
         #expect(try await store.get(id: "a").dependsOn == ["c"])
@@ -81,10 +90,11 @@ import Testing
     @Test func anApplyIsOneGroupAndEachGroupCommittedRequestIsItsOwn() async throws {
         let store = try open()
         _ = try await store.create(TaskDraft(id: "x", title: "x"))
-        _ = try await store.apply([
-            .create(TaskDraft(id: "a", title: "a")), .update(id: "x", changes: TaskChanges(title: "X"), ifVersion: nil),
-            .create(TaskDraft(id: "b", title: "b", dependsOn: ["a"])),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "a", title: "a")), .update(id: "x", changes: TaskChanges(title: "X"), ifVersion: nil),
+                .create(TaskDraft(id: "b", title: "b", dependsOn: ["a"])),
+            ], atomic: true)
         let undone = try #require(try await store.undo())
         #expect(Set(undone.deleted) == ["a", "b"] && undone.tasks.map(\.title) == ["x"])
         _ = try await store.redo()
@@ -98,11 +108,12 @@ import Testing
         let store = try open()
         _ = try await store.create(TaskDraft(id: "a", title: "a"))
         _ = try await store.create(TaskDraft(id: "b", title: "b"))
-        _ = try await store.apply([
-            .update(id: "a", changes: TaskChanges(title: "A"), ifVersion: nil),
-            .update(id: "a", changes: TaskChanges(title: "a"), ifVersion: nil),
-            .update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .update(id: "a", changes: TaskChanges(title: "A"), ifVersion: nil),
+                .update(id: "a", changes: TaskChanges(title: "a"), ifVersion: nil),
+                .update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil),
+            ], atomic: true)
         let a = try await store.get(id: "a")
         let undone = try #require(try await store.undo())
         #expect(undone.tasks.map(\.title) == ["a", "b"] && undone.deleted.isEmpty)
@@ -113,10 +124,11 @@ import Testing
     @Test func aDependentTheReversalAlsoChangesIsAnsweredAtItsLastVersion() async throws {
         let store = try open()
         _ = try await store.create(TaskDraft(id: "d", title: "d"))
-        _ = try await store.apply([
-            .create(TaskDraft(id: "c", title: "c")),
-            .update(id: "d", changes: TaskChanges(title: "D", dependsOn: ["c"]), ifVersion: nil),
-        ], atomic: true)
+        _ = try await store.apply(
+            [
+                .create(TaskDraft(id: "c", title: "c")),
+                .update(id: "d", changes: TaskChanges(title: "D", dependsOn: ["c"]), ifVersion: nil),
+            ], atomic: true)
         // Deleting c takes it out of d's dependencies (a version of d) before d is put back.
         let undone = try #require(try await store.undo())
         #expect(undone.deleted == ["c"])
@@ -149,8 +161,11 @@ import Testing
         let second = try open()
         _ = try await first.create(TaskDraft(id: "a", title: "one"))
         _ = try await first.create(TaskDraft(id: "b", title: "b"))
-        _ = try await first.apply([.update(id: "a", changes: TaskChanges(title: "two"), ifVersion: nil),
-                                   .update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil)], atomic: true)
+        _ = try await first.apply(
+            [
+                .update(id: "a", changes: TaskChanges(title: "two"), ifVersion: nil),
+                .update(id: "b", changes: TaskChanges(title: "B"), ifVersion: nil),
+            ], atomic: true)
         let theirs = try await second.update(id: "a", changes: TaskChanges(title: "three")).value
         let seq = try await first.currentSeq()
         await #expect(throws: TaskStoreError.undoConflict(tasks: [theirs], deleted: [])) { try await first.undo() }

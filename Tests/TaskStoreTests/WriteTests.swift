@@ -26,8 +26,9 @@ import Testing
 
     @Test func createKeepsEveryField() async throws {
         let store = try makeStore(directory)
-        let task = try await store.add("Plan", notes: "line 1\nline 2", done: true, priority: 3,
-                                       tags: ["work", "home", "work"], due: "2026-12-01T17:00:00+01:00", id: "my-id")
+        let task = try await store.add(
+            "Plan", notes: "line 1\nline 2", done: true, priority: 3,
+            tags: ["work", "home", "work"], due: "2026-12-01T17:00:00+01:00", id: "my-id")
         #expect(task.id == "my-id")
         #expect(task.tags == ["home", "work"])
         #expect(task.completedAt == task.createdAt)
@@ -67,8 +68,9 @@ import Testing
         #expect(await invalidField { try await store.add("ok", id: "a\nb") } == "id")
         #expect(await invalidField { try await store.add("ok", id: String(repeating: "i", count: 129)) } == "id")
         // At the limits, it works.
-        try await store.add(String(repeating: "é", count: 1024), notes: String(repeating: "n", count: 65_536),
-                            tags: (0..<64).map { "t\($0)" }, id: String(repeating: "i", count: 128))
+        try await store.add(
+            String(repeating: "é", count: 1024), notes: String(repeating: "n", count: 65_536),
+            tags: (0..<64).map { "t\($0)" }, id: String(repeating: "i", count: 128))
         #expect(try await store.fetch(TaskQuery(includeTotal: true)).total == 1)
     }
 

@@ -7,20 +7,25 @@ import Testing
         let result = try #require(run.result("init"))
         #expect(result["serverInfo"]?["name"] == "taskline")
         #expect(result["protocolVersion"] == "1")
-        #expect(result["capabilities"]?["methods"] == ["tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply", "tasks/undo", "tasks/redo"])
+        #expect(
+            result["capabilities"]?["methods"] == [
+                "tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply", "tasks/undo",
+                "tasks/redo",
+            ])
         #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true, "remind": false])
         #expect(run.exitCode == 1)
     }
 
     @Test func requestsBeforeInitializeGetServerNotInitialized() async throws {
-        let run = try await ServerHarness().run([
-            request(1, "tasks/fetch"),
-            request(2, "shutdown"),
-            request(3, "no/such/method"),
-            notification("tasks/create", #"{"title":"dropped"}"#),
-            ServerHarness.initialize,
-            request(4, "tasks/fetch"),
-        ], initialized: false)
+        let run = try await ServerHarness().run(
+            [
+                request(1, "tasks/fetch"),
+                request(2, "shutdown"),
+                request(3, "no/such/method"),
+                notification("tasks/create", #"{"title":"dropped"}"#),
+                ServerHarness.initialize,
+                request(4, "tasks/fetch"),
+            ], initialized: false)
         for id: JSON in [1, 2, 3] {
             #expect(run.error(id)?["code"] == -32002)
         }
@@ -93,12 +98,13 @@ import Testing
     }
 
     @Test func unknownInitializationOptionsAreIgnoredAndKnownOnesChecked() async throws {
-        let run = try await ServerHarness().run([
-            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"theme":"dark","notifications":"no"}}}"#,
-            #"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"processId":"me"}}"#,
-            #"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"processId":0}}"#,
-            #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"processId":1.0,"rootUri":null,"capabilities":null,"initializationOptions":{"theme":"dark","notifications":false}}}"#,
-        ], initialized: false)
+        let run = try await ServerHarness().run(
+            [
+                #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"theme":"dark","notifications":"no"}}}"#,
+                #"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"processId":"me"}}"#,
+                #"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"processId":0}}"#,
+                #"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"processId":1.0,"rootUri":null,"capabilities":null,"initializationOptions":{"theme":"dark","notifications":false}}}"#,
+            ], initialized: false)
         #expect(run.error(1)?["data"]?["field"] == "initializationOptions.notifications")
         #expect(run.error(2)?["data"]?["field"] == "processId")
         #expect(run.error(3)?["data"]?["field"] == "processId")
@@ -106,12 +112,13 @@ import Testing
     }
 
     @Test func aCancellationDoesNotReachInitialize() async throws {
-        let run = try await ServerHarness().run([
-            ServerHarness.initialize,
-            notification("$/cancelRequest", #"{"id":"init"}"#),
-            request(1, "tasks/fetch"),
-            notification("$/cancelRequest", #"{"id":1}"#),
-        ], initialized: false)
+        let run = try await ServerHarness().run(
+            [
+                ServerHarness.initialize,
+                notification("$/cancelRequest", #"{"id":"init"}"#),
+                request(1, "tasks/fetch"),
+                notification("$/cancelRequest", #"{"id":1}"#),
+            ], initialized: false)
         #expect(run.result("init")?["protocolVersion"] == "1")
         #expect(run.error(1)?["code"] == -32800)
     }

@@ -112,10 +112,11 @@ import Testing
     }
 
     @Test func notificationsCanBeTurnedOff() async throws {
-        let run = try await ServerHarness().run([
-            #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#,
-            request(1, "tasks/create", #"{"title":"quiet"}"#),
-        ], initialized: false)
+        let run = try await ServerHarness().run(
+            [
+                #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"initializationOptions":{"notifications":false}}}"#,
+                request(1, "tasks/create", #"{"title":"quiet"}"#),
+            ], initialized: false)
         #expect(run.result("init")?["capabilities"]?["notifications"]?["didChange"] == false)
         #expect(run.result(1)?["title"] == "quiet")
         #expect(run.notifications.isEmpty)
@@ -133,12 +134,14 @@ import Testing
     }
 
     @Test func batchesAnswerInOneArrayThenNotify() async throws {
-        let batch = "[" + [
-            request(1, "tasks/create", #"{"id":"b","title":"in batch"}"#),
-            notification("tasks/update", #"{"id":"b","changes":{"priority":1}}"#),
-            "1",
-            request(2, "tasks/get", #"{"id":"b"}"#),
-        ].joined(separator: ",") + "]"
+        let batch =
+            "["
+            + [
+                request(1, "tasks/create", #"{"id":"b","title":"in batch"}"#),
+                notification("tasks/update", #"{"id":"b","changes":{"priority":1}}"#),
+                "1",
+                request(2, "tasks/get", #"{"id":"b"}"#),
+            ].joined(separator: ",") + "]"
         let run = try await ServerHarness().run([batch, "[" + notification("initialized") + "]"])
         #expect(run.output.count == 2)
         let responses = try #require(run.output.first?.arrayValue)

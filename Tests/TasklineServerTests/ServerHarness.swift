@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import JSONRPC
 import TaskStore
+
 @testable import TasklineServer
 
 /// Runs a `Server` in-process over an in-memory connection, on the store's event loop: each

@@ -1,6 +1,7 @@
 import JSONRPC
 import TaskStore
 import Testing
+
 @testable import TasklineServer
 
 @Suite struct TaskJSONTests {
@@ -12,14 +13,15 @@ import Testing
             createdAt: 0, updatedAt: 1_780_000_000_042, completedAt: nil, version: 42,
             remindAt: "2026-11-30T09:00:00+01:00")
         let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(task)))
-        #expect(parsed == [
-            "id": "id \"quoted\"", "title": "Tab\there \\ é 😀", "notes": "line 1\nline 2\u{1}", "done": true, "priority": 3,
-            "tags": ["a", "b"], "due": "2026-12-01", "project": "Home.\"Q\"", "dependsOn": ["d1", "d\\2"],
-            "wait": "2026-11-30T08:00:00Z", "meta": ["n": .number("1.50"), "s": "\u{1}"],
-            "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=\"MO\""], "seriesId": "s\"1", "remindAt": "2026-11-30T09:00:00+01:00",
-            "createdAt": "1970-01-01T00:00:00.000Z",
-            "updatedAt": "2026-05-28T20:26:40.042Z", "completedAt": .null, "version": 42,
-        ])
+        #expect(
+            parsed == [
+                "id": "id \"quoted\"", "title": "Tab\there \\ é 😀", "notes": "line 1\nline 2\u{1}", "done": true, "priority": 3,
+                "tags": ["a", "b"], "due": "2026-12-01", "project": "Home.\"Q\"", "dependsOn": ["d1", "d\\2"],
+                "wait": "2026-11-30T08:00:00Z", "meta": ["n": .number("1.50"), "s": "\u{1}"],
+                "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=\"MO\""], "seriesId": "s\"1", "remindAt": "2026-11-30T09:00:00+01:00",
+                "createdAt": "1970-01-01T00:00:00.000Z",
+                "updatedAt": "2026-05-28T20:26:40.042Z", "completedAt": .null, "version": 42,
+            ])
         let bare = TaskItem(id: "x", title: "x", createdAt: 0, updatedAt: 0)
         let parsedBare = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(bare)))
         #expect(parsedBare["tags"] == [])
@@ -52,8 +54,9 @@ extension TaskJSONTests {
     /// the tasks it was written from.
     @Test func aLargePageReadsBackWhole() throws {
         let tasks = (0..<300).map { index in
-            TaskItem(id: "id\(index)", title: "T\"\(index)\"", notes: String(repeating: "n\t", count: index * 7),
-                     tags: ["a\(index % 3)", "é"], createdAt: Int64(index), updatedAt: Int64(index))
+            TaskItem(
+                id: "id\(index)", title: "T\"\(index)\"", notes: String(repeating: "n\t", count: index * 7),
+                tags: ["a\(index % 3)", "é"], createdAt: Int64(index), updatedAt: Int64(index))
         }
         let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(TaskList(tasks)))).arrayValue ?? []
         #expect(parsed.count == tasks.count)

@@ -94,7 +94,8 @@ public final class ChildProcess {
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for variable in envp ?? [] { free(variable) } }
         var pid: pid_t = 0
-        let error = envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+        let error =
+            envp.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard error == 0 else { throw LaunchError(description: "cannot run \(path): \(String(cString: strerror(error)))") }
         state.withLock { $0.pid = pid }
@@ -135,7 +136,12 @@ public final class ChildProcess {
     public var terminationReason: TerminationReason { ended.reason }
 
     private var ended: (reason: TerminationReason, status: Int32) {
-        guard let ended = state.withLock({ state in Self.reapIfEnded(&state); return state.ended }) else {
+        guard
+            let ended = state.withLock({ state in
+                Self.reapIfEnded(&state)
+                return state.ended
+            })
+        else {
             preconditionFailure("ChildProcess: not ended")
         }
         return ended

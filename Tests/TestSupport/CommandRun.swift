@@ -14,8 +14,10 @@ public struct CommandResult: Sendable {
 /// Runs `taskline arguments…` to its end and collects its exit status, stdout and stderr.
 /// `stdin`: bytes to feed it (closed after), else it reads an empty stdin. `environment`:
 /// variables set (or, with "", emptied) on top of this process's.
-public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                        timeout: Double = 120) throws -> CommandResult {
+public func runTaskline(
+    _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+    timeout: Double = 120
+) throws -> CommandResult {
     let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
     process.arguments = arguments
@@ -49,11 +51,13 @@ public func runTaskline(_ arguments: [String], stdin: Data? = nil, environment: 
     guard group.wait(timeout: .now() + timeout) == .success else {
         let exited = !process.isRunning
         process.terminate()
-        throw ServerProcess.Timeout(description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s "
-            + (exited ? "(it had exited, but its output had not ended)" : "(it was still running)"))
+        throw ServerProcess.Timeout(
+            description: "taskline \(arguments.joined(separator: " ")) did not finish in \(timeout) s "
+                + (exited ? "(it had exited, but its output had not ended)" : "(it was still running)"))
     }
-    return CommandResult(status: try exitStatus(of: process, timeout: timeout), stdout: collected.stdout,
-                         stderr: String(decoding: collected.stderr, as: UTF8.self))
+    return CommandResult(
+        status: try exitStatus(of: process, timeout: timeout), stdout: collected.stdout,
+        stderr: String(decoding: collected.stderr, as: UTF8.self))
 }
 
 /// The exit status of `process`, whose output has ended, as `terminationStatus` gives it (the

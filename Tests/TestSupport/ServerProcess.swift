@@ -111,7 +111,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// The next message the server writes, waiting at most `timeout` seconds.
-    public func next(timeout: Double = 10) throws -> JSON {
+    public func next(timeout: Double = 60) throws -> JSON {
         let deadline = Date().addingTimeInterval(timeout)
         while received.isEmpty {
             guard let chunk = try readChunk(until: deadline) else {
@@ -128,7 +128,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Every message until the server closes stdout.
-    public func readToEnd(timeout: Double = 20) throws -> [JSON] {
+    public func readToEnd(timeout: Double = 60) throws -> [JSON] {
         let deadline = Date().addingTimeInterval(timeout)
         var all = received
         received = []
@@ -142,7 +142,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// All of stdout as raw bytes (for the non-protocol outputs: --help, --version).
-    public func readChunkedToEnd(timeout: Double = 10) throws -> [UInt8] {
+    public func readChunkedToEnd(timeout: Double = 60) throws -> [UInt8] {
         let deadline = Date().addingTimeInterval(timeout)
         var bytes: [UInt8] = []
         while let chunk = try readChunk(until: deadline) { bytes += chunk }
@@ -174,7 +174,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// The changes of the `tasks/didChange` notifications that arrive until `count` changes
     /// have come (failing if anything else arrives, or nothing for `timeout` seconds).
-    public func didChanges(count: Int, timeout: Double = 10) throws -> [JSON] {
+    public func didChanges(count: Int, timeout: Double = 60) throws -> [JSON] {
         var changes: [JSON] = []
         while changes.count < count {
             let message = try next(timeout: timeout)
@@ -193,7 +193,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// The most memory the process has held (VmHWM), in KiB; nil once it has exited.
     public var peakResidentKilobytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
@@ -201,7 +201,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// CPU time the process has used (user and system), in clock ticks; nil once it has exited.
     public var cpuTicks: Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let afterName = stat.range(of: ") ")?.upperBound
+            let afterName = stat.range(of: ") ")?.upperBound
         else { return nil }
         // After the name: state is field 3, utime and stime are fields 14 and 15.
         let fields = stat[afterName...].split(separator: " ")
@@ -212,7 +212,7 @@ public final class ServerProcess: @unchecked Sendable {
     // MARK: - Exit
 
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.
-    public func waitForExit(timeout: Double = 10) -> Int32? {
+    public func waitForExit(timeout: Double = 60) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let status = exitStatus() {

@@ -22,7 +22,8 @@ public final class TestDatabase: Sendable {
     public static let postgresConnectionString = ProcessInfo.processInfo.environment["TASKLINE_TEST_POSTGRES"]
 
     /// Why a PostgreSQL database cannot be made here, or nil.
-    public static let postgresUnavailable: String? = postgresConnectionString == nil
+    public static let postgresUnavailable: String? =
+        postgresConnectionString == nil
         ? "TASKLINE_TEST_POSTGRES is unset: run the tests inside scripts/with-postgres" : nil
 
     public struct Unavailable: Error, CustomStringConvertible {

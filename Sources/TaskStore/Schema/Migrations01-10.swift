@@ -4,7 +4,8 @@ import TaskModel
 /// Schema versions 1 to 10, frozen: see `Schema.migrator`.
 extension Schema {
     static let migration1 = Migrator.Migration(version: 1) { db in
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE task (
                 pk INTEGER PRIMARY KEY,
                 id TEXT NOT NULL UNIQUE,
@@ -54,7 +55,8 @@ extension Schema {
         // recorded, not only Taskline: other processes' changes reach clients too. The
         // time is in ms since the epoch from julianday (SQLite 3.40 has no
         // unixepoch('subsec')).
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TRIGGER task_log_insert AFTER INSERT ON task BEGIN
                 INSERT INTO change (kind, task_id, version, at) VALUES ('created', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
             END;
@@ -74,7 +76,8 @@ extension Schema {
         // A trigram index over titles and notes, so the text filter finds a substring
         // without reading every task. It indexes the task table's own columns
         // (external content), kept in step by triggers.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE VIRTUAL TABLE task_text USING fts5 (
                 title, notes, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 0'
             );
@@ -94,7 +97,8 @@ extension Schema {
     }
 
     static let migration4 = Migrator.Migration(version: 4) { db in
-        try db.execute("""
+        try db.execute(
+            """
             DROP INDEX task_by_due_asc;
             DROP INDEX task_by_due_desc;
             ALTER TABLE task ADD COLUMN due_sort_asc INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL;
@@ -117,7 +121,8 @@ extension Schema {
         // The trigram index over the folded texts that the text filter's instr() reads.
         // Indexing the raw texts let SQLite fold them its own way, which is not Swift's
         // (İ lowercases to i + U+0307), and the index then left out tasks instr() matches.
-        try db.execute("""
+        try db.execute(
+            """
             DROP TRIGGER task_text_insert;
             DROP TRIGGER task_text_delete;
             DROP TRIGGER task_text_update;
@@ -145,7 +150,8 @@ extension Schema {
         // subquery: a page read its tags with an index lookup per task, much of its cost.
         // Kept in step by triggers, whoever writes task_tag; the log's update trigger
         // ignores this column, so keeping it in step logs nothing of its own.
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE task ADD COLUMN tags TEXT NOT NULL DEFAULT '';  -- code-point order, joined by U+001F
             UPDATE task SET tags = coalesce((SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM task_tag WHERE task_pk = task.pk ORDER BY tag)), '');
             CREATE TRIGGER task_tag_insert AFTER INSERT ON task_tag BEGIN
@@ -166,7 +172,8 @@ extension Schema {
     static let migration9 = Migrator.Migration(version: 9) { db in
         // How many tasks are open and done, kept by triggers: `includeTotal` with no
         // filter or only `done` reads it instead of counting every index entry.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE task_total (done INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO task_total (done, count) VALUES (0, 0), (1, 0);
             UPDATE task_total SET count = (SELECT count(*) FROM task WHERE task.done = task_total.done);
@@ -189,7 +196,8 @@ extension Schema {
         // however common or rare the tag. Checking tasks along task_by_created until a
         // page's worth had a rare tag read a large part of the file.
         // Filled by triggers when a writer leaves them out; Taskline writes them itself.
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE task_tag ADD COLUMN created_at INTEGER;
             ALTER TABLE task_tag ADD COLUMN task_id TEXT;
             UPDATE task_tag SET (created_at, task_id) = (SELECT created_at, id FROM task WHERE task.pk = task_tag.task_pk);

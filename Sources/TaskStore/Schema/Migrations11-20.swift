@@ -10,7 +10,8 @@ extension Schema {
         // large part of a one-task commit. The text filter reads the pending tasks directly.
         // Invariant: a task not pending has exactly its current folded texts indexed;
         // a pending one has nothing indexed.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE task_text_pending (pk INTEGER PRIMARY KEY);
             DROP TRIGGER task_text_insert;
             DROP TRIGGER task_text_delete;
@@ -42,7 +43,8 @@ extension Schema {
         // pruning emptied before this version gets a row holding the newest seq handed
         // out, which is at or below history_pruned_through, so no reader is ever given it.
         let newestHandedOut = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'change'") ?? 0
-        try db.execute("""
+        try db.execute(
+            """
             DROP TRIGGER task_log_insert;
             DROP TRIGGER task_log_update;
             DROP TRIGGER task_log_delete;
@@ -71,8 +73,9 @@ extension Schema {
             END;
             """)
         if try newestSeq(in: db) < newestHandedOut {
-            try db.run("INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
-                       [.integer(newestHandedOut)])
+            try db.run(
+                "INSERT INTO change (seq, kind, task_id, version, at) VALUES (?, 'deleted', '', 0, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+                [.integer(newestHandedOut)])
         }
     }
 
@@ -81,7 +84,8 @@ extension Schema {
         // this id deleted after a given change? Only deletions answer it, so only they
         // are indexed: creates and updates write no leaf there, which with random ids
         // was a page at a random place in every commit.
-        try db.execute("""
+        try db.execute(
+            """
             DROP INDEX change_by_task;
             CREATE INDEX change_deletion_by_task ON change (task_id, seq) WHERE kind = 'deleted';
             """)
@@ -98,11 +102,15 @@ extension Schema {
         // not by copying the whole log. A log defined otherwise is left as it is.
         let nextSchemaCookie = try (db.integer("PRAGMA schema_version") ?? 0) + 1
         try db.execute("PRAGMA writable_schema = ON")
-        try db.run("""
+        try db.run(
+            """
             UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2)
             WHERE type = 'table' AND name = 'change' AND instr(sql, ?1) > 0
-            """, [.text("CHECK (kind IN ('created', 'updated', 'deleted'))"),
-                  .text("CHECK (kind = 'created' OR kind = 'updated' OR kind = 'deleted')")])
+            """,
+            [
+                .text("CHECK (kind IN ('created', 'updated', 'deleted'))"),
+                .text("CHECK (kind = 'created' OR kind = 'updated' OR kind = 'deleted')"),
+            ])
         try db.execute("PRAGMA schema_version = \(nextSchemaCookie)")
         try db.execute("PRAGMA writable_schema = OFF")
     }
@@ -133,7 +141,8 @@ extension Schema {
         // waiting and the blocked ones are held in task_by_done's order, so that a page of
         // them by creation time is read in order (FetchPlan), however few they are.
         // The log's update trigger ignores the copies, as it does the tags.
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE task ADD COLUMN project TEXT;
             ALTER TABLE task ADD COLUMN wait TEXT;                      -- as the client wrote it
             ALTER TABLE task ADD COLUMN wait_at INTEGER;                -- the same instant in ms since the epoch
@@ -181,7 +190,8 @@ extension Schema {
         // completed: while that task exists the occurrence makes no other, however often
         // it is reopened and completed again. It is the server's own bookkeeping, so the
         // log's update trigger ignores it; it logs the two fields.
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE task ADD COLUMN recurrence TEXT;    -- the RFC 5545 rule as the client wrote it
             ALTER TABLE task ADD COLUMN series_id TEXT;     -- the id of the series' first occurrence
             ALTER TABLE task ADD COLUMN successor_id TEXT;  -- the occurrence made when this one was completed
@@ -204,7 +214,8 @@ extension Schema {
         // still to send, soonest first, so that the next one is one index read and a task
         // without one writes no leaf of it. The log's update trigger takes in the time,
         // not the delivery mark.
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE task ADD COLUMN remind TEXT;                     -- as the client wrote it
             ALTER TABLE task ADD COLUMN remind_at INTEGER;               -- the same instant in ms since the epoch
             ALTER TABLE task ADD COLUMN reminded INTEGER NOT NULL DEFAULT 0;
@@ -243,7 +254,8 @@ extension Schema {
         // own (`group_first` NULL: it starts one) at no cost of a statement. Changes
         // that are not a group's first, and updates and deletions, are marked by an
         // update of the row the write just logged (TaskStore.markedSeq).
-        try db.execute("""
+        try db.execute(
+            """
             ALTER TABLE change ADD COLUMN group_first INTEGER;
             ALTER TABLE change ADD COLUMN group_origin INTEGER;
             ALTER TABLE task ADD COLUMN origin INTEGER;

@@ -7,7 +7,8 @@ extension Schema {
         // Pages by project and due date, each way: within a project, tasks by due date
         // with the undated ones last, read in order instead of every task of a project
         // sorted. Only tasks that have a project write a leaf of them.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE INDEX task_by_project_due_asc ON task (project, due_sort_asc, id) WHERE project IS NOT NULL;
             CREATE INDEX task_by_project_due_desc ON task (project, due_sort_desc, id) WHERE project IS NOT NULL;
             """)
@@ -24,7 +25,8 @@ extension Schema {
         // the key's entries several times longer: counting a tag, or the tasks two tags
         // share (a merge of their ranges), reads a few hundred pages instead of thousands,
         // which the page cache holds.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE INDEX task_tag_by_tag ON task_tag (tag, task_pk);
             DROP INDEX task_by_wait;
             CREATE INDEX task_by_wait ON task (done, created_at, id, wait_at) WHERE wait_at IS NOT NULL;
@@ -62,7 +64,8 @@ extension Schema {
         // rebuild indexes every task, those waiting in task_text_pending included. It
         // leaves the index in many segments, which the first writes after it would pay to
         // merge: 'optimize' merges them here.
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE task_text;
             CREATE VIRTUAL TABLE task_text USING fts5 (
                 title_fold, notes_fold, content = 'task', content_rowid = 'pk', tokenize = 'trigram case_sensitive 1', columnsize = 0
@@ -91,7 +94,8 @@ extension Schema {
         // folded texts indexed; what is indexed under a key that is pending or has no
         // task is exactly its row of task_text_stale, if any. The text filter's instr()
         // decides, so a stale entry only adds a candidate it turns down.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE task_text_stale (pk INTEGER PRIMARY KEY, title_fold TEXT, notes_fold TEXT);
             DROP TRIGGER task_text_delete;
             DROP TRIGGER task_text_update;
@@ -126,7 +130,8 @@ extension Schema {
         // time), not every task with a project along task_by_project with the wait time
         // checked (one in a hundred waits). Only a task with a wait time writes their
         // leaves.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE INDEX task_waiting_by_project ON task (project, id) WHERE wait_at IS NOT NULL;
             CREATE INDEX task_waiting_by_project_due_asc ON task (project, due_sort_asc, id) WHERE wait_at IS NOT NULL;
             CREATE INDEX task_waiting_by_project_due_desc ON task (project, due_sort_desc, id) WHERE wait_at IS NOT NULL;
@@ -146,7 +151,8 @@ extension Schema {
         // names them): a page of them, first or from a cursor, along task_by_due_asc or
         // task_by_project_due_asc with each task's dependencies checked reads 75 tasks
         // for each one it keeps. Only a blocked task writes leaves of them.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE INDEX task_blocked_by_due ON task (due_sort_asc, id) WHERE blocked_by > 0;
             CREATE INDEX task_blocked_by_project_due_asc ON task (project, due_sort_asc, id) WHERE blocked_by > 0;
             CREATE INDEX task_blocked_by_project_due_desc ON task (project, due_sort_desc, id) WHERE blocked_by > 0;

@@ -11,7 +11,8 @@ extension Schema {
         // tag; a pair no task has loses its row. The statements join the triggers that
         // keep `tags`, as a trigger of their own would cost each tagging a program of
         // its own.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE tag_pair_total (tag TEXT NOT NULL, other TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (tag, other)) WITHOUT ROWID;
             INSERT INTO tag_pair_total (tag, other, count)
                 SELECT a.tag, b.tag, count(*) FROM task_tag a JOIN task_tag b ON b.task_pk = a.task_pk AND b.tag > a.tag GROUP BY a.tag, b.tag;
@@ -45,7 +46,8 @@ extension Schema {
         // of the open tasks both blocked and waiting, a term of `next`'s `includeTotal`
         // (TaskFilter.countTerms), looked every waiting task's row up, and reads this
         // index alone. Only a blocked task writes a leaf of it.
-        try db.execute("""
+        try db.execute(
+            """
             DROP INDEX task_blocked;
             CREATE INDEX task_blocked ON task (done, created_at, id, wait_at) WHERE blocked_by > 0;
             """)
@@ -62,7 +64,8 @@ extension Schema {
         // alone). Each statement is an upsert driven by the task's taggings, one row a
         // tag: an IN of them made SQLite build a table of them first, and two rows a tag
         // (open and done) would take two statements a completion. So a tag on no task keeps its row of 0, which readers pass over.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE tag_total (tag TEXT PRIMARY KEY, count INTEGER NOT NULL, open INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO tag_total (tag, count, open)
                 SELECT task_tag.tag, count(*), count(*) FILTER (WHERE task.done = 0) FROM task_tag JOIN task ON task.pk = task_tag.task_pk GROUP BY 1;
@@ -112,7 +115,8 @@ extension Schema {
         // state along, and the `done` trigger adds the change of state to the new
         // project whichever of the two runs first. A deleted task's pairs lose its open
         // count before the taggings' cascade, which then finds no task (as tag_total's).
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE project_total;
             CREATE TABLE project_total (project TEXT PRIMARY KEY, count INTEGER NOT NULL, open INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO project_total (project, count, open)
@@ -207,7 +211,8 @@ extension Schema {
         // The tables are made again under their names with legacy_alter_table: a rename
         // otherwise checks the triggers that name the dropped tables. Updates and deletions
         // keep their journals.
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA legacy_alter_table = ON;
             CREATE TABLE task_tag_v36 (
                 tag TEXT NOT NULL,
@@ -278,7 +283,8 @@ extension Schema {
         // it is not asked of the index. As a view, the padded texts are what FTS5's
         // 'rebuild' and 'integrity-check' read. Every task is indexed again, so nothing
         // waits and nothing stale is held.
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE task_text;
             CREATE VIEW task_text_source AS
                 SELECT pk, title_fold || char(1, 1) AS title_fold, notes_fold || char(1, 1) AS notes_fold FROM task;
@@ -302,7 +308,8 @@ extension Schema {
         // default, 16, it would merge whole every level the automerge had not
         // (docs/decisions/0023-text-index-merged-when-idle.md). Values FTS5 keeps in
         // task_text_config, with the index.
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO task_text (task_text, rank) VALUES ('automerge', 16);
             INSERT INTO task_text (task_text, rank) VALUES ('crisismerge', 64);
             """)
@@ -318,7 +325,8 @@ extension Schema {
         // (docs/decisions/0023-text-index-merged-when-idle.md). A level that reaches `crisismerge` (64) segments is still
         // merged whole in the write that fills it, which bounds the segments a search
         // reads where no server idles.
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO task_text (task_text, rank) VALUES ('automerge', 0);
             INSERT INTO task_text (task_text, rank) VALUES ('usermerge', 16);
             """)
@@ -329,7 +337,8 @@ extension Schema {
         // the order task_by_priority holds, (priority, id), so each priority's run of
         // them is read from there (FetchPlan.priorityRuns). A create or an update with
         // no due date writes one index fewer (scripts/wal-pages-per-create counts it).
-        try db.execute("""
+        try db.execute(
+            """
             DROP INDEX task_by_priority_due;
             CREATE INDEX task_dated_by_priority_due ON task (priority, due_sort_asc, id) WHERE due_at IS NOT NULL;
             """)

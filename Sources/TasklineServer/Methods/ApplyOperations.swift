@@ -43,13 +43,15 @@ enum ApplyOperations: TaskMethod {
             throw .invalidParams(field: path, reason: "must have one of create, update or delete")
         }
         guard found.count == 1 else {
-            throw .invalidParams(field: reader.field(found[1].0), reason: "is a second kind: an operation has exactly one of create, update or delete")
+            throw .invalidParams(
+                field: reader.field(found[1].0), reason: "is a second kind: an operation has exactly one of create, update or delete")
         }
         var paramsReader = params
         return try read(method, from: &paramsReader)
     }
 
-    private static func read<Method: SingleWriteMethod>(_ method: Method.Type, from reader: inout ParamsReader) throws(ResponseError) -> TaskOperation {
+    private static func read<Method: SingleWriteMethod>(_ method: Method.Type, from reader: inout ParamsReader) throws(ResponseError) -> TaskOperation
+    {
         let params = try method.params(from: &reader)
         try reader.finish()
         return method.operation(from: params)

@@ -30,11 +30,12 @@ extension ReversalMethod {
     /// `{<groupMember>: group, tasks, deleted}`, or `{}` when there was nothing to revert.
     static func run(_ params: ReversalParams, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         guard let reversal = try await revert(params, on: store) else { return MethodOutcome(result: .object([:])) }
-        return MethodOutcome(result: [
-            groupMember: encode(reversal.group),
-            "tasks": TaskJSON.encode(reversal.tasks),
-            "deleted": .array(reversal.deleted.map(JSON.string)),
-        ], changes: reversal.changes.map { TaskJSON.text(of: $0) })
+        return MethodOutcome(
+            result: [
+                groupMember: encode(reversal.group),
+                "tasks": TaskJSON.encode(reversal.tasks),
+                "deleted": .array(reversal.deleted.map(JSON.string)),
+            ], changes: reversal.changes.map { TaskJSON.text(of: $0) })
     }
 
     private static func encode(_ group: ChangeGroup) -> JSON {

@@ -41,8 +41,10 @@ enum TaskMethods {
     ]
     static let byName: [String: any TaskMethod.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    static func call<Method: TaskMethod>(_ method: Method.Type, params: JSON?, store: any TaskStoring,
-                                         client: ClientSettings) async throws -> MethodOutcome {
+    static func call<Method: TaskMethod>(
+        _ method: Method.Type, params: JSON?, store: any TaskStoring,
+        client: ClientSettings
+    ) async throws -> MethodOutcome {
         var reader = try ParamsReader(params)
         let decoded = try method.params(from: &reader)
         try reader.finish()

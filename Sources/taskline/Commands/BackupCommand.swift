@@ -45,7 +45,8 @@ enum BackupCommand: Command {
 
     static func run(_ options: Options) async throws -> Int32 {
         guard case .sqlite(let path) = StoreLocation(options.database) else {
-            throw CommandFailure(exitCode: 3, "taskline backup copies a SQLite file; back up a PostgreSQL database with pg_dump (see docs/postgresql.md)")
+            throw CommandFailure(
+                exitCode: 3, "taskline backup copies a SQLite file; back up a PostgreSQL database with pg_dump (see docs/postgresql.md)")
         }
         let store = try StoreAccess.openSQLite(path, create: false)
         try await StoreAccess.closing(store) { try await backup(options, store: store) }
@@ -59,8 +60,9 @@ enum BackupCommand: Command {
         do {
             try store.backup(to: destination, pagesPerStep: Int32(options.pagesPerStep)) { copied, total in
                 pages = total
-                progress.update(fraction: Double(copied) / Double(max(total, 1)), detail: "\(grouped(copied)) of \(grouped(total)) pages",
-                                final: copied == total)
+                progress.update(
+                    fraction: Double(copied) / Double(max(total, 1)), detail: "\(grouped(copied)) of \(grouped(total)) pages",
+                    final: copied == total)
             }
         } catch let error as BackupError {
             progress.finish()

@@ -42,10 +42,11 @@ enum CheckCommand: Command {
     }
 
     static func run(_ options: Options) async throws -> Int32 {
-        let report = switch StoreLocation(options.database) {
-        case .sqlite(let path): try TaskStore.check(path: path)
-        case .postgresql(let connectionString): try PostgresTaskStore.check(connectionString: connectionString)
-        }
+        let report =
+            switch StoreLocation(options.database) {
+            case .sqlite(let path): try TaskStore.check(path: path)
+            case .postgresql(let connectionString): try PostgresTaskStore.check(connectionString: connectionString)
+            }
         let output = OutputWriter()
         func section(_ name: String, _ problems: [String], total: Int? = nil) throws(CommandFailure) {
             let label = padded(name, to: 14)
@@ -56,11 +57,12 @@ enum CheckCommand: Command {
             if count > problems.count { try output.line("    … and \(grouped(count - problems.count)) more") }
         }
         try output.line("database      \(report.path)")
-        let version = switch report.schemaVersion {
-        case 0: "none yet (a new, empty database)"
-        case report.supportedSchemaVersion: "\(report.schemaVersion) (current)"
-        default: "\(report.schemaVersion) (older than \(report.supportedSchemaVersion): taskline upgrades it when it opens it)"
-        }
+        let version =
+            switch report.schemaVersion {
+            case 0: "none yet (a new, empty database)"
+            case report.supportedSchemaVersion: "\(report.schemaVersion) (current)"
+            default: "\(report.schemaVersion) (older than \(report.supportedSchemaVersion): taskline upgrades it when it opens it)"
+            }
         try output.line("schema        \(version)")
         if !report.unexpectedObjects.isEmpty { try section("objects", report.unexpectedObjects) }
         if let reason = report.integrityNotChecked {
@@ -71,7 +73,8 @@ enum CheckCommand: Command {
         try section("foreign keys", report.foreignKeyProblems)
         try section("task rules", report.ruleProblems, total: report.ruleProblemCount)
         if let counts = report.counts {
-            try output.line("tasks         \(grouped(counts.tasks)) (\(grouped(counts.tasks - counts.doneTasks)) open, \(grouped(counts.doneTasks)) done)")
+            try output.line(
+                "tasks         \(grouped(counts.tasks)) (\(grouped(counts.tasks - counts.doneTasks)) open, \(grouped(counts.doneTasks)) done)")
             try output.line("tags          \(grouped(counts.distinctTags)) distinct, on \(grouped(counts.taggings)) task-tag pairs")
             try output.line("change log    \(grouped(counts.changes)) changes kept, newest seq \(counts.newestSeq)")
         }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONRPC
 import PeopleLanguage
 import TaskModel
 import TasklineServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `taskline import`: tasks from a file or stdin, in one transaction.
 enum ImportCommand: Command {
@@ -98,8 +99,9 @@ enum ImportCommand: Command {
             case .taskline: decode = { json, _ throws(TaskStoreError) in try TaskJSON.decodeTask(json, now: now) }
             case .taskwarrior: (decode, heldBack) = (taskwarrior.task(from:line:), taskwarrior.heldBack)
             }
-            let records = ImportRecords(reader: JSONRecordReader(fileDescriptor: input.fd), decode: decode, heldBack: heldBack,
-                                        progress: progress, totalBytes: input.size, skipping: options.skipInvalid ? skipped : nil)
+            let records = ImportRecords(
+                reader: JSONRecordReader(fileDescriptor: input.fd), decode: decode, heldBack: heldBack,
+                progress: progress, totalBytes: input.size, skipping: options.skipInvalid ? skipped : nil)
             do {
                 summary = try store.importTasks(records, onConflict: options.onConflict, maxProblems: ImportFailure.detailedProblems)
             } catch let failure as ImportFailure {
@@ -131,25 +133,27 @@ enum ImportCommand: Command {
         if failure.problems.contains(where: { $0.field == "id" && $0.reason.hasSuffix("existing task") }) {
             note("--on-conflict skip keeps existing tasks, --on-conflict replace overwrites them")
         }
-        return CommandFailure("nothing was imported: \(grouped(failure.count)) bad record\(failure.count == 1 ? "" : "s")"
-            + " (fix them, or import the others with --skip-invalid)")
+        return CommandFailure(
+            "nothing was imported: \(grouped(failure.count)) bad record\(failure.count == 1 ? "" : "s")"
+                + " (fix them, or import the others with --skip-invalid)")
     }
 }
 
 /// A bad record's problem, and how to put it right where the store's words do not say.
 func explained(_ problem: ImportProblem) -> String {
     let field = problem.field?.prefix { $0 != "[" } ?? ""
-    let fix: String? = if problem.field == nil && problem.reason.hasPrefix("not valid JSON") {
-        "each record is one JSON object, on a line of its own or as an element of one array"
-    } else if field == "tags" {
-        "a tag is one word: join the words with -, as in two-words, or make each word a tag"
-    } else if field == "dependsOn" && problem.reason.contains("no task has the id") {
-        "import that task too, or take its id out of dependsOn"
-    } else if field == "title" {
-        "every task needs a title"
-    } else {
-        nil
-    }
+    let fix: String? =
+        if problem.field == nil && problem.reason.hasPrefix("not valid JSON") {
+            "each record is one JSON object, on a line of its own or as an element of one array"
+        } else if field == "tags" {
+            "a tag is one word: join the words with -, as in two-words, or make each word a tag"
+        } else if field == "dependsOn" && problem.reason.contains("no task has the id") {
+            "import that task too, or take its id out of dependsOn"
+        } else if field == "title" {
+            "every task needs a title"
+        } else {
+            nil
+        }
     return "\(problem)" + (fix.map { " (\($0))" } ?? "")
 }
 
@@ -174,8 +178,10 @@ struct ImportRecords: Sequence, IteratorProtocol {
     let skipping: SkippedRecords?
     private var count = 0
 
-    init(reader: JSONRecordReader, decode: @escaping (JSON, Int) throws(TaskStoreError) -> TaskItem?,
-         heldBack: @escaping () -> [ImportRecord], progress: ProgressBar, totalBytes: Int?, skipping: SkippedRecords? = nil) {
+    init(
+        reader: JSONRecordReader, decode: @escaping (JSON, Int) throws(TaskStoreError) -> TaskItem?,
+        heldBack: @escaping () -> [ImportRecord], progress: ProgressBar, totalBytes: Int?, skipping: SkippedRecords? = nil
+    ) {
         self.reader = reader
         self.decode = decode
         self.heldBack = heldBack
@@ -195,8 +201,9 @@ struct ImportRecords: Sequence, IteratorProtocol {
     private mutating func nextRecord() -> ImportRecord? {
         while let record = reader.next() {
             count += 1
-            progress.update(fraction: totalBytes.map { Double(reader.bytesRead) / Double(Swift.max($0, 1)) },
-                            detail: "\(grouped(count)) records")
+            progress.update(
+                fraction: totalBytes.map { Double(reader.bytesRead) / Double(Swift.max($0, 1)) },
+                detail: "\(grouped(count)) records")
             if skipping?.lines[record.line] != nil { continue }
             switch record.value {
             case .failure(let failure):

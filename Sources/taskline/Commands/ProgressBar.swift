@@ -1,7 +1,8 @@
+import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TaskModel
 
 /// A progress line on stderr, redrawn in place at most ten times a second, and only when
 /// stderr is a terminal: a file or a pipe gets nothing, so logs stay clean.

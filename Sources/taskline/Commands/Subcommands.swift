@@ -1,9 +1,10 @@
 import Dispatch
-import PeopleLanguage
-import Synchronization
 import Logging
+import PeopleLanguage
 import PostgresStore
+import Synchronization
 import TaskStore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,7 +156,8 @@ enum StoreAccess {
     static func open(_ location: String, create: Bool) throws -> any CommandLineStoring {
         switch StoreLocation(location) {
         case .sqlite(let path): try openSQLite(path, create: create)
-        case .postgresql(let connectionString): try PostgresTaskStore(connectionString: connectionString, create: create, origin: WriteOrigin.commandLine)
+        case .postgresql(let connectionString):
+            try PostgresTaskStore(connectionString: connectionString, create: create, origin: WriteOrigin.commandLine)
         }
     }
 

@@ -71,8 +71,10 @@ final class TaskwarriorImport {
     /// `recur` values with no rule, with how many tasks had them.
     private var unmappedRecur: [String: Int] = [:]
 
-    static let mappedFields: Set = ["uuid", "description", "status", "entry", "modified", "end", "due", "priority",
-                                    "tags", "project", "depends", "wait", "annotations"]
+    static let mappedFields: Set = [
+        "uuid", "description", "status", "entry", "modified", "end", "due", "priority",
+        "tags", "project", "depends", "wait", "annotations",
+    ]
     static let bookkeepingFields: Set = ["id", "urgency", "mask", "imask", "parent"]
 
     init(now: Int64) {
@@ -160,11 +162,15 @@ final class TaskwarriorImport {
         }
         let otherInstances = instances - series.count
         if otherInstances > 0 {
-            note("not imported from Taskwarrior: \(grouped(otherInstances)) later pending instance\(otherInstances == 1 ? "" : "s") of recurring tasks (Taskline makes the next occurrence when one is done)")
+            note(
+                "not imported from Taskwarrior: \(grouped(otherInstances)) later pending instance\(otherInstances == 1 ? "" : "s") of recurring tasks (Taskline makes the next occurrence when one is done)"
+            )
         }
         if !unmappedRecur.isEmpty {
             let counts = unmappedRecur.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
-            note("Taskwarrior recur values imported without recurrence, for want of a rule or of a due date (tasks): \(counts.joined(separator: ", "))")
+            note(
+                "Taskwarrior recur values imported without recurrence, for want of a rule or of a due date (tasks): \(counts.joined(separator: ", "))"
+            )
         }
         if !keptInMeta.isEmpty {
             let counts = keptInMeta.sorted { $0.key < $1.key }.map { "\($0.key) (\(grouped($0.value)))" }
@@ -180,7 +186,8 @@ final class TaskwarriorImport {
         var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
         var local = tm()
         guard milliseconds % 1000 == 0, localtime_r(&seconds, &local) != nil,
-              local.tm_hour == 0, local.tm_min == 0, local.tm_sec == 0 else { return text }
+            local.tm_hour == 0, local.tm_min == 0, local.tm_sec == 0
+        else { return text }
         return Self.padded(Int(local.tm_year) + 1900, 4) + "-" + Self.padded(Int(local.tm_mon) + 1, 2) + "-" + Self.padded(Int(local.tm_mday), 2)
     }
 
@@ -258,7 +265,8 @@ final class TaskwarriorImport {
     /// Taskwarrior writes dates in ISO 8601's basic form, in UTC: `20240115T093000Z`. It is
     /// turned into RFC 3339 (`2024-01-15T09:30:00Z`); RFC 3339 itself is taken as it is.
     private func date(_ object: JSONObject, _ key: String, in path: String = "") throws(TaskStoreError)
-        -> (text: String, milliseconds: Int64)? {
+        -> (text: String, milliseconds: Int64)?
+    {
         guard let raw = try string(object, key, in: path) else { return nil }
         let text = Self.extendedForm(raw) ?? raw
         guard let milliseconds = Timestamp.parse(text) else {
@@ -271,7 +279,7 @@ final class TaskwarriorImport {
     static func extendedForm(_ basic: String) -> String? {
         let characters = Array(basic)
         guard characters.count == 16, characters[8] == "T", characters[15] == "Z",
-              characters[0..<8].allSatisfy(\.isASCIIDigit), characters[9..<15].allSatisfy(\.isASCIIDigit)
+            characters[0..<8].allSatisfy(\.isASCIIDigit), characters[9..<15].allSatisfy(\.isASCIIDigit)
         else { return nil }
         let digits = String(characters)
         func part(_ range: Range<Int>) -> Substring { digits.dropFirst(range.lowerBound).prefix(range.count) }
@@ -279,6 +287,6 @@ final class TaskwarriorImport {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -83,8 +83,9 @@ enum CompletionCommand: Command {
     private static func read(_ kind: Words, from store: isolated any CommandLineStoring) throws -> [String] {
         switch kind {
         case .ids:
-            let query = TaskQuery(filter: TaskFilter(done: false), sort: [SortKey(field: .updatedAt, descending: true)],
-                                  limit: TaskQuery.maxLimit)
+            let query = TaskQuery(
+                filter: TaskFilter(done: false), sort: [SortKey(field: .updatedAt, descending: true)],
+                limit: TaskQuery.maxLimit)
             let tasks = try store.fetch(query).tasks
             let ids = try store.shortIDs(for: tasks.map(\.id))
             return tasks.map { "\(ids.shortID(for: $0.id))\t\($0.title)" }

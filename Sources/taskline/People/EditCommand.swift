@@ -1,5 +1,6 @@
 import PeopleLanguage
 import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import JSONRPC
 import PeopleLanguage
 import TaskModel
 import TasklineServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -141,7 +142,8 @@ struct Listing: Sendable {
             }
         }
         // The most urgent first, up to a limit: read in the order that lets the reading stop.
-        let cutoff = limit < Int.max && sort.first == ListSort(field: .urgency, descending: false)
+        let cutoff =
+            limit < Int.max && sort.first == ListSort(field: .urgency, descending: false)
             ? try UrgencyCutoff(dates: dates) { try fetch(TaskQuery(filter: filter, sort: $0, limit: 1)) } : nil
         // Oldest first among equals.
         let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
@@ -252,15 +254,16 @@ struct ListSort: Sendable, Equatable {
 
     /// The store's key, or nil for urgency, which is computed here.
     var storeKey: SortKey? {
-        let field: SortKey.Field? = switch field {
-        case .due: .due
-        case .priority: .priority
-        case .created: .createdAt
-        case .updated: .updatedAt
-        case .title: .title
-        case .project: .project
-        case .urgency: nil
-        }
+        let field: SortKey.Field? =
+            switch field {
+            case .due: .due
+            case .priority: .priority
+            case .created: .createdAt
+            case .updated: .updatedAt
+            case .title: .title
+            case .project: .project
+            case .urgency: nil
+            }
         return field.map { SortKey(field: $0, descending: descending) }
     }
 
@@ -289,9 +292,9 @@ private struct SortColumn {
 
         static func < (a: Value, b: Value) -> Bool {
             switch (a, b) {
-            case let (.number(x), .number(y)): x < y
-            case let (.integer(x), .integer(y)): x < y
-            case let (.bytes(x), .bytes(y)): x.lexicographicallyPrecedes(y)
+            case (.number(let x), .number(let y)): x < y
+            case (.integer(let x), .integer(let y)): x < y
+            case (.bytes(let x), .bytes(let y)): x.lexicographicallyPrecedes(y)
             default: false  // a column holds one kind
             }
         }
@@ -320,7 +323,7 @@ private struct SortColumn {
     /// Whether task `a` comes before task `b` by this key; nil when they tie.
     func precedes(_ a: Int, _ b: Int) -> Bool? {
         switch (values[a], values[b]) {
-        case let (x?, y?): x == y ? nil : (x < y) != descending
+        case (let x?, let y?): x == y ? nil : (x < y) != descending
         case (nil, nil): nil
         case (.some, nil): true
         case (nil, .some): false

@@ -81,18 +81,19 @@ struct EditOptions: Sendable {
     static func usageError(_ error: TaskStoreError) -> Error {
         switch error {
         case .invalid(let field, let reason):
-            let name = switch field.prefix(while: { $0 != "[" }) {
-            case "title": "the title"
-            case "tags": "+tag"
-            case "project": "project:"
-            case "due": "due:"
-            case "wait": "wait:"
-            case "dependsOn": "depends:"
-            case "priority": "pri:"
-            case "recurrence", "recurrence.rule": "recur:"
-            case "remindAt": "remind:"
-            default: "--" + field
-            }
+            let name =
+                switch field.prefix(while: { $0 != "[" }) {
+                case "title": "the title"
+                case "tags": "+tag"
+                case "project": "project:"
+                case "due": "due:"
+                case "wait": "wait:"
+                case "dependsOn": "depends:"
+                case "priority": "pri:"
+                case "recurrence", "recurrence.rule": "recur:"
+                case "remindAt": "remind:"
+                default: "--" + field
+                }
             return UsageError("\(name) \(reason)")
         case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
         default: return error
@@ -270,8 +271,10 @@ struct TaskIDsOptions: Sendable {
         try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
     }
 
-    private static func forEachTask(_ ids: [String], store: isolated any CommandLineStoring,
-                                    _ body: (String, isolated any CommandLineStoring) throws -> String) throws -> Int32 {
+    private static func forEachTask(
+        _ ids: [String], store: isolated any CommandLineStoring,
+        _ body: (String, isolated any CommandLineStoring) throws -> String
+    ) throws -> Int32 {
         let output = OutputWriter()
         var failed = false
         for text in ids {

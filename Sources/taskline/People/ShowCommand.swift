@@ -30,7 +30,8 @@ enum ShowCommand: Command {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
         let dates = DateContext.current()
         let terminal = Terminal.stdout()
-        let dependencies = task.dependsOn.isEmpty ? [] : Array(try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks)
+        let dependencies =
+            task.dependsOn.isEmpty ? [] : Array(try store.fetch(TaskQuery(filter: TaskFilter(ids: task.dependsOn), limit: TaskQuery.maxLimit)).tasks)
         let dependents = try dependents(of: task, in: store)
         let ids = try store.shortIDs(for: [task.id] + dependencies.map(\.id) + dependents.map(\.id) + [task.seriesId].compactMap { $0 })
         var rows: [(String, String)] = [

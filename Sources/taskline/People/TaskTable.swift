@@ -1,5 +1,6 @@
 import PeopleLanguage
 import TaskModel
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,13 @@ struct Terminal: Sendable {
     }
 
     enum Style: String {
-        case bold = "1", dim = "2", red = "31", yellow = "33", blue = "34", boldRed = "1;31", underline = "4"
+        case bold = "1"
+        case dim = "2"
+        case red = "31"
+        case yellow = "33"
+        case blue = "34"
+        case boldRed = "1;31"
+        case underline = "4"
     }
 
     func paint(_ text: String, _ style: Style?) -> String {
@@ -105,11 +112,12 @@ struct TaskTable {
 
     private func cells(_ task: TaskItem, shortID: String) -> [Cell] {
         let due = task.due.flatMap { PeopleDates.show($0, now: dates.now, calendar: dates.calendar, open: !task.done) }
-        let dueStyle: Terminal.Style? = switch due?.urgency {
-        case .overdue: .red
-        case .today: .bold
-        default: nil
-        }
+        let dueStyle: Terminal.Style? =
+            switch due?.urgency {
+            case .overdue: .red
+            case .today: .bold
+            default: nil
+            }
         let priorityStyle: Terminal.Style? = [nil, .blue, .yellow, .boldRed][task.priority]
         return [
             Cell(text: shortID, style: .yellow),

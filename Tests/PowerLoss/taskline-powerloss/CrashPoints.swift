@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CCrashVFS
 import EventLoop
 import SQLite
 import TaskStore
 import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The crash points of one run of the workload, and what the store must hold at each.
 ///
@@ -87,8 +88,10 @@ final class CrashPoints: @unchecked Sendable {  // @unchecked: used by one threa
             let strict = observation.processCrash || options.durability == .full
             let allowed = strict ? states[before...] : states[...]
             if !allowed.contains(observation.found) {
-                fail(observation.point, observation.processCrash, "the store holds \(observation.found); "
-                     + "allowed: \(allowed.map(\.description).joined(separator: " or "))")
+                fail(
+                    observation.point, observation.processCrash,
+                    "the store holds \(observation.found); "
+                        + "allowed: \(allowed.map(\.description).joined(separator: " or "))")
             }
         }
         inFlight.removeAll()

@@ -19,9 +19,11 @@ struct Fingerprint: Hashable, CustomStringConvertible {
     /// Reads the fingerprint of the store at `path`.
     init(path: String) throws {
         let database = try Database(path: path, mode: .readOnly)
-        try database.cachedStatement("""
+        try database.cachedStatement(
+            """
             SELECT id, title, notes, done, priority, tags, due, created_at, updated_at, completed_at, version FROM task
-            """).forEachRow { row in
+            """
+        ).forEachRow { row in
             var hash = TaskHash()
             for column: Int32 in [0, 1, 2] { row.withUTF8(column) { hash.add($0) } }
             hash.add(row.int64(3))

@@ -38,8 +38,9 @@ struct Workload {
     mutating func run() async throws {
         points.begin("open")
         let clock = StepClock()
-        let store = try TaskStore(path: points.databasePath, options: StoreOptions(durability: options.durability),
-                                  clock: { clock.next() })
+        let store = try TaskStore(
+            path: points.databasePath, options: StoreOptions(durability: options.durability),
+            clock: { clock.next() })
         points.acknowledged(state, commit: false)
 
         for round in 0..<options.scale {
@@ -178,8 +179,10 @@ struct Workload {
 
     // MARK: - Seeded content
 
-    private static let words = ["buy", "milk", "call", "Ana", "review", "the", "draft", "fix", "leak", "plan", "trip",
-                                "pay", "rent", "walk", "dog", "read", "book", "send", "invoice", "clean", "garage"]
+    private static let words = [
+        "buy", "milk", "call", "Ana", "review", "the", "draft", "fix", "leak", "plan", "trip",
+        "pay", "rent", "walk", "dog", "read", "book", "send", "invoice", "clean", "garage",
+    ]
     private static let tags = ["home", "work", "errand", "urgent", "later", "q3", "garden", "finance"]
 
     private mutating func words(_ count: Int) -> String {

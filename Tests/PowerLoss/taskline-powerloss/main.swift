@@ -1,3 +1,9 @@
+import CCrashVFS
+import CSQLite
+import Foundation
+import TaskStore
+import TestSupport
+
 // Simulated power loss at every I/O step of a Taskline workload: the store's files sit on
 // the crash VFS (Tests/PowerLoss/CCrashVFS), registered as the default VFS, and at each
 // crash point the files a power loss could leave are opened and checked (CrashPoints).
@@ -9,11 +15,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCrashVFS
-import CSQLite
-import Foundation
-import TaskStore
-import TestSupport
 
 let options: Options
 do {
@@ -46,9 +47,10 @@ func run(_ name: String, selected: Set<Int>?) async throws -> CrashPoints {
     mkdir(directory, 0o700)
     let points = CrashPoints(options: options, directory: directory, selected: selected)
     taskline_crash_vfs_track(points.workDirectory + "/")
-    taskline_crash_vfs_observe({ context in
-        Unmanaged<CrashPoints>.fromOpaque(context!).takeUnretainedValue().ioPoint()
-    }, Unmanaged.passUnretained(points).toOpaque())
+    taskline_crash_vfs_observe(
+        { context in
+            Unmanaged<CrashPoints>.fromOpaque(context!).takeUnretainedValue().ioPoint()
+        }, Unmanaged.passUnretained(points).toOpaque())
     defer {
         taskline_crash_vfs_observe(nil, nil)
         taskline_crash_vfs_track(nil)
@@ -105,8 +107,9 @@ do {
         FileHandle.standardError.write(Data("taskline-powerloss: warning: the two runs did different I/O; --point may not repeat a failure\n".utf8))
     }
     let configuration = "\(options.durability.rawValue), psow \(options.powersafeOverwrite ? 1 : 0), sector \(options.sectorSize)"
-    print("power loss: \(checked.checkedPoints) crash points, \(checked.checkedAcknowledgements) acknowledged commits checked, "
-          + "\(checked.failures.count) failures, seed \(options.seed) (\(configuration); \(checked.nextPoint) points in the workload)")
+    print(
+        "power loss: \(checked.checkedPoints) crash points, \(checked.checkedAcknowledgements) acknowledged commits checked, "
+            + "\(checked.failures.count) failures, seed \(options.seed) (\(configuration); \(checked.nextPoint) points in the workload)")
     if !checked.failures.isEmpty {
         for failure in checked.failures.prefix(20) { print("FAILED at \(failure)") }
         if checked.failures.count > 20 { print("… and \(checked.failures.count - 20) more") }
