@@ -56,6 +56,17 @@ public struct DateContext: Sendable {
         guard wire.count == 10, let midnight = Timestamp.parse(wire) else { return wire }
         return calendar.rfc3339(local: midnight / 1000)
     }
+
+    /// A reminder for `text`: a day is 09:00 local time that day (`remind:tomorrow`), a
+    /// morning rather than the midnight a day starts at.
+    public func reminder(_ text: String, for name: String) throws(UsageError) -> String {
+        let wire = try date(text, for: name)
+        guard wire.count == 10, let midnight = Timestamp.parse(wire) else { return wire }
+        return calendar.rfc3339(local: midnight / 1000 + Self.reminderHour * 3600)
+    }
+
+    /// The hour of a reminder given as a day.
+    public static let reminderHour: Int64 = 9
 }
 
 /// One `name:value` the command line takes, and what it does to `Target`.
@@ -124,7 +135,7 @@ public enum InlineAttributes {
             }
         },
         InlineAttribute(name: "remind", form: "remind:DATE") { value, edit, dates throws(UsageError) in
-            edit.remindAt = .some(value.isEmpty ? nil : try dates.time(value, for: "remind:"))
+            edit.remindAt = .some(value.isEmpty ? nil : try dates.reminder(value, for: "remind:"))
         },
     ]
 

@@ -7,7 +7,8 @@ public enum PeopleDates {
     /// What `due:`, `wait:`, `--due` and the filters take, for messages and help.
     public static let accepted =
         "today, tomorrow, yesterday, a weekday (mon … sunday), eod, eow, eom, eoy, now, "
-        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, 2026-12-05T17:00 (local time) or an RFC 3339 time"
+        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, a time of day (9am, 5:30pm, 17:30: the next one), "
+        + "a day and a time of day (fri 9am, tomorrow 17:30), 2026-12-05T17:00 (local time) or an RFC 3339 time"
 
     public static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
@@ -19,6 +20,17 @@ public enum PeopleDates {
         let today = calendar.day(ofMilliseconds: now)
         let nowSeconds = floorDiv(now, 1000)
         let nowLocal = nowSeconds + calendar.offsetAt(nowSeconds)
+        if let ofDay = clock(word) {
+            // The next such time: today's if it is still ahead, else tomorrow's.
+            let todays = today * 86_400 + ofDay
+            return calendar.rfc3339(local: todays > nowLocal ? todays : todays + 86_400)
+        }
+        let parts = word.split(separator: " ")
+        if parts.count == 2, let ofDay = clock(String(parts[1])), let day = parse(String(parts[0]), now: now, calendar: calendar),
+            day.utf8.count == 10, let midnight = Timestamp.parse(day)
+        {
+            return calendar.rfc3339(local: midnight / 1000 + ofDay)
+        }
         switch word {
         case "today", "eod": return dateText(today)
         case "tomorrow": return dateText(today + 1)
@@ -50,6 +62,28 @@ public enum PeopleDates {
             return calendar.rfc3339(local: local)
         }
         return Timestamp.parse(text) != nil ? text : nil
+    }
+
+    /// `9am`, `12pm`, `5:30pm`, `17:30`: seconds into the day; nil for anything else.
+    public static func clock(_ word: String) -> Int64? {
+        var text = Substring(word.lowercased())
+        var afternoon: Bool?
+        if text.hasSuffix("am") || text.hasSuffix("pm") {
+            afternoon = text.hasSuffix("pm")
+            text = text.dropLast(2)
+        }
+        let pieces = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(pieces.count), afternoon != nil || pieces.count == 2,
+            pieces.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let hour = Int64(pieces[0]), let minute = pieces.count == 2 ? Int64(pieces[1]) : 0,
+            pieces.count == 1 || pieces[1].count == 2, minute < 60
+        else { return nil }
+        switch afternoon {
+        case nil: return hour < 24 ? hour * 3600 + minute * 60 : nil
+        case let pm?:
+            guard (1...12).contains(hour) else { return nil }
+            return ((hour % 12) + (pm ? 12 : 0)) * 3600 + minute * 60
+        }
     }
 
     /// `+3d`, `3d`, `-2w`, `1m`, `4h`: a signed count and its unit.

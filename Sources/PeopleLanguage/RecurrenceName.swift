@@ -37,6 +37,14 @@ public enum RecurrenceName {
         return nil
     }
 
+    /// The name people give `rule` (`weekly` for `FREQ=WEEKLY`), for showing it; nil when it
+    /// has none.
+    public static func name(for rule: String) -> String? {
+        names.first { self.rule(for: $0) == rule }
+    }
+
+    static let names = ["daily", "weekdays", "weekly", "biweekly", "monthly", "lastday", "quarterly", "semiannual", "yearly"]
+
     /// What a monthly rule adds so that a day the month lacks becomes its last day.
     static let monthEnd = ";RSCALE=GREGORIAN;SKIP=BACKWARD"
 }

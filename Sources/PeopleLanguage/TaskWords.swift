@@ -30,10 +30,24 @@ public enum TaskWords {
         return words
     }
 
+    /// The attributes whose value may be a day followed by a time of day.
+    static let datedAttributes = ["due", "wait", "remind"]
+
     /// Adds what `words` say to `edit`; `modify`: `-tag` removes a tag (for `add` it is refused).
     public static func read(_ words: [Word], into edit: inout TaskEdit, dates: DateContext, modify: Bool) throws(UsageError) {
-        for word in words {
-            try InlineAttributes.read(word.text, literal: word.literal, into: &edit, dates: dates, removing: modify)
+        var index = words.startIndex
+        while index < words.endIndex {
+            var text = words[index].text
+            // `remind:fri 9am`: a time of day after a date attribute is part of its value.
+            if !words[index].literal, index + 1 < words.endIndex, !words[index + 1].literal,
+                PeopleDates.clock(words[index + 1].text) != nil, let (name, value) = InlineAttributes.split(text), !value.isEmpty,
+                let attribute = InlineAttribute.named(name, in: InlineAttributes.task), datedAttributes.contains(attribute.name)
+            {
+                text += " " + words[index + 1].text
+                index += 1
+            }
+            try InlineAttributes.read(text, literal: words[index].literal, into: &edit, dates: dates, removing: modify)
+            index += 1
         }
     }
 }

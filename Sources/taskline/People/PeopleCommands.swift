@@ -23,7 +23,7 @@ enum AttributeHelp {
                                 yearly, 3d, 2w, 6mo, or a rule: FREQ=MONTHLY;BYMONTHDAY=1);
                                 needs a due date
           remind:DATE           when an editor or the TUI that asks for reminders shows it
-                                (a day: its start)
+                                (a day: 09:00 that day; remind:8am, remind:fri 9am)
         An attribute with nothing after the colon clears it (due:). A word with a colon
         whose name is not one of these (re:meeting) is refused rather than put in the title;
         words after -- are title words whatever they look like: taskline add -- re:meeting.
@@ -31,8 +31,9 @@ enum AttributeHelp {
 
         \(wrapped("DATES: " + PeopleDates.accepted + "."))
         A day (today, fri, +3d, 2026-12-05) is stored as a date (for wait:, as the start of
-        that day); a time (now, 4h, 2026-12-05T17:00) as a time with the local offset (TZ
-        is honoured).
+        that day; for remind:, 09:00 that day); a time (now, 4h, 9am, fri 9am,
+        2026-12-05T17:00) as a time with the local offset (TZ is honoured). A time of day
+        after a date attribute is part of it: due:fri 17:00.
         """
 }
 
@@ -305,10 +306,29 @@ enum PeopleOutput {
         TaskTable(terminal: .stdout(), dates: .current()).lines([task], shortID: { _ in shortID })[0]
     }
 
+    /// The confirmation of add, modify and edit: the row, then what the row has no column
+    /// for, as the words that set it (`recur:weekly  wait:tomorrow  remind:sat 09:00`).
     static func task(_ task: TaskItem, prefix: String, store: isolated any CommandLineStoring) throws {
+        let ids = try store.shortIDs(for: [task.id] + task.dependsOn)
         let output = OutputWriter()
-        try output.line(line(task, prefix: prefix, shortID: try store.shortID(for: task.id)))
+        try output.line(
+            ([line(task, prefix: prefix, shortID: ids.shortID(for: task.id))] + details(task, shortID: ids.shortID(for:))).joined(separator: "  "))
         try output.flush()
+    }
+
+    /// `recur:monthly`, `wait:tomorrow`, `remind:in 3 days 09:00`, `depends:3f2a9c1,0b1c2d3`:
+    /// the fields a row of list leaves out, those that are set.
+    static func details(_ task: TaskItem, shortID: (String) -> String) -> [String] {
+        let dates = DateContext.current()
+        func shown(_ stored: String?) -> String? {
+            stored.map { PeopleDates.show($0, now: dates.now, calendar: dates.calendar, open: false)?.relative ?? $0 }
+        }
+        var details: [String] = []
+        if let rule = task.recurrence { details.append("recur:" + (RecurrenceName.name(for: rule) ?? rule)) }
+        if let wait = shown(task.wait) { details.append("wait:" + wait) }
+        if let remind = shown(task.remindAt) { details.append("remind:" + remind) }
+        if !task.dependsOn.isEmpty { details.append("depends:" + task.dependsOn.map(shortID).joined(separator: ",")) }
+        return details
     }
 
     /// A typed id, short id or start of one: the task's id, or a failure that says why not.
