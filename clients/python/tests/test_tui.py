@@ -168,11 +168,22 @@ def test_quick_add_takes_the_command_lines_words(
     tui.screen.press("Enter")
     tui.screen.wait_for_text("[ ] Call the bank")
     [task] = open_client().fetch().tasks
-    assert (task.title, task.tags, task.priority, task.due) == ("Call the bank", ("money",), 3, _next_friday().isoformat())
+    assert (task.title, task.tags, task.priority, task.due) == (
+        "Call the bank",
+        ("money",),
+        3,
+        _next_friday().isoformat(),
+    )
     # The same task as `taskline add` makes of the same words.
     cli = tmp_path / "cli.sqlite"
-    subprocess.run([server, "add", "--db", str(cli), *"Call the bank +money due:fri pri:H".split()], check=True, capture_output=True)
-    listed = json.loads(subprocess.run([server, "list", "--db", str(cli), "--json"], check=True, capture_output=True).stdout)
+    subprocess.run(
+        [server, "add", "--db", str(cli), *"Call the bank +money due:fri pri:H".split()],
+        check=True,
+        capture_output=True,
+    )
+    listed = json.loads(
+        subprocess.run([server, "list", "--db", str(cli), "--json"], check=True, capture_output=True).stdout
+    )
     assert [(t["title"], tuple(t["tags"]), t["priority"], t["due"]) for t in listed] == [
         (task.title, task.tags, int(task.priority), task.due)
     ]
@@ -478,7 +489,9 @@ def test_the_form_edits_every_field_in_one_update(
     )
     assert saved.due == (date.today() + timedelta(days=1)).isoformat()
     # As the command line reads wait:+3d: the start of that day, in local time.
-    assert saved.wait is not None and saved.wait.startswith((date.today() + timedelta(days=3)).isoformat() + "T00:00:00")
+    assert saved.wait is not None and saved.wait.startswith(
+        (date.today() + timedelta(days=3)).isoformat() + "T00:00:00"
+    )
     assert saved.version == 2  # one update, made against version 1
 
 

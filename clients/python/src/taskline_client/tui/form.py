@@ -25,7 +25,12 @@ RULE_NAMES = {
 }
 #: The fields that take the command line's words, read by the server (`tasks/parse`):
 #: their attribute, and the member of `tasks/update` changes it sets.
-_WORD_FIELDS = {"Due": ("due", "due"), "Wait": ("wait", "wait"), "Remind": ("remind", "remindAt"), "Repeat": ("recur", "recurrence")}
+_WORD_FIELDS = {
+    "Due": ("due", "due"),
+    "Wait": ("wait", "wait"),
+    "Remind": ("remind", "remindAt"),
+    "Repeat": ("recur", "recurrence"),
+}
 #: Parses words into `tasks/update` changes for the task being edited.
 Parse = Callable[[str], Mapping[str, Any]]
 NEW_LINE = "\x0f"  # Ctrl-O, as in Emacs: open a line
@@ -115,7 +120,9 @@ class EditForm:
             "tags": tuple(tag.lstrip("#") for tag in self.editors["Tags"].text.split() if tag.lstrip("#")),
             "priority": _choice(self.editors["Priority"].text, _PRIORITY_NAMES, "Priority"),
             "done": bool(_choice(self.editors["Done"].text, _DONE_NAMES, "Done")),
-            "recurrence": self._words("Repeat", None if self.original.recurrence is None else self.original.recurrence.rule, parse),
+            "recurrence": self._words(
+                "Repeat", None if self.original.recurrence is None else self.original.recurrence.rule, parse
+            ),
             "remind_at": self._words("Remind", self.original.remind_at, parse),
         }
         original = self.original
