@@ -155,7 +155,9 @@ function M.add()
     end
     client:request('tasks/parse', { text = text }, function(err, result)
       if err then
-        return report(format.error_in_words(err))
+        -- The words' mistake is said in the command line's words.
+        local refused = type(err.data) == 'table' and err.data.field == 'text' and err.data.reason
+        return report(refused or format.error_in_words(err))
       end
       request('tasks/create', result.task)
     end)
