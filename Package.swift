@@ -45,13 +45,14 @@ let package = Package(
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "EventLoop"], swiftSettings: sameExecutor),
-        // The dates people type on the command line and the way it shows them: pure
-        // functions of the text, the time and the time zone.
-        .target(name: "PeopleDates", dependencies: ["TaskStore"]),
+        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "EventLoop", "PeopleLanguage"], swiftSettings: sameExecutor),
+        // What people type for a task (title words, +tag, due:fri, pri:H, recur:monthly) and the
+        // way dates are shown to them: pure functions of the text, the time and the time zone,
+        // shared by the command line and the server's `tasks/parse`.
+        .target(name: "PeopleLanguage", dependencies: ["TaskModel"]),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "PostgresStore", "JSONRPC", "EventLoop", "Logging", "PeopleDates"],
+            dependencies: ["TasklineServer", "TaskStore", "PostgresStore", "JSONRPC", "EventLoop", "Logging", "PeopleLanguage"],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
@@ -87,7 +88,7 @@ let package = Package(
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
-        .testTarget(name: "PeopleDatesTests", dependencies: ["PeopleDates", "TaskStore"]),
+        .testTarget(name: "PeopleLanguageTests", dependencies: ["PeopleLanguage", "TaskModel"]),
         // Against a real cluster: run inside scripts/with-postgres, or they skip.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
         // The store, and the real binary serving it, against a real cluster: run inside

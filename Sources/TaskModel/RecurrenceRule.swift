@@ -1,6 +1,7 @@
 /// A task's recurrence: the subset of RFC 5545's RRULE (§3.3.10) that Taskline reads —
 /// `FREQ` (`DAILY`, `WEEKLY`, `MONTHLY`, `YEARLY`), `INTERVAL`, `BYDAY`, `BYMONTHDAY`,
-/// `COUNT` and `UNTIL` — and the next due date it gives.
+/// `COUNT` and `UNTIL` — with RFC 7529's `RSCALE=GREGORIAN` and `SKIP`, and the next due
+/// date it gives.
 ///
 /// The rule runs on the due date as written: the date part of `due` is the date of an
 /// occurrence (its offset is not applied), the time of day and offset are kept. Weeks start
@@ -11,6 +12,12 @@
 /// `COUNT` is the number of occurrences left, this one included: the next occurrence's rule
 /// says one fewer, and completing an occurrence whose rule says `COUNT=1` makes none. So a
 /// rule of `COUNT=3` makes three occurrences in all, as RFC 5545 counts DTSTART as the first.
+///
+/// `SKIP` (RFC 7529) says what a monthly rule does in a month without its day (the 29th to
+/// 31st): `OMIT` (RFC 5545's way, the default) skips the month, `BACKWARD` takes the month's
+/// last day, `FORWARD` the next month's first. So that the day does not drift (January 31st,
+/// February 28th, then March 31st), a moved occurrence's rule names the day it stands for:
+/// `BYMONTHDAY=31` is added to its text when the rule had none.
 public struct RecurrenceRule: Sendable, Hashable {
     public enum Frequency: String, Sendable {
         case daily = "DAILY"
@@ -21,6 +28,13 @@ public struct RecurrenceRule: Sendable, Hashable {
 
     /// A `BYDAY` element: a weekday (0 Monday … 6 Sunday), and for `MONTHLY` and `YEARLY` an
     /// optional ordinal (`2MO` the second Monday, `-1FR` the last Friday of the period).
+    /// RFC 7529's `SKIP`: what becomes of a day the month lacks.
+    package enum Skip: String, Hashable, Sendable {
+        case omit = "OMIT"
+        case backward = "BACKWARD"
+        case forward = "FORWARD"
+    }
+
     package struct Weekday: Hashable, Sendable {
         var ordinal: Int?
         var day: Int
@@ -38,6 +52,7 @@ public struct RecurrenceRule: Sendable, Hashable {
     package let monthDays: [Int]
     public let count: Int?
     package let until: Until?
+    package let skip: Skip
 
     public static let maxLength = 256
     public static let intervals = 1...10_000
@@ -56,6 +71,8 @@ public struct RecurrenceRule: Sendable, Hashable {
         var until: Until?
         var weekdays: [Weekday] = []
         var monthDays: [Int] = []
+        var skip = Skip.omit
+        var calendarScale = false
         for part in text.split(separator: ";", omittingEmptySubsequences: false) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
@@ -97,13 +114,21 @@ public struct RecurrenceRule: Sendable, Hashable {
                     }
                     return day
                 }
+            case "RSCALE":
+                guard value == "GREGORIAN" else { throw refuse("RSCALE must be GREGORIAN, the one calendar Taskline has") }
+                calendarScale = true
+            case "SKIP":
+                guard let known = Skip(rawValue: value) else { throw refuse("SKIP must be OMIT, BACKWARD or FORWARD") }
+                skip = known
             default:
-                throw refuse("\(name) is not supported: a rule has FREQ and may have INTERVAL, BYDAY, BYMONTHDAY, COUNT or UNTIL")
+                throw refuse("\(name) is not supported: a rule has FREQ and may have INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL, RSCALE or SKIP")
             }
         }
         guard let frequency else { throw refuse("must have FREQ") }
         if count != nil && until != nil { throw refuse("must not have both COUNT and UNTIL") }
         if frequency == .weekly && !monthDays.isEmpty { throw refuse("BYMONTHDAY is not allowed with FREQ=WEEKLY") }
+        if seen.contains("SKIP") && !calendarScale { throw refuse("SKIP needs RSCALE=GREGORIAN (RFC 7529)") }
+        if skip != .omit && frequency != .monthly { throw refuse("SKIP=\(skip.rawValue) needs FREQ=MONTHLY") }
         let ordinals: ClosedRange<Int>? =
             switch frequency {
             case .daily, .weekly: nil
@@ -123,6 +148,7 @@ public struct RecurrenceRule: Sendable, Hashable {
         self.monthDays = monthDays
         self.count = count
         self.until = until
+        self.skip = skip
     }
 
     /// The next occurrence's due after an occurrence due `due` (a date or an RFC 3339
@@ -146,7 +172,10 @@ public struct RecurrenceRule: Sendable, Hashable {
         case .instant(let last)? where bytes.count == 10 ? nextDay > Self.floorDays(last) : instant > last: return nil
         default: break
         }
-        return (nextDue, count.map { Self.replacingCount(in: text, with: $0 - 1) } ?? text)
+        var nextRule = count.map { Self.replacingCount(in: text, with: $0 - 1) } ?? text
+        let startDay = Int(day)
+        if skip != .omit, monthDays.isEmpty, weekdays.isEmpty, Int(d) != startDay { nextRule += ";BYMONTHDAY=\(startDay)" }
+        return (nextDue, nextRule)
     }
 
     // MARK: - The next date
@@ -211,12 +240,16 @@ public struct RecurrenceRule: Sendable, Hashable {
             return days.map { first + Int64($0) }.sorted()
         case .monthly:
             let (year, month) = (period / 12, period % 12 + 1)
+            let length = Timestamp.daysIn(month: month, year: year)
             guard weekdays.isEmpty && monthDays.isEmpty else {
-                let days = first...(first + Timestamp.daysIn(month: month, year: year) - 1)
-                return days.filter { matches($0, in: days) }
+                let days = first...(first + length - 1)
+                // Days past the month's end that SKIP moves into it, or to the next month's first.
+                let moved = monthDays.filter { $0 > length }.compactMap { _ in skipped(length: length, first: first) }
+                return Array(Set(days.filter { matches($0, in: days) } + moved.filter { matches($0, in: days, monthDays: false) })).sorted()
             }
             let day = Timestamp.civil(fromDays: start).day
-            return day <= Timestamp.daysIn(month: month, year: year) ? [Timestamp.days(fromCivil: year, month, day)] : []
+            if day <= length { return [Timestamp.days(fromCivil: year, month, day)] }
+            return skipped(length: length, first: first).map { [$0] } ?? []
         case .yearly:
             guard weekdays.isEmpty && monthDays.isEmpty else {
                 let year = first...(Timestamp.days(fromCivil: period + 1, 1, 1) - 1)
@@ -227,9 +260,20 @@ public struct RecurrenceRule: Sendable, Hashable {
         }
     }
 
-    /// Whether `day` meets BYMONTHDAY and BYDAY; BYDAY's ordinals count within `scope`.
-    private func matches(_ day: Int64, in scope: ClosedRange<Int64>) -> Bool {
-        if !monthDays.isEmpty {
+    /// The date SKIP gives for a day past the end of the month that starts on `first` and has
+    /// `length` days: its last day (`BACKWARD`), the next month's first (`FORWARD`), or none.
+    private func skipped(length: Int64, first: Int64) -> Int64? {
+        switch skip {
+        case .omit: nil
+        case .backward: first + length - 1
+        case .forward: first + length
+        }
+    }
+
+    /// Whether `day` meets BYMONTHDAY (unless `monthDays` is false) and BYDAY; BYDAY's
+    /// ordinals count within `scope`.
+    private func matches(_ day: Int64, in scope: ClosedRange<Int64>, monthDays checkMonthDays: Bool = true) -> Bool {
+        if checkMonthDays, !monthDays.isEmpty {
             let (y, m, d) = Timestamp.civil(fromDays: day)
             let length = Timestamp.daysIn(month: m, year: y)
             guard monthDays.contains(where: { Int64($0) == d || Int64($0) == d - length - 1 }) else { return false }

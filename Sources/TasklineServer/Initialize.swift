@@ -1,4 +1,5 @@
 import JSONRPC
+import PeopleLanguage
 
 /// `initialize`: what the client told us, and what we answer.
 struct Initialize {
@@ -6,6 +7,7 @@ struct Initialize {
     var notifications = true
     /// The client asked for `tasks/remind` (see Reminders.swift).
     var reminders = false
+    var client = ClientSettings()
 
     /// The members Taskline reads are type-checked; every other member, at any level, is
     /// ignored: LSP clients send many, and editors' LSP frameworks share one
@@ -27,6 +29,14 @@ struct Initialize {
         if var options = try reader.object("initializationOptions") {
             notifications = try options.bool("notifications") ?? true
             reminders = try options.bool("reminders") ?? false
+            if let zone = try options.string("timeZone") {
+                guard let calendar = LocalCalendar.named(zone) else {
+                    throw .invalidParams(
+                        field: options.field("timeZone"), reason: "must be an IANA time zone name the server knows, such as Europe/Paris, not \(zone)"
+                    )
+                }
+                client.calendar = calendar
+            }
         }
     }
 

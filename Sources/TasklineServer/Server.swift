@@ -58,6 +58,8 @@ public actor Server {
     var reminders: Reminders?
 
     private(set) var phase = Phase.waitingForInitialize
+    /// What the client said in `initialize` that methods read (its time zone).
+    private var client = ClientSettings()
     private var notificationsEnabled = true
     private var exitRequested = false
     /// The newest change this client has been told about, or that a `tasks/didMissChanges`
@@ -347,6 +349,7 @@ public actor Server {
         case (.waitingForInitialize, "initialize"):
             let initialize = try Initialize(params: request.params)
             notificationsEnabled = initialize.notifications
+            client = initialize.client
             // The watch first, then the seq the client starts from: a commit by another process
             // is either within that seq or heard (the watch looks when it starts, too).
             if initialize.notifications || initialize.reminders {
@@ -372,7 +375,7 @@ public actor Server {
             return MethodOutcome(result: .null)
         case (.running, let method):
             guard let type = TaskMethods.byName[method] else { throw ResponseError.methodNotFound(method) }
-            return try await TaskMethods.call(type, params: request.params, store: store)
+            return try await TaskMethods.call(type, params: request.params, store: store, client: client)
         }
     }
 
@@ -392,7 +395,7 @@ public actor Server {
                 return
             }
             do {
-                changes += try await TaskMethods.call(type, params: notification.params, store: store).changes
+                changes += try await TaskMethods.call(type, params: notification.params, store: store, client: client).changes
             } catch {
                 Log.info("\(method) sent as a notification failed: \(error)")
             }

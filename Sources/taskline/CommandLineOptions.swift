@@ -1,5 +1,6 @@
 import JSONRPC
 import Logging
+import PeopleLanguage
 import TaskStore
 
 #if canImport(Glibc)

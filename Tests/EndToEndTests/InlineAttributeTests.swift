@@ -37,7 +37,7 @@ import Testing
         #expect(task["due"] == "2099-12-05", "a due day stays a date")
         #expect(task["wait"] == "2099-12-01T00:00:00-05:00", "a wait day starts at local midnight")
         #expect(task["dependsOn"] == .array([all[0]["id"]!]))
-        #expect(bike.output.hasSuffix("  [ ]  H  2099-12-05  Home.Garage  Fix bike  +bike +home\n"))
+        #expect(bike.output.hasSuffix("  [ ]  H  2099-12-05  Home.Garage  Fix bike  +bike +home  wait:2099-12-01 00:00  depends:\(shortID(parts))\n"))
 
         for (word, priority) in [("pri:m", 2), ("priority:low", 1), ("pri:none", 0), ("pri:3", 3), ("pri:High", 3)] {
             #expect(try runTaskline(["add", "--db", path, "P", word]).status == 0)
@@ -85,6 +85,8 @@ import Testing
         #expect(rent.status == 0, "\(rent.stderr)")
         for (word, rule) in [
             ("recur:weekly", "FREQ=WEEKLY"), ("recur:2w", "FREQ=WEEKLY;INTERVAL=2"), ("recur:weekdays", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"),
+            ("recur:monthly", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"), ("recur:lastday", "FREQ=MONTHLY;BYMONTHDAY=-1"),
+            ("recur:6mo", "FREQ=MONTHLY;INTERVAL=6;RSCALE=GREGORIAN;SKIP=BACKWARD"),
         ] {
             #expect(try runTaskline(["add", "--db", path, "R", "due:2026-12-01", word]).status == 0)
             #expect(try tasks(path).last?["recurrence"] == ["rule": .string(rule)], "\(word)")
@@ -97,6 +99,25 @@ import Testing
         #expect(try runTaskline(["show", "--db", path, shortID(rent)]).output.contains("Repeats    FREQ=MONTHLY;BYMONTHDAY=1"))
         #expect(try runTaskline(["modify", "--db", path, shortID(rent), "recur:"]).status == 0)
         #expect(try tasks(path).first?["recurrence"] == .null, "an empty recur: stops the series")
+    }
+
+    /// `recur:monthly` on the 31st: the month's last day where it has no 31st, without
+    /// drift; `done` shows the next occurrence.
+    @Test func monthlyKeepsTheMonthsEndAndDoneShowsTheNext() throws {
+        let path = directory.file("month-end.sqlite")
+        let rent = try runTaskline(["add", "--db", path, "Pay", "rent", "due:2027-01-31", "recur:monthly"])
+        #expect(rent.status == 0, "\(rent.stderr)")
+        var current = shortID(rent)
+        for expected in ["2027-02-28", "2027-03-31", "2027-04-30"] {
+            let done = try runTaskline(["done", "--db", path, current])
+            #expect(done.status == 0, "\(done.stderr)")
+            let next = try #require(done.lines.last)
+            #expect(done.lines.count == 2 && next.hasPrefix("next ") && next.contains(expected) && next.hasSuffix("Pay rent"), "\(done.output)")
+            current = String(next.split(separator: " ")[1])
+            #expect(try tasks(path).last?["due"] == .string(expected))
+        }
+        let leap = try runTaskline(["add", "--db", path, "Leap", "due:2028-01-31", "recur:monthly"])
+        #expect(try runTaskline(["done", "--db", path, shortID(leap)]).lines.last?.contains("2028-02-29") == true)
     }
 
     @Test func remindSetsAndClearsTheReminderTime() throws {

@@ -115,6 +115,12 @@ import Testing
                 "-c", "runtime plugin/taskline.lua", "-c", "lua io.stdout:write(vim.fn.exists(':Taskline'))", "-c", "qa!",
             ])
             #expect(nvim.output == "2", "\(nvim.errors)")
+            // :help taskline finds the installed help: its tags were made at install.
+            let help = try run([
+                "nvim", "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "lua vim.opt.rtp:append([[\(prefix)/share/taskline/nvim]])",
+                "-c", "help taskline-keys", "-c", "lua io.stdout:write(vim.fn.expand('%:t'))", "-c", "qa!",
+            ])
+            #expect(help.output == "taskline.txt", "\(help.errors)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/emacs") {
             let emacs = try run([

@@ -217,7 +217,7 @@ import Testing
         #expect(task(2)?["done"] == true && task(2)?["recurrence"] == .null && task(2)?["meta"] == ["taskwarrior": ["recur": "weekdays"]])
         #expect(task(5)?["recurrence"] == ["rule": "FREQ=DAILY;INTERVAL=3"])
         #expect(task(6)?["recurrence"] == ["rule": "FREQ=WEEKLY;INTERVAL=2"])
-        #expect(task(7)?["recurrence"] == ["rule": "FREQ=MONTHLY"])
+        #expect(task(7)?["recurrence"] == ["rule": "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"])
         #expect(task(8)?["recurrence"] == ["rule": "FREQ=YEARLY"])
         #expect(task(9)?["recurrence"] == ["rule": "FREQ=DAILY"])
         #expect(task(10)?["recurrence"] == .null && task(10)?["meta"] == ["taskwarrior": ["recur": "2h"]])

@@ -47,6 +47,51 @@ import Testing
         }
     }
 
+    /// RFC 7529's SKIP: a day the month lacks becomes its last day (BACKWARD) or the next
+    /// month's first (FORWARD); a moved occurrence's rule names the day, so it does not drift.
+    @Test func skipKeepsTheDayWithoutDrift() throws {
+        let backward = "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"
+        var series: [String] = []
+        var (due, rule) = ("2027-01-31", backward)
+        for _ in 0..<5 {
+            let next = try #require(try RecurrenceRule(rule, field: "rule").next(after: due, ruleText: rule))
+            (due, rule) = next
+            series.append(due)
+        }
+        #expect(series == ["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31", "2027-06-30"])
+        #expect(rule == backward + ";BYMONTHDAY=31")
+        let cases: [(rule: String, due: String, next: String, nextRule: String)] = [
+            (backward, "2028-01-31", "2028-02-29", backward + ";BYMONTHDAY=31"),
+            (backward, "2027-01-30", "2027-02-28", backward + ";BYMONTHDAY=30"),
+            (backward, "2027-01-15", "2027-02-15", backward),
+            (backward + ";BYMONTHDAY=31", "2027-02-28", "2027-03-31", backward + ";BYMONTHDAY=31"),
+            ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD", "2027-01-31", "2027-03-01", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31"),
+            (
+                "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31", "2027-03-01", "2027-03-31",
+                "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=FORWARD;BYMONTHDAY=31"
+            ),
+            ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=OMIT", "2027-01-31", "2027-03-31", "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=OMIT"),
+            (
+                "FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=3", "2026-11-30", "2027-02-28",
+                "FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD;COUNT=2;BYMONTHDAY=30"
+            ),
+            (
+                "rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31", "2027-01-31", "2027-02-28",
+                "rscale=gregorian;skip=backward;freq=monthly;bymonthday=29,31"
+            ),
+        ]
+        for (rule, due, next, nextRule) in cases {
+            let found = try RecurrenceRule(rule, field: "rule").next(after: due, ruleText: rule)
+            #expect(found?.due == next && found?.rule == nextRule, "\(rule) after \(due): \(String(describing: found))")
+        }
+        for refused in [
+            "FREQ=MONTHLY;SKIP=BACKWARD", "FREQ=MONTHLY;RSCALE=HEBREW", "FREQ=YEARLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
+            "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=SIDEWAYS",
+        ] {
+            #expect(throws: TaskStoreError.self, "\(refused)") { try RecurrenceRule(refused, field: "rule") }
+        }
+    }
+
     @Test(arguments: [
         ("FREQ=DAILY;INTERVAL=3", "2026-12-30T09:00:00+01:00", "2027-01-02T09:00:00+01:00"),
         ("FREQ=DAILY", "2026-03-28T02:30:00.250+01:00", "2026-03-29T02:30:00.250+01:00"),

@@ -10,7 +10,7 @@ import Testing
         #expect(
             result["capabilities"]?["methods"] == [
                 "tasks/create", "tasks/get", "tasks/fetch", "tasks/update", "tasks/delete", "tasks/changes", "tasks/apply", "tasks/undo",
-                "tasks/redo",
+                "tasks/redo", "tasks/parse",
             ])
         #expect(result["capabilities"]?["notifications"] == ["didChange": true, "didMissChanges": true, "remind": false])
         #expect(run.exitCode == 1)

@@ -353,6 +353,9 @@ export declare class TasklineClient extends EventEmitter {
   apply(operations: ApplyOperation[], options?: ApplyOptions): Promise<ApplyResult[]>;
   /** The changes after `since` (0 for the beginning); rejects with HistoryExpiredError when they are no longer kept. */
   changes(since: number, options?: ChangesOptions): Promise<ChangesPage>;
+  /** What words as `taskline add` takes them would make: tasks/create params (with `id`: tasks/update changes for that task). Writes nothing. */
+  parse(text: string, options?: RequestOptions & { id?: undefined }): Promise<NewTask>;
+  parse(text: string, options: RequestOptions & { id: string }): Promise<TaskChanges>;
   /** Reverts this connection's (or with scope 'database', any writer's) newest change group; null when there is none. */
   undo(options?: UndoOptions): Promise<UndoResult | null>;
   /** Re-applies the newest undo of the scope; null when there is none. */

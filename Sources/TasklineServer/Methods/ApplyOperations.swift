@@ -57,7 +57,7 @@ enum ApplyOperations: TaskMethod {
         return method.operation(from: params)
     }
 
-    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         let results = try await store.apply(params.operations, atomic: params.atomic)
         var changes: [TaskJSON.ChangeText] = []
         let encoded: [JSON] = results.map { result in

@@ -42,7 +42,7 @@ enum FetchTasks: TaskMethod {
         return query
     }
 
-    static func run(_ query: TaskQuery, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ query: TaskQuery, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         let page = try await store.fetch(query)
         var result: JSONObject = [
             "tasks": TaskJSON.encode(page.tasks),

@@ -17,7 +17,7 @@ enum GetChanges: TaskMethod {
         return Params(since: since, limit: try reader.int("limit") ?? 100)
     }
 
-    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         let page = try await store.changes(since: params.since, limit: params.limit)
         return MethodOutcome(result: [
             "changes": .array(page.changes.map(TaskJSON.encode)),

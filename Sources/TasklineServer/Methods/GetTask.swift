@@ -8,7 +8,7 @@ enum GetTask: TaskMethod {
         try reader.requiredString("id")
     }
 
-    static func run(_ id: String, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ id: String, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         MethodOutcome(result: TaskJSON.encode(try await store.get(id: id)))
     }
 }

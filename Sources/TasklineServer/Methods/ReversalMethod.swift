@@ -28,7 +28,7 @@ extension ReversalMethod {
     }
 
     /// `{<groupMember>: group, tasks, deleted}`, or `{}` when there was nothing to revert.
-    static func run(_ params: ReversalParams, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ params: ReversalParams, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         guard let reversal = try await revert(params, on: store) else { return MethodOutcome(result: .object([:])) }
         return MethodOutcome(
             result: [

@@ -8,7 +8,7 @@ protocol SingleWriteMethod: TaskMethod {
 }
 
 extension SingleWriteMethod {
-    static func run(_ params: Params, on store: any TaskStoring) async throws -> MethodOutcome {
+    static func run(_ params: Params, on store: any TaskStoring, client _: ClientSettings) async throws -> MethodOutcome {
         MethodOutcome(try await store.perform(operation(from: params)))
     }
 

@@ -1,3 +1,5 @@
+import PeopleLanguage
+
 /// Reads a command line the way every taskline command takes it: options as `--name value`
 /// or `--name=value`, flags, and operands, in any order. `--` ends the options (what
 /// follows is operands, even when it starts with `-`); `-` alone is an operand (stdin).
@@ -63,14 +65,5 @@ struct ArgumentReader {
             throw UsageError("\(name) must be \(names.dropLast().joined(separator: ", ")) or \(names.last!), not \(text)")
         }
         return choice
-    }
-}
-
-/// A mistake on the command line: exit code 2.
-struct UsageError: Error {
-    let message: String
-
-    init(_ message: String) {
-        self.message = message
     }
 }

@@ -1,3 +1,4 @@
+import PeopleLanguage
 import TaskStore
 
 /// `taskline backup DEST`: a consistent copy while servers keep writing.

@@ -1,3 +1,4 @@
+import PeopleLanguage
 import PostgresStore
 import TaskStore
 

@@ -1,4 +1,5 @@
 import JSONRPC
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 

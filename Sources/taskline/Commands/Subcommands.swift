@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import PeopleLanguage
 import PostgresStore
 import Synchronization
 import TaskStore
@@ -70,16 +71,30 @@ enum Subcommands {
     /// the whole program start through the concurrency runtime's main queue, which costs
     /// the server a millisecond of its start-up.
     static func runWaiting(_ arguments: [String]) -> Int32? {
-        guard let name = arguments.first, let command = named(name) else { return nil }
+        guard let (command, commandArguments) = commandLine(arguments) else { return nil }
         let status = Mutex<Int32>(0)
         let finished = DispatchSemaphore(value: 0)
         Task {
-            let code = await run(command, Array(arguments.dropFirst()))
+            let code = await run(command, commandArguments)
             status.withLock { $0 = code }
             finished.signal()
         }
         finished.wait()
         return status.withLock { $0 }
+    }
+
+    /// The command the arguments name and its arguments. Options may come before the
+    /// command's name, as with `git -C` (`taskline --db X list`): they are its options then,
+    /// put first so that a `--` among its own arguments does not make them words.
+    static func commandLine(_ arguments: [String]) -> (any Command.Type, [String])? {
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "--", arguments[index] != "-" {
+            // A flag alone; any other option with its value, unless written `--name=value`.
+            let flag = ["--help", "-h", "--version"].contains(arguments[index]) || arguments[index].contains("=")
+            index += flag ? 1 : 2
+        }
+        guard index < arguments.count, let command = named(arguments[index]) else { return nil }
+        return (command, Array(arguments[..<index]) + arguments[(index + 1)...])
     }
 
     private static func run<C: Command>(_ command: C.Type, _ arguments: [String]) async -> Int32 {

@@ -1,5 +1,6 @@
 import Glibc
 import JSONRPC
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 
@@ -32,11 +33,11 @@ import TasklineServer
 /// | `weekdays` | `FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR` |
 /// | `weekly`, `week` | `FREQ=WEEKLY` |
 /// | `biweekly`, `fortnight` | `FREQ=WEEKLY;INTERVAL=2` |
-/// | `monthly`, `month` | `FREQ=MONTHLY` |
-/// | `quarterly` | `FREQ=MONTHLY;INTERVAL=3` |
-/// | `semiannual` | `FREQ=MONTHLY;INTERVAL=6` |
+/// | `monthly`, `month` | `FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD` (the 31st, or the month's last day) |
+/// | `quarterly` | `FREQ=MONTHLY;INTERVAL=3;RSCALE=GREGORIAN;SKIP=BACKWARD` |
+/// | `semiannual` | `FREQ=MONTHLY;INTERVAL=6;RSCALE=GREGORIAN;SKIP=BACKWARD` |
 /// | `yearly`, `year`, `annual` | `FREQ=YEARLY` |
-/// | `Nd`, `Nw`, `Nmo`, `Ny` (`3d`, `2w`, `6mo`, `2y`) | `FREQ=DAILY`, `WEEKLY`, `MONTHLY`, `YEARLY` with `INTERVAL=N` |
+/// | `Nd`, `Nw`, `Nmo`, `Ny` (`3d`, `2w`, `6mo`, `2y`) | `FREQ=DAILY`, `WEEKLY`, `MONTHLY`, `YEARLY` with `INTERVAL=N` (monthly ones with `RSCALE=GREGORIAN;SKIP=BACKWARD`) |
 ///
 /// Any other `recur` (`2h`, `P1M`, `biannual`) has no rule: the task is imported without
 /// one, each pending instance on its own, with `recur` in `meta.taskwarrior`, and the summary

@@ -1,3 +1,4 @@
+import PeopleLanguage
 import TaskModel
 
 // `taskline undo` and `taskline redo`: the command line's own changes (add, done, rm), which

@@ -1,3 +1,4 @@
+import PeopleLanguage
 import TaskModel
 
 /// `taskline completion`: the shells' completion scripts, and the words they complete,

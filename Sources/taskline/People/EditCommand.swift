@@ -1,4 +1,4 @@
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 
 #if canImport(Glibc)
@@ -13,13 +13,14 @@ enum EditCommand: Command {
         Usage: taskline edit [--db PATH] ID
 
         Opens the task as text in $VISUAL, else $EDITOR, else vi: one line for each of
-        title, status (open or done), project, priority (H, M, L or none), due, wait
-        (dates as add takes them), tags (separated by spaces) and depends (short ids),
-        then notes: every line after it. Lines starting with # are ignored; an empty value
-        clears the field. Saving applies the changes, but only to the version of the task
+        title, status (open or done), project, priority (H, M, L or none), due, wait,
+        recur, remind (as add takes them), tags (separated by spaces) and depends (short
+        ids), then notes: every line after it. Lines starting with # are ignored; an empty
+        value clears the field. Saving applies the changes, but only to the version of the task
         that was opened: if another client changed it meanwhile, nothing is applied, and
         the text is kept in a file whose name is printed, to apply again. A text that
-        cannot be read is refused in the same way.
+        cannot be read, and an editor that fails or is stopped by a signal (Ctrl-C), are
+        refused in the same way; otherwise the file is removed.
 
         Options:
           --db PATH    the database (default: the server's)
@@ -40,26 +41,27 @@ enum EditCommand: Command {
         let task = try store.get(id: try PeopleOutput.resolve(text, in: store))
         let ids = try store.shortIDs(for: [task.id] + task.dependsOn)
         let file = try TemporaryText(write(task, shortID: ids.shortID(for:)))
-        try openEditor(on: file.path)
-        let changes: TaskChanges
+        let updated: TaskItem
+        // From here on, a failure keeps the text and says where it is.
         do {
-            changes = try read(try file.contents(), against: task, dates: .current(), store: store)
-        } catch let error as UsageError {
-            throw file.kept(because: error.message)
-        }
-        guard changes != TaskChanges() else {
-            file.remove()
-            return note("nothing changed")
-        }
-        do {
-            let updated = try EditOptions.writing { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
-            file.remove()
-            try PeopleOutput.task(updated, prefix: "edited", store: store)
-        } catch let error as UsageError {
-            throw file.kept(because: error.message)
+            try openEditor(on: file.path)
+            let changes = try read(try file.contents(), against: task, dates: .current(), store: store)
+            guard changes != TaskChanges() else {
+                file.remove()
+                return note("nothing changed")
+            }
+            updated = try EditOptions.writing { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
         } catch TaskStoreError.versionConflict(let current) {
             throw file.kept(because: "the task changed meanwhile (now at version \(current.version)); nothing was applied")
+        } catch let error as UsageError {
+            throw file.kept(because: error.message)
+        } catch let failure as CommandFailure {
+            throw file.kept(because: failure.message ?? "nothing was applied")
+        } catch let error as TaskStoreError {
+            throw file.kept(because: CommandFailure.describe(error))
         }
+        file.remove()
+        try PeopleOutput.task(updated, prefix: "edited", store: store)
     }
 
     /// The task as the editor shows it.
@@ -73,6 +75,8 @@ enum EditCommand: Command {
         priority: \(task.priority == 0 ? "none" : PriorityName.letters[task.priority])
         due: \(task.due ?? "")
         wait: \(task.wait ?? "")
+        recur: \(task.recurrence.map { RecurrenceName.name(for: $0) ?? $0 } ?? "")
+        remind: \(task.remindAt ?? "")
         tags: \(task.tags.joined(separator: " "))
         depends: \(task.dependsOn.map(shortID).joined(separator: " "))
         notes:
@@ -102,6 +106,13 @@ enum EditCommand: Command {
                 if priority != task.priority { changes.priority = priority }
             case "due": if value != task.due ?? "" { changes.due = .some(value.isEmpty ? nil : try dates.date(value, for: "due:")) }
             case "wait": if value != task.wait ?? "" { changes.wait = .some(value.isEmpty ? nil : try dates.time(value, for: "wait:")) }
+            case "recur", "remind":
+                // As add reads them; the text as written shows the field unchanged.
+                let shown = name == "recur" ? task.recurrence.map { RecurrenceName.name(for: $0) ?? $0 } : task.remindAt
+                guard value != shown ?? "" else { break }
+                var edit = TaskEdit()
+                try InlineAttribute.named(name, in: InlineAttributes.task)!.apply(value, &edit, dates)
+                if name == "recur" { changes.recurrence = edit.recurrence } else { changes.remindAt = edit.remindAt }
             case "tags":
                 let tags = value.split(separator: " ").map { String($0.drop { $0 == "+" }) }
                 if Set(tags) != Set(task.tags) { changes.tags = tags }
@@ -116,7 +127,8 @@ enum EditCommand: Command {
                 if notes != task.notes { changes.notes = notes }
                 lines = []
             default:
-                throw UsageError("\(name): is not a field; the fields are title, status, project, priority, due, wait, tags, depends, notes")
+                throw UsageError(
+                    "\(name): is not a field; the fields are title, status, project, priority, due, wait, recur, remind, tags, depends, notes")
             }
         }
         return changes
@@ -127,9 +139,23 @@ enum EditCommand: Command {
         let editor = environment("VISUAL") ?? environment("EDITOR") ?? "vi"
         // Through the shell, so that EDITOR may hold arguments (`code --wait`).
         let status = system("\(editor) '\(path)'")
-        guard status == 0 else {
-            throw CommandFailure("\(editor) exited with status \(status >> 8); nothing was applied")
+        guard status != 0 else { return }
+        throw CommandFailure("\(editor) \(describe(status: status)); nothing was applied")
+    }
+
+    /// What system(3)'s `status` says became of the editor: an exit status, or a signal (the
+    /// shell reports one its command died of as 128 + its number).
+    static func describe(status: Int32) -> String {
+        func signal(_ number: Int32) -> String {
+            let name = strsignal(number).map { String(cString: $0) } ?? "signal"
+            return "signal \(number) (\(name))"
         }
+        if status == -1 { return "could not be started: \(String(cString: strerror(errno)))" }
+        let signalled = status & 0x7f
+        if signalled != 0 { return "was stopped by \(signal(signalled))" }
+        let code = (status >> 8) & 0xff
+        if code > 128, code <= 128 + 64 { return "was stopped by \(signal(code - 128))" }
+        return "exited with status \(code)"
     }
 }
 

@@ -1,5 +1,5 @@
 import JSONRPC
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 

@@ -1,3 +1,4 @@
+import PeopleLanguage
 import TasklineServer
 
 /// `taskline manual`: the manual page taskline(1), made from the texts `--help` prints, so

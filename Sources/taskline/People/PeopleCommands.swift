@@ -1,6 +1,6 @@
 import JSONRPC
 import Logging
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 import TasklineServer
 
@@ -23,7 +23,7 @@ enum AttributeHelp {
                                 yearly, 3d, 2w, 6mo, or a rule: FREQ=MONTHLY;BYMONTHDAY=1);
                                 needs a due date
           remind:DATE           when an editor or the TUI that asks for reminders shows it
-                                (a day: its start)
+                                (a day: 09:00 that day; remind:8am, remind:fri 9am)
         An attribute with nothing after the colon clears it (due:). A word with a colon
         whose name is not one of these (re:meeting) is refused rather than put in the title;
         words after -- are title words whatever they look like: taskline add -- re:meeting.
@@ -31,8 +31,9 @@ enum AttributeHelp {
 
         \(wrapped("DATES: " + PeopleDates.accepted + "."))
         A day (today, fri, +3d, 2026-12-05) is stored as a date (for wait:, as the start of
-        that day); a time (now, 4h, 2026-12-05T17:00) as a time with the local offset (TZ
-        is honoured).
+        that day; for remind:, 09:00 that day); a time (now, 4h, 9am, fri 9am,
+        2026-12-05T17:00) as a time with the local offset (TZ is honoured). A time of day
+        after a date attribute is part of it: due:fri 17:00.
         """
 }
 
@@ -45,6 +46,7 @@ struct EditOptions: Sendable {
     static func parse(_ reader: inout ArgumentReader, modify: Bool) throws(UsageError) -> EditOptions {
         var options = EditOptions()
         let dates = DateContext.current()
+        var words: [TaskWords.Word] = []
         while let item = try reader.next() {
             switch item {
             case .option("--db"): options.database = try reader.value()
@@ -55,14 +57,15 @@ struct EditOptions: Sendable {
             case .option("--project"): options.edit.project = .some(try reader.value())
             case .option("--priority"): options.edit.priority = try PriorityName.parse(try reader.value(), for: "--priority")
             case .option(let word) where !word.hasPrefix("--"):
-                try InlineAttributes.read(word, literal: false, into: &options.edit, dates: dates, removing: modify)
+                words.append(TaskWords.Word(word))
             case .operand(let word) where modify && options.id == nil && !reader.optionsEnded:
                 options.id = word
             case .operand(let word):
-                try InlineAttributes.read(word, literal: reader.optionsEnded, into: &options.edit, dates: dates, removing: modify)
+                words.append(TaskWords.Word(word, literal: reader.optionsEnded))
             default: throw item.unexpected
             }
         }
+        try TaskWords.read(words, into: &options.edit, dates: dates, modify: modify)
         return options
     }
 
@@ -95,17 +98,6 @@ struct EditOptions: Sendable {
             return UsageError("\(name) \(reason)")
         case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
         default: return error
-        }
-    }
-}
-
-extension CommandLineStoring {
-    /// The ids `depends:` names, resolved as done and rm resolve theirs.
-    func resolveDependencies(_ typed: [String]?) throws -> [String]? {
-        do {
-            return try typed?.map { try resolveID($0) }
-        } catch let error as ShortID.LookupError {
-            throw UsageError("depends: \(error)")
         }
     }
 }
@@ -144,11 +136,7 @@ enum AddCommand: Command {
     }
 
     private static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring) throws {
-        let draft = TaskDraft(
-            title: edit.titleWords.joined(separator: " "), notes: edit.notes ?? "", priority: edit.priority ?? 0,
-            tags: edit.addTags, due: edit.due ?? nil, project: edit.project ?? nil,
-            dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [], wait: edit.wait ?? nil, recurrence: edit.recurrence ?? nil,
-            remindAt: edit.remindAt ?? nil)
+        let draft = edit.draft(dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [])
         let task = try EditOptions.writing { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
@@ -186,14 +174,7 @@ enum ModifyCommand: Command {
     private static func modify(_ options: EditOptions, in store: isolated any CommandLineStoring) throws {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
-        var changes = TaskChanges(
-            notes: edit.notes, priority: edit.priority, due: edit.due, project: edit.project,
-            dependsOn: try store.resolveDependencies(edit.dependsOn), wait: edit.wait, recurrence: edit.recurrence,
-            remindAt: edit.remindAt)
-        if !edit.titleWords.isEmpty { changes.title = edit.titleWords.joined(separator: " ") }
-        if !edit.addTags.isEmpty || !edit.removeTags.isEmpty {
-            changes.tags = current.tags.filter { !edit.removeTags.contains($0) } + edit.addTags
-        }
+        let changes = edit.changes(to: current, dependsOn: try store.resolveDependencies(edit.dependsOn))
         let task = try EditOptions.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
         try PeopleOutput.task(task, prefix: "modified", store: store)
     }
@@ -208,7 +189,8 @@ enum DoneCommand: Command {
 
         Marks each task done. ID is a task's id or short id (as list shows it), or a
         start of a short id, at least 4 characters, that no other task's shares; an
-        ambiguous one is refused.
+        ambiguous one is refused. A recurring task's next occurrence is shown after it
+        (next …).
 
         Options:
           --db PATH    the database (default: the server's)
@@ -223,8 +205,13 @@ enum DoneCommand: Command {
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.forEachTask { id, store throws in
             let before = try store.get(id: id)
-            let after = try store.update(id: id, changes: TaskChanges(done: true))
-            return PeopleOutput.line(after.value, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))
+            let outcome = try store.perform(.update(id: id, changes: TaskChanges(done: true), ifVersion: nil))
+            var lines = [PeopleOutput.line(outcome.task!, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))]
+            // A recurring task's next occurrence, made in the same transaction.
+            for case let next? in outcome.otherChanges.map(\.task) where next.seriesId != nil && next.seriesId == outcome.task!.seriesId {
+                lines.append(PeopleOutput.line(next, prefix: "next", shortID: try store.shortID(for: next.id)))
+            }
+            return lines.joined(separator: "\n")
         }
     }
 }
@@ -319,10 +306,29 @@ enum PeopleOutput {
         TaskTable(terminal: .stdout(), dates: .current()).lines([task], shortID: { _ in shortID })[0]
     }
 
+    /// The confirmation of add, modify and edit: the row, then what the row has no column
+    /// for, as the words that set it (`recur:weekly  wait:tomorrow  remind:sat 09:00`).
     static func task(_ task: TaskItem, prefix: String, store: isolated any CommandLineStoring) throws {
+        let ids = try store.shortIDs(for: [task.id] + task.dependsOn)
         let output = OutputWriter()
-        try output.line(line(task, prefix: prefix, shortID: try store.shortID(for: task.id)))
+        try output.line(
+            ([line(task, prefix: prefix, shortID: ids.shortID(for: task.id))] + details(task, shortID: ids.shortID(for:))).joined(separator: "  "))
         try output.flush()
+    }
+
+    /// `recur:monthly`, `wait:tomorrow`, `remind:in 3 days 09:00`, `depends:3f2a9c1,0b1c2d3`:
+    /// the fields a row of list leaves out, those that are set.
+    static func details(_ task: TaskItem, shortID: (String) -> String) -> [String] {
+        let dates = DateContext.current()
+        func shown(_ stored: String?) -> String? {
+            stored.map { PeopleDates.show($0, now: dates.now, calendar: dates.calendar, open: false)?.relative ?? $0 }
+        }
+        var details: [String] = []
+        if let rule = task.recurrence { details.append("recur:" + (RecurrenceName.name(for: rule) ?? rule)) }
+        if let wait = shown(task.wait) { details.append("wait:" + wait) }
+        if let remind = shown(task.remindAt) { details.append("remind:" + remind) }
+        if !task.dependsOn.isEmpty { details.append("depends:" + task.dependsOn.map(shortID).joined(separator: ",")) }
+        return details
     }
 
     /// A typed id, short id or start of one: the task's id, or a failure that says why not.

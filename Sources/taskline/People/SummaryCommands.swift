@@ -1,3 +1,4 @@
+import PeopleLanguage
 import TaskModel
 
 /// What `projects` and `tags` read: the database, and whether done tasks count too.

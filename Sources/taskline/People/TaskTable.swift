@@ -1,4 +1,4 @@
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 
 #if canImport(Glibc)

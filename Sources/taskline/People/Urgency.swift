@@ -1,4 +1,4 @@
-import PeopleDates
+import PeopleLanguage
 import TaskModel
 
 /// How urgent an open task is, after Taskwarrior's default coefficients.

@@ -254,6 +254,18 @@ export class TasklineClient extends EventEmitter {
   }
 
   /**
+   * What `text`, words as `taskline add` takes them (`Call the bank +money due:fri
+   * pri:H`), would make: tasks/create params; with `id`, the tasks/update changes
+   * `taskline modify` would make to that task. Writes nothing. Words the grammar
+   * refuses reject with InvalidParamsError (field `text`), the command line's
+   * message in `data.reason`.
+   */
+  async parse(text, { id, ...options } = {}) {
+    const result = await this.request('tasks/parse', { text, id }, options);
+    return id === undefined ? result.task : result.changes;
+  }
+
+  /**
    * Reverts the newest change group (a write request or an apply, or a redo) not
    * undone yet: this connection's (`scope: 'connection'`, the default) or any
    * writer's (`scope: 'database'`). Resolves with `{ undone, tasks, deleted }`, or

@@ -469,6 +469,39 @@ test('a adds a task with the title typed at the prompt', function()
   wait_for_lines({ '[ ] Buy milk', '[ ] Walk the dog' })
 end)
 
+test('a takes the words taskline add takes, read by the server', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  answer_prompts('Call the bank +money due:2099-01-15 pri:H', 'Call re:bank')
+  press('a')
+  local client = taskline.client()
+  local stored
+  wait_for(function()
+    return 'the task'
+  end, function()
+    stored = call(client, 'tasks/fetch', {}).tasks
+    return #stored == 1
+  end)
+  local task = stored[1]
+  assert_equal('Call the bank', task.title, 'title')
+  assert_equal({ 'money' }, task.tags, 'tags')
+  assert_equal(3, task.priority, 'priority')
+  assert_equal('2099-01-15', task.due, 'due')
+  press('a')
+  wait_for_message('^taskline: re:bank: re is not one of ')
+  assert_equal(1, #call(client, 'tasks/fetch', {}).tasks, 'tasks after the refusal')
+end)
+
+test('g? never throws, with the help file or without it', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  stub(vim, 'cmd', function(command)
+    error('E149: Sorry, no help for ' .. command)
+  end)
+  buffer.help()
+  wait_for_message('\n  a      Add a task\n')
+end)
+
 test('x and <Space> toggle the task under the cursor', function()
   local client = taskline.client()
   -- Ids in creation order: tasks made in the same millisecond are listed by id.
@@ -752,7 +785,7 @@ test('a request a stopped server does not answer times out, is reported, and the
   uv.kill(stuck.pid, 'sigstop')
   answer_prompts('Never answered')
   press('a')
-  wait_for_message('did not answer tasks/create within 300 ms')
+  wait_for_message('did not answer tasks/parse within 300 ms')
   call(second_client(), 'tasks/create', { title = 'After the restart' })
   wait_for_lines({ '[ ] After the restart' })
   assert(not stuck:is_running(), 'the stopped server was ended')

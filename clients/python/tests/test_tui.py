@@ -152,6 +152,81 @@ def test_adding_toggling_and_deleting_show_on_screen(start_tui: Callable[..., Tu
     assert tui.row("Água").startswith("[ ] Água e café ☕")
 
 
+def _next_friday() -> date:
+    """`fri` as the command line reads it: the next Friday after today."""
+    today = date.today()
+    return today + timedelta(days=(4 - today.weekday() + 6) % 7 + 1)
+
+
+def test_quick_add_takes_the_command_lines_words(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client], server: str, tmp_path: Path
+) -> None:
+    tui = start_tui()
+    tui.screen.press("a")
+    tui.screen.wait_for_text("New task:")
+    tui.screen.type("Call the bank +money due:fri pri:H")
+    tui.screen.press("Enter")
+    tui.screen.wait_for_text("[ ] Call the bank")
+    [task] = open_client().fetch().tasks
+    assert (task.title, task.tags, task.priority, task.due) == (
+        "Call the bank",
+        ("money",),
+        3,
+        _next_friday().isoformat(),
+    )
+    # The same task as `taskline add` makes of the same words.
+    cli = tmp_path / "cli.sqlite"
+    subprocess.run(
+        [server, "add", "--db", str(cli), *"Call the bank +money due:fri pri:H".split()],
+        check=True,
+        capture_output=True,
+    )
+    listed = json.loads(
+        subprocess.run([server, "list", "--db", str(cli), "--json"], check=True, capture_output=True).stdout
+    )
+    assert [(t["title"], tuple(t["tags"]), t["priority"], t["due"]) for t in listed] == [
+        (task.title, task.tags, int(task.priority), task.due)
+    ]
+
+    tui.screen.press("a")
+    tui.screen.wait_for_text("New task:")
+    tui.screen.type("Call re:bank")
+    tui.screen.press("Enter")
+    screen = tui.screen.wait_for_text("re:bank: re is not one of")
+    assert "put it after --" in screen or "re:bank" in screen
+    assert len(open_client().fetch().tasks) == 1
+
+
+def test_the_form_takes_the_command_lines_date_words(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    tui, task = _edit_a_new_task(start_tui, client, "Pay rent")
+    tui.screen.press("Tab", "Tab")
+    tui.screen.wait_for_text("> Due")
+    tui.screen.type("fri")
+    for _ in range(6):
+        tui.screen.press("Tab")
+    tui.screen.wait_for_text("> Repeat")
+    tui.screen.type("monthly")
+    tui.screen.press("Tab")
+    tui.screen.type("fri 9am")
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    saved = client.get(task.id)
+    assert saved.due == _next_friday().isoformat()
+    assert saved.recurrence is not None and saved.recurrence.rule == "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"
+    assert saved.remind_at is not None and saved.remind_at.startswith(_next_friday().isoformat() + "T09:00:00")
+
+    tui.screen.press("e")
+    tui.screen.wait_for_text("> Title    Pay rent")
+    tui.screen.press("Tab", "Tab", "C-u")
+    tui.screen.type("someday")
+    tui.screen.press("Enter")
+    tui.screen.wait_for_text("Due: due: takes today")
+    assert client.get(task.id).version == 2
+
+
 def test_renaming(start_tui: Callable[..., Tui]) -> None:
     tui = start_tui()
     _add(tui, "Draft title")
@@ -413,7 +488,10 @@ def test_the_form_edits_every_field_in_one_update(
         "Home.Garage",
     )
     assert saved.due == (date.today() + timedelta(days=1)).isoformat()
-    assert saved.wait == (date.today() + timedelta(days=3)).isoformat()
+    # As the command line reads wait:+3d: the start of that day, in local time.
+    assert saved.wait is not None and saved.wait.startswith(
+        (date.today() + timedelta(days=3)).isoformat() + "T00:00:00"
+    )
     assert saved.version == 2  # one update, made against version 1
 
 

@@ -142,11 +142,25 @@ function M.refresh()
   sync(true)
 end
 
+--- Adds a task from words as `taskline add` takes them (`Call the bank +money due:fri
+--- pri:H`), read by the server (tasks/parse).
 function M.add()
-  vim.ui.input({ prompt = 'New task: ' }, function(title)
-    if title and title:match('%S') then
-      request('tasks/create', { title = title })
+  vim.ui.input({ prompt = 'New task: ' }, function(text)
+    if not (text and text:match('%S')) then
+      return
     end
+    local client, reason = view.get_client()
+    if not client then
+      return report(reason)
+    end
+    client:request('tasks/parse', { text = text }, function(err, result)
+      if err then
+        -- The words' mistake is said in the command line's words.
+        local refused = type(err.data) == 'table' and err.data.field == 'text' and err.data.reason
+        return report(refused or format.error_in_words(err))
+      end
+      request('tasks/create', result.task)
+    end)
   end)
 end
 
@@ -272,7 +286,22 @@ function M.close()
   vim.api.nvim_buf_delete(view.bufnr, { force = true })
 end
 
-local keys = {
+local keys
+
+--- The keys' help: `:help taskline-keys`, or, when the help is not installed (or its
+--- tags not made), the keys and what they do as a message.
+function M.help()
+  if pcall(vim.cmd, 'help taskline-keys') then
+    return
+  end
+  local lines = { 'Taskline keys (:help taskline needs the doc/ folder and :helptags ALL):' }
+  for _, key in ipairs(keys) do
+    table.insert(lines, string.format('  %-6s %s', key[1], key[3]))
+  end
+  vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
+end
+
+keys = {
   { 'a', M.add, 'Add a task' },
   { 'e', M.edit, 'Edit the task in a form' },
   { '<CR>', M.edit, 'Edit the task in a form' },
@@ -290,7 +319,7 @@ local keys = {
   end, 'Redo' },
   { 'R', M.refresh, 'Refresh the list' },
   { 'g?', function()
-    vim.cmd('help taskline-keys')
+    M.help()
   end, 'Help' },
   { 'q', M.close, 'Close the list' },
 }

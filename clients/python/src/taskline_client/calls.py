@@ -115,6 +115,14 @@ def changes(since: int, limit: int | None) -> Call[ChangesPage]:
     return Call("tasks/changes", params, ChangesPage.from_wire)
 
 
+def parse(text: str, task_id: str | None) -> Call[dict[str, Any]]:
+    params: dict[str, Any] = {"text": text}
+    if task_id is not None:
+        params["id"] = task_id
+    member = "task" if task_id is None else "changes"
+    return Call("tasks/parse", params, lambda result: dict(result[member]))
+
+
 def undo(scope: str | None, force: bool) -> Call[Reversal | None]:
     return Call("tasks/undo", _reversal_params(scope, force), lambda result: Reversal.from_wire(result, "undone"))
 

@@ -154,6 +154,14 @@ class Client:
         """
         return self._perform(apply_call(operations, atomic))
 
+    def parse(self, text: str, task_id: str | None = None) -> dict[str, Any]:
+        """What `text`, words as `taskline add` takes them (`Call the bank
+        +money due:fri pri:H`), would make: `tasks/create` params, in wire form;
+        with `task_id`, the `tasks/update` changes `taskline modify` would make to
+        that task. Writes nothing. Words the grammar refuses raise
+        `InvalidParams` (field `text`) with the command line's message."""
+        return self._perform(calls.parse(text, task_id))
+
     def undo(self, *, scope: str | None = None, force: bool = False) -> Reversal | None:
         """Reverts the newest change group (a write request or an `apply`, or a
         redo) not undone yet: this connection's (`scope="connection"`, the

@@ -316,26 +316,30 @@ class TaskListApp:
     ) -> None:
         self._question = _Prompt(label, LineEditor(text), on_submit, on_escape)
 
-    def _add(self, title: str) -> None:
-        if title.strip():
-            self._act(lambda client: client.create(title))
+    def _add(self, text: str) -> None:
+        # The command line's words (`Call the bank +money due:fri pri:H`), read by the server.
+        if text.strip():
+            self._act(lambda client: client.request("tasks/create", client.parse(text)))
 
     def _rename(self, task: Task, title: str) -> None:
         if title != task.title:
             self._act(lambda client: client.update(task.id, title=title, if_version=task.version))
 
     def _save(self, form: EditForm) -> None:
-        try:
-            changes = form.changes(datetime.now().date())
-        except FormError as error:
-            form.message = str(error)
-            return
-        if not changes:
-            self._question = None
-            return
         client = self._client
         if client is None:
             form.message = "Not saved: no server (reconnecting…). Enter tries again."
+            return
+        try:
+            changes = form.changes(lambda words: client.parse(words, form.original.id))
+        except FormError as error:
+            form.message = str(error)
+            return
+        except TasklineError as error:
+            form.message = f"Not saved: {_in_words(error)}"
+            return
+        if not changes:
+            self._question = None
             return
         try:
             client.update(form.original.id, if_version=form.version, **changes)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import curses
-import re
-from datetime import date, timedelta
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Callable
 
+from ..errors import InvalidParams
 from ..models import Priority, Task
 from .line_editor import LineEditor
 from .view import PRIORITY_LABELS
@@ -14,15 +14,25 @@ from .view import PRIORITY_LABELS
 _PRIORITY_NAMES = ["none", "low", "medium", "high"]
 _DONE_NAMES = ["no", "yes"]
 _CHOICES = {"Priority": _PRIORITY_NAMES, "Done": _DONE_NAMES}
-_RELATIVE_DAYS = re.compile(r"\+(\d{1,4})d?\Z")
-#: The names the Repeat field takes besides a rule, and the rules they stand for.
+#: Names for the rules the command line's `recur:` words make, to show a rule by its name.
 RULE_NAMES = {
     "daily": "FREQ=DAILY",
     "weekdays": "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR",
     "weekly": "FREQ=WEEKLY",
-    "monthly": "FREQ=MONTHLY",
+    "monthly": "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
+    "lastday": "FREQ=MONTHLY;BYMONTHDAY=-1",
     "yearly": "FREQ=YEARLY",
 }
+#: The fields that take the command line's words, read by the server (`tasks/parse`):
+#: their attribute, and the member of `tasks/update` changes it sets.
+_WORD_FIELDS = {
+    "Due": ("due", "due"),
+    "Wait": ("wait", "wait"),
+    "Remind": ("remind", "remindAt"),
+    "Repeat": ("recur", "recurrence"),
+}
+#: Parses words into `tasks/update` changes for the task being edited.
+Parse = Callable[[str], Mapping[str, Any]]
 NEW_LINE = "\x0f"  # Ctrl-O, as in Emacs: open a line
 _NEXT_KEYS = {"\t", curses.KEY_DOWN}
 _PREVIOUS_KEYS = {curses.KEY_BTAB, curses.KEY_UP}
@@ -73,6 +83,8 @@ class EditForm:
             "Repeat": LineEditor("" if task.recurrence is None else _rule_in_words(task)),
             "Remind": LineEditor(task.remind_at or ""),
         }
+        #: The text each field showed when the form opened.
+        self.editors_shown = {label: editor.text for label, editor in self.editors.items()}
 
     @property
     def focused(self) -> str:
@@ -95,20 +107,23 @@ class EditForm:
         else:
             self.editors[self.focused].handle(key)
 
-    def changes(self, today: date) -> dict[str, Any]:
+    def changes(self, parse: Parse) -> dict[str, Any]:
         """The fields the user changed, as `update` takes them; `FormError` for a field
-        that holds no value for it."""
+        that holds no value for it. Due, Wait, Remind and Repeat take what the command
+        line takes (`fri`, `+3d`, `9am`, `monthly`), read by `parse`."""
         values: dict[str, Any] = {
             "title": self.editors["Title"].text,
             "notes": self.editors["Notes"].text,
-            "due": _time(self.editors["Due"].text.strip(), self.original.due, today),
-            "wait": _time(self.editors["Wait"].text.strip(), self.original.wait, today),
+            "due": self._words("Due", self.original.due, parse),
+            "wait": self._words("Wait", self.original.wait, parse),
             "project": self.editors["Project"].text.strip() or None,
             "tags": tuple(tag.lstrip("#") for tag in self.editors["Tags"].text.split() if tag.lstrip("#")),
             "priority": _choice(self.editors["Priority"].text, _PRIORITY_NAMES, "Priority"),
             "done": bool(_choice(self.editors["Done"].text, _DONE_NAMES, "Done")),
-            "recurrence": _rule(self.editors["Repeat"].text.strip()),
-            "remind_at": _time(self.editors["Remind"].text.strip(), self.original.remind_at, today),
+            "recurrence": self._words(
+                "Repeat", None if self.original.recurrence is None else self.original.recurrence.rule, parse
+            ),
+            "remind_at": self._words("Remind", self.original.remind_at, parse),
         }
         original = self.original
         before = {
@@ -130,28 +145,20 @@ class EditForm:
             changed["priority"] = Priority(changed["priority"])
         return changed
 
-
-def _time(text: str, original: str | None, today: date) -> str | None:
-    if text == (original or ""):
-        return original
-    if not text:
-        return None
-    lowered = text.lower()
-    if lowered == "today":
-        return today.isoformat()
-    if lowered == "tomorrow":
-        return (today + timedelta(days=1)).isoformat()
-    relative = _RELATIVE_DAYS.match(lowered)
-    if relative:
-        return (today + timedelta(days=int(relative.group(1)))).isoformat()
-    return text  # a date or date-time; the server says what is wrong with anything else
-
-
-def _rule(text: str) -> str | None:
-    """A rule (as written; the server says what is wrong with it) or one of `RULE_NAMES`."""
-    if not text:
-        return None
-    return RULE_NAMES.get(text.lower(), text)
+    def _words(self, label: str, original: str | None, parse: Parse) -> str | None:
+        """The field's value: the original while its text is as shown, else what the
+        server reads the text as (`due:fri`)."""
+        text = self.editors[label].text.strip()
+        shown = self.editors_shown[label]
+        if text == shown:
+            return original
+        attribute, member = _WORD_FIELDS[label]
+        try:
+            value = parse(f"{attribute}:{text}").get(member)
+        except InvalidParams as error:
+            reason = error.data.get("reason") if isinstance(error.data, dict) else None
+            raise FormError(f"{label}: {reason or error}") from error
+        return value["rule"] if isinstance(value, dict) else value
 
 
 def _choice(text: str, names: list[str], label: str) -> int:

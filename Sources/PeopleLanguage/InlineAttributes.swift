@@ -1,40 +1,47 @@
-import PeopleDates
 import TaskModel
 
 /// What `add` and `modify` take from the words after the command: title words, `+tag`,
 /// `-tag`, and `name:value` attributes, their dates already read.
-struct TaskEdit: Sendable {
-    var titleWords: [String] = []
-    var addTags: [String] = []
-    var removeTags: [String] = []
-    var notes: String?
-    var priority: Int?
+public struct TaskEdit: Sendable, Equatable {
+    public var titleWords: [String] = []
+    public var addTags: [String] = []
+    public var removeTags: [String] = []
+    public var notes: String?
+    public var priority: Int?
     /// nil: unchanged; .some(nil): cleared (`due:` with no value).
-    var due: String??
-    var wait: String??
-    var project: String??
+    public var due: String??
+    public var wait: String??
+    public var project: String??
     /// The ids as typed (short ids too); resolved against the store when applied.
-    var dependsOn: [String]?
+    public var dependsOn: [String]?
     /// A rule (`FREQ=WEEKLY`); `.some(nil)` stops the series.
-    var recurrence: String??
-    var remindAt: String??
+    public var recurrence: String??
+    public var remindAt: String??
+    /// `status:open` (false) or `status:done` (true).
+    public var done: Bool?
 
-    var isEmpty: Bool {
-        titleWords.isEmpty && addTags.isEmpty && removeTags.isEmpty && notes == nil && priority == nil
-            && due == nil && wait == nil && project == nil && dependsOn == nil && recurrence == nil && remindAt == nil
+    public init() {}
+
+    public var isEmpty: Bool {
+        self == TaskEdit()
     }
 }
 
 /// When a command reads dates: the time and the time zone they are read in.
-struct DateContext: Sendable {
-    var now: Int64
-    var calendar: LocalCalendar
+public struct DateContext: Sendable {
+    public var now: Int64
+    public var calendar: LocalCalendar
 
-    static func current() -> DateContext {
+    public init(now: Int64, calendar: LocalCalendar) {
+        self.now = now
+        self.calendar = calendar
+    }
+
+    public static func current() -> DateContext {
         DateContext(now: Timestamp.now(), calendar: .system)
     }
 
-    func date(_ text: String, for name: String) throws(UsageError) -> String {
+    public func date(_ text: String, for name: String) throws(UsageError) -> String {
         guard let wire = PeopleDates.parse(text, now: now, calendar: calendar) else {
             throw UsageError("\(name) takes \(PeopleDates.accepted), not \(text)")
         }
@@ -44,35 +51,56 @@ struct DateContext: Sendable {
     /// A time for `text`: a day is its start in local time. The store takes a date as
     /// midnight UTC, which is the evening before west of Greenwich: `wait:tomorrow` must
     /// not end tonight.
-    func time(_ text: String, for name: String) throws(UsageError) -> String {
+    public func time(_ text: String, for name: String) throws(UsageError) -> String {
         let wire = try date(text, for: name)
         guard wire.count == 10, let midnight = Timestamp.parse(wire) else { return wire }
         return calendar.rfc3339(local: midnight / 1000)
     }
+
+    /// A reminder for `text`: a day is 09:00 local time that day (`remind:tomorrow`), a
+    /// morning rather than the midnight a day starts at.
+    public func reminder(_ text: String, for name: String) throws(UsageError) -> String {
+        let wire = try date(text, for: name)
+        guard wire.count == 10, let midnight = Timestamp.parse(wire) else { return wire }
+        return calendar.rfc3339(local: midnight / 1000 + Self.reminderHour * 3600)
+    }
+
+    /// The hour of a reminder given as a day.
+    public static let reminderHour: Int64 = 9
 }
 
 /// One `name:value` the command line takes, and what it does to `Target`.
-struct InlineAttribute<Target>: Sendable {
-    let name: String
+public struct InlineAttribute<Target>: Sendable {
+    public let name: String
     /// For the error that lists what is taken: `due:DATE`.
-    let form: String
+    public let form: String
     /// False for a row that refuses every value until the store keeps its field: it is
     /// then left out of the list an unknown name's error gives.
-    var available = true
-    let apply: @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
+    public var available = true
+    public let apply: @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
 
     /// The row `name` names: its whole name, or a start of it of at least 3 characters that
     /// no other row's name shares (`proj:`, `pri:`, `dep:`).
-    static func named(_ name: String, in table: [InlineAttribute]) -> InlineAttribute? {
+    public init(
+        name: String, form: String, available: Bool = true,
+        apply: @escaping @Sendable (_ value: String, _ target: inout Target, _ dates: DateContext) throws(UsageError) -> Void
+    ) {
+        self.name = name
+        self.form = form
+        self.available = available
+        self.apply = apply
+    }
+
+    public static func named(_ name: String, in table: [InlineAttribute]) -> InlineAttribute? {
         if let exact = table.first(where: { $0.name == name }) { return exact }
         let matches = name.count >= 3 ? table.filter { $0.name.hasPrefix(name) } : []
         return matches.count == 1 ? matches[0] : nil
     }
 }
 
-enum InlineAttributes {
+public enum InlineAttributes {
     /// The attributes of `add` and `modify`. An empty value clears the field.
-    static let task: [InlineAttribute<TaskEdit>] = [
+    public static let task: [InlineAttribute<TaskEdit>] = [
         InlineAttribute(name: "project", form: "project:Home.Garage") { value, edit, _ in
             edit.project = .some(value.isEmpty ? nil : value)
         },
@@ -99,13 +127,20 @@ enum InlineAttributes {
             }
             edit.recurrence = .some(rule)
         },
+        InlineAttribute(name: "status", form: "status:open|done") { value, edit, _ throws(UsageError) in
+            switch value.lowercased() {
+            case "open", "pending": edit.done = false
+            case "done", "completed": edit.done = true
+            default: throw UsageError("status: takes open or done, not \(value)")
+            }
+        },
         InlineAttribute(name: "remind", form: "remind:DATE") { value, edit, dates throws(UsageError) in
-            edit.remindAt = .some(value.isEmpty ? nil : try dates.time(value, for: "remind:"))
+            edit.remindAt = .some(value.isEmpty ? nil : try dates.reminder(value, for: "remind:"))
         },
     ]
 
     /// A word of `add` or `modify` after the options were read (`literal`: after `--`).
-    static func read(
+    public static func read(
         _ word: String, literal: Bool, into edit: inout TaskEdit, dates: DateContext,
         removing: Bool
     ) throws(UsageError) {
@@ -130,7 +165,7 @@ enum InlineAttributes {
 
     /// `name:value` where the name is ASCII letters and dots. Other words with a colon
     /// (`10:30`, `https://…`, `Note:`) are plain words.
-    static func split(_ word: String) -> (name: String, value: String)? {
+    public static func split(_ word: String) -> (name: String, value: String)? {
         guard let colon = word.firstIndex(of: ":"), colon != word.startIndex else { return nil }
         let name = word[..<colon]
         let value = String(word[word.index(after: colon)...])
@@ -139,7 +174,7 @@ enum InlineAttributes {
         return (name.lowercased(), value)
     }
 
-    static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
+    public static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
         UsageError(
             "\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
                 + "to keep \(word) as a word, put it after --")
@@ -147,10 +182,10 @@ enum InlineAttributes {
 }
 
 /// Tags as people write them: one word each.
-enum TagWord {
+public enum TagWord {
     /// `tag`, or a usage error that says how to write it when it holds white space (the
     /// store's rule, said in the command line's words).
-    static func checked(_ tag: String) throws(UsageError) -> String {
+    public static func checked(_ tag: String) throws(UsageError) -> String {
         guard tag.contains(where: \.isWhitespace) else { return tag }
         let words = tag.split(whereSeparator: \.isWhitespace)
         let joined = words.joined(separator: "-")
@@ -161,12 +196,12 @@ enum TagWord {
     }
 }
 
-enum PriorityName {
-    static let names = ["none", "low", "medium", "high"]
+public enum PriorityName {
+    public static let names = ["none", "low", "medium", "high"]
     /// H, M, L as Taskwarrior writes them; " " for none.
-    static let letters = [" ", "L", "M", "H"]
+    public static let letters = [" ", "L", "M", "H"]
 
-    static func value(_ text: String) -> Int? {
+    public static func value(_ text: String) -> Int? {
         let lowered = text.lowercased()
         if let index = names.firstIndex(of: lowered) { return index }
         if lowered.count == 1, let index = letters.firstIndex(of: lowered.uppercased()) { return index }
@@ -174,7 +209,7 @@ enum PriorityName {
         return number
     }
 
-    static func parse(_ text: String, for name: String) throws(UsageError) -> Int {
+    public static func parse(_ text: String, for name: String) throws(UsageError) -> Int {
         guard let priority = value(text.isEmpty ? "none" : text) else {
             throw UsageError("\(name) takes H, M, L or none (or high, medium, low, or 0 to 3), not \(text)")
         }

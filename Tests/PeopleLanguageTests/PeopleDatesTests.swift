@@ -1,5 +1,5 @@
-import PeopleDates
-import TaskStore
+import PeopleLanguage
+import TaskModel
 import Testing
 
 /// The dates people type, read at a fixed time: Wednesday 2026-12-02 09:30 UTC.

@@ -1,62 +1,4 @@
-import TaskStore
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Local time: the offset from UTC at each instant, as the time zone (TZ) says.
-public struct LocalCalendar: Sendable {
-    /// Seconds to add to a UTC time (seconds since the epoch) to get the local wall-clock time.
-    public let offsetAt: @Sendable (Int64) -> Int64
-
-    public init(offsetAt: @escaping @Sendable (Int64) -> Int64) {
-        self.offsetAt = offsetAt
-    }
-
-    /// The process's time zone: TZ, else /etc/localtime.
-    public static let system = LocalCalendar { seconds in
-        var time = time_t(seconds)
-        var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return 0 }
-        return Int64(parts.tm_gmtoff)
-    }
-
-    public static func fixed(offsetSeconds: Int64) -> LocalCalendar {
-        LocalCalendar { _ in offsetSeconds }
-    }
-
-    /// The local day (days since 1970-01-01) of a UTC time in milliseconds.
-    public func day(ofMilliseconds milliseconds: Int64) -> Int64 {
-        let seconds = floorDiv(milliseconds, 1000)
-        return floorDiv(seconds + offsetAt(seconds), 86_400)
-    }
-
-    /// The UTC time (seconds) of a local wall-clock time (seconds since the epoch, as if
-    /// local time were UTC). In a gap (spring forward) or an overlap, the offset found after
-    /// one correction is taken, as mktime does.
-    public func utcSeconds(ofLocal local: Int64) -> Int64 {
-        let guess = local - offsetAt(local)
-        return local - offsetAt(guess)
-    }
-
-    /// `2026-12-05T17:00:00+01:00`: a local wall-clock time with its offset.
-    public func rfc3339(local: Int64) -> String {
-        let offset = offsetAt(utcSeconds(ofLocal: local))
-        let sign = offset < 0 ? "-" : "+"
-        return "\(PeopleDates.dateText(floorDiv(local, 86_400)))T\(PeopleDates.clock(local, seconds: true))"
-            + "\(sign)\(pad(abs(offset) / 3600))\(":")\(pad(abs(offset) / 60 % 60))"
-    }
-}
-
-public func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-    let (quotient, remainder) = a.quotientAndRemainder(dividingBy: b)
-    return remainder < 0 ? quotient - 1 : quotient
-}
-
-private func pad(_ value: Int64, _ width: Int = 2) -> String {
-    let digits = String(value)
-    return String(repeating: "0", count: max(0, width - digits.count)) + digits
-}
+import TaskModel
 
 /// The dates people type (`tomorrow`, `fri`, `+3d`, `2026-12-05T17:00`) and the way dates
 /// are shown to them (`tomorrow`, `in 3 days`, `2 days overdue`). Pure functions of the
@@ -65,7 +7,8 @@ public enum PeopleDates {
     /// What `due:`, `wait:`, `--due` and the filters take, for messages and help.
     public static let accepted =
         "today, tomorrow, yesterday, a weekday (mon … sunday), eod, eow, eom, eoy, now, "
-        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, 2026-12-05T17:00 (local time) or an RFC 3339 time"
+        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, a time of day (9am, 5:30pm, 17:30: the next one), "
+        + "a day and a time of day (fri 9am, tomorrow 17:30), 2026-12-05T17:00 (local time) or an RFC 3339 time"
 
     public static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
@@ -77,6 +20,17 @@ public enum PeopleDates {
         let today = calendar.day(ofMilliseconds: now)
         let nowSeconds = floorDiv(now, 1000)
         let nowLocal = nowSeconds + calendar.offsetAt(nowSeconds)
+        if let ofDay = clock(word) {
+            // The next such time: today's if it is still ahead, else tomorrow's.
+            let todays = today * 86_400 + ofDay
+            return calendar.rfc3339(local: todays > nowLocal ? todays : todays + 86_400)
+        }
+        let parts = word.split(separator: " ")
+        if parts.count == 2, let ofDay = clock(String(parts[1])), let day = parse(String(parts[0]), now: now, calendar: calendar),
+            day.utf8.count == 10, let midnight = Timestamp.parse(day)
+        {
+            return calendar.rfc3339(local: midnight / 1000 + ofDay)
+        }
         switch word {
         case "today", "eod": return dateText(today)
         case "tomorrow": return dateText(today + 1)
@@ -108,6 +62,28 @@ public enum PeopleDates {
             return calendar.rfc3339(local: local)
         }
         return Timestamp.parse(text) != nil ? text : nil
+    }
+
+    /// `9am`, `12pm`, `5:30pm`, `17:30`: seconds into the day; nil for anything else.
+    public static func clock(_ word: String) -> Int64? {
+        var text = Substring(word.lowercased())
+        var afternoon: Bool?
+        if text.hasSuffix("am") || text.hasSuffix("pm") {
+            afternoon = text.hasSuffix("pm")
+            text = text.dropLast(2)
+        }
+        let pieces = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(pieces.count), afternoon != nil || pieces.count == 2,
+            pieces.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let hour = Int64(pieces[0]), let minute = pieces.count == 2 ? Int64(pieces[1]) : 0,
+            pieces.count == 1 || pieces[1].count == 2, minute < 60
+        else { return nil }
+        switch afternoon {
+        case nil: return hour < 24 ? hour * 3600 + minute * 60 : nil
+        case let pm?:
+            guard (1...12).contains(hour) else { return nil }
+            return ((hour % 12) + (pm ? 12 : 0)) * 3600 + minute * 60
+        }
     }
 
     /// `+3d`, `3d`, `-2w`, `1m`, `4h`: a signed count and its unit.
