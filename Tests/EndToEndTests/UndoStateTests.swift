@@ -118,7 +118,9 @@ import Testing
         _ = try client.request("tasks/update", #"{"id":"t","changes":{"notes":"by me"}}"#)
         let shell = ChildProcess()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = ["-bail", "-cmd", ".timeout 10000", database.argument, "UPDATE task SET notes = 'by hand', notes_fold = 'by hand' WHERE id = 't'"]
+        shell.arguments = [
+            "-bail", "-cmd", ".timeout 10000", database.argument, "UPDATE task SET notes = 'by hand', notes_fold = 'by hand' WHERE id = 't'",
+        ]
         try shell.run()
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
