@@ -255,7 +255,7 @@ import Testing
         ["import", "f", "--on-conflict", "maybe"], ["import", "f", "--from", "todo.txt"], ["backup"],
         ["backup", "a", "b"], ["backup", "a", "--pages-per-step", "0"], ["check", "extra"], ["add"],
         ["add", "--priority", "urgent", "x"], ["list", "--json=yes"], ["list", "--bogus"], ["done"], ["rm"],
-        ["list", "--db"], ["frobnicate"], ["--db", "x", "list"],
+        ["list", "--db"], ["frobnicate"], ["--db"],
     ])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let result = try runTaskline(arguments)

@@ -96,7 +96,8 @@ import Testing
 
         let done = try run(["done", plantsID], postgres)
         #expect(done.status == 0, "\(done.stderr)")
-        #expect(done.output == "done \(plantsID)  [x]  2099-01-04  Water plants\n")
+        #expect(done.output.hasPrefix("done \(plantsID)  [x]  2099-01-04  Water plants\nnext "))
+        #expect(done.output.hasSuffix("  [ ]  2099-01-11  Water plants\n"), "done names the next occurrence")
         let open = try run(["list", "--sort", "due"], postgres).lines
         #expect(open.count == 2)
         #expect(open[0].contains("  [ ]     2099-01-11  ") && open[0].hasSuffix("  Water plants"), "the next occurrence, a week later")
