@@ -131,8 +131,8 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--cli "add" "--due" (taskline-test--date 3) "Grüße, 世界")
     (taskline-test--cli "done" (cadr (split-string (taskline-test--cli "add" "Finished already"))))
     (taskline-test--open)
-    (let* ((ago (format "%d days ago" (- (time-to-days nil)
-                                        (time-to-days (encode-time '(0 0 12 1 1 2020 nil -1 nil)))))))
+    (let* ((ago (format "%d days overdue" (- (time-to-days nil)
+                                            (time-to-days (encode-time '(0 0 12 1 1 2020 nil -1 nil)))))))
       (taskline-test--wait-for-lines
        (list (concat "[ ] Write the report high " ago " #docs #work")
              "[ ] Grüße, 世界 in 3 days"))
@@ -334,7 +334,7 @@ Any taskline message BODY leaves untaken fails the test."
       (taskline-test--wait-for "a new server" (lambda () (and taskline--current
                                                               (not (eq taskline--current first))
                                                               (eq taskline--following taskline--current))))
-      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+      (should (equal '("taskline: the server did not answer tasks/parse within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
 (ert-deftest taskline-test-server-stopped-during-the-send ()
@@ -357,7 +357,7 @@ just before the send."
       (taskline-test--wait-for "a new server" (lambda () (and taskline--current
                                                               (not (eq taskline--current first))
                                                               (eq taskline--following taskline--current))))
-      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+      (should (equal '("taskline: the server did not answer tasks/parse within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
 (ert-deftest taskline-test-other-database ()
