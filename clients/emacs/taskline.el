@@ -629,7 +629,7 @@ line when given, else stays on its task (on its line if the task left)."
 `g' fetches every task again.  Done tasks, and tasks that wait (their
 `wait' is still to come), are hidden until \[taskline-toggle-show-done]."
   (setq tabulated-list-format [("" 3 nil) ("Title" 40 nil) ("Priority" 8 nil)
-                               ("Due" 12 nil) ("Project" 14 nil) ("Tags" 0 nil)]
+                               ("Due" 16 nil) ("Project" 14 nil) ("Tags" 0 nil)]
         tabulated-list-padding 1)
   (setq-local revert-buffer-function #'taskline--revert)
   (add-hook 'kill-buffer-hook #'taskline--on-list-killed nil t)

@@ -7,6 +7,7 @@
 
 (require 'ert)
 (require 'taskline)
+(require 'text-property-search)
 
 (defconst taskline-test--wait 5 "Seconds a test waits for something to show.")
 
@@ -266,6 +267,7 @@ Any taskline message BODY leaves untaken fails the test."
       (taskline-test--cli "add" "--due" (funcall at 1 "08:30") "Tomorrow morning")
       (taskline-test--cli "add" "--due" (funcall at 3 "17:00") "Later this week")
       (taskline-test--cli "add" "--due" (taskline-test--date 20) "Far off")
+      (taskline-test--cli "add" "--due" (funcall at 13 "17:00") "In two weeks")
       (dolist (title '("Done yesterday" "Done three days ago"))
         (taskline-test--cli "add" "--due" (taskline-test--date (if (equal title "Done yesterday") -1 -3))
                             title))
@@ -276,10 +278,10 @@ Any taskline message BODY leaves untaken fails the test."
       (taskline-test--press "H")
       (let ((expected `(("Two days late" "2 days overdue") ("One day late" "1 day overdue")
                         ("Tomorrow morning" "tomorrow 08:30") ("Later this week" "in 3 days 17:00")
-                        ("Far off" ,(taskline-test--date 20)) ("Done yesterday" "yesterday")
+                        ("Far off" ,(taskline-test--date 20)) ("In two weeks" "in 13 days 17:00") ("Done yesterday" "yesterday")
                         ("Done three days ago" "3 days ago")))
             (cli (split-string (taskline-test--cli "list" "status:all") "\n" t)))
-        (taskline-test--wait-for "every task" (lambda () (= 7 (length (taskline-test--lines)))))
+        (taskline-test--wait-for "every task" (lambda () (= 8 (length (taskline-test--lines)))))
         (pcase-dolist (`(,title ,due) expected)
           (let ((cell (with-current-buffer taskline--buffer-name
                         (taskline-test--goto title)
@@ -288,7 +290,11 @@ Any taskline message BODY leaves untaken fails the test."
             ;; The command line shows the same words on the task's line.
             (should (seq-find (lambda (line) (and (string-search title line)
                                                   (string-search due line)))
-                              cli))))))))
+                              cli))))
+        ;; The Due column is wide enough for them: none is cut (shown with an ellipsis).
+        (with-current-buffer taskline--buffer-name
+          (goto-char (point-min))
+          (should-not (text-property-search-forward 'display "…" #'equal)))))))
 
 (ert-deftest taskline-test-toggle-done ()
   "x marks the task done (hidden by default); d, with done shown, undoes it."
