@@ -451,18 +451,6 @@ leaves the tasks as they are."
          (concat due "T00:00:00Z")
        due))))
 
-(defun taskline--relative (seconds)
-  "SECONDS from now, in words: \"in 3 days\", \"2 h ago\"."
-  (let* ((magnitude (abs seconds))
-         (amount (cond ((< magnitude 60) "now")
-                       ((< magnitude 3600) (format "%d min" (round magnitude 60)))
-                       ((< magnitude 86400) (format "%d h" (round magnitude 3600)))
-                       (t (let ((days (/ magnitude 86400)))
-                            (format "%d day%s" days (if (= days 1) "" "s")))))))
-    (cond ((equal amount "now") amount)
-          ((< seconds 0) (concat amount " ago"))
-          (t (concat "in " amount)))))
-
 (defun taskline--local-days (time)
   "The day number (as `time-to-days') of the local date equal to TIME's UTC date."
   (let ((utc (decode-time time t)))
@@ -470,25 +458,36 @@ leaves the tasks as they are."
                                      (decoded-time-year utc) nil -1 nil)))))
 
 (defun taskline--due-cell (task now)
-  "The due column of TASK at the time NOW (seconds)."
+  "The due column of TASK at the time NOW (seconds).
+The command line's rules (docs/command-line.md): \"today\",
+\"tomorrow 08:30\", \"in 3 days\", \"2 days overdue\" (an open task),
+\"yesterday\" and \"3 days ago\" (any other), the date further than 13
+days off; a time of day after all but \"overdue\"."
   (let* ((due (plist-get task :due))
          (time (and due (taskline--due-time due))))
-    (cond ((null due) "")
-          ((null time) due)
-          (t (let* ((date-only (not (string-search "T" (upcase due))))
-                    ;; A date is due until its end.
-                    (deadline (+ (float-time time) (if date-only 86400 0)))
-                    (text (if date-only
-                              ;; Days between the date and today's date where the user is.
-                              (let ((days (- (taskline--local-days time)
-                                             (time-to-days (seconds-to-time now)))))
-                                (pcase days
-                                  (0 "today") (1 "tomorrow") (-1 "yesterday")
-                                  (_ (taskline--relative (* days 86400)))))
-                            (taskline--relative (truncate (- (float-time time) now))))))
-               (if (and (< deadline now) (not (eq (plist-get task :done) t)))
-                   (propertize text 'face 'taskline-overdue)
-                 text))))))
+    (cond
+     ((null due) "")
+     ((null time) due)
+     (t
+      (let* ((date-only (not (string-search "T" (upcase due))))
+             (open (not (eq (plist-get task :done) t)))
+             ;; A date is the same day everywhere: it is not moved into the local zone.
+             (days (- (if date-only (taskline--local-days time) (time-to-days time))
+                      (time-to-days (seconds-to-time now))))
+             (past (if date-only (< days 0) (< (float-time time) now)))
+             (clock (if date-only "" (format-time-string " %H:%M" time)))
+             (text (cond ((= days 0) (concat "today" clock))
+                         ((= days 1) (concat "tomorrow" clock))
+                         ((and (= days -1) (not open)) (concat "yesterday" clock))
+                         ((<= 2 days 13) (format "in %d days%s" days clock))
+                         ((and (< days 0) open past)
+                          (format "%d day%s overdue" (- days) (if (= days -1) "" "s")))
+                         ((<= -13 days -2) (format "%d days ago%s" (- days) clock))
+                         ;; A date is shown as it is stored (UTC's zone keeps it).
+                         (t (concat (format-time-string "%Y-%m-%d" time date-only) clock)))))
+        (if (and open past)
+            (propertize text 'face 'taskline-overdue)
+          text))))))
 
 (defun taskline--waiting-p (task now)
   "Whether TASK is not actionable yet at the time NOW: its `wait' is to come."
@@ -555,18 +554,50 @@ leaves the tasks as they are."
                                          (plist-get task :tags) " ")))))
             (sort shown (lambda (a b) (taskline--key-less-p (car a) (car b)))))))
 
-(defun taskline--render ()
-  "Show the tasks in the list buffer, if it is open."
+(defun taskline--place (position)
+  "Where POSITION, a value `point', is in the list: (TASK-ID . LINE)."
+  (save-excursion
+    (goto-char position)
+    (cons (tabulated-list-get-id) (line-number-at-pos))))
+
+(defun taskline--position-of (place)
+  "The position of PLACE: its task's line, else its line, else the last task's."
+  (save-excursion
+    (goto-char (point-min))
+    (while (and (car place) (not (eobp)) (not (equal (car place) (tabulated-list-get-id))))
+      (forward-line 1))
+    (when (eobp)
+      ;; The task is no longer shown (done, say): the line where it was, so the
+      ;; next key acts on the task that took its place.
+      (goto-char (point-min))
+      (forward-line (1- (cdr place)))
+      (when (and (eobp) (not (bobp)))
+        (forward-line -1)))
+    (point)))
+
+(defun taskline--render (&optional task-id)
+  "Show the tasks in the list buffer, if it is open.
+Point, in the buffer and in each window that shows it, lands on TASK-ID's
+line when given, else stays on its task (on its line if the task left)."
   (when-let ((buffer (get-buffer taskline--buffer-name)))
     (with-current-buffer buffer
-      (setq tabulated-list-entries (taskline--entries)
-            mode-line-process
-            (concat " " (symbol-name taskline--sort)
-                    (and taskline--filter-text (format " /%s" taskline--filter-text))
-                    (and taskline--filter-tag (format " #%s" taskline--filter-tag))
-                    (and taskline--filter-project (format " +%s" taskline--filter-project))
-                    (if taskline--show-done " +done" "")))
-      (tabulated-list-print t)
+      (let ((places (mapcar (lambda (window)
+                              (cons window (taskline--place (window-point window))))
+                            (get-buffer-window-list buffer nil t)))
+            (place (taskline--place (point))))
+        (setq tabulated-list-entries (taskline--entries)
+              mode-line-process
+              (concat " " (symbol-name taskline--sort)
+                      (and taskline--filter-text (format " /%s" taskline--filter-text))
+                      (and taskline--filter-tag (format " #%s" taskline--filter-tag))
+                      (and taskline--filter-project (format " +%s" taskline--filter-project))
+                      (if taskline--show-done " +done" "")))
+        ;; Erasing the buffer would send every window's point to the top.
+        (tabulated-list-print)
+        (goto-char (taskline--position-of (if task-id (cons task-id (cdr place)) place)))
+        (pcase-dolist (`(,window . ,window-place) places)
+          (set-window-point window (taskline--position-of
+                                    (if task-id (cons task-id (cdr window-place)) window-place)))))
       (force-mode-line-update))))
 
 ;;;; Commands
@@ -598,7 +629,7 @@ leaves the tasks as they are."
 `g' fetches every task again.  Done tasks, and tasks that wait (their
 `wait' is still to come), are hidden until \[taskline-toggle-show-done]."
   (setq tabulated-list-format [("" 3 nil) ("Title" 40 nil) ("Priority" 8 nil)
-                               ("Due" 12 nil) ("Project" 14 nil) ("Tags" 0 nil)]
+                               ("Due" 16 nil) ("Project" 14 nil) ("Tags" 0 nil)]
         tabulated-list-padding 1)
   (setq-local revert-buffer-function #'taskline--revert)
   (add-hook 'kill-buffer-hook #'taskline--on-list-killed nil t)
@@ -643,9 +674,10 @@ leaves the tasks as they are."
      session method params
      (lambda (result)
        (if (eq method 'tasks/delete)
-           (remhash (plist-get result :id) taskline--tasks)
-         (taskline--put-task result))
-       (taskline--render))
+           (progn (remhash (plist-get result :id) taskline--tasks)
+                  (taskline--render))
+         (taskline--put-task result)
+         (taskline--render (plist-get result :id))))
      (lambda (error)
        (let ((data (plist-get error :data)))
          (pcase (plist-get error :code)
@@ -662,21 +694,38 @@ leaves the tasks as they are."
   (let* ((data (plist-get error :data))
          (field (and (listp data) (plist-get data :field)))
          (reason (and (listp data) (plist-get data :reason))))
-    (if (and (eql (plist-get error :code) -32602) (stringp field) (stringp reason))
-        (format "%s: %s" (car (last (split-string field "\\."))) reason)
-      (plist-get error :message))))
+    (cond ((not (and (eql (plist-get error :code) -32602) (stringp field) (stringp reason)))
+           (plist-get error :message))
+          ;; Words tasks/parse refused: the command line's own message says what is taken.
+          ((equal field "text") reason)
+          (t (format "%s: %s" (car (last (split-string field "\\."))) reason)))))
+
+(defun taskline--parse (text task on-parsed)
+  "Read TEXT as the command line's words (`tasks/parse'), then call ON-PARSED.
+Without TASK the words are those of `taskline add' and ON-PARSED gets the
+`tasks/create' params; with TASK, those of `taskline modify' and it gets the
+`tasks/update' changes.  A refusal is shown in the command line's words."
+  (when-let ((session (taskline--session)))
+    (taskline--request
+     session 'tasks/parse (append (list :text text) (and task (list :id (plist-get task :id))))
+     (lambda (result)
+       (funcall on-parsed (if task (plist-get result :changes) (plist-get result :task))))
+     (lambda (error) (taskline--report "%s" (taskline--error-in-words error))))))
 
 (defun taskline--update (task changes)
   "Send CHANGES (a plist) to TASK, unless it changed since the list saw it."
   (taskline--write 'tasks/update (list :id (plist-get task :id) :changes changes
                                        :ifVersion (plist-get task :version))))
 
-(defun taskline-add (title)
-  "Add a task called TITLE."
-  (interactive (list (read-string "New task: ")))
-  (if (string-blank-p title)
+(defun taskline-add (text)
+  "Add a task from TEXT, the words `taskline add' takes.
+\"Call the bank +money due:fri pri:H\" is a task called \"Call the bank\",
+tagged money, of high priority, due next Friday; the server reads the
+words (`tasks/parse'), so they mean what they mean on the command line."
+  (interactive (list (read-string "New task (title +tag due:fri pri:H …): ")))
+  (if (string-blank-p text)
       (taskline--report "a task needs a title")
-    (taskline--write 'tasks/create (list :title title))))
+    (taskline--parse text nil (lambda (params) (taskline--write 'tasks/create params)))))
 
 (defun taskline-toggle-done ()
   "Mark the task on the current line done, or not done."
@@ -689,34 +738,47 @@ leaves the tasks as they are."
   (vconcat (split-string (read-string prompt (string-join (append initial nil) " "))
                          nil t)))
 
-(defun taskline--read-time (prompt initial)
-  "Read a time with PROMPT and INITIAL shown; nil for an empty answer."
-  (let ((time (string-trim (read-string prompt initial))))
-    (if (string-empty-p time) nil time)))
+(defconst taskline--date-fields '((due "Due" :due) (wait "Wait until" :wait)
+                                  (remind "Remind at" :remindAt))
+  "The fields that take a date: the command line's name, the prompt, the member.")
+
+(defun taskline--edit-date (task field)
+  "Read FIELD of TASK (one of `taskline--date-fields') in the command line's words.
+\"fri\", \"+3d\", \"eom\", \"tomorrow 9am\" or a date mean what they mean to
+`taskline modify' (`tasks/parse' reads them); an empty answer clears it."
+  (pcase-let ((`(,prompt ,member) (alist-get field taskline--date-fields)))
+    (let ((words (string-trim (read-string (format "%s (fri, +3d, eom, 2026-12-01 9am; empty: none): "
+                                                   prompt)
+                                           (plist-get task member)))))
+      (taskline--parse (format "%s:%s" field words) task
+                       (lambda (changes) (taskline--update task changes))))))
 
 (defun taskline-edit (field)
   "Change FIELD of the task on the current line.
-FIELD is title, notes, due, wait, priority, project or tags."
-  (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "wait" "priority"
-                                                         "project" "tags")
+FIELD is title, notes, due, wait, remind, priority, project or tags.  The
+dates are read in the command line's words."
+  (interactive (list (intern (completing-read "Edit: " '("title" "notes" "due" "wait" "remind"
+                                                         "priority" "project" "tags")
                                               nil t))))
-  (let* ((task (taskline--task-at-point))
-         (value
-          (pcase field
-            ('title (read-string "Title: " (plist-get task :title)))
-            ('notes (read-string "Notes: " (plist-get task :notes)))
-            ('due (taskline--read-time "Due (2026-12-01 or RFC 3339; empty: none): "
-                                       (plist-get task :due)))
-            ('wait (taskline--read-time "Wait until (2026-12-01 or RFC 3339; empty: none): "
-                                        (plist-get task :wait)))
-            ('project (let ((project (string-trim (read-string "Project (Home.Garage; empty: none): "
-                                                               (plist-get task :project)))))
-                        (if (string-empty-p project) nil project)))
-            ('priority (cl-position (completing-read "Priority: " taskline--priorities nil t nil nil
-                                                     (nth (plist-get task :priority) taskline--priorities))
-                                    taskline--priorities :test #'equal))
-            ('tags (taskline--read-tags "Tags (separated by spaces): " (plist-get task :tags)))
-            (_ (user-error "No such field: %s" field)))))
+  (let ((task (taskline--task-at-point)))
+    (if (assq field taskline--date-fields)
+        (taskline--edit-date task field)
+      (taskline--edit-value task field))))
+
+(defun taskline--edit-value (task field)
+  "Read FIELD of TASK, a field that is not a date, and send it."
+  (let ((value
+         (pcase field
+           ('title (read-string "Title: " (plist-get task :title)))
+           ('notes (read-string "Notes: " (plist-get task :notes)))
+           ('project (let ((project (string-trim (read-string "Project (Home.Garage; empty: none): "
+                                                              (plist-get task :project)))))
+                       (if (string-empty-p project) nil project)))
+           ('priority (cl-position (completing-read "Priority: " taskline--priorities nil t nil nil
+                                                    (nth (plist-get task :priority) taskline--priorities))
+                                   taskline--priorities :test #'equal))
+           ('tags (taskline--read-tags "Tags (separated by spaces): " (plist-get task :tags)))
+           (_ (user-error "No such field: %s" field)))))
     (taskline--update task (list (intern (format ":%s" field)) value))))
 
 (defun taskline-delete ()

@@ -7,6 +7,7 @@
 
 (require 'ert)
 (require 'taskline)
+(require 'text-property-search)
 
 (defconst taskline-test--wait 5 "Seconds a test waits for something to show.")
 
@@ -131,8 +132,8 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--cli "add" "--due" (taskline-test--date 3) "Grüße, 世界")
     (taskline-test--cli "done" (cadr (split-string (taskline-test--cli "add" "Finished already"))))
     (taskline-test--open)
-    (let* ((ago (format "%d days ago" (- (time-to-days nil)
-                                        (time-to-days (encode-time '(0 0 12 1 1 2020 nil -1 nil)))))))
+    (let* ((ago (format "%d days overdue" (- (time-to-days nil)
+                                            (time-to-days (encode-time '(0 0 12 1 1 2020 nil -1 nil)))))))
       (taskline-test--wait-for-lines
        (list (concat "[ ] Write the report high " ago " #docs #work")
              "[ ] Grüße, 世界 in 3 days"))
@@ -151,6 +152,149 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--press "a" "Buy milk")
     (taskline-test--wait-for-lines '("[ ] Buy milk"))
     (should (string-match-p "\\[ \\]  Buy milk" (taskline-test--cli "list")))))
+
+(defun taskline-test--next-friday ()
+  "`fri' as the command line reads it: the next Friday after today, YYYY-MM-DD."
+  (let ((weekday (decoded-time-weekday (decode-time))))
+    (format-time-string "%Y-%m-%d" (time-add nil (* 86400 (1+ (mod (- 4 weekday) 7)))))))
+
+(defun taskline-test--stored (db)
+  "The tasks of the database DB, as `taskline list --json' shows them."
+  (with-temp-buffer
+    (unless (eql 0 (call-process (taskline--server-program) nil t nil "list" "--db" db "--json"))
+      (ert-fail (list "taskline list failed" (buffer-string))))
+    (goto-char (point-min))
+    (append (json-parse-buffer :object-type 'plist :array-type 'list) nil)))
+
+(defun taskline-test--made-by-add (words)
+  "The task `taskline add' makes of WORDS (a string) in a database of its own."
+  (let ((db (make-temp-file "taskline-cli" nil ".sqlite")))
+    (delete-file db)
+    (unwind-protect
+        (progn
+          (with-temp-buffer
+            (unless (eql 0 (apply #'call-process (taskline--server-program) nil t nil
+                                  "add" "--db" db (split-string words)))
+              (ert-fail (list "taskline add failed" (buffer-string)))))
+          (car (taskline-test--stored db)))
+      (taskline-test--delete-database db))))
+
+(ert-deftest taskline-test-add-takes-the-command-lines-words ()
+  "a reads the words `taskline add' takes (tasks/parse) and makes the same task."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (taskline-test--press "a" "Call the bank +money due:fri pri:H")
+    (taskline-test--wait-for "the task" (lambda ()
+                                          (seq-find (lambda (line) (string-search "Call the bank" line))
+                                                    (taskline-test--lines))))
+    (let ((task (car (taskline-test--stored taskline-test--db)))
+          (made (taskline-test--made-by-add "Call the bank +money due:fri pri:H")))
+      (should (equal "Call the bank" (plist-get task :title)))
+      (should (equal '("money") (plist-get task :tags)))
+      (should (equal 3 (plist-get task :priority)))
+      (should (equal (taskline-test--next-friday) (plist-get task :due)))
+      (dolist (member '(:title :tags :priority :due :project :recurrence :wait))
+        (should (equal (plist-get made member) (plist-get task member)))))
+    ;; Words the grammar refuses: the command line's message, and nothing is made.
+    (taskline-test--press "a" "Call re:bank")
+    (taskline-test--wait-for "the refusal" (lambda () taskline-test--messages))
+    (let ((messages (taskline-test--take-messages)))
+      (should (string-prefix-p "taskline: re:bank: re is not one of" (car messages))))
+    (should (= 1 (length (taskline-test--stored taskline-test--db))))))
+
+(ert-deftest taskline-test-edit-dates-take-the-command-lines-words ()
+  "e due, wait and remind read the command line's date words (tasks/parse with the id)."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "Pay rent")
+    (taskline-test--open)
+    (taskline-test--goto "Pay rent")
+    (taskline-test--press "e" "due" "someday")
+    (taskline-test--wait-for "the refusal" (lambda () taskline-test--messages))
+    (should (string-match-p "\\`taskline: due: " (car (taskline-test--take-messages))))
+    ;; The wait comes last: it hides the task.
+    (let ((id (plist-get (taskline--task-at-point) :id)))
+      (dolist (edit '(("due" "fri") ("remind" "fri 9am") ("wait" "+3d")))
+        (let ((version (plist-get (gethash id taskline--tasks) :version)))
+          (apply #'taskline-test--press "e" edit)
+          (taskline-test--wait-for (car edit) (lambda ()
+                                                (< version (plist-get (gethash id taskline--tasks)
+                                                                      :version)))))))
+    (let ((task (car (taskline-test--stored taskline-test--db))))
+      (should (equal (taskline-test--next-friday) (plist-get task :due)))
+      (should (string-prefix-p (concat (taskline-test--next-friday) "T09:00:00")
+                               (plist-get task :remindAt)))
+      (should (string-prefix-p (taskline-test--date 3) (plist-get task :wait))))))
+
+(ert-deftest taskline-test-point-stays-on-the-task-touched ()
+  "After a, e and x point is on the task touched, or where it was when it left."
+  (taskline-test--with-database
+    (taskline-test--cli "add" "First")
+    (taskline-test--cli "add" "Second")
+    (taskline-test--cli "add" "Third")
+    (taskline-test--open)
+    (let ((title-at-point (lambda ()
+                            (with-current-buffer taskline--buffer-name
+                              (plist-get (gethash (tabulated-list-get-id) taskline--tasks)
+                                         :title)))))
+      (taskline-test--goto "First")
+      (taskline-test--press "a" "Fourth")
+      (taskline-test--wait-for "point on the added task"
+                               (lambda () (equal "Fourth" (funcall title-at-point))))
+      (taskline-test--press "s")          ; by due date
+      (taskline-test--press "s")          ; by priority: the edited task moves up
+      (taskline-test--goto "Third")
+      (taskline-test--press "e" "priority" "high")
+      (taskline-test--wait-for-lines '("[ ] Third high" "[ ] First" "[ ] Second" "[ ] Fourth"))
+      (should (equal "Third" (funcall title-at-point)))
+      (taskline-test--goto "First")
+      ;; The done task is hidden: point is on the one that took its line, so the
+      ;; next x completes that one, not the first in the list.
+      (taskline-test--press "x")
+      (taskline-test--wait-for-lines '("[ ] Third high" "[ ] Second" "[ ] Fourth"))
+      (should (equal "Second" (funcall title-at-point)))
+      (taskline-test--press "x")
+      (taskline-test--wait-for-lines '("[ ] Third high" "[ ] Fourth"))
+      (should (equal "Fourth" (funcall title-at-point))))))
+
+(ert-deftest taskline-test-relative-dates-as-the-command-line-shows-them ()
+  "The due column reads as `taskline list' shows the same dates."
+  (taskline-test--with-database
+    (let ((at (lambda (days clock)
+                (format-time-string (concat "%Y-%m-%dT" clock ":00Z")
+                                    (time-add nil (* days 86400)) t))))
+      (taskline-test--cli "add" "--due" (taskline-test--date -2) "Two days late")
+      (taskline-test--cli "add" "--due" (taskline-test--date -1) "One day late")
+      (taskline-test--cli "add" "--due" (funcall at 1 "08:30") "Tomorrow morning")
+      (taskline-test--cli "add" "--due" (funcall at 3 "17:00") "Later this week")
+      (taskline-test--cli "add" "--due" (taskline-test--date 20) "Far off")
+      (taskline-test--cli "add" "--due" (funcall at 13 "17:00") "In two weeks")
+      (dolist (title '("Done yesterday" "Done three days ago"))
+        (taskline-test--cli "add" "--due" (taskline-test--date (if (equal title "Done yesterday") -1 -3))
+                            title))
+      (dolist (line (split-string (taskline-test--cli "list") "\n" t))
+        (when (string-match "\\([0-9a-f]+\\) .*Done" line)
+          (taskline-test--cli "done" (match-string 1 line))))
+      (taskline-test--open)
+      (taskline-test--press "H")
+      (let ((expected `(("Two days late" "2 days overdue") ("One day late" "1 day overdue")
+                        ("Tomorrow morning" "tomorrow 08:30") ("Later this week" "in 3 days 17:00")
+                        ("Far off" ,(taskline-test--date 20)) ("In two weeks" "in 13 days 17:00") ("Done yesterday" "yesterday")
+                        ("Done three days ago" "3 days ago")))
+            (cli (split-string (taskline-test--cli "list" "status:all") "\n" t)))
+        (taskline-test--wait-for "every task" (lambda () (= 8 (length (taskline-test--lines)))))
+        (pcase-dolist (`(,title ,due) expected)
+          (let ((cell (with-current-buffer taskline--buffer-name
+                        (taskline-test--goto title)
+                        (aref (tabulated-list-get-entry) 3))))
+            (should (equal (list title due) (list title (substring-no-properties cell))))
+            ;; The command line shows the same words on the task's line.
+            (should (seq-find (lambda (line) (and (string-search title line)
+                                                  (string-search due line)))
+                              cli))))
+        ;; The Due column is wide enough for them: none is cut (shown with an ellipsis).
+        (with-current-buffer taskline--buffer-name
+          (goto-char (point-min))
+          (should-not (text-property-search-forward 'display "…" #'equal)))))))
 
 (ert-deftest taskline-test-toggle-done ()
   "x marks the task done (hidden by default); d, with done shown, undoes it."
@@ -334,7 +478,7 @@ Any taskline message BODY leaves untaken fails the test."
       (taskline-test--wait-for "a new server" (lambda () (and taskline--current
                                                               (not (eq taskline--current first))
                                                               (eq taskline--following taskline--current))))
-      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+      (should (equal '("taskline: the server did not answer tasks/parse within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
 (ert-deftest taskline-test-server-stopped-during-the-send ()
@@ -357,7 +501,7 @@ just before the send."
       (taskline-test--wait-for "a new server" (lambda () (and taskline--current
                                                               (not (eq taskline--current first))
                                                               (eq taskline--following taskline--current))))
-      (should (equal '("taskline: the server did not answer tasks/create within 0.3 seconds; restarting it")
+      (should (equal '("taskline: the server did not answer tasks/parse within 0.3 seconds; restarting it")
                      (taskline-test--take-messages))))))
 
 (ert-deftest taskline-test-other-database ()
