@@ -161,6 +161,8 @@ extension PostgresTaskStore {
         var task: TaskItem
         var dueAt: Int64?
         var waitAt: Int64?
+        /// The next occurrence it had made (`successor_id`).
+        var successor: String?
     }
 
     /// The rows before `group` of the tasks it updated or deleted, by id bytes.
@@ -168,7 +170,7 @@ extension PostgresTaskStore {
         var snapshots: [[UInt8]: Snapshot] = [:]
         for row in try connection.query(
             """
-            SELECT \(TaskRow.columns), task.due_at, task.wait_at
+            SELECT \(TaskRow.columns), task.due_at, task.wait_at, task.successor_id
             FROM change_before CROSS JOIN LATERAL jsonb_populate_record(NULL::task, change_before.task) AS task
             WHERE change_before.group_seq = $1
             """, [.integer(group.firstSeq)])
@@ -176,7 +178,7 @@ extension PostgresTaskStore {
             let task = try TaskRow.task(in: row)
             snapshots[Array(task.id.utf8)] = Snapshot(
                 task: task, dueAt: try row.optionalInt64("due_at"),
-                waitAt: try row.optionalInt64("wait_at"))
+                waitAt: try row.optionalInt64("wait_at"), successor: row.optionalText("successor_id"))
         }
         return snapshots
     }
@@ -225,6 +227,13 @@ extension PostgresTaskStore {
             try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
             changes.append(try log(.updated, task: next))
             if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }
+        }
+        // Which next occurrence it made is part of its state: §4's one per occurrence holds.
+        for task in tasks {
+            guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
+            try connection.run(
+                "UPDATE task SET successor_id = $1 WHERE id = $2 AND successor_id IS DISTINCT FROM $1",
+                [PostgresValue(snapshot.successor), .text(task.id)])
         }
         for id in dependenciesChanged {
             if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }

@@ -86,7 +86,7 @@ extension TaskStore {
                     'due', due, 'due_at', due_at, 'project', project, 'depends_on', depends_on, 'wait', wait,
                     'wait_at', wait_at, 'meta', meta, 'created_at', created_at, 'updated_at', updated_at,
                     'completed_at', completed_at, 'version', version, 'recurrence', recurrence, 'series_id', series_id,
-                    'remind', remind)
+                    'remind', remind, 'successor_id', successor_id)
         """
     private static let snapshotSQL =
         "INSERT OR IGNORE INTO change_before (group_seq, task_id, task) SELECT ?, id, \(snapshotObject) FROM task WHERE pk = ?"
@@ -103,7 +103,8 @@ extension TaskStore {
                task ->> 'wait' AS wait, task ->> 'wait_at' AS wait_at, task ->> 'meta' AS meta,
                task ->> 'created_at' AS created_at, task ->> 'updated_at' AS updated_at,
                task ->> 'completed_at' AS completed_at, task ->> 'version' AS version,
-               task ->> 'recurrence' AS recurrence, task ->> 'series_id' AS series_id, task ->> 'remind' AS remind
+               task ->> 'recurrence' AS recurrence, task ->> 'series_id' AS series_id, task ->> 'remind' AS remind,
+               task ->> 'successor_id' AS successor_id, json_type(task, '$.successor_id') IS NOT NULL AS successor_kept
         FROM change_before WHERE group_seq = ?
         """
 
@@ -219,16 +220,21 @@ extension TaskStore {
         var task: TaskItem
         var dueAt: Int64?
         var waitAt: Int64?
+        /// The next occurrence it had made (`successor_id`), when the snapshot kept it: one
+        /// taken before snapshots did has none, and the row's is left as it is.
+        var successor: String??
     }
 
     private struct SnapshotColumns: RowLayout {
         let task: TaskColumns
-        let dueAt, waitAt: Int32
+        let dueAt, waitAt, successor, successorKept: Int32
 
         init(_ statement: Statement) {
             task = TaskColumns(statement)
             dueAt = statement.columnIndex("due_at")
             waitAt = statement.columnIndex("wait_at")
+            successor = statement.columnIndex("successor_id")
+            successorKept = statement.columnIndex("successor_kept")
         }
     }
 
@@ -242,7 +248,8 @@ extension TaskStore {
             let task = columns.task.task(in: row)
             snapshots[Array(task.id.utf8)] = Snapshot(
                 task: task, dueAt: row.optionalInt64(columns.dueAt),
-                waitAt: row.optionalInt64(columns.waitAt))
+                waitAt: row.optionalInt64(columns.waitAt),
+                successor: row.int64(columns.successorKept) == 1 ? .some(row.optionalText(columns.successor)) : nil)
         }
         return snapshots
     }
@@ -365,6 +372,11 @@ extension TaskStore {
                 }
             }
             if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }
+            // Which next occurrence it made is part of its state: §4's one per occurrence holds.
+            if let successor = snapshot.successor {
+                try database.cachedStatement("UPDATE task SET successor_id = ?1 WHERE pk = ?2 AND successor_id IS NOT ?1")
+                    .run([SQLValue(successor), .integer(pk)])
+            }
         }
         // All taken out first: tasks that swapped who depends on whom close no cycle midway.
         for (pk, _) in dependencies { try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)]) }

@@ -175,6 +175,26 @@ import Testing
         #expect(Set(try state(client).keys) == ["t", first])
     }
 
+    /// The next occurrence an occurrence made is part of its state: undone, a group that
+    /// deleted it and made another brings the first back as the one made, so completing the
+    /// occurrence again makes none beside it.
+    @Test(arguments: StoreKind.allCases)
+    func anUndoneGroupLeavesEachOccurrenceOneNextOccurrence(store: StoreKind) throws {
+        let client = try start(try TestDatabase.fresh(store))
+        let first = try occurrenceMadeAndDeleted(by: client)
+        _ = try client.request("tasks/undo")
+        _ = try client.request(
+            "tasks/apply",
+            #"{"operations":[{"delete":{"id":"\#(first)"}},{"update":{"id":"t","changes":{"done":false}}},"#
+                + #"{"update":{"id":"t","changes":{"done":true}}}]}"#)
+        #expect(try state(client).count == 2, "t and the occurrence it made again")
+        _ = try client.request("tasks/undo")
+        #expect(Set(try state(client).keys) == ["t", first])
+        _ = try client.request("tasks/update", #"{"id":"t","changes":{"done":false}}"#)
+        _ = try client.request("tasks/update", #"{"id":"t","changes":{"done":true}}"#)
+        #expect(Set(try state(client).keys) == ["t", first], "completed again, t makes none beside the one it made")
+    }
+
     /// Random groups of creates, updates, deletes and completions (some recurring, some with
     /// dependencies), each undone and redone, against a model that keeps every task as it was
     /// before the group and after it.
