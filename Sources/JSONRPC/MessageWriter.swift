@@ -117,8 +117,9 @@ public final class MessageWriter: @unchecked Sendable {  // @unchecked: confined
 
     /// Waits until everything is written, the client has gone, or it has read nothing for
     /// `stallMilliseconds`: before the process exits. A client that stops reading but
-    /// keeps its end open would otherwise keep the process alive for ever.
-    public func drain(stallMilliseconds: Int32 = 5000) {
+    /// keeps its end open would otherwise keep the process alive for ever; 15 s, since a
+    /// client still reading on a loaded machine was seen to pause for more than 5.
+    public func drain(stallMilliseconds: Int32 = 15000) {
         while hasPendingOutput {
             var target = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&target, 1, stallMilliseconds)
