@@ -25,8 +25,8 @@ enum TextIndex {
     static let commonCount = 4096
     /// How long a page's scan for a needle whose candidates are not few may take before
     /// they are counted (`reading`): a scan that finds its page at all mostly finds it
-    /// within 1 ms, and reading some thousands of candidates costs more than this
-    /// (docs/decisions/0020-common-text-needles.md).
+    /// early, and reading thousands of candidates costs more than a scan this long (the
+    /// figures: docs/decisions/0020-common-text-needles.md).
     static let scanTime = Duration.milliseconds(3)
     /// How many of the needle's trigrams are counted: a long needle is sampled evenly.
     static let maxProbes = 12

@@ -21,7 +21,7 @@ import Testing
     /// Server A's transaction that spills and rolls back, then B's larger commit over the
     /// offsets A spilled to, then A's next use of the log: a layer beneath SQLite that held
     /// A's spill past its lock would write it over B's frames and lose one of B's tasks. The
-    /// file comes from an earlier session, whose server checkpointed it as it exited, so A's
+    /// file was made by a server that checkpointed it as it exited, so A's
     /// rollback reads nothing back from the log.
     @Test func aRolledBackSpillNeverOverwritesAnotherServersCommit() throws {
         var store = SharedStore(path: path)
