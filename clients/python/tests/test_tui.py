@@ -202,17 +202,7 @@ def test_the_form_takes_the_command_lines_date_words(
 ) -> None:
     client = open_client()
     tui, task = _edit_a_new_task(start_tui, client, "Pay rent")
-    tui.screen.press("Tab", "Tab")
-    tui.screen.wait_for_text("> Due")
-    tui.screen.type("fri")
-    for _ in range(6):
-        tui.screen.press("Tab")
-    tui.screen.wait_for_text("> Repeat")
-    tui.screen.type("monthly")
-    tui.screen.press("Tab")
-    tui.screen.type("fri 9am")
-    tui.screen.press("Enter")
-    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    _fill_due_repeat_remind(tui, "fri", "monthly", "fri 9am")
     saved = client.get(task.id)
     assert saved.due == _next_friday().isoformat()
     assert saved.recurrence is not None and saved.recurrence.rule == "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD"
@@ -313,6 +303,21 @@ def _edit_a_new_task(start_tui: Callable[..., Tui], client: Client, title: str) 
     tui.screen.press("e")
     tui.screen.wait_for_text("Edit task")
     return tui, task
+
+
+def _fill_due_repeat_remind(tui: Tui, due: str, repeat: str, remind: str) -> None:
+    """Types into the edit form's Due, Repeat and Remind fields, then saves it."""
+    tui.screen.press("Tab", "Tab")
+    tui.screen.wait_for_text("> Due")
+    tui.screen.type(due)
+    for _ in range(6):
+        tui.screen.press("Tab")
+    tui.screen.wait_for_text("> Repeat")
+    tui.screen.type(repeat)
+    tui.screen.press("Tab")
+    tui.screen.type(remind)
+    tui.screen.press("Enter")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
 
 
 def test_done_tasks_are_hidden_until_h_and_the_status_line_counts_them(
@@ -523,16 +528,7 @@ def test_the_form_sets_a_repeat_by_name_and_a_reminder_and_the_list_marks_the_ta
 ) -> None:
     client = open_client()
     tui, task = _edit_a_new_task(start_tui, client, "Water plants")
-    tui.screen.press("Tab", "Tab")
-    tui.screen.type("tomorrow")
-    for _ in range(6):
-        tui.screen.press("Tab")
-    tui.screen.wait_for_text("> Repeat")
-    tui.screen.type("Weekdays")
-    tui.screen.press("Tab")
-    tui.screen.type("2030-01-02T09:00:00Z")
-    tui.screen.press("Enter")
-    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    _fill_due_repeat_remind(tui, "tomorrow", "Weekdays", "2030-01-02T09:00:00Z")
     saved = client.get(task.id)
     assert saved.recurrence is not None and saved.recurrence.rule == "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR"
     assert (saved.remind_at, saved.version) == ("2030-01-02T09:00:00Z", 2)
