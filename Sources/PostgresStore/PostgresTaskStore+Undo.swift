@@ -229,8 +229,9 @@ extension PostgresTaskStore {
             if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }
         }
         // Which next occurrence it made is part of its state: §4's one per occurrence holds.
+        // Only an occurrence of a series can have made one that outlives the reversal.
         for task in tasks {
-            guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
+            guard let snapshot = snapshots[Array(task.id.utf8)], snapshot.task.seriesId != nil else { continue }
             try connection.run(
                 "UPDATE task SET successor_id = $1 WHERE id = $2 AND successor_id IS DISTINCT FROM $1",
                 [PostgresValue(snapshot.successor), .text(task.id)])

@@ -373,7 +373,8 @@ extension TaskStore {
             }
             if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }
             // Which next occurrence it made is part of its state: §4's one per occurrence holds.
-            if let successor = snapshot.successor {
+            // Only an occurrence of a series can have made one that outlives the reversal.
+            if let successor = snapshot.successor, snapshot.task.seriesId != nil {
                 try database.cachedStatement("UPDATE task SET successor_id = ?1 WHERE pk = ?2 AND successor_id IS NOT ?1")
                     .run([SQLValue(successor), .integer(pk)])
             }
