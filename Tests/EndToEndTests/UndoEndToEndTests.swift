@@ -166,4 +166,31 @@ import Testing
         let forced = try runTaskline(["undo", "--db", path, "--force"])
         #expect(forced.status == 0 && forced.lines.last?.contains("[ ]  Buy milk") == true)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func theCommandLineUndoesAnEditorsCompletionWithAny(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let path = database.argument
+        let editor = try start(database)
+        #expect(try runTaskline(["add", "--db", path, "Buy", "milk"]).status == 0)
+        _ = try editor.request("tasks/create", #"{"id":"plants","title":"Water the plants"}"#)
+        _ = try editor.request("tasks/update", #"{"id":"plants","changes":{"done":true}}"#)
+
+        // Without --any, the command line's own: its add, then nothing, with the hint.
+        let own = try runTaskline(["undo", "--db", path])
+        #expect(own.lines.first == "undid 1 change")
+        #expect(own.lines.last?.hasPrefix("  removed ") == true)
+        let nothing = try runTaskline(["undo", "--db", path])
+        #expect(nothing.status == 1 && nothing.stderr.contains("--any"))
+        #expect(try editor.request("tasks/get", #"{"id":"plants"}"#)["done"] == true)
+
+        // --any reaches the editor's completion.
+        let any = try runTaskline(["undo", "--db", path, "--any"])
+        #expect(any.status == 0, "\(any.stderr)")
+        #expect(any.lines.first == "undid 1 change made by another program")
+        #expect(any.lines.last?.contains("[ ]  Water the plants") == true)
+        #expect(try editor.request("tasks/get", #"{"id":"plants"}"#)["done"] == false)
+        let redone = try runTaskline(["redo", "--db", path, "--any"])
+        #expect(redone.lines.last?.contains("[x]  Water the plants") == true)
+    }
 }

@@ -2,7 +2,8 @@ import PeopleLanguage
 import TaskModel
 
 // `taskline undo` and `taskline redo`: the command line's own changes (add, done, rm), which
-// it writes as one origin whatever the run, undone and redone newest first.
+// it writes as one origin whatever the run, undone and redone newest first; with --any,
+// every writer's (an editor's mistaken completion, say).
 
 /// `taskline undo`
 enum UndoCommand: ReversalCommand {
@@ -11,8 +12,8 @@ enum UndoCommand: ReversalCommand {
     static let action = "Undoes the newest change that add, done or rm made and that is not undone yet (redo redoes it)"
     static let verb = "undid"
 
-    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal? {
-        try store.undo(scope: .connection, force: force)
+    static func revert(_ store: isolated any CommandLineStoring, scope: UndoScope, force: Bool) throws -> Reversal? {
+        try store.undo(scope: scope, force: force)
     }
 }
 
@@ -23,14 +24,16 @@ enum RedoCommand: ReversalCommand {
     static let action = "Redoes the newest change that undo undid, unless add, done or rm changed something since"
     static let verb = "redid"
 
-    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal? {
-        try store.redo(scope: .connection, force: force)
+    static func revert(_ store: isolated any CommandLineStoring, scope: UndoScope, force: Bool) throws -> Reversal? {
+        try store.redo(scope: scope, force: force)
     }
 }
 
 struct ReversalOptions: Sendable {
     var database = Subcommands.defaultDatabasePath
     var force = false
+    /// The command line's own changes (`.connection`), or every writer's (`--any`).
+    var scope = UndoScope.connection
 }
 
 /// What `undo` and `redo` share: their options, their usage and their report.
@@ -39,13 +42,13 @@ protocol ReversalCommand: Command where Options == ReversalOptions {
     static var action: String { get }
     /// The past tense the report starts with.
     static var verb: String { get }
-    static func revert(_ store: isolated any CommandLineStoring, force: Bool) throws -> Reversal?
+    static func revert(_ store: isolated any CommandLineStoring, scope: UndoScope, force: Bool) throws -> Reversal?
 }
 
 extension ReversalCommand {
     static var usage: String {
         """
-        Usage: taskline \(name) [--db PATH] [--force]
+        Usage: taskline \(name) [--db PATH] [--any] [--force]
 
         \(action), and prints the tasks as it left them. Running servers tell their clients
         at once. A task that something else changed since is not touched: the command lists
@@ -53,6 +56,7 @@ extension ReversalCommand {
 
         Options:
           --db PATH    the database (default: the server's)
+          --any        any writer's newest change, an editor's too, not only the command line's
           --force      revert even the tasks that changed since
 
         Exit codes: 0 done; 1 nothing to \(name), or tasks changed since.
@@ -65,6 +69,7 @@ extension ReversalCommand {
             switch item {
             case .option("--db"): options.database = try reader.value()
             case .option("--force"): options.force = true
+            case .option("--any"): options.scope = .database
             default: throw item.unexpected
             }
         }
@@ -72,13 +77,18 @@ extension ReversalCommand {
     }
 
     static func run(_ options: ReversalOptions) async throws -> Int32 {
-        try await StoreAccess.using(options.database, create: false) { try await report($0, force: options.force) }
+        try await StoreAccess.using(options.database, create: false) { try await report($0, options) }
     }
 
-    private static func report(_ store: isolated any CommandLineStoring, force: Bool) throws -> Int32 {
+    private static func report(_ store: isolated any CommandLineStoring, _ options: ReversalOptions) throws -> Int32 {
         let reversal: Reversal
         do {
-            guard let reverted = try revert(store, force: force) else { throw CommandFailure("nothing to \(name)") }
+            guard let reverted = try revert(store, scope: options.scope, force: options.force) else {
+                // The change people mean may be an editor's, which only --any reaches.
+                throw CommandFailure(
+                    options.scope == .connection ? "nothing to \(name) (the command line's own changes; --any: every writer's)" : "nothing to \(name)"
+                )
+            }
             reversal = reverted
         } catch TaskStoreError.undoConflict(let tasks, let deleted) {
             let changed = tasks.map { PeopleOutput.row($0, shortID: (try? store.shortID(for: $0.id)) ?? $0.id) } + deleted.map { "\($0) (deleted)" }
@@ -86,7 +96,8 @@ extension ReversalCommand {
         }
         let output = OutputWriter()
         let count = reversal.changes.count
-        try output.line("\(verb) \(count) change\(count == 1 ? "" : "s")")
+        let whose = reversal.group.own ? "" : " made by another program"
+        try output.line("\(verb) \(count) change\(count == 1 ? "" : "s")\(whose)")
         for task in reversal.tasks { try output.line("  " + PeopleOutput.row(task, shortID: try store.shortID(for: task.id))) }
         for id in reversal.deleted { try output.line("  removed \(id)") }
         try output.flush()
