@@ -6,8 +6,9 @@ import TaskModel
 public enum PeopleDates {
     /// What `due:`, `wait:`, `--due` and the filters take, for messages and help.
     public static let accepted =
-        "today, tomorrow, yesterday, a weekday (mon … sunday), eod, eow, eom, eoy, now, "
-        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, a time of day (9am, 5:30pm, 17:30: the next one), "
+        "today, tomorrow, yesterday, a weekday (mon … sunday), a day of the month (1st … 31st), "
+        + "sod, sow, som, soy, eod, eow, eom, eoy, next-week, next-month, next-year, later (someday), now, "
+        + "+3d, 2w, 1m, 1y, 4h, 2026-12-05, a time of day (9am, 5:30pm, 17:30, noon: the next one), "
         + "a day and a time of day (fri 9am, tomorrow 17:30), 2026-12-05T17:00 (local time) or an RFC 3339 time"
 
     public static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -31,18 +32,37 @@ public enum PeopleDates {
         {
             return calendar.rfc3339(local: midnight / 1000 + ofDay)
         }
+        let (year, month, dayOfMonth) = Timestamp.civil(fromDays: today)
         switch word {
-        case "today", "eod": return dateText(today)
+        case "today", "sod", "eod": return dateText(today)
         case "tomorrow": return dateText(today + 1)
         case "yesterday": return dateText(today - 1)
         case "now": return calendar.rfc3339(local: nowLocal)
+        case "sow": return dateText(today - weekday(of: today))
         case "eow": return dateText(today + (6 - weekday(of: today)))
-        case "eom":
-            let (year, month, _) = Timestamp.civil(fromDays: today)
-            return dateText(Timestamp.days(fromCivil: year, month, Timestamp.daysIn(month: month, year: year)))
-        case "eoy":
-            return dateText(Timestamp.days(fromCivil: Timestamp.civil(fromDays: today).year, 12, 31))
+        case "next-week", "sonw": return dateText(today - weekday(of: today) + 7)
+        case "som": return dateText(Timestamp.days(fromCivil: year, month, 1))
+        case "eom": return dateText(Timestamp.days(fromCivil: year, month, Timestamp.daysIn(month: month, year: year)))
+        case "next-month", "sonm": return dateText(addMonths(1, to: Timestamp.days(fromCivil: year, month, 1)))
+        case "soy": return dateText(Timestamp.days(fromCivil: year, 1, 1))
+        case "eoy": return dateText(Timestamp.days(fromCivil: year, 12, 31))
+        case "next-year", "sony": return dateText(Timestamp.days(fromCivil: year + 1, 1, 1))
+        // Taskwarrior's far future: a date no plan reaches, still an ordinary date.
+        case "later", "someday": return "9999-12-30"
         default: break
+        }
+        if let date = ordinal(word) {
+            // The next such day after today, in the first month that has it (`31st` in
+            // February is March's).
+            var monthIndex = year * 12 + (month - 1) + (date > dayOfMonth ? 0 : 1)
+            while true {
+                let candidateYear = floorDiv(monthIndex, 12)
+                let candidateMonth = monthIndex - candidateYear * 12 + 1
+                if date <= Timestamp.daysIn(month: candidateMonth, year: candidateYear) {
+                    return dateText(Timestamp.days(fromCivil: candidateYear, candidateMonth, date))
+                }
+                monthIndex += 1
+            }
         }
         if word.count >= 3, let index = weekdays.firstIndex(where: { $0.hasPrefix(word) }) {
             // The next such day after today: `fri` on a Friday is a week away.
@@ -64,8 +84,23 @@ public enum PeopleDates {
         return Timestamp.parse(text) != nil ? text : nil
     }
 
-    /// `9am`, `12pm`, `5:30pm`, `17:30`: seconds into the day; nil for anything else.
+    /// `1st`, `2nd`, `23rd`, `15th`, up to `31st`: the day of the month; nil for anything else.
+    private static func ordinal(_ word: String) -> Int64? {
+        let digits = word.prefix { $0.isASCII && $0.isNumber }
+        guard (1...2).contains(digits.count), digits.first != "0", let day = Int64(digits), (1...31).contains(day) else { return nil }
+        let suffix: String
+        switch (day % 10, day / 10 == 1) {
+        case (1, false): suffix = "st"
+        case (2, false): suffix = "nd"
+        case (3, false): suffix = "rd"
+        default: suffix = "th"
+        }
+        return word.dropFirst(digits.count) == suffix ? day : nil
+    }
+
+    /// `9am`, `12pm`, `5:30pm`, `17:30`, `noon`: seconds into the day; nil for anything else.
     public static func clock(_ word: String) -> Int64? {
+        if word.lowercased() == "noon" { return 12 * 3600 }
         var text = Substring(word.lowercased())
         var afternoon: Bool?
         if text.hasSuffix("am") || text.hasSuffix("pm") {

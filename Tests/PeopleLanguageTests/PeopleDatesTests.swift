@@ -14,6 +14,13 @@ import Testing
         ("thu", "2026-12-03"), ("friday", "2026-12-04"), ("sun", "2026-12-06"), ("mon", "2026-12-07"),
         ("wed", "2026-12-09"),  // a weekday is the next one after today
         ("eow", "2026-12-06"), ("eom", "2026-12-31"), ("eoy", "2026-12-31"),
+        ("sod", "2026-12-02"), ("sow", "2026-11-30"), ("som", "2026-12-01"), ("soy", "2026-01-01"),
+        ("next-week", "2026-12-07"), ("sonw", "2026-12-07"), ("next-month", "2027-01-01"), ("next-year", "2027-01-01"),
+        ("later", "9999-12-30"), ("someday", "9999-12-30"),
+        ("1st", "2027-01-01"), ("2nd", "2027-01-02"), ("3rd", "2026-12-03"), ("15th", "2026-12-15"),
+        ("21st", "2026-12-21"), ("22nd", "2026-12-22"), ("11th", "2026-12-11"), ("31st", "2026-12-31"),
+        ("noon", "2026-12-02T12:00:00+01:00"), ("fri noon", "2026-12-04T12:00:00+01:00"),
+        ("17:30", "2026-12-02T17:30:00+01:00"), ("fri 9am", "2026-12-04T09:00:00+01:00"),
         ("+3d", "2026-12-05"), ("3d", "2026-12-05"), ("-2d", "2026-11-30"), ("2w", "2026-12-16"),
         ("1m", "2027-01-02"), ("+1y", "2027-12-02"), ("0d", "2026-12-02"),
         ("2026-12-05", "2026-12-05"),
@@ -35,6 +42,17 @@ import Testing
         #expect(PeopleDates.parse("today", now: early, calendar: Self.berlin) == "2026-12-02")
     }
 
+    /// A day of the month is the next one after today, in the first month that has it.
+    @Test func ordinalsSkipMonthsWithoutTheDay() {
+        let february20 = Timestamp.parse("2027-02-20T12:00:00Z")!
+        #expect(PeopleDates.parse("31st", now: february20, calendar: Self.berlin) == "2027-03-31")
+        #expect(PeopleDates.parse("20th", now: february20, calendar: Self.berlin) == "2027-03-20")
+        let december31 = Timestamp.parse("2026-12-31T12:00:00Z")!
+        #expect(PeopleDates.parse("31st", now: december31, calendar: Self.berlin) == "2027-01-31")
+        #expect(PeopleDates.parse("30th", now: december31, calendar: Self.berlin) == "2027-01-30")
+        #expect(PeopleDates.parse("next-month", now: december31, calendar: Self.berlin) == "2027-01-01")
+    }
+
     @Test func monthsEndOnTheLastDay() {
         let january31 = Timestamp.parse("2027-01-31T12:00:00Z")!
         #expect(PeopleDates.parse("1m", now: january31, calendar: Self.berlin) == "2027-02-28")
@@ -42,7 +60,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "someday", "t", "mo", "2026-13-01", "2026-12-05T25:00", "2026-12-05T17", "3x", "+d",
+        "", "t", "mo", "0th", "32nd", "1th", "11st", "22th", "01st", "next-day", "2026-13-01", "2026-12-05T25:00", "2026-12-05T17", "3x", "+d",
         "123456d", "12/05/2026", "2026-12-5",
     ])
     func refuses(text: String) {
