@@ -175,9 +175,11 @@ public enum InlineAttributes {
     }
 
     public static func unknown<Target>(_ name: String, word: String, table: [InlineAttribute<Target>]) -> UsageError {
-        UsageError(
-            "\(word): \(name) is not one of \(table.filter(\.available).map(\.form).joined(separator: ", ")); "
-                + "to keep \(word) as a word, put it after --")
+        let available = table.filter(\.available)
+        let meant = Suggestion.closest(to: name, among: available.map(\.name)).map { "did you mean \($0):\(word.dropFirst(name.count + 1))? " } ?? ""
+        return UsageError(
+            "\(word): \(name) is not one of \(available.map(\.form).joined(separator: ", ")); "
+                + "\(meant)to keep \(word) as a word, put it after --")
     }
 }
 

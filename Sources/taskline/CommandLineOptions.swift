@@ -70,7 +70,7 @@ struct CommandLineOptions {
             case .option(let option): name = option
             case .operand(let word) where Subcommands.named(word) != nil:
                 throw UsageError("a command comes first: taskline \(word) [options]")
-            case .operand(let word): throw UsageError("unknown command or argument \(word)")
+            case .operand(let word): throw UsageError("unknown command or argument \(word)\(Subcommands.suggestion(for: word))")
             }
             switch name {
             case "--help", "-h": options.action = .help

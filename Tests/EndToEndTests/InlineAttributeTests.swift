@@ -51,8 +51,8 @@ import Testing
     /// A value the parser does not take is an error that says what it takes; nothing is added.
     @Test(arguments: [
         (["Thing", "pri:X"], "pri: takes H, M, L or none"),
-        (["Thing", "due:someday"], "due: takes today, tomorrow, yesterday, a weekday"),
-        (["Thing", "wait:later"], "wait: takes today"),
+        (["Thing", "due:whenever"], "due: takes today, tomorrow, yesterday, a weekday"),
+        (["Thing", "wait:soonish"], "wait: takes today"),
         (["Call", "re:meeting"], "re:meeting: re is not one of project:Home.Garage, due:DATE, wait:DATE, pri:H|M|L|none"),
         (["Thing", "-home"], "-home removes a tag, which only modify does"),
         (["Thing", "project:Home..Garage"], "project: each dot-separated segment must be 1 to 64 characters"),
@@ -65,9 +65,9 @@ import Testing
         (["Thing", "due:today", "recur:hourly"], "recur: takes daily, weekdays, weekly"),
         (["Thing", "due:today", "recur:FREQ=HOURLY"], "recur: FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY"),
         (["Thing", "recur:weekly"], "recur: needs a due date"),
-        (["Thing", "remind:someday"], "remind: takes today"),
+        (["Thing", "remind:whenever"], "remind: takes today"),
         (["pri:H", "+home"], "what task? Give its title"),
-        (["Thing", "--due", "someday"], "--due takes today"),
+        (["Thing", "--due", "whenever"], "--due takes today"),
     ])
     func refusedValuesAreErrors(words: [String], message: String) throws {
         let path = directory.file("refused.sqlite")

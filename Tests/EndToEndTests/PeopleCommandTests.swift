@@ -142,4 +142,33 @@ import Testing
         // And the server's own client sees the store as the commands left it.
         #expect(try server.call(1, "tasks/fetch", #"{"includeTotal":true}"#)["result"]?["total"] == 0)
     }
+
+    /// Taskwarrior's habits: ids before the command, a command's first letters, its
+    /// aliases, and a suggestion for a typo.
+    @Test func commandsByPrefixAliasIDFirstAndSuggestion() throws {
+        let path = directory.file("tasks.sqlite")
+        let added = try runTaskline(["ad", "--db", path, "Water", "the", "plants"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = shortID(added.lines[0])
+        #expect(try runTaskline(["--db", path, id, "info"]).output.contains("Water the plants"))
+        let modified = try runTaskline(["--db", path, id, "mod", "pri:H"])
+        #expect(modified.status == 0, "\(modified.stderr)")
+        #expect(try runTaskline(["li", "--db", path]).lines == ["\(id)  [ ]  H  Water the plants"])
+        let done = try runTaskline([id, "done", "--db", path])
+        #expect(done.output.hasPrefix("done \(id)"))
+        #expect(try runTaskline(["delete", "--db", path, id]).status == 0)
+        #expect(try runTaskline(["list", "--db", path, "--all"]).lines.isEmpty)
+
+        let typo = try runTaskline(["lsit", "--db", path])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("unknown command or argument lsit; did you mean list?"), "\(typo.stderr)")
+        let far = try runTaskline(["frobnicate"])
+        #expect(far.status == 2 && !far.stderr.contains("did you mean"))
+        // An id before a command that takes none is no command line.
+        let redo = try runTaskline(["re", "--db", path])
+        #expect(redo.status == 1 && redo.stderr.contains("nothing to redo"), "re is redo's start only: \(redo.stderr)")
+        #expect(try runTaskline([id, "list", "--db", path]).status == 2)
+        let misspelt = try runTaskline(["add", "--db", path, "Call", "deu:fri"])
+        #expect(misspelt.status == 2 && misspelt.stderr.contains("did you mean due:fri?"), "\(misspelt.stderr)")
+    }
 }

@@ -49,14 +49,41 @@ enum Subcommands {
         ManualCommand.self,
     ]
 
-    static func named(_ name: String) -> (any Command.Type)? {
-        all.first { $0.name == name }
+    /// The names Taskwarrior gives some of the commands.
+    static let aliases = ["info": "show", "delete": "rm"]
+
+    /// The commands that take task ids, which may come before the command's name, as in
+    /// Taskwarrior (`taskline 3f2a done`).
+    static let takingIDs = [ModifyCommand.name, DoneCommand.name, RemoveCommand.name, ShowCommand.name, EditCommand.name]
+
+    /// The command `word` names: a name, an alias, or a start of at least 2 letters that
+    /// starts one command's names only (`ad`, `li`, `mod`).
+    static func named(_ word: String) -> (any Command.Type)? {
+        var names: [String] = all.map { $0.name }
+        names.append(contentsOf: aliases.keys)
+        var chosen: Set<String> = []
+        for name in names where name == word || (word.count >= 2 && name.hasPrefix(word)) {
+            chosen.insert(aliases[name] ?? name)
+        }
+        if names.contains(word) { chosen = [aliases[word] ?? word] }
+        guard chosen.count == 1, let name = chosen.first else { return nil }
+        return all.first { $0.name == name }
+    }
+
+    /// "did you mean list?" for `lsit`, or nothing when no command is that close.
+    static func suggestion(for word: String) -> String {
+        var names: [String] = all.map { $0.name }
+        names.append(contentsOf: aliases.keys)
+        return Suggestion.closest(to: word, among: names).map { "; did you mean \($0)?" } ?? ""
     }
 
     /// The commands, one per line, for `taskline --help`.
     static var summaries: String {
         let width = all.map { $0.name.count }.max()! + 2
+        let aliased = aliases.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
         return all.map { "  \(padded($0.name, to: width))\($0.summary)" }.joined(separator: "\n")
+            + "\n\n  Also \(aliased); a command's first letters (ad, li, mod) when no other starts so;"
+            + "\n  the ids first for \(takingIDs.joined(separator: ", ")) (taskline 3f2a done)."
     }
 
     /// The database a command uses without `--db`: the server's default.
@@ -93,8 +120,17 @@ enum Subcommands {
             let flag = ["--help", "-h", "--version"].contains(arguments[index]) || arguments[index].contains("=")
             index += flag ? 1 : 2
         }
-        guard index < arguments.count, let command = named(arguments[index]) else { return nil }
-        return (command, Array(arguments[..<index]) + arguments[(index + 1)...])
+        guard index < arguments.count else { return nil }
+        if let command = named(arguments[index]) {
+            return (command, Array(arguments[..<index]) + arguments[(index + 1)...])
+        }
+        // Ids first: `taskline 3f2a 7b1c done`.
+        let ids = arguments[index...].prefix { !$0.hasPrefix("-") && named($0) == nil }
+        let commandIndex = index + ids.count
+        guard !ids.isEmpty, commandIndex < arguments.count, let command = named(arguments[commandIndex]), takingIDs.contains(command.name) else {
+            return nil
+        }
+        return (command, Array(arguments[..<index]) + ids + arguments[(commandIndex + 1)...])
     }
 
     private static func run<C: Command>(_ command: C.Type, _ arguments: [String]) async -> Int32 {

@@ -208,7 +208,7 @@ Any taskline message BODY leaves untaken fails the test."
     (taskline-test--cli "add" "Pay rent")
     (taskline-test--open)
     (taskline-test--goto "Pay rent")
-    (taskline-test--press "e" "due" "someday")
+    (taskline-test--press "e" "due" "whenever")
     (taskline-test--wait-for "the refusal" (lambda () taskline-test--messages))
     (should (string-match-p "\\`taskline: due: " (car (taskline-test--take-messages))))
     ;; The wait comes last: it hides the task.

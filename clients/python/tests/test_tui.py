@@ -211,7 +211,7 @@ def test_the_form_takes_the_command_lines_date_words(
     tui.screen.press("e")
     tui.screen.wait_for_text("> Title    Pay rent")
     tui.screen.press("Tab", "Tab", "C-u")
-    tui.screen.type("someday")
+    tui.screen.type("whenever")
     tui.screen.press("Enter")
     tui.screen.wait_for_text("Due: due: takes today")
     assert client.get(task.id).version == 2
