@@ -80,9 +80,14 @@ import Testing
         _ = try add(path, ["Blocked", "pri:H", "due:-9d", "depends:\(plain)"])
         _ = try add(path, ["Waiting", "pri:H", "wait:+5d"])
         let waited = try add(path, ["Waited", "wait:-1d", "+x", "project:P"])
-        // Urgency: 6 + 12 × 0.85; tag and project 1 + 1; low priority 1.8; nothing 0.
-        #expect(try listed(path, ["next"]) == [overdue, waited, low, plain])
-        #expect(try listed(path, ["next", "--limit", "2"]) == [overdue, waited])
+        // Urgency: 6 + 12 × 0.85; blocking Blocked 8; tag and project 1 + 1; low priority 1.8.
+        #expect(try listed(path, ["next"]) == [overdue, plain, waited, low])
+        #expect(try listed(path, ["next", "--limit", "2"]) == [overdue, plain])
+        // The Urg column, one decimal; the blocked task is lowered by 5 where it is listed.
+        let shown = try runTaskline(["next", "--db", path, "--limit", "2"], environment: ["TZ": "UTC"])
+        #expect(shown.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true)[3] } == ["16.2", "8.0"])
+        let blocked = try runTaskline(["list", "--db", path, "--sort", "urgency", "Blocked"], environment: ["TZ": "UTC"])
+        #expect(blocked.lines.first?.contains("  13.0  H  ") == true, "6 + 12 - 5: \(blocked.output)")
         #expect(try listed(path, ["next", "+x"]) == [waited])
         let json = try JSONParser.parse(try runTaskline(["next", "--db", path, "--json"]).stdout)
         #expect(json.arrayValue?.first?["title"] == "Overdue")
@@ -99,6 +104,27 @@ import Testing
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8)).status == 0)
         let next = try JSONParser.parse(try runTaskline(["next", "--db", path, "--limit", "3", "--json"]).stdout)
         #expect(next.arrayValue?.map { $0["id"] } == ["t1200", "t2400", "t100"])
+    }
+
+    /// A task that blocks another is raised by 8, wherever the order by priority and due
+    /// date puts it: past a page of tasks of high priority (6), next still finds it.
+    @Test func nextRaisesWhatBlocksOthersAcrossPages() throws {
+        let path = directory.file("blocking.sqlite")
+        let records =
+            (0..<1200).map { #"{"id":"h\#(1000 + $0)","title":"high","priority":3,"createdAt":"2026-01-01T00:00:00Z"}"# }
+            + [
+                #"{"id":"book","title":"Book flights","createdAt":"2026-01-01T00:00:00Z"}"#,
+                #"{"id":"pack","title":"Pack for Porto","priority":3,"dependsOn":["book"],"createdAt":"2026-01-01T00:00:00Z"}"#,
+                #"{"id":"done","title":"Done already","done":true,"createdAt":"2026-01-01T00:00:00Z"}"#,
+                #"{"id":"waits","title":"Waits for the done one","dependsOn":["done"],"createdAt":"2026-01-01T00:00:00Z"}"#,
+            ]
+        let imported = try runTaskline(["import", "-", "--db", path], stdin: Data(records.joined(separator: "\n").utf8))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let next = try JSONParser.parse(try runTaskline(["next", "--db", path, "--limit", "2", "--json"]).stdout)
+        #expect(next.arrayValue?.map { $0["id"] } == ["book", "h1000"])
+        // A dependency that is done blocks nothing: "done" is not listed, "waits" is not raised.
+        let open = try JSONParser.parse(try runTaskline(["list", "--db", path, "--sort", "urgency", "--limit", "1", "--json", "Waits"]).stdout)
+        #expect(open.arrayValue?.map { $0["id"] } == ["waits"])
     }
 
     /// next reads by priority, then due date, and stops once no task it has not read can be

@@ -129,8 +129,12 @@ struct Listing: Sendable {
     }
 
     /// Calls `body` with every matching task, in order, as the pages come: only an order
-    /// the store cannot give (urgency) makes it hold them all first.
-    func forEachTask(from store: isolated any CommandLineStoring, dates: DateContext, _ body: (TaskItem) throws -> Void) throws {
+    /// the store cannot give (urgency) makes it hold them all first. Returns which tasks
+    /// block and are blocked when the order is by urgency (`Urgency.of` takes them).
+    @discardableResult
+    func forEachTask(from store: isolated any CommandLineStoring, dates: DateContext, _ body: (TaskItem) throws -> Void) throws
+        -> Urgency.Dependencies
+    {
         let keys = sort.compactMap(\.storeKey)
         let ordersHere = keys.count < sort.count
         let limit = limit ?? Int.max
@@ -141,6 +145,33 @@ struct Listing: Sendable {
                 throw UsageError("\(field == "filter.tags" ? "+TAG" : field) \(reason)")
             }
         }
+        func fetchAll(_ filter: TaskFilter) throws -> [TaskItem] {
+            var query = TaskQuery(filter: filter, limit: TaskQuery.maxLimit)
+            var tasks: [TaskItem] = []
+            repeat {
+                let page = try fetch(query)
+                tasks += page.tasks
+                query.cursor = page.nextCursor
+            } while query.cursor != nil
+            return tasks
+        }
+        /// The open tasks among `ids` that `filter` also takes, a thousand ids a query.
+        func fetchOpen(_ ids: [String], _ filter: TaskFilter) throws -> [TaskItem] {
+            var chosen = filter
+            chosen.done = false
+            return try stride(from: 0, to: ids.count, by: TaskFilter.maxIDs).flatMap { start in
+                chosen.ids = Array(ids[start..<min(start + TaskFilter.maxIDs, ids.count)])
+                return try fetchAll(chosen)
+            }
+        }
+        // Urgency raises what open tasks wait for and lowers what waits.
+        var dependencies = Urgency.Dependencies()
+        if sort.contains(where: { $0.field == .urgency }) {
+            let blocked = try fetchAll(TaskFilter(done: false, blocked: true))
+            dependencies.blocked = Set(blocked.map(\.id))
+            dependencies.blocking = Set(try fetchOpen(Array(Set(blocked.flatMap(\.dependsOn))), TaskFilter()).map(\.id))
+        }
+        let blocking = dependencies.blocking
         // The most urgent first, up to a limit: read in the order that lets the reading stop.
         let cutoff =
             limit < Int.max && sort.first == ListSort(field: .urgency, descending: false)
@@ -149,10 +180,14 @@ struct Listing: Sendable {
         let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
         var query = TaskQuery(filter: filter, sort: cutoff == nil ? keys + tieBreak : UrgencyCutoff.order, limit: TaskQuery.maxLimit)
         var held: [TaskItem] = []
+        // The cutoff bounds the tasks that block nothing: those that block are held from the start.
+        if cutoff != nil {
+            held = try fetchOpen(blocking.sorted(), filter).filter { matches($0, dates: dates) }
+        }
         var count = 0
         repeat {
             let page = try fetch(query)
-            for task in page.tasks where matches(task, dates: dates) {
+            for task in page.tasks where matches(task, dates: dates) && (cutoff == nil || !blocking.contains(task.id)) {
                 if ordersHere {
                     held.append(task)
                 } else if count < limit {
@@ -162,14 +197,15 @@ struct Listing: Sendable {
             }
             // With a limit, only the best so far need be held.
             if let cutoff, let last = page.tasks.last {
-                if held.count > limit { held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit)) }
-                if held.count == limit, Urgency.of(held[limit - 1], dates: dates) > cutoff.bound(after: last) { break }
+                if held.count > limit { held = Array(ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit)) }
+                if held.count == limit, Urgency.of(held[limit - 1], dates: dates, dependencies: dependencies) > cutoff.bound(after: last) { break }
             } else if limit < Int.max, held.count > limit + TaskQuery.maxLimit {
-                held = Array(ListSort.ordered(held, by: sort, dates: dates).prefix(limit))
+                held = Array(ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit))
             }
             query.cursor = page.nextCursor
         } while query.cursor != nil && count < limit
-        for task in ListSort.ordered(held, by: sort, dates: dates).prefix(limit) { try body(task) }
+        for task in ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit) { try body(task) }
+        return dependencies
     }
 
     private func matches(_ task: TaskItem, dates: DateContext) -> Bool {
@@ -213,12 +249,13 @@ struct Listing: Sendable {
         } else {
             // Aligned columns need every row's widths before the first row.
             var tasks: [TaskItem] = []
-            try forEachTask(from: store, dates: dates) { tasks.append($0) }
+            let dependencies = try forEachTask(from: store, dates: dates) { tasks.append($0) }
             if tasks.isEmpty {
                 note(nothing)
             } else {
                 let ids = try store.shortIDs(for: tasks.map(\.id))
-                let table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
+                var table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
+                if sort.first?.field == .urgency { table.urgency = { Urgency.of($0, dates: dates, dependencies: dependencies) } }
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
             }
         }
@@ -270,8 +307,8 @@ struct ListSort: Sendable, Equatable {
     /// Sorted by the keys, in turn, when one is urgency, which the store cannot sort by;
     /// the others as the store orders them, then by age and id, as the store breaks ties.
     /// The positions are sorted, not the tasks: moving a task costs many times a comparison.
-    static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext) -> [TaskItem] {
-        let columns = keys.map { SortColumn($0, of: tasks, dates: dates) }
+    static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext, dependencies: Urgency.Dependencies) -> [TaskItem] {
+        let columns = keys.map { SortColumn($0, of: tasks, dates: dates, dependencies: dependencies) }
         return tasks.indices.sorted { a, b in
             for column in columns {
                 if let first = column.precedes(a, b) { return first }
@@ -304,12 +341,12 @@ private struct SortColumn {
     private let values: [Value?]
     private let descending: Bool
 
-    init(_ key: ListSort, of tasks: [TaskItem], dates: DateContext) {
+    init(_ key: ListSort, of tasks: [TaskItem], dates: DateContext, dependencies: Urgency.Dependencies) {
         // Urgency's own order is the most urgent first.
         descending = key.field == .urgency ? !key.descending : key.descending
         values = tasks.map { task in
             switch key.field {
-            case .urgency: .number(Urgency.of(task, dates: dates))
+            case .urgency: .number(Urgency.of(task, dates: dates, dependencies: dependencies))
             case .due: task.due.flatMap(Timestamp.parse).map(Value.integer)
             case .priority: .integer(Int64(task.priority))
             case .created: .integer(task.createdAt)

@@ -41,13 +41,15 @@ struct Terminal: Sendable {
     }
 }
 
-/// Tasks as aligned columns: short id, done mark, priority, due, project, title, tags.
-/// Columns no task fills are left out; the title is shortened to fit the width.
+/// Tasks as aligned columns: short id, done mark, urgency, priority, due, project, title,
+/// tags. Columns no task fills are left out; the title is shortened to fit the width.
 struct TaskTable {
     let terminal: Terminal
     let dates: DateContext
     /// A header line above the rows (on a terminal).
     var header = false
+    /// Each task's urgency, for listings ordered by it; nil leaves the column out.
+    var urgency: ((TaskItem) -> Double)?
 
     private struct Cell {
         var text: String
@@ -55,10 +57,10 @@ struct TaskTable {
     }
 
     private enum Column: Int, CaseIterable {
-        case id, mark, priority, due, project, title, tags
+        case id, mark, urgency, priority, due, project, title, tags
 
         var heading: String {
-            ["ID", "", "P", "Due", "Project", "Title", "Tags"][rawValue]
+            ["ID", "", "Urg", "P", "Due", "Project", "Title", "Tags"][rawValue]
         }
     }
 
@@ -122,11 +124,20 @@ struct TaskTable {
         return [
             Cell(text: shortID, style: .yellow),
             Cell(text: task.done ? "[x]" : "[ ]", style: nil),
+            // Right-aligned to 4 characters: one decimal, as Taskwarrior shows it.
+            Cell(text: urgency.map { Self.oneDecimal($0(task)) } ?? "", style: nil),
             Cell(text: task.priority > 0 ? PriorityName.letters[task.priority] : "", style: priorityStyle),
             Cell(text: due?.relative ?? task.due ?? "", style: task.done ? .dim : dueStyle),
             Cell(text: task.project ?? "", style: nil),
             Cell(text: task.title, style: task.done ? .dim : nil),
             Cell(text: task.tags.map { "+" + $0 }.joined(separator: " "), style: .blue),
         ]
+    }
+
+    /// `12.3`, ` 8.0`: one decimal, padded to 4 characters.
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        let text = (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
+        return String(repeating: " ", count: max(0, 4 - text.count)) + text
     }
 }

@@ -6,14 +6,28 @@ enum Urgency {
     static let help = """
         Urgency is the sum of: priority H 6, M 3.9, L 1.8; due date 12 × a scale from 0.2
         (due in 14 days or more, or no due date: 0) rising linearly to 1 (7 days overdue or
-        more); 1 for having tags; 1 for having a project; age 2 × (days since created / 365,
-        at most 1).
+        more); 8 for blocking an open task, -5 for being blocked; 1 for having tags; 1 for having a project; age
+        2 × (days since created / 365, at most 1). The Urg column shows it.
         """
 
     static let priorityParts: [Double] = [0, 1.8, 3.9, 6]
+    /// Taskwarrior's `urgency.blocking.coefficient`: what others wait for comes first.
+    static let blockingPart = 8.0
+    /// Taskwarrior's `urgency.blocked.coefficient`: what cannot be done yet goes down.
+    static let blockedPart = -5.0
 
-    static func of(_ task: TaskItem, dates: DateContext) -> Double {
+    /// Which open tasks wait for which: what urgency knows of dependencies.
+    struct Dependencies: Sendable {
+        /// The open tasks some open task depends on.
+        var blocking: Set<String> = []
+        /// The open tasks that depend on an open task.
+        var blocked: Set<String> = []
+    }
+
+    static func of(_ task: TaskItem, dates: DateContext, dependencies: Dependencies) -> Double {
         var score = priorityParts[task.priority]
+        if dependencies.blocking.contains(task.id) { score += blockingPart }
+        if dependencies.blocked.contains(task.id) { score += blockedPart }
         if let days = task.due.flatMap({ PeopleDates.days(until: $0, now: dates.now, calendar: dates.calendar) }) {
             score += duePart(days: days)
         }
@@ -42,7 +56,8 @@ enum Urgency {
 /// no sooner, or lower with a due date no sooner than the most overdue task's; its tags and
 /// project add at most 2; it is no older than the oldest task. Where every due date is weeks
 /// away, `next` then reads the open tasks of high priority with a due date rather than every
-/// open task.
+/// open task. The bound is for tasks that block nothing (being blocked only lowers): the
+/// listing reads the tasks that block others before it starts.
 ///
 /// The store orders due dates by instant, urgency counts local days: a date without a time
 /// is the same day everywhere, a time is placed in the local zone (up to a day either side
