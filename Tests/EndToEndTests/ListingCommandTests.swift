@@ -58,6 +58,23 @@ import Testing
         #expect(badStatus.stderr.contains("status: takes open, done or all, not finished"))
     }
 
+    /// list leaves out what waits; waiting, completed and all list what list does not.
+    @Test func waitingCompletedAndAllListWhatListLeavesOut() throws {
+        let path = directory.file("views.sqlite")
+        let open = try add(path, ["Open"])
+        let waiting = try add(path, ["Later", "wait:+3d"])
+        let done = try add(path, ["Finished"])
+        let finishedFirst = try add(path, ["Finished", "first"])
+        #expect(try runTaskline(["done", "--db", path, finishedFirst]).status == 0)
+        #expect(try runTaskline(["done", "--db", path, done]).status == 0)
+        #expect(try listed(path, ["list"]) == [open])
+        #expect(try listed(path, ["waiting"]) == [waiting])
+        #expect(try listed(path, ["completed"]) == [done, finishedFirst])
+        #expect(try Set(listed(path, ["all"])) == [open, waiting, done, finishedFirst])
+        #expect(try Set(listed(path, ["list", "--all"])) == [open, waiting, done, finishedFirst])
+        #expect(try listed(path, ["list", "waiting:yes"]) == [waiting])
+    }
+
     @Test func searchFindsOpenAndDoneTasks() throws {
         let path = directory.file("search.sqlite")
         let milk = try add(path, ["Buy", "oat", "milk"])

@@ -15,7 +15,7 @@ import Testing
         let cliPath = directory.file("cli.sqlite")
         let added = try runTaskline(["add", "--db", cliPath] + words, environment: ["TZ": "America/New_York"])
         #expect(added.status == 0, "\(added.stderr)")
-        let listed = try runTaskline(["list", "--db", cliPath, "--json"])
+        let listed = try runTaskline(["all", "--db", cliPath, "--json"])
         let byCLI = try #require(try JSONParser.parse(listed.stdout).arrayValue?.first)
 
         let server = try ServerProcess(["--db", directory.file("server.sqlite")], environment: ["TZ": "Asia/Tokyo"])

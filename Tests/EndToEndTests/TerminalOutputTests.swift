@@ -74,6 +74,7 @@ import Testing
         let lines = text.split(separator: "\r\n").map(String.init)
         #expect(lines.first?.contains("\u{1B}[4mID\u{1B}[0m") == true, "\(text)")
         #expect(text.contains("\u{1B}[31m2 days overdue"))
+        #expect(lines.last?.hasSuffix(" tasks") == true, "the count ends what a person reads: \(text)")
         let plainLengths = lines.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression).count }
         #expect(plainLengths.allSatisfy { $0 <= 70 }, "\(plainLengths)")
     }

@@ -104,7 +104,9 @@ struct Listing: Sendable {
             case .option("--limit"): limit = try reader.integer(in: 1...Int.max)
             case .option("--sort"): sort = try ListSort.parse(try reader.value())
             case .option("--done"): filter.done = true
-            case .option("--all"): filter.done = nil
+            case .option("--all"):
+                filter.done = nil
+                filter.waiting = nil
             case .option("--tag"): filter.tags.append(try TagWord.checked(try reader.value()))
             case .option(let word) where !word.hasPrefix("--") && word.count > 1:
                 withoutTags.append(String(word.dropFirst()))
@@ -257,6 +259,8 @@ struct Listing: Sendable {
                 var table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
                 if sort.first?.field == .urgency { table.urgency = { Urgency.of($0, dates: dates, dependencies: dependencies) } }
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
+                // A person reads the count; a pipe gets the rows only.
+                if table.header { try output.line("\(tasks.count) task\(tasks.count == 1 ? "" : "s")") }
             }
         }
         try output.flush()
@@ -396,18 +400,82 @@ enum ListCommand: ListingCommand {
     static let usage = """
         Usage: taskline list [--db PATH] [--sort KEYS] [--json] [--done | --all] [FILTER…]
 
-        Lists the open tasks, oldest first, one per row.
+        Lists the open tasks, oldest first, one per row, but those waiting (waiting lists
+        them); on a terminal, the count follows.
 
         \(Listing.help(options: """
-              --done, --all      as status:done, status:all
+              --done             as status:done
+              --all              every task: open, done and waiting
               --tag TAG          as +TAG
 
             """))
         """
 
-    static func preset(_ listing: inout Listing) {}
+    static func preset(_ listing: inout Listing) {
+        listing.filter.waiting = false
+    }
 
     static func nothing(_ listing: Listing) -> String { "no tasks match" }
+}
+
+/// `taskline waiting`
+enum WaitingCommand: ListingCommand {
+    static let name = "waiting"
+    static let summary = "the open tasks whose wait: date has not come"
+    static let usage = """
+        Usage: taskline waiting [--db PATH] [--sort KEYS] [--json] [FILTER…]
+
+        Lists the open tasks that list leaves out because their wait: date is still to
+        come, oldest first.
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.filter.waiting = true
+    }
+
+    static func nothing(_ listing: Listing) -> String { "no task is waiting" }
+}
+
+/// `taskline completed`
+enum CompletedCommand: ListingCommand {
+    static let name = "completed"
+    static let summary = "the done tasks, the last done first"
+    static let usage = """
+        Usage: taskline completed [--db PATH] [--sort KEYS] [--json] [FILTER…]
+
+        Lists the done tasks, the most recently changed (completed) first.
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.filter.done = true
+        listing.sort = [ListSort(field: .updated, descending: true)]
+    }
+
+    static func nothing(_ listing: Listing) -> String { "nothing is done" }
+}
+
+/// `taskline all`
+enum AllCommand: ListingCommand {
+    static let name = "all"
+    static let summary = "every task: open, done and waiting"
+    static let usage = """
+        Usage: taskline all [--db PATH] [--sort KEYS] [--json] [FILTER…]
+
+        Lists every task, open, done and waiting, oldest first.
+
+        \(Listing.help())
+        """
+
+    static func preset(_ listing: inout Listing) {
+        listing.filter.done = nil
+        listing.filter.waiting = nil
+    }
+
+    static func nothing(_ listing: Listing) -> String { "there are no tasks" }
 }
 
 /// `taskline search WORDS…`
