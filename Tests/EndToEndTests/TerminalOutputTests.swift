@@ -45,16 +45,47 @@ import Testing
         #expect(wide.lines[2].hasSuffix("Write a very long title that cannot fit in a narrow terminal  +work"))
         let narrow = try runTaskline(["list", "--db", path], environment: ["COLUMNS": "60"])
         #expect(narrow.lines.allSatisfy { $0.count <= 60 }, "\(narrow.output)")
-        #expect(narrow.lines[2].contains("Write a very long…  +work"), "\(narrow.output)")
-        #expect(narrow.lines[2].hasSuffix("+work"))
+        // The long title wraps within its column, whole words a line; the tags stay on its first line.
+        #expect(narrow.lines.count > 3)
+        #expect(narrow.lines[2].hasSuffix("+work"), "\(narrow.output)")
+        let titleStart = try #require(narrow.lines[2].range(of: "Write")).lowerBound.utf16Offset(in: narrow.lines[2])
+        let continued = narrow.lines[3...].map { $0.dropFirst(titleStart) }
+        #expect(narrow.lines[3...].allSatisfy { $0.prefix(titleStart).allSatisfy { $0 == " " } }, "continuation lines are blank but for the title")
+        let title = ([narrow.lines[2].dropFirst(titleStart).components(separatedBy: "  ")[0]] + continued.map(String.init)).joined(separator: " ")
+        #expect(title == "Write a very long title that cannot fit in a narrow terminal")
         // Rows stay aligned: the title column starts at the same place on every row.
-        let starts = narrow.lines.map { line in
+        let starts = narrow.lines.prefix(3).map { line in
             line.range(of: ["Pay", "Buy", "Write"].first { line.contains($0) }!)!.lowerBound.utf16Offset(in: line)
         }
         #expect(Set(starts).count == 1)
         // A short title is not padded out to the narrowest a shortened one may be.
         let short = try runTaskline(["add", "--db", path, "Go", "+x"], environment: ["COLUMNS": "60"])
         #expect(short.output.hasSuffix("  [ ]  Go  +x\n"), "\(short.output)")
+    }
+
+    /// Columns line up in terminal cells: a CJK character or an emoji takes two, a
+    /// combining mark none. A pipe asking for tsv gets tab-separated fields, unpadded.
+    @Test func wideCharactersTakeTwoCellsAndTSVIsUnpadded() throws {
+        let path = directory.file("wide.sqlite")
+        _ = try add(path, ["買い物リスト", "+家"])
+        _ = try add(path, ["Apples", "🍎🍏", "+fruit"])
+        _ = try add(path, ["Cafe\u{301}", "+x"])
+        _ = try add(path, ["Plain", "title", "+y"])
+        let listed = try runTaskline(["list", "--db", path])
+        // The tags start at the same cell on every row.
+        let cells = listed.lines.map { line in
+            let before = line[..<line.range(of: "  +")!.lowerBound]
+            return before.reduce(0) { width, character in
+                width + (character.unicodeScalars.contains { $0.properties.isEmojiPresentation || (0x3000...0x9FFF).contains($0.value) } ? 2 : 1)
+            }
+        }
+        #expect(Set(cells).count == 1, "\(listed.output)")
+
+        let tsv = try runTaskline(["list", "--db", path, "--format", "tsv"])
+        #expect(tsv.lines.count == 4)
+        #expect(tsv.lines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 7 })
+        #expect(tsv.lines[3].hasSuffix("\topen\t\t\t\tPlain title\ty"), "\(tsv.output)")
+        #expect(try runTaskline(["list", "--db", path, "--format", "csv"]).status == 2)
     }
 
     /// On a real terminal (script(1) gives the command one): a header, colour, the width.

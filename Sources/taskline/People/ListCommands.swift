@@ -19,6 +19,8 @@ struct Listing: Sendable {
     var sort: [ListSort] = []
     var limit: Int?
     var json = false
+    /// Tab-separated rows for scripts: no padding, no header, no colour.
+    var tsv = false
 
     /// The filter words the commands take.
     static let attributes: [InlineAttribute<Listing>] = [
@@ -71,12 +73,15 @@ struct Listing: Sendable {
                              project, urgency; a - before one reverses it (-priority: high first)
           --limit N          at most N tasks
           --json             a JSON array of the tasks in the wire format instead
+          --format FORMAT    table (the default), tsv (a row a task, tab-separated: short id,
+                             open or done, priority letter, due as stored, project, title,
+                             comma-separated tags) or json (as --json)
         \(options)
         Rows: short id, [ ] or [x], priority (H, M, L), due date (relative when near: tomorrow,
         in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
         no row fills are left out. On a terminal, with a header, in colour (overdue red, due
-        today bold; NO_COLOR turns it off, CLICOLOR_FORCE on) and cut to its width (COLUMNS
-        overrides it). An empty result is said on stderr; stdout stays empty. So is a database
+        today bold; NO_COLOR turns it off, CLICOLOR_FORCE on), the title and the tags wrapped
+        within its width (COLUMNS overrides it; wide characters and emoji take two cells). An empty result is said on stderr; stdout stays empty. So is a database
         that does not exist yet, which is not made.
 
         A short id is the shortest start of the task's id that no other task's id shares, at
@@ -101,6 +106,13 @@ struct Listing: Sendable {
             switch item {
             case .option("--db"): database = try reader.value()
             case .option("--json"): json = true
+            case .option("--format"):
+                switch try reader.value() {
+                case "table": (json, tsv) = (false, false)
+                case "tsv": (json, tsv) = (false, true)
+                case "json": (json, tsv) = (true, false)
+                case let other: throw UsageError("--format takes table, tsv or json, not \(other)")
+                }
             case .option("--limit"): limit = try reader.integer(in: 1...Int.max)
             case .option("--sort"): sort = try ListSort.parse(try reader.value())
             case .option("--done"): filter.done = true
@@ -221,6 +233,15 @@ struct Listing: Sendable {
         return words.allSatisfy { haystack.contains($0.lowercased()) }
     }
 
+    /// A row of `--format tsv`; a tab or a line break in a field becomes a space.
+    static func tsvRow(_ task: TaskItem, shortID: String) -> String {
+        let fields = [
+            shortID, task.done ? "done" : "open", task.priority > 0 ? PriorityName.letters[task.priority] : "", task.due ?? "",
+            task.project ?? "", task.title, task.tags.joined(separator: ","),
+        ]
+        return fields.map { String($0.map { $0 == "\t" || $0.isNewline ? " " : $0 }) }.joined(separator: "\t")
+    }
+
     /// Prints the tasks, or says on stderr that there are none (`nothing`).
     func run(nothing: String) async throws -> Int32 {
         let shown: Void? = try await StoreAccess.reading(database) { try await show(from: $0, nothing: nothing) }
@@ -256,6 +277,11 @@ struct Listing: Sendable {
                 note(nothing)
             } else {
                 let ids = try store.shortIDs(for: tasks.map(\.id))
+                if tsv {
+                    for task in tasks { try output.line(Self.tsvRow(task, shortID: ids.shortID(for: task.id))) }
+                    try output.flush()
+                    return
+                }
                 var table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
                 if sort.first?.field == .urgency { table.urgency = { Urgency.of($0, dates: dates, dependencies: dependencies) } }
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }

@@ -301,9 +301,12 @@ enum PeopleOutput {
         prefix + " " + row(task, shortID: shortID)
     }
 
-    /// `3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list.
+    /// `3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list, whole on one line
+    /// (a confirmation shows all it set; the terminal wraps it).
     static func row(_ task: TaskItem, shortID: String) -> String {
-        TaskTable(terminal: .stdout(), dates: .current()).lines([task], shortID: { _ in shortID })[0]
+        var terminal = Terminal.stdout()
+        terminal.width = nil
+        return TaskTable(terminal: terminal, dates: .current()).lines([task], shortID: { _ in shortID })[0]
     }
 
     /// The confirmation of add, modify and edit: the row, then what the row has no column

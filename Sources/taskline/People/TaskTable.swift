@@ -42,7 +42,8 @@ struct Terminal: Sendable {
 }
 
 /// Tasks as aligned columns: short id, done mark, urgency, priority, due, project, title,
-/// tags. Columns no task fills are left out; the title is shortened to fit the width.
+/// tags. Columns no task fills are left out; on a terminal, the title and the tags wrap
+/// within the width. Widths are terminal cells (`TerminalWidth`).
 struct TaskTable {
     let terminal: Terminal
     let dates: DateContext
@@ -70,15 +71,16 @@ struct TaskTable {
             column == .id || column == .title || column == .mark || rows.contains { !$0[column.rawValue].text.isEmpty }
         }
         var widths = Column.allCases.map { column in
-            rows.map { $0[column.rawValue].text.count }.max().map { max($0, header ? column.heading.count : 0) } ?? 0
+            rows.map { TerminalWidth.of($0[column.rawValue].text) }.max().map { max($0, header ? column.heading.count : 0) } ?? 0
         }
         if let width = terminal.width {
-            // Everything but the title and the tags takes what it needs; the title gets what
-            // is left after the tags, but at least 10 characters, and the tags the rest.
+            // Everything but the title and the tags takes what it needs. The title gets what
+            // is left but a third for the tags, at least 10 cells, and the tags the rest;
+            // both wrap within their column.
             let fixed = columns.filter { $0 != .title && $0 != .tags }.map { widths[$0.rawValue] }.reduce(0, +)
             let available = width - fixed - 2 * (columns.count - 1)
             let tags = widths[Column.tags.rawValue]
-            widths[Column.title.rawValue] = min(widths[Column.title.rawValue], max(10, available - tags))
+            widths[Column.title.rawValue] = min(widths[Column.title.rawValue], max(10, available - min(tags, available / 3)))
             widths[Column.tags.rawValue] = max(1, min(tags, available - widths[Column.title.rawValue]))
         }
         var output: [String] = []
@@ -87,7 +89,16 @@ struct TaskTable {
             output.append(render(headings, columns: columns, widths: widths))
         }
         for row in rows {
-            output.append(render(columns.map { row[$0.rawValue] }, columns: columns, widths: widths))
+            let cells = columns.map { row[$0.rawValue] }
+            // On a terminal the title and the tags wrap; the other columns are on the first line.
+            let pieces = zip(cells, columns).map { cell, column in
+                terminal.width != nil && (column == .title || column == .tags)
+                    ? TerminalWidth.wrap(cell.text, cells: widths[column.rawValue]) : [cell.text]
+            }
+            for line in 0..<pieces.map(\.count).max()! {
+                let lineCells = zip(cells, pieces).map { cell, lines in Cell(text: line < lines.count ? lines[line] : "", style: cell.style) }
+                output.append(render(lineCells, columns: columns, widths: widths))
+            }
         }
         return output
     }
@@ -100,10 +111,10 @@ struct TaskTable {
             let column = columns[index]
             let width = widths[column.rawValue]
             var text = cells[index].text
-            var length = text.count
+            var length = TerminalWidth.of(text)
             if length > width, column == .title || column == .tags {
-                text = String(text.prefix(max(0, width - 1))) + "…"
-                length = width
+                text = TerminalWidth.prefix(text, fitting: max(0, width - 1)) + "…"
+                length = TerminalWidth.of(text)
             }
             if index > 0 { line += "  " }
             line += terminal.paint(text, cells[index].style)
