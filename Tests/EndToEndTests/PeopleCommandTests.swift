@@ -171,4 +171,29 @@ import Testing
         let misspelt = try runTaskline(["add", "--db", path, "Call", "deu:fri"])
         #expect(misspelt.status == 2 && misspelt.stderr.contains("did you mean due:fri?"), "\(misspelt.stderr)")
     }
+
+    /// `done A B` is one change, which one undo reverts; completing a blocked task is done
+    /// but warned of; messages name tasks by short id and title, not by their full ids.
+    @Test func doneOfSeveralIsOneUndoAndBlockersAreNamed() throws {
+        let path = directory.file("tasks.sqlite")
+        let book = shortID(try runTaskline(["add", "--db", path, "Book", "flights"]).lines[0])
+        let pack = shortID(try runTaskline(["add", "--db", path, "Pack", "for", "Porto", "depends:\(book)"]).lines[0])
+        let third = shortID(try runTaskline(["add", "--db", path, "Third"]).lines[0])
+
+        let done = try runTaskline(["done", "--db", path, pack, third, "nope"])
+        #expect(done.status == 1, "one id matched nothing")
+        #expect(done.lines.count == 2 && done.lines.allSatisfy { $0.hasPrefix("done ") })
+        #expect(done.stderr.contains("warning: \(pack) \"Pack for Porto\" waits for \(book) \"Book flights\", still open"), "\(done.stderr)")
+        #expect(done.stderr.contains("no task has the id or short id nope"))
+        let undo = try runTaskline(["undo", "--db", path])
+        #expect(undo.lines.first == "undid 2 changes", "\(undo.output)")
+        #expect(try runTaskline(["list", "--db", path]).lines.count == 3)
+
+        let cycle = try runTaskline(["modify", "--db", path, book, "depends:\(pack)"])
+        #expect(cycle.status == 1)
+        #expect(cycle.stderr.contains("\(book) \"Book flights\" → \(pack) \"Pack for Porto\" → \(book) \"Book flights\""), "\(cycle.stderr)")
+
+        #expect(try runTaskline(["rm", "--db", path, pack, third]).lines.count == 2)
+        #expect(try runTaskline(["undo", "--db", path]).lines.first == "undid 2 changes")
+    }
 }

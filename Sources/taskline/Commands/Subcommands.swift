@@ -176,17 +176,32 @@ struct CommandFailure: Error {
         self.message = message
     }
 
-    static func describe(_ error: TaskStoreError) -> String {
+    /// `name` says a task's id as people should read it (`PeopleOutput.describe`: its
+    /// short id and title).
+    static func describe(_ error: TaskStoreError, name: (String) -> String = { $0 }) -> String {
         switch error {
         case .notFound(let id): "no task has the id \(id)"
-        case .versionConflict(let current): "task \(current.id) changed meanwhile (now at version \(current.version))"
+        case .versionConflict(let current): "task \(name(current.id)) changed meanwhile (now at version \(current.version))"
         case .alreadyExists(let id): "a task with the id \(id) exists already"
         case .invalid(let field, let reason): "\(field) \(reason)"
         case .storage(_, _, let message, _), .outOfRange(let message): "storage failure: \(message)"
         case .historyExpired(let since, _): "changes after \(since) are no longer kept"
-        case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids))"
-        case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map(\.id) + deleted).joined(separator: ", "))"
-        case .operationFailed(let index, let error): "operation \(index): \(describe(error))"
+        case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids.map(name)))"
+        case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map { name($0.id) } + deleted).joined(separator: ", "))"
+        case .operationFailed(let index, let error): "operation \(index): \(describe(error, name: name))"
+        }
+    }
+}
+
+extension TaskStoreError {
+    /// The existing tasks the error is about, which messages name for people.
+    var taskIDs: [String] {
+        switch self {
+        case .versionConflict(let current): [current.id]
+        case .dependencyCycle(let ids): ids
+        case .undoConflict(let tasks, _): tasks.map(\.id)
+        case .operationFailed(_, let error): error.taskIDs
+        default: []
         }
     }
 }

@@ -50,7 +50,7 @@ enum EditCommand: Command {
                 file.remove()
                 return note("nothing changed")
             }
-            updated = try EditOptions.writing { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
+            updated = try EditOptions.writing(store) { try store.update(id: task.id, changes: changes, ifVersion: task.version).value }
         } catch TaskStoreError.versionConflict(let current) {
             throw file.kept(because: "the task changed meanwhile (now at version \(current.version)); nothing was applied")
         } catch let error as UsageError {
@@ -58,7 +58,7 @@ enum EditCommand: Command {
         } catch let failure as CommandFailure {
             throw file.kept(because: failure.message ?? "nothing was applied")
         } catch let error as TaskStoreError {
-            throw file.kept(because: CommandFailure.describe(error))
+            throw file.kept(because: PeopleOutput.describe(error, store))
         }
         file.remove()
         try PeopleOutput.task(updated, prefix: "edited", store: store)

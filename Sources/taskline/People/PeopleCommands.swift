@@ -70,16 +70,16 @@ struct EditOptions: Sendable {
     }
 
     /// Runs a write from the command line, its complaints worded for the command line.
-    static func writing<T>(_ body: () throws -> T) throws -> T {
+    static func writing<T>(_ store: isolated any CommandLineStoring, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as TaskStoreError {
-            throw usageError(error)
+            throw usageError(error, store)
         }
     }
 
     /// The store's complaint about a value, in the words of the command line.
-    static func usageError(_ error: TaskStoreError) -> Error {
+    static func usageError(_ error: TaskStoreError, _ store: isolated any CommandLineStoring) -> Error {
         switch error {
         case .invalid(let field, let reason):
             let name =
@@ -96,7 +96,7 @@ struct EditOptions: Sendable {
                 default: "--" + field
                 }
             return UsageError("\(name) \(reason)")
-        case .dependencyCycle: return CommandFailure(CommandFailure.describe(error))
+        case .dependencyCycle: return CommandFailure(PeopleOutput.describe(error, store))
         default: return error
         }
     }
@@ -137,7 +137,7 @@ enum AddCommand: Command {
 
     private static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring) throws {
         let draft = edit.draft(dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [])
-        let task = try EditOptions.writing { try store.create(draft).value }
+        let task = try EditOptions.writing(store) { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
 }
@@ -175,7 +175,7 @@ enum ModifyCommand: Command {
         let edit = options.edit
         let current = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
         let changes = edit.changes(to: current, dependsOn: try store.resolveDependencies(edit.dependsOn))
-        let task = try EditOptions.writing { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
+        let task = try EditOptions.writing(store) { try store.update(id: current.id, changes: changes, ifVersion: current.version).value }
         try PeopleOutput.task(task, prefix: "modified", store: store)
     }
 }
@@ -203,10 +203,17 @@ enum DoneCommand: Command {
     }
 
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
-        try await options.forEachTask { id, store throws in
-            let before = try store.get(id: id)
-            let outcome = try store.perform(.update(id: id, changes: TaskChanges(done: true), ifVersion: nil))
-            var lines = [PeopleOutput.line(outcome.task!, prefix: before.done ? "already done" : "done", shortID: try store.shortID(for: id))]
+        try await options.applyToEach { task, store in
+            // Done anyway, as Taskwarrior does, but said: what it waited for is still open.
+            let open = try task.dependsOn.compactMap { try? store.get(id: $0) }.filter { !$0.done }
+            if !task.done, !open.isEmpty {
+                let waitedFor = try open.map { try PeopleOutput.name($0, store) }.joined(separator: ", ")
+                let named = try PeopleOutput.name(task, store)
+                Log.warning("\(named) waits for \(waitedFor), still open")
+            }
+            return .update(id: task.id, changes: TaskChanges(done: true), ifVersion: nil)
+        } report: { before, shortID, outcome, store in
+            var lines = [PeopleOutput.line(outcome.task!, prefix: before.done ? "already done" : "done", shortID: shortID)]
             // A recurring task's next occurrence, made in the same transaction.
             for case let next? in outcome.otherChanges.map(\.task) where next.seriesId != nil && next.seriesId == outcome.task!.seriesId {
                 lines.append(PeopleOutput.line(next, prefix: "next", shortID: try store.shortID(for: next.id)))
@@ -238,11 +245,10 @@ enum RemoveCommand: Command {
     }
 
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
-        try await options.forEachTask { id, store throws in
-            let task = try store.get(id: id)
-            let line = PeopleOutput.line(task, prefix: "removed", shortID: try store.shortID(for: id))
-            _ = try store.delete(id: id)
-            return line
+        try await options.applyToEach { task, _ in
+            .delete(id: task.id, ifVersion: nil)
+        } report: { before, shortID, _, _ in
+            PeopleOutput.line(before, prefix: "removed", shortID: shortID)
         }
     }
 }
@@ -265,27 +271,45 @@ struct TaskIDsOptions: Sendable {
         return options
     }
 
-    /// Resolves each id and runs `body` on it, printing what it returns. An id that matches
-    /// no task, or several, is reported and the others still go ahead; the exit code is 1
-    /// if any failed.
-    func forEachTask(_ body: @Sendable (String, isolated any CommandLineStoring) throws -> String) async throws -> Int32 {
-        try await StoreAccess.using(database, create: false) { try await Self.forEachTask(ids, store: $0, body) }
+    /// Resolves every id, then writes an operation a task in one apply, so that `done A B`
+    /// is one change group, which one `undo` reverts, and prints each outcome's report.
+    /// An id that matches no task, or several, and an operation that fails are reported and
+    /// the others still go ahead; the exit code is 1 if any failed.
+    func applyToEach(
+        _ operation: @Sendable @escaping (TaskItem, isolated any CommandLineStoring) throws -> TaskOperation,
+        report: @Sendable @escaping (_ before: TaskItem, _ shortID: String, OperationOutcome, isolated any CommandLineStoring) throws -> String
+    ) async throws -> Int32 {
+        try await StoreAccess.using(database, create: false) { try await Self.applyToEach(ids, store: $0, operation, report) }
     }
 
-    private static func forEachTask(
+    private static func applyToEach(
         _ ids: [String], store: isolated any CommandLineStoring,
-        _ body: (String, isolated any CommandLineStoring) throws -> String
+        _ operation: (TaskItem, isolated any CommandLineStoring) throws -> TaskOperation,
+        _ report: (TaskItem, String, OperationOutcome, isolated any CommandLineStoring) throws -> String
     ) throws -> Int32 {
-        let output = OutputWriter()
         var failed = false
+        var targets: [(task: TaskItem, shortID: String)] = []
         for text in ids {
             do {
-                try output.line(try body(try store.resolveID(text), store))
+                let id = try store.resolveID(text)
+                guard !targets.contains(where: { $0.task.id == id }) else { continue }
+                targets.append((try store.get(id: id), try store.shortID(for: id)))
             } catch let error as ShortID.LookupError {
                 Log.error("\(error)")
                 failed = true
             } catch let error as TaskStoreError {
-                Log.error(CommandFailure.describe(error))
+                Log.error(PeopleOutput.describe(error, store))
+                failed = true
+            }
+        }
+        let operations = try targets.map { Result<TaskOperation, TaskStoreError>.success(try operation($0.task, store)) }
+        let results = operations.isEmpty ? [] : try store.apply(operations, atomic: false)
+        let output = OutputWriter()
+        for (target, result) in zip(targets, results) {
+            switch result {
+            case .success(let outcome): try output.line(try report(target.task, target.shortID, outcome, store))
+            case .failure(let error):
+                Log.error(PeopleOutput.describe(error, store))
                 failed = true
             }
         }
@@ -299,6 +323,20 @@ enum PeopleOutput {
     /// `added 3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list, after a word.
     static func line(_ task: TaskItem, prefix: String, shortID: String) -> String {
         prefix + " " + row(task, shortID: shortID)
+    }
+
+    /// `3f2a9c1 "Pack for Porto"`: a task as messages name it.
+    static func name(_ task: TaskItem, _ store: isolated any CommandLineStoring) throws -> String {
+        "\(try store.shortID(for: task.id)) \"\(task.title)\""
+    }
+
+    /// The error's message with its tasks named as `name` names them, not by their ids.
+    static func describe(_ error: TaskStoreError, _ store: isolated any CommandLineStoring) -> String {
+        var names: [String: String] = [:]
+        for id in error.taskIDs {
+            if let task = try? store.get(id: id), let named = try? name(task, store) { names[id] = named }
+        }
+        return CommandFailure.describe(error) { names[$0] ?? $0 }
     }
 
     /// `3f2a9c1  [ ]  H  tomorrow  Home  Fix bike  +home`: a row of list, whole on one line
