@@ -21,9 +21,10 @@ public func runTaskline(
     let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
     process.arguments = arguments
-    if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
+    // The command line reads the person's settings, whose context would filter every
+    // listing: a test reads none unless it names its own XDG_CONFIG_HOME.
+    let noSettings = ["XDG_CONFIG_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("taskline-tests-no-settings").path]
+    process.environment = ProcessInfo.processInfo.environment.merging(noSettings) { $1 }.merging(environment) { $1 }
     let input = Pipe.closedOnExec()
     let output = Pipe.closedOnExec()
     let errors = Pipe.closedOnExec()

@@ -44,6 +44,7 @@ enum Subcommands {
         EditCommand.self,
         ProjectsCommand.self,
         TagsCommand.self,
+        ContextCommand.self,
         ExportCommand.self,
         ImportCommand.self,
         BackupCommand.self,

@@ -21,6 +21,32 @@ struct Listing: Sendable {
     var json = false
     /// Tab-separated rows for scripts: no padding, no header, no colour.
     var tsv = false
+    /// The urgency formula's numbers, from the settings.
+    var coefficients = Urgency.Coefficients()
+    /// The context whose filter words the listing took first (`taskline context`).
+    var context: String?
+
+    /// A listing as the settings start it: their urgency coefficients, `preset`, then the
+    /// filter words of the context in use, which the command line's words follow.
+    static func configured(_ preset: (inout Listing) -> Void) throws(UsageError) -> Listing {
+        let settings = try Settings.load(from: Settings.path { getenv($0).map { String(cString: $0) } })
+        var listing = Listing()
+        listing.coefficients = try Urgency.Coefficients(settings)
+        preset(&listing)
+        if let name = settings["context"] {
+            guard let words = settings["context.\(name)"] else {
+                throw UsageError("\(settings.path): the context in use, \(name), is not defined (taskline context none, or define it)")
+            }
+            var reader = ArgumentReader(words.split(separator: " ").map(String.init))
+            do {
+                try listing.parse(&reader)
+            } catch {
+                throw UsageError("context \(name) (\(settings.path)): \(error.message)")
+            }
+            listing.context = name
+        }
+        return listing
+    }
 
     /// The filter words the commands take.
     static let attributes: [InlineAttribute<Listing>] = [
@@ -143,11 +169,11 @@ struct Listing: Sendable {
     }
 
     /// Calls `body` with every matching task, in order, as the pages come: only an order
-    /// the store cannot give (urgency) makes it hold them all first. Returns which tasks
-    /// block and are blocked when the order is by urgency (`Urgency.of` takes them).
+    /// the store cannot give (urgency) makes it hold them all first. Returns the urgency it
+    /// ordered by, knowing which tasks block and are blocked when the order is by urgency.
     @discardableResult
     func forEachTask(from store: isolated any CommandLineStoring, dates: DateContext, _ body: (TaskItem) throws -> Void) throws
-        -> Urgency.Dependencies
+        -> Urgency
     {
         let keys = sort.compactMap(\.storeKey)
         let ordersHere = keys.count < sort.count
@@ -179,17 +205,17 @@ struct Listing: Sendable {
             }
         }
         // Urgency raises what open tasks wait for and lowers what waits.
-        var dependencies = Urgency.Dependencies()
+        var urgency = Urgency(coefficients: coefficients)
         if sort.contains(where: { $0.field == .urgency }) {
             let blocked = try fetchAll(TaskFilter(done: false, blocked: true))
-            dependencies.blocked = Set(blocked.map(\.id))
-            dependencies.blocking = Set(try fetchOpen(Array(Set(blocked.flatMap(\.dependsOn))), TaskFilter()).map(\.id))
+            urgency.dependencies.blocked = Set(blocked.map(\.id))
+            urgency.dependencies.blocking = Set(try fetchOpen(Array(Set(blocked.flatMap(\.dependsOn))), TaskFilter()).map(\.id))
         }
-        let blocking = dependencies.blocking
+        let blocking = urgency.dependencies.blocking
         // The most urgent first, up to a limit: read in the order that lets the reading stop.
         let cutoff =
-            limit < Int.max && sort.first == ListSort(field: .urgency, descending: false)
-            ? try UrgencyCutoff(dates: dates) { try fetch(TaskQuery(filter: filter, sort: $0, limit: 1)) } : nil
+            limit < Int.max && sort.first == ListSort(field: .urgency, descending: false) && coefficients.rewardsInOrder
+            ? try UrgencyCutoff(urgency: urgency, dates: dates) { try fetch(TaskQuery(filter: filter, sort: $0, limit: 1)) } : nil
         // Oldest first among equals.
         let tieBreak = keys.contains { $0.field == .createdAt } ? [] : [SortKey(field: .createdAt)]
         var query = TaskQuery(filter: filter, sort: cutoff == nil ? keys + tieBreak : UrgencyCutoff.order, limit: TaskQuery.maxLimit)
@@ -211,15 +237,15 @@ struct Listing: Sendable {
             }
             // With a limit, only the best so far need be held.
             if let cutoff, let last = page.tasks.last {
-                if held.count > limit { held = Array(ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit)) }
-                if held.count == limit, Urgency.of(held[limit - 1], dates: dates, dependencies: dependencies) > cutoff.bound(after: last) { break }
+                if held.count > limit { held = Array(ListSort.ordered(held, by: sort, dates: dates, urgency: urgency).prefix(limit)) }
+                if held.count == limit, urgency.of(held[limit - 1], dates: dates) > cutoff.bound(after: last) { break }
             } else if limit < Int.max, held.count > limit + TaskQuery.maxLimit {
-                held = Array(ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit))
+                held = Array(ListSort.ordered(held, by: sort, dates: dates, urgency: urgency).prefix(limit))
             }
             query.cursor = page.nextCursor
         } while query.cursor != nil && count < limit
-        for task in ListSort.ordered(held, by: sort, dates: dates, dependencies: dependencies).prefix(limit) { try body(task) }
-        return dependencies
+        for task in ListSort.ordered(held, by: sort, dates: dates, urgency: urgency).prefix(limit) { try body(task) }
+        return urgency
     }
 
     private func matches(_ task: TaskItem, dates: DateContext) -> Bool {
@@ -272,9 +298,9 @@ struct Listing: Sendable {
         } else {
             // Aligned columns need every row's widths before the first row.
             var tasks: [TaskItem] = []
-            let dependencies = try forEachTask(from: store, dates: dates) { tasks.append($0) }
+            let urgency = try forEachTask(from: store, dates: dates) { tasks.append($0) }
             if tasks.isEmpty {
-                note(nothing)
+                note(nothing + (context.map { " in context \($0) (taskline context none: every task)" } ?? ""))
             } else {
                 let ids = try store.shortIDs(for: tasks.map(\.id))
                 if tsv {
@@ -283,10 +309,12 @@ struct Listing: Sendable {
                     return
                 }
                 var table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
-                if sort.first?.field == .urgency { table.urgency = { Urgency.of($0, dates: dates, dependencies: dependencies) } }
+                if sort.first?.field == .urgency { table.urgency = { urgency.of($0, dates: dates) } }
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
                 // A person reads the count; a pipe gets the rows only.
-                if table.header { try output.line("\(tasks.count) task\(tasks.count == 1 ? "" : "s")") }
+                if table.header {
+                    try output.line("\(tasks.count) task\(tasks.count == 1 ? "" : "s")" + (context.map { " (context \($0))" } ?? ""))
+                }
             }
         }
         try output.flush()
@@ -337,8 +365,8 @@ struct ListSort: Sendable, Equatable {
     /// Sorted by the keys, in turn, when one is urgency, which the store cannot sort by;
     /// the others as the store orders them, then by age and id, as the store breaks ties.
     /// The positions are sorted, not the tasks: moving a task costs many times a comparison.
-    static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext, dependencies: Urgency.Dependencies) -> [TaskItem] {
-        let columns = keys.map { SortColumn($0, of: tasks, dates: dates, dependencies: dependencies) }
+    static func ordered(_ tasks: [TaskItem], by keys: [ListSort], dates: DateContext, urgency: Urgency) -> [TaskItem] {
+        let columns = keys.map { SortColumn($0, of: tasks, dates: dates, urgency: urgency) }
         return tasks.indices.sorted { a, b in
             for column in columns {
                 if let first = column.precedes(a, b) { return first }
@@ -371,12 +399,12 @@ private struct SortColumn {
     private let values: [Value?]
     private let descending: Bool
 
-    init(_ key: ListSort, of tasks: [TaskItem], dates: DateContext, dependencies: Urgency.Dependencies) {
+    init(_ key: ListSort, of tasks: [TaskItem], dates: DateContext, urgency: Urgency) {
         // Urgency's own order is the most urgent first.
         descending = key.field == .urgency ? !key.descending : key.descending
         values = tasks.map { task in
             switch key.field {
-            case .urgency: .number(Urgency.of(task, dates: dates, dependencies: dependencies))
+            case .urgency: .number(urgency.of(task, dates: dates))
             case .due: task.due.flatMap(Timestamp.parse).map(Value.integer)
             case .priority: .integer(Int64(task.priority))
             case .created: .integer(task.createdAt)
@@ -408,8 +436,7 @@ protocol ListingCommand: Command where Options == Listing {
 
 extension ListingCommand {
     static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Listing {
-        var listing = Listing()
-        preset(&listing)
+        var listing = try Listing.configured(preset)
         try listing.parse(&reader)
         return listing
     }
@@ -522,10 +549,10 @@ enum SearchCommand: ListingCommand {
     }
 
     static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> Listing {
-        var listing = Listing()
-        preset(&listing)
+        var listing = try Listing.configured(preset)
+        let contextWords = listing.words.count
         try listing.parse(&reader)
-        guard !listing.words.isEmpty else { throw UsageError("search for what? Give words") }
+        guard listing.words.count > contextWords else { throw UsageError("search for what? Give words") }
         return listing
     }
 

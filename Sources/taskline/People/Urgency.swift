@@ -1,20 +1,74 @@
 import PeopleLanguage
 import TaskModel
 
-/// How urgent an open task is, after Taskwarrior's default coefficients.
-enum Urgency {
+/// How urgent an open task is: Taskwarrior's formula, with its default coefficients unless
+/// the settings change them.
+struct Urgency: Sendable {
     static let help = """
         Urgency is the sum of: priority H 6, M 3.9, L 1.8; due date 12 × a scale from 0.2
         (due in 14 days or more, or no due date: 0) rising linearly to 1 (7 days overdue or
-        more); 8 for blocking an open task, -5 for being blocked; 1 for having tags; 1 for having a project; age
-        2 × (days since created / 365, at most 1). The Urg column shows it.
+        more); 8 for blocking an open task, -5 for being blocked; 1 for having tags; 1 for
+        having a project; age 2 × (days since created / 365, at most 1). The Urg column shows
+        it. The settings file changes the numbers (urgency.due.coefficient = 12, …; see
+        taskline context --help for where it is).
         """
 
-    static let priorityParts: [Double] = [0, 1.8, 3.9, 6]
-    /// Taskwarrior's `urgency.blocking.coefficient`: what others wait for comes first.
-    static let blockingPart = 8.0
-    /// Taskwarrior's `urgency.blocked.coefficient`: what cannot be done yet goes down.
-    static let blockedPart = -5.0
+    /// The formula's numbers, named as Taskwarrior's `.taskrc` names them.
+    struct Coefficients: Sendable, Equatable {
+        /// For no priority, L, M and H.
+        var priority: [Double] = [0, 1.8, 3.9, 6]
+        var due = 12.0
+        /// What others wait for comes first.
+        var blocking = 8.0
+        /// What cannot be done yet goes down.
+        var blocked = -5.0
+        var tags = 1.0
+        var project = 1.0
+        var age = 2.0
+        /// Days after which the age counts in full.
+        var ageMax = 365.0
+
+        static let names = [
+            "urgency.priority.H.coefficient", "urgency.priority.M.coefficient", "urgency.priority.L.coefficient",
+            "urgency.due.coefficient", "urgency.blocking.coefficient", "urgency.blocked.coefficient",
+            "urgency.tags.coefficient", "urgency.project.coefficient", "urgency.age.coefficient", "urgency.age.max",
+        ]
+
+        init() {}
+
+        /// The defaults, changed by the settings that name a coefficient.
+        init(_ settings: Settings) throws(UsageError) {
+            for name in Self.names {
+                guard let text = settings[name] else { continue }
+                guard let value = Double(text), value.isFinite, name != "urgency.age.max" || value > 0 else {
+                    throw UsageError("\(settings.path): \(name) takes a number\(name == "urgency.age.max" ? " above 0" : ""), not \(text)")
+                }
+                set(name, value)
+            }
+        }
+
+        private mutating func set(_ name: String, _ value: Double) {
+            switch name {
+            case "urgency.priority.H.coefficient": priority[3] = value
+            case "urgency.priority.M.coefficient": priority[2] = value
+            case "urgency.priority.L.coefficient": priority[1] = value
+            case "urgency.due.coefficient": due = value
+            case "urgency.blocking.coefficient": blocking = value
+            case "urgency.blocked.coefficient": blocked = value
+            case "urgency.tags.coefficient": tags = value
+            case "urgency.project.coefficient": project = value
+            case "urgency.age.coefficient": age = value
+            default: ageMax = value
+            }
+        }
+
+        /// Whether a more urgent task can be told from its priority and due date as the
+        /// store orders them, which `UrgencyCutoff` needs: no part lowers what it rewards.
+        var rewardsInOrder: Bool {
+            zip(priority, priority.dropFirst()).allSatisfy { $0 <= $1 } && priority[0] >= 0
+                && [due, tags, project, age].allSatisfy { $0 >= 0 }
+        }
+    }
 
     /// Which open tasks wait for which: what urgency knows of dependencies.
     struct Dependencies: Sendable {
@@ -24,29 +78,32 @@ enum Urgency {
         var blocked: Set<String> = []
     }
 
-    static func of(_ task: TaskItem, dates: DateContext, dependencies: Dependencies) -> Double {
-        var score = priorityParts[task.priority]
-        if dependencies.blocking.contains(task.id) { score += blockingPart }
-        if dependencies.blocked.contains(task.id) { score += blockedPart }
+    var coefficients = Coefficients()
+    var dependencies = Dependencies()
+
+    func of(_ task: TaskItem, dates: DateContext) -> Double {
+        var score = coefficients.priority[task.priority]
+        if dependencies.blocking.contains(task.id) { score += coefficients.blocking }
+        if dependencies.blocked.contains(task.id) { score += coefficients.blocked }
         if let days = task.due.flatMap({ PeopleDates.days(until: $0, now: dates.now, calendar: dates.calendar) }) {
             score += duePart(days: days)
         }
-        if !task.tags.isEmpty { score += 1 }
-        if task.project != nil { score += 1 }
+        if !task.tags.isEmpty { score += coefficients.tags }
+        if task.project != nil { score += coefficients.project }
         score += agePart(createdAt: task.createdAt, now: dates.now)
         return score
     }
 
     /// The due date's part for a task due `days` local days from today (negative: overdue):
     /// the more overdue, the larger.
-    static func duePart(days: Int64) -> Double {
+    func duePart(days: Int64) -> Double {
         let overdue = Double(-days)
-        return 12 * (overdue >= 7 ? 1 : overdue >= -14 ? (overdue + 14) * 0.8 / 21 + 0.2 : 0.2)
+        return coefficients.due * (overdue >= 7 ? 1 : overdue >= -14 ? (overdue + 14) * 0.8 / 21 + 0.2 : 0.2)
     }
 
     /// The age's part: the older, the larger.
-    static func agePart(createdAt: Int64, now: Int64) -> Double {
-        2 * min(1, Double(max(0, now - createdAt)) / 86_400_000 / 365)
+    func agePart(createdAt: Int64, now: Int64) -> Double {
+        coefficients.age * min(1, Double(max(0, now - createdAt)) / 86_400_000 / coefficients.ageMax)
     }
 }
 
@@ -54,7 +111,7 @@ enum Urgency {
 /// priority, highest first, then by due date, soonest first (the undated last), no task after
 /// a given one is more urgent than `bound(after:)`. Its priority is the same with a due date
 /// no sooner, or lower with a due date no sooner than the most overdue task's; its tags and
-/// project add at most 2; it is no older than the oldest task. Where every due date is weeks
+/// project add at most their coefficients; it is no older than the oldest task. Where every due date is weeks
 /// away, `next` then reads the open tasks of high priority with a due date rather than every
 /// open task. The bound is for tasks that block nothing (being blocked only lowers): the
 /// listing reads the tasks that block others before it starts.
@@ -67,30 +124,33 @@ struct UrgencyCutoff {
     static let order = [SortKey(field: .priority, descending: true), SortKey(field: .due)]
 
     private let dates: DateContext
+    private let urgency: Urgency
     /// The bounding due part of the most overdue task.
     private let mostOverduePart: Double
     /// The age part of the oldest task.
     private let oldestAgePart: Double
 
     /// `fetch` reads a page of the tasks the listing reads, in the query's order.
-    init(dates: DateContext, fetch: (_ sort: [SortKey]) throws -> TaskPage) throws {
+    init(urgency: Urgency, dates: DateContext, fetch: (_ sort: [SortKey]) throws -> TaskPage) throws {
         self.dates = dates
-        mostOverduePart = try fetch([SortKey(field: .due)]).tasks.first.map { Self.duePartBound(of: $0, dates: dates) } ?? 0
-        oldestAgePart = try fetch([SortKey(field: .createdAt)]).tasks.first.map { Urgency.agePart(createdAt: $0.createdAt, now: dates.now) } ?? 0
+        self.urgency = urgency
+        mostOverduePart = try fetch([SortKey(field: .due)]).tasks.first.map { Self.duePartBound(of: $0, urgency: urgency, dates: dates) } ?? 0
+        oldestAgePart = try fetch([SortKey(field: .createdAt)]).tasks.first.map { urgency.agePart(createdAt: $0.createdAt, now: dates.now) } ?? 0
     }
 
     /// The most urgent a task after `last` in `order` can be.
     func bound(after last: TaskItem) -> Double {
-        var bound = Urgency.priorityParts[last.priority] + Self.duePartBound(of: last, dates: dates)
-        if last.priority > 0 { bound = max(bound, Urgency.priorityParts[last.priority - 1] + mostOverduePart) }
-        return bound + 2 + oldestAgePart
+        let parts = urgency.coefficients
+        var bound = parts.priority[last.priority] + Self.duePartBound(of: last, urgency: urgency, dates: dates)
+        if last.priority > 0 { bound = max(bound, parts.priority[last.priority - 1] + mostOverduePart) }
+        return bound + parts.tags + parts.project + oldestAgePart
     }
 
     /// The largest due part of a task due no sooner than `task`: none when it has no due
     /// date (neither have those after it), the most when its due date is not one.
-    private static func duePartBound(of task: TaskItem, dates: DateContext) -> Double {
+    private static func duePartBound(of task: TaskItem, urgency: Urgency, dates: DateContext) -> Double {
         guard let due = task.due else { return 0 }
-        guard let days = PeopleDates.days(until: due, now: dates.now, calendar: dates.calendar) else { return Urgency.duePart(days: -7) }
-        return Urgency.duePart(days: days - 1)
+        guard let days = PeopleDates.days(until: due, now: dates.now, calendar: dates.calendar) else { return urgency.duePart(days: -7) }
+        return urgency.duePart(days: days - 1)
     }
 }
