@@ -457,37 +457,51 @@ leaves the tasks as they are."
     (time-to-days (encode-time (list 0 0 12 (decoded-time-day utc) (decoded-time-month utc)
                                      (decoded-time-year utc) nil -1 nil)))))
 
+(defun taskline--date-only-p (stored)
+  "Whether STORED (a due or a wait) is a date, without a time of day."
+  (not (string-search "T" (upcase stored))))
+
+(defun taskline--past-p (stored now)
+  "Whether STORED (a due or a wait) has passed at the time NOW (seconds).
+A date has once the local day is after it; a date-time once it is before NOW."
+  (when-let ((time (taskline--due-time stored)))
+    (if (taskline--date-only-p stored)
+        (< (taskline--local-days time) (time-to-days (seconds-to-time now)))
+      (< (float-time time) now))))
+
+(defun taskline--date-words (stored open now)
+  "STORED (a due or a wait) in words at the time NOW (seconds), or nil.
+The rule of protocol/dates.md: \"today\", \"tomorrow 08:30\", \"in 3
+days\", \"2 days overdue\" (OPEN: an open task's due, once past),
+\"yesterday\", \"3 days ago\", the date further than 13 days off; a time
+of day after all but \"overdue\".  Nil when STORED is no time."
+  (when-let ((time (taskline--due-time stored)))
+    (let* ((date-only (taskline--date-only-p stored))
+           ;; A date is the same day everywhere: it is not moved into the local zone.
+           (days (- (if date-only (taskline--local-days time) (time-to-days time))
+                    (time-to-days (seconds-to-time now))))
+           (clock (if date-only "" (format-time-string " %H:%M" time))))
+      (cond ((= days 0) (concat "today" clock))
+            ((= days 1) (concat "tomorrow" clock))
+            ((and (= days -1) (not open)) (concat "yesterday" clock))
+            ((<= 2 days 13) (format "in %d days%s" days clock))
+            ((and (< days 0) open (taskline--past-p stored now))
+             (format "%d day%s overdue" (- days) (if (= days -1) "" "s")))
+            ((<= -13 days -2) (format "%d days ago%s" (- days) clock))
+            ;; A date is shown as it is stored (UTC's zone keeps it).
+            (t (concat (format-time-string "%Y-%m-%d" time date-only) clock))))))
+
 (defun taskline--due-cell (task now)
-  "The due column of TASK at the time NOW (seconds).
-The command line's rules (docs/command-line.md): \"today\",
-\"tomorrow 08:30\", \"in 3 days\", \"2 days overdue\" (an open task),
-\"yesterday\" and \"3 days ago\" (any other), the date further than 13
-days off; a time of day after all but \"overdue\"."
-  (let* ((due (plist-get task :due))
-         (time (and due (taskline--due-time due))))
-    (cond
-     ((null due) "")
-     ((null time) due)
-     (t
-      (let* ((date-only (not (string-search "T" (upcase due))))
-             (open (not (eq (plist-get task :done) t)))
-             ;; A date is the same day everywhere: it is not moved into the local zone.
-             (days (- (if date-only (taskline--local-days time) (time-to-days time))
-                      (time-to-days (seconds-to-time now))))
-             (past (if date-only (< days 0) (< (float-time time) now)))
-             (clock (if date-only "" (format-time-string " %H:%M" time)))
-             (text (cond ((= days 0) (concat "today" clock))
-                         ((= days 1) (concat "tomorrow" clock))
-                         ((and (= days -1) (not open)) (concat "yesterday" clock))
-                         ((<= 2 days 13) (format "in %d days%s" days clock))
-                         ((and (< days 0) open past)
-                          (format "%d day%s overdue" (- days) (if (= days -1) "" "s")))
-                         ((<= -13 days -2) (format "%d days ago%s" (- days) clock))
-                         ;; A date is shown as it is stored (UTC's zone keeps it).
-                         (t (concat (format-time-string "%Y-%m-%d" time date-only) clock)))))
-        (if (and open past)
+  "The due column of TASK at the time NOW (seconds): `taskline--date-words'.
+An overdue date has the face `taskline-overdue'."
+  (let ((due (plist-get task :due))
+        (open (not (eq (plist-get task :done) t))))
+    (if (null due)
+        ""
+      (let ((text (or (taskline--date-words due open now) due)))
+        (if (and open (taskline--past-p due now))
             (propertize text 'face 'taskline-overdue)
-          text))))))
+          text)))))
 
 (defun taskline--waiting-p (task now)
   "Whether TASK is not actionable yet at the time NOW: its `wait' is to come."

@@ -124,6 +124,35 @@ Any taskline message BODY leaves untaken fails the test."
   "The UTC date DAYS from today, as YYYY-MM-DD."
   (format-time-string "%Y-%m-%d" (time-add nil (* days 86400)) t))
 
+;; The vectors every front-end's dates are tested against (protocol/dates.md).
+(defconst taskline-test--dates-shown
+  (expand-file-name "../../../protocol/conformance/dates-shown.json"
+                    (file-name-directory (or load-file-name buffer-file-name)))
+  "The file of the cases of how dates read.")
+
+(ert-deftest taskline-test-dates-read-as-the-vectors-say ()
+  "Dates read as protocol/dates.md says, in every zone of its vectors."
+  (let ((examples (plist-get (with-temp-buffer
+                               (insert-file-contents taskline-test--dates-shown)
+                               (json-parse-buffer :object-type 'plist :false-object nil))
+                             :cases))
+        (zone (getenv "TZ"))
+        wrong)
+    (should (> (length examples) 30))
+    (unwind-protect
+        (seq-doseq (example examples)
+          (setenv "TZ" (plist-get example :timeZone))
+          (let* ((now (float-time (parse-iso8601-time-string (plist-get example :now))))
+                 (stored (plist-get example :stored))
+                 (open (plist-get example :open))
+                 (shown (taskline--date-words stored open now))
+                 (overdue (and open (taskline--past-p stored now) t)))
+            (unless (and (equal shown (plist-get example :shown))
+                         (eq overdue (plist-get example :overdue)))
+              (push (list (plist-get example :name) shown overdue) wrong))))
+      (setenv "TZ" zone))
+    (should (null wrong))))
+
 (ert-deftest taskline-test-list-shows-tasks ()
   "The list shows done mark, title, priority, relative due date and tags; done hidden."
   (taskline-test--with-database

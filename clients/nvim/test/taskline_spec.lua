@@ -3,6 +3,7 @@
 local taskline = require('taskline')
 local buffer = require('taskline.buffer')
 local config = require('taskline.config')
+local format = require('taskline.format')
 local rpc = require('taskline.rpc')
 local session = require('taskline.session')
 local tasks = require('taskline.tasks')
@@ -245,7 +246,7 @@ test('the list shows tasks oldest first with done mark, priority, due in words, 
     '[ ] ! Fourth  2 days overdue',
     '[ ] Fifth  due in 3 days',
     '[ ] !! Sixth  due 2099-01-31',
-    '[x] Seventh  due 1 day ago',
+    '[x] Seventh  due yesterday',
   })
   local marks = vim.api.nvim_buf_get_extmarks(buffer.bufnr(), vim.api.nvim_create_namespace('taskline'), 0, -1,
     { details = true })
@@ -257,8 +258,39 @@ test('the list shows tasks oldest first with done mark, priority, due in words, 
   assert_equal({
     { 'TasklineDone', '[x] Second  #docs #work' },
     { 'TasklineOverdue', '2 days overdue' },
-    { 'TasklineDone', '[x] Seventh  due 1 day ago' },
+    { 'TasklineDone', '[x] Seventh  due yesterday' },
   }, highlighted, 'highlights')
+end)
+
+-- The vectors every front-end's dates are tested against (protocol/dates.md).
+local DATES_SHOWN = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
+  .. '/protocol/conformance/dates-shown.json'
+
+test('dates read as protocol/dates.md says, in every zone of its vectors', function()
+  -- The zone changes within this process: tzset makes the C library read TZ again.
+  local ffi = require('ffi')
+  ffi.cdef('void tzset(void);')
+  local cases = vim.json.decode(table.concat(vim.fn.readfile(DATES_SHOWN), '\n')).cases
+  assert(#cases > 30, 'the vectors are read')
+  local zone = vim.env.TZ
+  local wrong = {}
+  local ok, err = pcall(function()
+    for _, case in ipairs(cases) do
+      vim.env.TZ = case.timeZone
+      ffi.C.tzset()
+      local now = format.parse_time(case.now).epoch
+      local shown = format.when(case.stored, now, case.open)
+      local overdue = format.is_overdue({ done = not case.open, due = case.stored }, now)
+      if shown ~= case.shown or overdue ~= case.overdue then
+        table.insert(wrong, string.format('%s: %q, overdue %s (expected %q, %s)', case.name, shown,
+          tostring(overdue), case.shown, tostring(case.overdue)))
+      end
+    end
+  end)
+  vim.env.TZ = zone
+  ffi.C.tzset()
+  assert(ok, err)
+  assert_equal({}, wrong, 'the cases read otherwise')
 end)
 
 test('done and waiting tasks are hidden by default; H and :TasklineToggleDone show and hide them', function()

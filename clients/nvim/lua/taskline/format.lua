@@ -58,31 +58,6 @@ local function plural(count, word)
   return string.format('%d %s%s', count, word, count == 1 and '' or 's')
 end
 
---- `text` (a protocol time) in words, from the local today: `today`, `tomorrow`,
---- `in 3 days`, `2 days ago`, or the date further off; with the time of day when it has one.
---- Returns the words and the number of days from today (nil for a text that is no time).
-function M.when(text, now)
-  local time = M.parse_time(text)
-  if not time then
-    return text, nil
-  end
-  local days = time.day - local_day(now)
-  local clock = time.clock and (' ' .. time.clock) or ''
-  local words
-  if days < 0 then
-    words = plural(-days, 'day') .. ' ago'
-  elseif days == 0 then
-    words = 'today' .. clock
-  elseif days == 1 then
-    words = 'tomorrow' .. clock
-  elseif days < 7 then
-    words = string.format('in %d days%s', days, clock)
-  else
-    words = time.date .. clock
-  end
-  return words, days
-end
-
 -- Whether the time `text` is before (-1), at (0) or after (1) `now`; a date by
 -- local days, so that a due date is not past before its day is. nil for no time.
 local function compared_with_now(text, now)
@@ -92,6 +67,36 @@ local function compared_with_now(text, now)
   end
   local at, current = time.epoch or time.day, time.epoch and now or local_day(now)
   return at < current and -1 or (at > current and 1 or 0)
+end
+
+--- `text` (a protocol time) in words, as protocol/dates.md has it read from the local
+--- today: `today`, `tomorrow 09:00`, `in 3 days`, `2 days overdue` (`open`: an open
+--- task's due, once past), `yesterday`, `3 days ago`, or the date further off; a time of
+--- day after all but `overdue`. Returns the words and the number of days from today (nil
+--- for a text that is no time).
+function M.when(text, now, open)
+  local time = M.parse_time(text)
+  if not time then
+    return text, nil
+  end
+  local days = time.day - local_day(now)
+  local words
+  if days == 0 then
+    words = 'today'
+  elseif days == 1 then
+    words = 'tomorrow'
+  elseif days == -1 and not open then
+    words = 'yesterday'
+  elseif days >= 2 and days <= 13 then
+    words = string.format('in %d days', days)
+  elseif days < 0 and open and compared_with_now(text, now) == -1 then
+    return plural(-days, 'day') .. ' overdue', days -- says enough without the time of day
+  elseif days >= -13 and days <= -2 then
+    words = string.format('%d days ago', -days)
+  else
+    words = time.date
+  end
+  return words .. (time.clock and (' ' .. time.clock) or ''), days
 end
 
 --- Whether the task is not done and its due has passed (a date: before today).
@@ -127,9 +132,10 @@ end
 
 --- The due in words: `due tomorrow`, `due in 3 days`, `2 days overdue`.
 function M.due_words(task, now)
-  local words, days = M.when(task.due, now)
+  local words, days = M.when(task.due, now, not task.done)
+  -- An open task's past day reads `2 days overdue`, which needs no label.
   if days and days < 0 and not task.done then
-    return plural(-days, 'day') .. ' overdue'
+    return words
   end
   return 'due ' .. words
 end

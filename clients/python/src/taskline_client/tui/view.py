@@ -5,7 +5,7 @@ from __future__ import annotations
 import curses
 import unicodedata
 from collections.abc import Iterable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, tzinfo
 
 from ..errors import InvalidParams, MethodNotFound, TasklineError
 from ..models import Priority, Task
@@ -75,44 +75,57 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def due_in_words(task: Task, now: datetime) -> str:
-    """`today`, `tomorrow`, `in 3 days`, `2 days overdue`, a date further off;
-    a time of day when the due has one. `now` is aware, in the local zone."""
+def date_in_words(stored: str, now: datetime, open: bool, zone: tzinfo | None = None) -> str:
+    """`stored` (a due or a wait) as protocol/dates.md has it read: `today`, `tomorrow 09:00`,
+    `in 3 days`, `2 days overdue` (`open`: an open task's due), `yesterday`, `3 days ago`, or
+    the date. `zone` is the reader's; None is the system's, with its summer time."""
     try:
-        due = task.parsed_due
+        value = parse_due(stored)
     except ValueError:
-        return task.due or ""
-    if due is None:
-        return ""
-    if isinstance(due, datetime):
-        local = due.astimezone(now.tzinfo)
-        day, time = local.date(), f" {local:%H:%M}"
+        return stored
+    today = now.astimezone(zone).date()
+    if isinstance(value, datetime):
+        local = value.astimezone(zone)
+        day, clock = local.date(), f" {local:%H:%M}"
     else:
-        day, time = due, ""
-    days = (day - now.date()).days
-    if days < 0:
-        return _plural(-days, "day") + " overdue"
+        day, clock = value, ""  # a date is the same day in every zone
+    days = (day - today).days
     if days == 0:
-        return "today" + time
-    if days == 1:
-        return "tomorrow" + time
-    if days < 7:
-        return f"in {days} days{time}"
-    return day.isoformat() + time
+        words = "today"
+    elif days == 1:
+        words = "tomorrow"
+    elif days == -1 and not open:
+        words = "yesterday"
+    elif 2 <= days <= 13:
+        words = f"in {days} days"
+    elif days < 0 and open and is_past(stored, now, zone):
+        return _plural(-days, "day") + " overdue"  # says enough without the time of day
+    elif -13 <= days <= -2:
+        words = f"{-days} days ago"
+    else:
+        words = day.isoformat()
+    return words + clock
+
+
+def is_past(stored: str, now: datetime, zone: tzinfo | None = None) -> bool:
+    """Whether `stored` has passed: a date once the reader's day is after it, a
+    date-time once its instant is before `now`."""
+    try:
+        value = parse_due(stored)
+    except ValueError:
+        return False
+    if isinstance(value, datetime):
+        return value < now
+    return value < now.astimezone(zone).date()
+
+
+def due_in_words(task: Task, now: datetime) -> str:
+    """The task's due in words (`date_in_words`), empty without one."""
+    return date_in_words(task.due, now, open=not task.done) if task.due is not None else ""
 
 
 def is_overdue(task: Task, now: datetime) -> bool:
-    if task.done:
-        return False
-    try:
-        due = task.parsed_due
-    except ValueError:
-        return False
-    if isinstance(due, datetime):
-        return due < now
-    if isinstance(due, date):
-        return due < now.date()
-    return False
+    return not task.done and task.due is not None and is_past(task.due, now)
 
 
 def is_waiting(task: Task, now: datetime) -> bool:
