@@ -4,6 +4,14 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
+-- The names a rule is written by besides the rule itself.
+M.RULE_NAMES = {
+  daily = 'FREQ=DAILY',
+  weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
+  weekly = 'FREQ=WEEKLY',
+  monthly = 'FREQ=MONTHLY',
+  yearly = 'FREQ=YEARLY',
+}
 local RECURRING_MARK = '↻'
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
@@ -174,13 +182,84 @@ function M.line(task, now)
   return line, due_range
 end
 
+--- A recurrence rule by its name in `RULE_NAMES` when it has one, else as it is.
+function M.rule_in_words(rule)
+  for name, named in pairs(M.RULE_NAMES) do
+    if named == rule then
+      return name
+    end
+  end
+  return rule
+end
+
+-- `2026-12-11 (in 3 days)`: a time as stored, in local time, and in words.
+local function stored_and_words(text, now, open)
+  local time = M.parse_time(text)
+  if not time then
+    return tostring(text)
+  end
+  local stored = time.clock and (time.date .. ' ' .. time.clock) or time.date
+  local words = M.when(text, now, open)
+  return words == stored and stored or string.format('%s (%s)', stored, words)
+end
+
+local PARSED_ORDER = { 'title', 'due', 'wait', 'remindAt', 'recurrence', 'priority', 'project', 'tags',
+  'dependsOn', 'done' }
+local PARSED_LABELS = { remindAt = 'remind', dependsOn = 'depends on', recurrence = 'repeat' }
+
+--- What tasks/parse made of words (tasks/create params or tasks/update changes), in
+--- words: `“Call the bank”  due 2026-12-11 (in 3 days)  priority high  +money`.
+function M.parsed_in_words(fields, now)
+  local names, rank = {}, {}
+  for index, name in ipairs(PARSED_ORDER) do
+    rank[name] = index
+  end
+  for name in pairs(fields) do
+    table.insert(names, name)
+  end
+  table.sort(names, function(a, b)
+    local rank_a, rank_b = rank[a] or #PARSED_ORDER + 1, rank[b] or #PARSED_ORDER + 1
+    return rank_a < rank_b or (rank_a == rank_b and a < b)
+  end)
+  local parts = {}
+  for _, name in ipairs(names) do
+    local value, label = fields[name], PARSED_LABELS[name] or name
+    local part
+    if name == 'title' then
+      part = '“' .. value .. '”'
+    elseif value == vim.NIL then
+      part = 'no ' .. label
+    elseif name == 'due' or name == 'wait' or name == 'remindAt' then
+      part = label .. ' ' .. stored_and_words(value, now, name == 'due' and fields.done ~= true)
+    elseif name == 'priority' and M.PRIORITY_NAMES[value] then
+      part = 'priority ' .. M.PRIORITY_NAMES[value]
+    elseif name == 'tags' then
+      part = #value == 0 and 'no tags' or ('+' .. table.concat(value, ' +'))
+    elseif name == 'recurrence' and type(value) == 'table' then
+      part = 'repeats ' .. M.rule_in_words(value.rule)
+    elseif name == 'dependsOn' and type(value) == 'table' then
+      part = 'depends on ' .. (#value == 0 and 'none' or plural(#value, 'task'))
+    elseif name == 'done' then
+      part = value and 'done' or 'open'
+    else
+      part = label .. ' ' .. tostring(value)
+    end
+    table.insert(parts, part)
+  end
+  return table.concat(parts, '  ')
+end
+
 -- The form's names of the fields whose wire name is not their form line's.
 local FIELD_NAMES = { recurrence = 'repeat', ['recurrence.rule'] = 'repeat', remindAt = 'remind' }
 
 --- A JSON-RPC error for people: a refused value by its field and the reason
---- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), else the server's message.
+--- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), words tasks/parse refused
+--- by the command line's message, else the server's message.
 function M.error_in_words(err)
   local data = err.data
+  if err.code == -32602 and type(data) == 'table' and data.field == 'text' and type(data.reason) == 'string' then
+    return data.reason
+  end
   if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
     and type(data.reason) == 'string' then
     local field = data.field:gsub('^changes%.', '')
