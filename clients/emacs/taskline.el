@@ -83,6 +83,11 @@ A server without reminders ignores the request."
 (defconst taskline--sorts '(createdAt due priority project title)
   "The orders `taskline-cycle-sort' goes through.")
 (defconst taskline--priorities '("none" "low" "medium" "high"))
+(defconst taskline--rule-names
+  '(("FREQ=DAILY" . "daily") ("FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR" . "weekdays")
+    ("FREQ=WEEKLY" . "weekly") ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD" . "monthly")
+    ("FREQ=MONTHLY;BYMONTHDAY=-1" . "lastday") ("FREQ=YEARLY" . "yearly"))
+  "The names of the rules the command line's `recur:' words make.")
 
 ;;;; The server session
 
@@ -726,6 +731,98 @@ Without TASK the words are those of `taskline add' and ON-PARSED gets the
        (funcall on-parsed (if task (plist-get result :changes) (plist-get result :task))))
      (lambda (error) (taskline--report "%s" (taskline--error-in-words error))))))
 
+(defun taskline--stored-and-words (stored open now)
+  "STORED (a time) as stored, in local time, and in words at the time NOW.
+\"2026-12-11 (in 3 days)\"; OPEN as for `taskline--date-words'."
+  (let* ((time (taskline--due-time stored))
+         (shown (cond ((null time) stored)
+                      ((taskline--date-only-p stored) stored)
+                      (t (format-time-string "%Y-%m-%d %H:%M" time))))
+         (words (taskline--date-words stored open now)))
+    (if (or (null words) (equal words shown)) shown (format "%s (%s)" shown words))))
+
+(defun taskline--parsed-in-words (fields now)
+  "What `tasks/parse' made of words, in words at the time NOW (seconds).
+FIELDS is a plist of `tasks/create' params or `tasks/update' changes:
+\"“Call the bank”  due 2026-12-11 (in 3 days)  priority high  +money\"."
+  (let ((order '(:title :due :wait :remindAt :recurrence :priority :project :tags :dependsOn :done))
+        (open (not (eq (plist-get fields :done) t)))
+        names)
+    (cl-loop for (name _) on fields by #'cddr
+             unless (memq name order) do (push name names))
+    (mapconcat
+     (lambda (name)
+       (let ((value (plist-get fields name))
+             (label (pcase name
+                      (:remindAt "remind") (:dependsOn "depends on") (:recurrence "repeat")
+                      (_ (substring (symbol-name name) 1)))))
+         (cond ((eq name :title) (format "“%s”" value))
+               ((null value) (concat "no " label))
+               ((memq name '(:due :wait :remindAt))
+                (concat label " " (taskline--stored-and-words value (and (eq name :due) open) now)))
+               ((and (eq name :priority) (nth value taskline--priorities))
+                (concat "priority " (nth value taskline--priorities)))
+               ((eq name :tags)
+                (if (seq-empty-p value) "no tags" (mapconcat (lambda (tag) (concat "+" tag)) value " ")))
+               ((eq name :recurrence)
+                (let ((rule (plist-get value :rule)))
+                  (concat "repeats " (or (cdr (assoc rule taskline--rule-names)) rule))))
+               ((eq name :dependsOn)
+                (if (seq-empty-p value) "depends on none"
+                  (format "depends on %d task%s" (length value) (if (= (length value) 1) "" "s"))))
+               ((eq name :done) (if (eq value t) "done" "open"))
+               (t (format "%s %s" label value)))))
+     (seq-filter (lambda (name) (plist-member fields name)) (append order (nreverse names)))
+     "  ")))
+
+(defvar-local taskline--preview nil
+  "In the minibuffer of quick add, the overlay that shows what the words make.")
+
+(defun taskline--preview-start ()
+  "Show under the minibuffer's words, as they change, what they make.
+The server reads them with `tasks/parse', which writes nothing."
+  (setq taskline--preview (make-overlay (point-max) (point-max) nil t t))
+  (add-hook 'after-change-functions #'taskline--preview-ask nil t)
+  (add-hook 'minibuffer-exit-hook #'taskline--preview-stop nil t))
+
+(defun taskline--preview-stop ()
+  "Stop showing what this minibuffer's words make."
+  (remove-hook 'after-change-functions #'taskline--preview-ask t)
+  (remove-hook 'minibuffer-exit-hook #'taskline--preview-stop t)
+  (when taskline--preview
+    (delete-overlay taskline--preview)
+    (setq taskline--preview nil)))
+
+(defun taskline--preview-show (text face)
+  "Show TEXT with FACE under the minibuffer's words; nil TEXT shows nothing."
+  (overlay-put taskline--preview 'after-string
+               (and text (concat "\n" (propertize text 'face face)))))
+
+(defun taskline--preview-ask (&rest _)
+  "Ask the server what the minibuffer's words make, and show its answer.
+An answer for words since changed, or for an earlier minibuffer, is dropped."
+  (let ((text (minibuffer-contents-no-properties))
+        (preview taskline--preview)
+        (buffer (current-buffer)))
+    (if (string-blank-p text)
+        (taskline--preview-show nil nil)
+      (when-let ((session (taskline--session)))
+        (let ((answered
+               (lambda (shown face)
+                 (when (buffer-live-p buffer)
+                   (with-current-buffer buffer
+                     (when (and (eq preview taskline--preview)
+                                (equal text (minibuffer-contents-no-properties)))
+                       (taskline--preview-show shown face)))))))
+          (taskline--request
+           session 'tasks/parse (list :text text)
+           (lambda (result)
+             (funcall answered (concat "→ " (taskline--parsed-in-words (plist-get result :task)
+                                                                     (float-time)))
+                      'shadow))
+           (lambda (error)
+             (funcall answered (concat "✗ " (taskline--error-in-words error)) 'error))))))))
+
 (defun taskline--update (task changes)
   "Send CHANGES (a plist) to TASK, unless it changed since the list saw it."
   (taskline--write 'tasks/update (list :id (plist-get task :id) :changes changes
@@ -735,14 +832,16 @@ Without TASK the words are those of `taskline add' and ON-PARSED gets the
   "Add a task from TEXT, the words `taskline add' takes.
 \"Call the bank +money due:fri pri:H\" is a task called \"Call the bank\",
 tagged money, of high priority, due next Friday; the server reads the
-words (`tasks/parse'), so they mean what they mean on the command line."
-  (interactive (list (read-string "New task (title +tag due:fri pri:H …): ")))
+words (`tasks/parse'), so they mean what they mean on the command line.
+As they are typed, what they make shows under them."
+  (interactive (list (minibuffer-with-setup-hook #'taskline--preview-start
+                       (read-string "New task (title +tag due:fri pri:H …): "))))
   (if (string-blank-p text)
       (taskline--report "a task needs a title")
     (taskline--parse text nil (lambda (params) (taskline--write 'tasks/create params)))))
 
 (defun taskline-toggle-done ()
-  "Mark the task on the current line done, or not done."
+  "Mark the task on the current line done; reopen it when it is done."
   (interactive)
   (let ((task (taskline--task-at-point)))
     (taskline--update task (list :done (if (eq (plist-get task :done) t) :json-false t)))))

@@ -37,7 +37,7 @@ KEYS = [
     ("a", "add a task: the command line's words, previewed as typed"),
     ("e  Enter", f"edit the selected task: every field in a form ({RECURRING_MARK}: it repeats)"),
     ("r", "rename the selected task"),
-    ("space  x", "mark done / not done"),
+    ("space  x", "mark done; on a done task, reopen it"),
     ("d", "delete (asks y/n)"),
     ("u  Ctrl-R", "undo / redo this window's changes (a server with tasks/undo)"),
     ("/", "filter by text in the title or notes"),
