@@ -322,17 +322,21 @@ class TaskListApp:
     def _answer_form(self, form: EditForm, key: str | int) -> None:
         if key == _ESCAPE:
             self._question = None
+            self._preview.forget()
         elif key in _ENTER_KEYS:
+            self._preview.forget()
             self._save(form)
         else:
             form.handle(key)
-            client, words = self._client, form.words_to_preview()
-            if client is None or words is None:
-                self._preview.forget()
-            else:
-                self._preview.want(words, lambda text: client.parse(text, form.original.id))
-            return
-        self._preview.forget()
+            self._ask_for_form_preview(form)
+
+    def _ask_for_form_preview(self, form: EditForm) -> None:
+        """Has the server read the focused field's words, when it takes words and they changed."""
+        client, words = self._client, form.words_to_preview()
+        if client is None or words is None:
+            self._preview.forget()
+        else:
+            self._preview.want(words, lambda text: client.parse(text, form.original.id))
 
     # Actions. Changes made here come back as tasks/didChange, which updates the list.
 
