@@ -83,6 +83,11 @@ A server without reminders ignores the request."
 (defconst taskline--sorts '(createdAt due priority project title)
   "The orders `taskline-cycle-sort' goes through.")
 (defconst taskline--priorities '("none" "low" "medium" "high"))
+(defconst taskline--rule-names
+  '(("FREQ=DAILY" . "daily") ("FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR" . "weekdays")
+    ("FREQ=WEEKLY" . "weekly") ("FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD" . "monthly")
+    ("FREQ=MONTHLY;BYMONTHDAY=-1" . "lastday") ("FREQ=YEARLY" . "yearly"))
+  "The names of the rules the command line's `recur:' words make.")
 
 ;;;; The server session
 
@@ -457,37 +462,51 @@ leaves the tasks as they are."
     (time-to-days (encode-time (list 0 0 12 (decoded-time-day utc) (decoded-time-month utc)
                                      (decoded-time-year utc) nil -1 nil)))))
 
+(defun taskline--date-only-p (stored)
+  "Whether STORED (a due or a wait) is a date, without a time of day."
+  (not (string-search "T" (upcase stored))))
+
+(defun taskline--past-p (stored now)
+  "Whether STORED (a due or a wait) has passed at the time NOW (seconds).
+A date has once the local day is after it; a date-time once it is before NOW."
+  (when-let ((time (taskline--due-time stored)))
+    (if (taskline--date-only-p stored)
+        (< (taskline--local-days time) (time-to-days (seconds-to-time now)))
+      (< (float-time time) now))))
+
+(defun taskline--date-words (stored open now)
+  "STORED (a due or a wait) in words at the time NOW (seconds), or nil.
+The rule of protocol/dates.md: \"today\", \"tomorrow 08:30\", \"in 3
+days\", \"2 days overdue\" (OPEN: an open task's due, once past),
+\"yesterday\", \"3 days ago\", the date further than 13 days off; a time
+of day after all but \"overdue\".  Nil when STORED is no time."
+  (when-let ((time (taskline--due-time stored)))
+    (let* ((date-only (taskline--date-only-p stored))
+           ;; A date is the same day everywhere: it is not moved into the local zone.
+           (days (- (if date-only (taskline--local-days time) (time-to-days time))
+                    (time-to-days (seconds-to-time now))))
+           (clock (if date-only "" (format-time-string " %H:%M" time))))
+      (cond ((= days 0) (concat "today" clock))
+            ((= days 1) (concat "tomorrow" clock))
+            ((and (= days -1) (not open)) (concat "yesterday" clock))
+            ((<= 2 days 13) (format "in %d days%s" days clock))
+            ((and (< days 0) open (taskline--past-p stored now))
+             (format "%d day%s overdue" (- days) (if (= days -1) "" "s")))
+            ((<= -13 days -2) (format "%d days ago%s" (- days) clock))
+            ;; A date is shown as it is stored (UTC's zone keeps it).
+            (t (concat (format-time-string "%Y-%m-%d" time date-only) clock))))))
+
 (defun taskline--due-cell (task now)
-  "The due column of TASK at the time NOW (seconds).
-The command line's rules (docs/command-line.md): \"today\",
-\"tomorrow 08:30\", \"in 3 days\", \"2 days overdue\" (an open task),
-\"yesterday\" and \"3 days ago\" (any other), the date further than 13
-days off; a time of day after all but \"overdue\"."
-  (let* ((due (plist-get task :due))
-         (time (and due (taskline--due-time due))))
-    (cond
-     ((null due) "")
-     ((null time) due)
-     (t
-      (let* ((date-only (not (string-search "T" (upcase due))))
-             (open (not (eq (plist-get task :done) t)))
-             ;; A date is the same day everywhere: it is not moved into the local zone.
-             (days (- (if date-only (taskline--local-days time) (time-to-days time))
-                      (time-to-days (seconds-to-time now))))
-             (past (if date-only (< days 0) (< (float-time time) now)))
-             (clock (if date-only "" (format-time-string " %H:%M" time)))
-             (text (cond ((= days 0) (concat "today" clock))
-                         ((= days 1) (concat "tomorrow" clock))
-                         ((and (= days -1) (not open)) (concat "yesterday" clock))
-                         ((<= 2 days 13) (format "in %d days%s" days clock))
-                         ((and (< days 0) open past)
-                          (format "%d day%s overdue" (- days) (if (= days -1) "" "s")))
-                         ((<= -13 days -2) (format "%d days ago%s" (- days) clock))
-                         ;; A date is shown as it is stored (UTC's zone keeps it).
-                         (t (concat (format-time-string "%Y-%m-%d" time date-only) clock)))))
-        (if (and open past)
+  "The due column of TASK at the time NOW (seconds): `taskline--date-words'.
+An overdue date has the face `taskline-overdue'."
+  (let ((due (plist-get task :due))
+        (open (not (eq (plist-get task :done) t))))
+    (if (null due)
+        ""
+      (let ((text (or (taskline--date-words due open now) due)))
+        (if (and open (taskline--past-p due now))
             (propertize text 'face 'taskline-overdue)
-          text))))))
+          text)))))
 
 (defun taskline--waiting-p (task now)
   "Whether TASK is not actionable yet at the time NOW: its `wait' is to come."
@@ -712,6 +731,98 @@ Without TASK the words are those of `taskline add' and ON-PARSED gets the
        (funcall on-parsed (if task (plist-get result :changes) (plist-get result :task))))
      (lambda (error) (taskline--report "%s" (taskline--error-in-words error))))))
 
+(defun taskline--stored-and-words (stored open now)
+  "STORED (a time) as stored, in local time, and in words at the time NOW.
+\"2026-12-11 (in 3 days)\"; OPEN as for `taskline--date-words'."
+  (let* ((time (taskline--due-time stored))
+         (shown (cond ((null time) stored)
+                      ((taskline--date-only-p stored) stored)
+                      (t (format-time-string "%Y-%m-%d %H:%M" time))))
+         (words (taskline--date-words stored open now)))
+    (if (or (null words) (equal words shown)) shown (format "%s (%s)" shown words))))
+
+(defun taskline--parsed-in-words (fields now)
+  "What `tasks/parse' made of words, in words at the time NOW (seconds).
+FIELDS is a plist of `tasks/create' params or `tasks/update' changes:
+\"“Call the bank”  due 2026-12-11 (in 3 days)  priority high  +money\"."
+  (let ((order '(:title :due :wait :remindAt :recurrence :priority :project :tags :dependsOn :done))
+        (open (not (eq (plist-get fields :done) t)))
+        names)
+    (cl-loop for (name _) on fields by #'cddr
+             unless (memq name order) do (push name names))
+    (mapconcat
+     (lambda (name)
+       (let ((value (plist-get fields name))
+             (label (pcase name
+                      (:remindAt "remind") (:dependsOn "depends on") (:recurrence "repeat")
+                      (_ (substring (symbol-name name) 1)))))
+         (cond ((eq name :title) (format "“%s”" value))
+               ((null value) (concat "no " label))
+               ((memq name '(:due :wait :remindAt))
+                (concat label " " (taskline--stored-and-words value (and (eq name :due) open) now)))
+               ((and (eq name :priority) (nth value taskline--priorities))
+                (concat "priority " (nth value taskline--priorities)))
+               ((eq name :tags)
+                (if (seq-empty-p value) "no tags" (mapconcat (lambda (tag) (concat "+" tag)) value " ")))
+               ((eq name :recurrence)
+                (let ((rule (plist-get value :rule)))
+                  (concat "repeats " (or (cdr (assoc rule taskline--rule-names)) rule))))
+               ((eq name :dependsOn)
+                (if (seq-empty-p value) "depends on none"
+                  (format "depends on %d task%s" (length value) (if (= (length value) 1) "" "s"))))
+               ((eq name :done) (if (eq value t) "done" "open"))
+               (t (format "%s %s" label value)))))
+     (seq-filter (lambda (name) (plist-member fields name)) (append order (nreverse names)))
+     "  ")))
+
+(defvar-local taskline--preview nil
+  "In the minibuffer of quick add, the overlay that shows what the words make.")
+
+(defun taskline--preview-start ()
+  "Show under the minibuffer's words, as they change, what they make.
+The server reads them with `tasks/parse', which writes nothing."
+  (setq taskline--preview (make-overlay (point-max) (point-max) nil t t))
+  (add-hook 'after-change-functions #'taskline--preview-ask nil t)
+  (add-hook 'minibuffer-exit-hook #'taskline--preview-stop nil t))
+
+(defun taskline--preview-stop ()
+  "Stop showing what this minibuffer's words make."
+  (remove-hook 'after-change-functions #'taskline--preview-ask t)
+  (remove-hook 'minibuffer-exit-hook #'taskline--preview-stop t)
+  (when taskline--preview
+    (delete-overlay taskline--preview)
+    (setq taskline--preview nil)))
+
+(defun taskline--preview-show (text face)
+  "Show TEXT with FACE under the minibuffer's words; nil TEXT shows nothing."
+  (overlay-put taskline--preview 'after-string
+               (and text (concat "\n" (propertize text 'face face)))))
+
+(defun taskline--preview-ask (&rest _)
+  "Ask the server what the minibuffer's words make, and show its answer.
+An answer for words since changed, or for an earlier minibuffer, is dropped."
+  (let ((text (minibuffer-contents-no-properties))
+        (preview taskline--preview)
+        (buffer (current-buffer)))
+    (if (string-blank-p text)
+        (taskline--preview-show nil nil)
+      (when-let ((session (taskline--session)))
+        (let ((answered
+               (lambda (shown face)
+                 (when (buffer-live-p buffer)
+                   (with-current-buffer buffer
+                     (when (and (eq preview taskline--preview)
+                                (equal text (minibuffer-contents-no-properties)))
+                       (taskline--preview-show shown face)))))))
+          (taskline--request
+           session 'tasks/parse (list :text text)
+           (lambda (result)
+             (funcall answered (concat "→ " (taskline--parsed-in-words (plist-get result :task)
+                                                                     (float-time)))
+                      'shadow))
+           (lambda (error)
+             (funcall answered (concat "✗ " (taskline--error-in-words error)) 'error))))))))
+
 (defun taskline--update (task changes)
   "Send CHANGES (a plist) to TASK, unless it changed since the list saw it."
   (taskline--write 'tasks/update (list :id (plist-get task :id) :changes changes
@@ -721,14 +832,16 @@ Without TASK the words are those of `taskline add' and ON-PARSED gets the
   "Add a task from TEXT, the words `taskline add' takes.
 \"Call the bank +money due:fri pri:H\" is a task called \"Call the bank\",
 tagged money, of high priority, due next Friday; the server reads the
-words (`tasks/parse'), so they mean what they mean on the command line."
-  (interactive (list (read-string "New task (title +tag due:fri pri:H …): ")))
+words (`tasks/parse'), so they mean what they mean on the command line.
+As they are typed, what they make shows under them."
+  (interactive (list (minibuffer-with-setup-hook #'taskline--preview-start
+                       (read-string "New task (title +tag due:fri pri:H …): "))))
   (if (string-blank-p text)
       (taskline--report "a task needs a title")
     (taskline--parse text nil (lambda (params) (taskline--write 'tasks/create params)))))
 
 (defun taskline-toggle-done ()
-  "Mark the task on the current line done, or not done."
+  "Mark the task on the current line done; reopen it when it is done."
   (interactive)
   (let ((task (taskline--task-at-point)))
     (taskline--update task (list :done (if (eq (plist-get task :done) t) :json-false t)))))

@@ -124,6 +124,35 @@ Any taskline message BODY leaves untaken fails the test."
   "The UTC date DAYS from today, as YYYY-MM-DD."
   (format-time-string "%Y-%m-%d" (time-add nil (* days 86400)) t))
 
+;; The vectors every front-end's dates are tested against (protocol/dates.md).
+(defconst taskline-test--dates-shown
+  (expand-file-name "../../../protocol/conformance/dates-shown.json"
+                    (file-name-directory (or load-file-name buffer-file-name)))
+  "The file of the cases of how dates read.")
+
+(ert-deftest taskline-test-dates-read-as-the-vectors-say ()
+  "Dates read as protocol/dates.md says, in every zone of its vectors."
+  (let ((examples (plist-get (with-temp-buffer
+                               (insert-file-contents taskline-test--dates-shown)
+                               (json-parse-buffer :object-type 'plist :false-object nil))
+                             :cases))
+        (zone (getenv "TZ"))
+        wrong)
+    (should (> (length examples) 30))
+    (unwind-protect
+        (seq-doseq (example examples)
+          (setenv "TZ" (plist-get example :timeZone))
+          (let* ((now (float-time (parse-iso8601-time-string (plist-get example :now))))
+                 (stored (plist-get example :stored))
+                 (open (plist-get example :open))
+                 (shown (taskline--date-words stored open now))
+                 (overdue (and open (taskline--past-p stored now) t)))
+            (unless (and (equal shown (plist-get example :shown))
+                         (eq overdue (plist-get example :overdue)))
+              (push (list (plist-get example :name) shown overdue) wrong))))
+      (setenv "TZ" zone))
+    (should (null wrong))))
+
 (ert-deftest taskline-test-list-shows-tasks ()
   "The list shows done mark, title, priority, relative due date and tags; done hidden."
   (taskline-test--with-database
@@ -201,6 +230,51 @@ Any taskline message BODY leaves untaken fails the test."
     (let ((messages (taskline-test--take-messages)))
       (should (string-prefix-p "taskline: re:bank: re is not one of" (car messages))))
     (should (= 1 (length (taskline-test--stored taskline-test--db))))))
+
+(defun taskline-test--preview ()
+  "What the minibuffer of quick add shows under the words, or nil."
+  (when-let ((shown (and taskline--preview (overlay-get taskline--preview 'after-string))))
+    (string-remove-prefix "\n" (substring-no-properties shown))))
+
+(defun taskline-test--type-and-see (words expected)
+  "Put WORDS in the current (mini)buffer; wait until the preview starts with EXPECTED."
+  (erase-buffer)
+  (insert words)
+  (taskline-test--wait-for (format "the preview %S, have %S" expected (taskline-test--preview))
+                           (lambda () (string-prefix-p expected (or (taskline-test--preview) "")))))
+
+(ert-deftest taskline-test-add-previews-what-the-words-make ()
+  "a shows under the words, as they are typed, what tasks/parse makes of them."
+  (taskline-test--with-database
+    (taskline-test--open)
+    (let* ((made (format "→ “Call the bank”  due %s (in 3 days)  priority high  +money"
+                         (taskline-test--date 3)))
+           (minibuffer nil)
+           (typing
+            (lambda (&rest _)
+              ;; The minibuffer, as read-string would set it up; the words as typed.
+              (with-temp-buffer
+                (setq minibuffer (current-buffer))
+                (run-hooks 'minibuffer-setup-hook)
+                (taskline-test--type-and-see "Call the bank +money due:+3d pri:H" made)
+                (taskline-test--type-and-see "Call re:bank" "✗ re:bank: re is not one of")
+                (taskline-test--type-and-see
+                 "Water the plants recur:weekly wait:tomorrow"
+                 (format "→ “Water the plants”  wait %s 00:00 (tomorrow 00:00)  repeats weekly"
+                         (taskline-test--date 1)))
+                (erase-buffer)
+                (insert "  ")
+                (should (null (taskline-test--preview)))
+                (should (null (taskline-test--stored taskline-test--db)))
+                (taskline-test--type-and-see "Call the bank +money due:+3d pri:H" made)
+                (run-hooks 'minibuffer-exit-hook)
+                (should (null (overlays-in (point-min) (point-max))))
+                (buffer-string)))))
+      (cl-letf (((symbol-function 'read-string) typing))
+        (with-current-buffer taskline--buffer-name
+          (call-interactively #'taskline-add)))
+      (should minibuffer)
+      (taskline-test--wait-for-lines '("[ ] Call the bank high in 3 days #money")))))
 
 (ert-deftest taskline-test-edit-dates-take-the-command-lines-words ()
   "e due, wait and remind read the command line's date words (tasks/parse with the id)."

@@ -3,6 +3,8 @@
 local taskline = require('taskline')
 local buffer = require('taskline.buffer')
 local config = require('taskline.config')
+local format = require('taskline.format')
+local prompt = require('taskline.prompt')
 local rpc = require('taskline.rpc')
 local session = require('taskline.session')
 local tasks = require('taskline.tasks')
@@ -91,6 +93,35 @@ local function answer_prompts(...)
   local answers = { ... }
   stub(vim.ui, 'input', function(_, on_confirm)
     on_confirm(table.remove(answers, 1))
+  end)
+end
+
+--- Puts `text` in quick add's input, as typing it would.
+local function type_in_prompt(text)
+  local bufnr = assert(prompt.bufnr(), 'the input is open')
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, { prompt.PROMPT .. text })
+end
+
+--- Quick add: `a`, the words, Enter.
+local function quick_add(text)
+  press('a')
+  type_in_prompt(text)
+  press('<CR>')
+end
+
+--- What quick add's input shows under the words, or nil.
+local function preview_text()
+  local bufnr = prompt.bufnr()
+  local marks = bufnr and vim.api.nvim_buf_get_extmarks(bufnr, vim.api.nvim_create_namespace('taskline_preview'),
+    0, -1, { details = true }) or {}
+  return marks[1] and marks[1][4].virt_lines[1][1][1]
+end
+
+local function wait_for_preview(pattern)
+  wait_for(function()
+    return 'a preview matching ' .. pattern .. ', have ' .. vim.inspect(preview_text())
+  end, function()
+    return (preview_text() or ''):match(pattern) ~= nil
   end)
 end
 
@@ -245,7 +276,7 @@ test('the list shows tasks oldest first with done mark, priority, due in words, 
     '[ ] ! Fourth  2 days overdue',
     '[ ] Fifth  due in 3 days',
     '[ ] !! Sixth  due 2099-01-31',
-    '[x] Seventh  due 1 day ago',
+    '[x] Seventh  due yesterday',
   })
   local marks = vim.api.nvim_buf_get_extmarks(buffer.bufnr(), vim.api.nvim_create_namespace('taskline'), 0, -1,
     { details = true })
@@ -257,8 +288,39 @@ test('the list shows tasks oldest first with done mark, priority, due in words, 
   assert_equal({
     { 'TasklineDone', '[x] Second  #docs #work' },
     { 'TasklineOverdue', '2 days overdue' },
-    { 'TasklineDone', '[x] Seventh  due 1 day ago' },
+    { 'TasklineDone', '[x] Seventh  due yesterday' },
   }, highlighted, 'highlights')
+end)
+
+-- The vectors every front-end's dates are tested against (protocol/dates.md).
+local DATES_SHOWN = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
+  .. '/protocol/conformance/dates-shown.json'
+
+test('dates read as protocol/dates.md says, in every zone of its vectors', function()
+  -- The zone changes within this process: tzset makes the C library read TZ again.
+  local ffi = require('ffi')
+  ffi.cdef('void tzset(void);')
+  local cases = vim.json.decode(table.concat(vim.fn.readfile(DATES_SHOWN), '\n')).cases
+  assert(#cases > 30, 'the vectors are read')
+  local zone = vim.env.TZ
+  local wrong = {}
+  local ok, err = pcall(function()
+    for _, case in ipairs(cases) do
+      vim.env.TZ = case.timeZone
+      ffi.C.tzset()
+      local now = format.parse_time(case.now).epoch
+      local shown = format.when(case.stored, now, case.open)
+      local overdue = format.is_overdue({ done = not case.open, due = case.stored }, now)
+      if shown ~= case.shown or overdue ~= case.overdue then
+        table.insert(wrong, string.format('%s: %q, overdue %s (expected %q, %s)', case.name, shown,
+          tostring(overdue), case.shown, tostring(case.overdue)))
+      end
+    end
+  end)
+  vim.env.TZ = zone
+  ffi.C.tzset()
+  assert(ok, err)
+  assert_equal({}, wrong, 'the cases read otherwise')
 end)
 
 test('done and waiting tasks are hidden by default; H and :TasklineToggleDone show and hide them', function()
@@ -462,18 +524,16 @@ end)
 test('a adds a task with the title typed at the prompt', function()
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })
-  answer_prompts('Buy milk', 'Walk the dog')
-  press('a')
+  quick_add('Buy milk')
   wait_for_lines({ '[ ] Buy milk' })
-  press('a')
+  quick_add('Walk the dog')
   wait_for_lines({ '[ ] Buy milk', '[ ] Walk the dog' })
 end)
 
 test('a takes the words taskline add takes, read by the server', function()
   vim.cmd('Taskline')
   wait_for_lines({ EMPTY_HINT })
-  answer_prompts('Call the bank +money due:2099-01-15 pri:H', 'Call re:bank')
-  press('a')
+  quick_add('Call the bank +money due:2099-01-15 pri:H')
   local client = taskline.client()
   local stored
   wait_for(function()
@@ -487,9 +547,42 @@ test('a takes the words taskline add takes, read by the server', function()
   assert_equal({ 'money' }, task.tags, 'tags')
   assert_equal(3, task.priority, 'priority')
   assert_equal('2099-01-15', task.due, 'due')
-  press('a')
+  quick_add('Call re:bank')
   wait_for_message('^taskline: re:bank: re is not one of ')
   assert_equal(1, #call(client, 'tasks/fetch', {}).tasks, 'tasks after the refusal')
+end)
+
+test('a shows what the words make as they are typed, and writes nothing until Enter', function()
+  vim.cmd('Taskline')
+  wait_for_lines({ EMPTY_HINT })
+  press('a')
+  assert(prompt.bufnr(), 'a opens the input')
+  assert_equal(nil, preview_text(), 'the preview before a word')
+  type_in_prompt('Call the bank +money due:+3d pri:H')
+  local made = '→ “Call the bank”  due ' .. date_in(3) .. ' (in 3 days)  priority high  +money'
+  wait_for_preview('^' .. vim.pesc(made) .. '$')
+  type_in_prompt('Call re:bank')
+  wait_for_preview('^✗ re:bank: re is not one of ')
+  type_in_prompt('Water the plants recur:weekly wait:tomorrow')
+  local waits = '→ “Water the plants”  wait ' .. date_in(1) .. ' 00:00 (tomorrow 00:00)  repeats weekly'
+  wait_for_preview('^' .. vim.pesc(waits) .. '$')
+  type_in_prompt('   ')
+  wait_for(function()
+    return 'no preview for no words, have ' .. vim.inspect(preview_text())
+  end, function()
+    return preview_text() == nil
+  end)
+  assert_equal(0, #call(taskline.client(), 'tasks/fetch', {}).tasks, 'tasks while typing')
+  type_in_prompt('Call the bank +money due:+3d pri:H')
+  wait_for_preview('^' .. vim.pesc(made) .. '$')
+  press('<CR>')
+  wait_for_lines({ '[ ] !!! Call the bank  due in 3 days  #money' })
+  assert_equal(nil, prompt.bufnr(), 'the input after Enter')
+  press('a')
+  type_in_prompt('Not added')
+  press('<Esc>')
+  assert_equal(nil, prompt.bufnr(), 'the input after Esc')
+  assert_equal(1, #call(taskline.client(), 'tasks/fetch', {}).tasks, 'tasks after Esc')
 end)
 
 test('g? never throws, with the help file or without it', function()
@@ -502,7 +595,7 @@ test('g? never throws, with the help file or without it', function()
   wait_for_message('\n  a      Add a task\n')
 end)
 
-test('x and <Space> toggle the task under the cursor', function()
+test('x and <Space> mark the task under the cursor done, and reopen a done one', function()
   local client = taskline.client()
   -- Ids in creation order: tasks made in the same millisecond are listed by id.
   call(client, 'tasks/create', { id = 'task-1', title = 'One' })
@@ -783,8 +876,7 @@ test('a request a stopped server does not answer times out, is reported, and the
   wait_for_lines({ EMPTY_HINT })
   local stuck = taskline.client()
   uv.kill(stuck.pid, 'sigstop')
-  answer_prompts('Never answered')
-  press('a')
+  quick_add('Never answered')
   wait_for_message('did not answer tasks/parse within 300 ms')
   call(second_client(), 'tasks/create', { title = 'After the restart' })
   wait_for_lines({ '[ ] After the restart' })
@@ -929,8 +1021,7 @@ test('u and <C-r> undo and redo this connection\'s changes with tasks/undo and t
     wait_for_message('^taskline: this taskline server cannot redo %(it does not know tasks/redo%)$')
     return
   end
-  answer_prompts('Undo me')
-  press('a')
+  quick_add('Undo me')
   wait_for_lines({ '[ ] Undo me' })
   press('u')
   wait_for_lines({ EMPTY_HINT })
@@ -941,8 +1032,7 @@ test('u and <C-r> undo and redo this connection\'s changes with tasks/undo and t
   press('u')
   wait_for_message('^taskline: nothing to undo$')
   -- A task changed elsewhere since: undo asks first, and reverts nothing unless told to.
-  answer_prompts('Mine')
-  press('a')
+  quick_add('Mine')
   wait_for_lines({ '[ ] Mine' })
   local mine = call(client, 'tasks/fetch', {}).tasks[1]
   call(second_client(), 'tasks/update', { id = mine.id, changes = { title = 'Theirs' } })

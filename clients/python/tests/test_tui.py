@@ -5,11 +5,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import queue
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
 from importlib.metadata import distribution
@@ -21,6 +23,8 @@ from support import initialization_options, stdin_logging_server, store_a_task_f
 from tmux_screen import TmuxScreen
 
 from taskline_client import Client, Create, Filter, InvalidParams, MethodNotFound, Task, Update
+from taskline_client.tui import view
+from taskline_client.tui.preview import Preview
 
 if shutil.which("tmux") is None:
     pytest.fail("the TUI tests need tmux", pytrace=False)
@@ -197,6 +201,72 @@ def test_quick_add_takes_the_command_lines_words(
     assert len(open_client().fetch().tasks) == 1
 
 
+def test_quick_add_previews_what_the_words_make_as_they_are_typed(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    tui = start_tui()
+    tui.screen.press("a")
+    tui.screen.wait_for_text("New task:")
+    tui.screen.type("Call the bank +money due:+3d pri:H")
+    in_three_days = (date.today() + timedelta(days=3)).isoformat()
+    tui.screen.wait_for_text(f"→ “Call the bank”  due {in_three_days} (in 3 days)  priority high  +money")
+    tui.screen.type(" re:x")
+    tui.screen.wait_for_text("✗ re:x: re is not one of")
+    for _ in " re:x":
+        tui.screen.press("BSpace")
+    tui.screen.wait_for_text("→ “Call the bank”  due")
+    tui.screen.press("C-u")
+    tui.screen.wait_for(lambda screen: _previews(screen) == [])
+    tui.screen.type("Water the plants recur:weekly wait:tomorrow")
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    tui.screen.wait_for_text(f"→ “Water the plants”  wait {tomorrow} 00:00 (tomorrow 00:00)  repeats weekly\n")
+    assert len(open_client().fetch().tasks) == 0, "a preview writes nothing"
+    tui.screen.press("Escape")
+    tui.screen.wait_for(lambda screen: _previews(screen) == [] and "New task:" not in screen)
+    tui.screen.press("a")
+    tui.screen.wait_for_text("New task:")
+    assert _previews(tui.screen.text()) == [], "nothing typed, nothing previewed"
+
+
+def test_the_preview_shows_only_the_answer_for_the_text_typed_now() -> None:
+    # Each text's answer waits until the test lets it go.
+    releases = {text: threading.Event() for text in ("a", "abc")}
+    asked: list[str] = []
+    answered: queue.SimpleQueue[None] = queue.SimpleQueue()
+
+    def parse(text: str) -> dict[str, str]:
+        asked.append(text)
+        if text in releases:
+            releases[text].wait(5)
+        if text == "bad":
+            raise InvalidParams(-32602, "refused", {"field": "text", "reason": "bad: no"})
+        return {"title": text}
+
+    preview = Preview(lambda: answered.put(None))
+    try:
+        preview.want("a", parse)
+        assert wait_until(lambda: asked == ["a"])
+        preview.want("ab", parse)  # typed while "a" is with the server
+        preview.want("abc", parse)
+        releases["a"].set()
+        answered.get(timeout=5)
+        assert wait_until(lambda: asked == ["a", "abc"]), "only the newest text waiting is sent"
+        preview.take()
+        assert preview.answer is None, "the answer for a text since changed is dropped"
+        releases["abc"].set()
+        answered.get(timeout=5)
+        preview.take()
+        assert preview.answer == {"title": "abc"}
+        preview.want("bad", parse)
+        answered.get(timeout=5)
+        preview.take()
+        assert isinstance(preview.answer, InvalidParams)
+        preview.forget()
+        assert preview.answer is None
+    finally:
+        preview.close()
+
+
 def test_the_form_takes_the_command_lines_date_words(
     start_tui: Callable[..., Tui], open_client: Callable[..., Client]
 ) -> None:
@@ -303,6 +373,52 @@ def _edit_a_new_task(start_tui: Callable[..., Tui], client: Client, title: str) 
     tui.screen.press("e")
     tui.screen.wait_for_text("Edit task")
     return tui, task
+
+
+def test_what_tasks_parse_made_reads_in_words() -> None:
+    now = datetime.now().astimezone()
+    tomorrow = (now.date() + timedelta(days=1)).isoformat()
+    made = {"tags": ["money"], "priority": 3, "due": tomorrow, "title": "Call the bank", "project": "Home"}
+    assert view.parsed_in_words(made, now) == (
+        f"“Call the bank”  due {tomorrow} (tomorrow)  priority high  project Home  +money"
+    )
+    changes = {"due": None, "recurrence": None, "tags": [], "done": True, "dependsOn": ["a", "b"], "priority": 0}
+    assert view.parsed_in_words(changes, now) == "no due  no repeat  priority none  no tags  depends on 2 tasks  done"
+
+
+def _previews(screen: str) -> list[str]:
+    """The preview lines on the screen: what the server makes of the words typed."""
+    return [line for line in screen.splitlines() if line.startswith(("→ ", "✗ "))]
+
+
+def test_the_forms_word_fields_preview_what_the_server_reads(
+    start_tui: Callable[..., Tui], open_client: Callable[..., Client]
+) -> None:
+    client = open_client()
+    tui, task = _edit_a_new_task(start_tui, client, "Pay rent")
+    tui.screen.press("Tab", "Tab")
+    tui.screen.wait_for_text("> Due")
+    assert _previews(tui.screen.text()) == [], "a field as it was shown is not previewed"
+    tui.screen.type("+3d")
+    in_three_days = (date.today() + timedelta(days=3)).isoformat()
+    tui.screen.wait_for_text(f"\n→ due {in_three_days} (in 3 days)\n")
+    tui.screen.type("x")
+    tui.screen.wait_for_text("\n✗ due: takes today, tomorrow")
+    for _ in range(6):
+        tui.screen.press("Tab")
+    tui.screen.wait_for_text("> Repeat")
+    tui.screen.wait_for(lambda screen: _previews(screen) == [])
+    tui.screen.type("weekdays")
+    tui.screen.wait_for_text("\n→ repeats weekdays\n")
+    tui.screen.press("Tab")
+    tui.screen.wait_for(lambda screen: "> Remind" in screen and _previews(screen) == [])
+    tui.screen.type("x")
+    tui.screen.wait_for_text("\n✗ remind: takes today, tomorrow")
+    tui.screen.press("BSpace")  # back to the text shown
+    tui.screen.wait_for(lambda screen: _previews(screen) == [])
+    tui.screen.press("Escape")
+    tui.screen.wait_for(lambda screen: "Edit task" not in screen)
+    assert client.get(task.id).version == task.version, "a preview writes nothing"
 
 
 def _fill_due_repeat_remind(tui: Tui, due: str, repeat: str, remind: str) -> None:
@@ -674,7 +790,7 @@ def test_overdue_tasks_are_marked_and_due_dates_read_in_words(
     assert "in 3 days" in tui.row("Later")
     tui.screen.press("h")
     tui.screen.wait_for_text("4 tasks")
-    assert "2 days overdue" in tui.row("Late but done") and "!" not in tui.row("Late but done")
+    assert "2 days ago" in tui.row("Late but done") and "!" not in tui.row("Late but done")
     red = "\x1b[31m"
     styled = {
         line.split("] ", 1)[1].split("  ")[0]: line for line in tui.screen.styled_text().splitlines() if "] " in line

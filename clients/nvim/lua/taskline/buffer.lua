@@ -3,6 +3,7 @@
 local config = require('taskline.config')
 local form = require('taskline.form')
 local format = require('taskline.format')
+local prompt = require('taskline.prompt')
 local tasks = require('taskline.tasks')
 
 local M = {}
@@ -143,10 +144,10 @@ function M.refresh()
 end
 
 --- Adds a task from words as `taskline add` takes them (`Call the bank +money due:fri
---- pri:H`), read by the server (tasks/parse).
+--- pri:H`), read by the server (tasks/parse), which shows what they make as they are typed.
 function M.add()
-  vim.ui.input({ prompt = 'New task: ' }, function(text)
-    if not (text and text:match('%S')) then
+  prompt.open(view.get_client, function(text)
+    if not text:match('%S') then
       return
     end
     local client, reason = view.get_client()
@@ -155,9 +156,7 @@ function M.add()
     end
     client:request('tasks/parse', { text = text }, function(err, result)
       if err then
-        -- The words' mistake is said in the command line's words.
-        local refused = type(err.data) == 'table' and err.data.field == 'text' and err.data.reason
-        return report(refused or format.error_in_words(err))
+        return report(format.error_in_words(err))
       end
       request('tasks/create', result.task)
     end)
@@ -306,8 +305,8 @@ keys = {
   { 'e', M.edit, 'Edit the task in a form' },
   { '<CR>', M.edit, 'Edit the task in a form' },
   { 'r', M.rename, 'Rename the task' },
-  { 'x', M.toggle, 'Toggle done' },
-  { '<Space>', M.toggle, 'Toggle done' },
+  { 'x', M.toggle, 'Mark done, or reopen a done task' },
+  { '<Space>', M.toggle, 'Mark done, or reopen a done task' },
   { 'dd', M.delete, 'Delete the task' },
   { 'K', M.show_notes, 'Show the notes of the task' },
   { 'H', M.toggle_hidden, 'Show or hide done and waiting tasks' },

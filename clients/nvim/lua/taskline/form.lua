@@ -18,14 +18,6 @@ local FIELDS = {
   { 'Repeat', 'recurrence' },
   { 'Remind', 'remindAt' },
 }
--- The names the Repeat line takes besides a rule, and the rules they stand for.
-local RULE_NAMES = {
-  daily = 'FREQ=DAILY',
-  weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
-  weekly = 'FREQ=WEEKLY',
-  monthly = 'FREQ=MONTHLY',
-  yearly = 'FREQ=YEARLY',
-}
 local NOTES_LABEL = 'Notes:'
 
 local function report(message)
@@ -40,14 +32,9 @@ local function rule_of(task)
   return type(task.recurrence) == 'table' and task.recurrence.rule or vim.NIL
 end
 
--- The rule by its name in RULE_NAMES when it has one.
+-- The rule by its name when it has one.
 local function rule_text(rule)
-  for name, named in pairs(RULE_NAMES) do
-    if named == rule then
-      return name
-    end
-  end
-  return text_of(rule)
+  return text_of(rule) == '' and '' or format.rule_in_words(rule)
 end
 
 local function form_lines(task)
@@ -151,7 +138,8 @@ function M.parse(lines)
     wait = time_value(values.wait),
     project = values.project == '' and vim.NIL or values.project,
     tags = tags,
-    recurrence = values.recurrence == '' and vim.NIL or RULE_NAMES[values.recurrence:lower()] or values.recurrence,
+    recurrence = values.recurrence == '' and vim.NIL or format.RULE_NAMES[values.recurrence:lower()]
+      or values.recurrence,
     remindAt = time_value(values.remindAt),
     notes = table.concat(vim.list_slice(lines, notes_at + 1), '\n'),
   }

@@ -4,6 +4,14 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
+-- The names a rule is written by besides the rule itself.
+M.RULE_NAMES = {
+  daily = 'FREQ=DAILY',
+  weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
+  weekly = 'FREQ=WEEKLY',
+  monthly = 'FREQ=MONTHLY',
+  yearly = 'FREQ=YEARLY',
+}
 local RECURRING_MARK = '↻'
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
@@ -58,31 +66,6 @@ local function plural(count, word)
   return string.format('%d %s%s', count, word, count == 1 and '' or 's')
 end
 
---- `text` (a protocol time) in words, from the local today: `today`, `tomorrow`,
---- `in 3 days`, `2 days ago`, or the date further off; with the time of day when it has one.
---- Returns the words and the number of days from today (nil for a text that is no time).
-function M.when(text, now)
-  local time = M.parse_time(text)
-  if not time then
-    return text, nil
-  end
-  local days = time.day - local_day(now)
-  local clock = time.clock and (' ' .. time.clock) or ''
-  local words
-  if days < 0 then
-    words = plural(-days, 'day') .. ' ago'
-  elseif days == 0 then
-    words = 'today' .. clock
-  elseif days == 1 then
-    words = 'tomorrow' .. clock
-  elseif days < 7 then
-    words = string.format('in %d days%s', days, clock)
-  else
-    words = time.date .. clock
-  end
-  return words, days
-end
-
 -- Whether the time `text` is before (-1), at (0) or after (1) `now`; a date by
 -- local days, so that a due date is not past before its day is. nil for no time.
 local function compared_with_now(text, now)
@@ -92,6 +75,36 @@ local function compared_with_now(text, now)
   end
   local at, current = time.epoch or time.day, time.epoch and now or local_day(now)
   return at < current and -1 or (at > current and 1 or 0)
+end
+
+--- `text` (a protocol time) in words, as protocol/dates.md has it read from the local
+--- today: `today`, `tomorrow 09:00`, `in 3 days`, `2 days overdue` (`open`: an open
+--- task's due, once past), `yesterday`, `3 days ago`, or the date further off; a time of
+--- day after all but `overdue`. Returns the words and the number of days from today (nil
+--- for a text that is no time).
+function M.when(text, now, open)
+  local time = M.parse_time(text)
+  if not time then
+    return text, nil
+  end
+  local days = time.day - local_day(now)
+  local words
+  if days == 0 then
+    words = 'today'
+  elseif days == 1 then
+    words = 'tomorrow'
+  elseif days == -1 and not open then
+    words = 'yesterday'
+  elseif days >= 2 and days <= 13 then
+    words = string.format('in %d days', days)
+  elseif days < 0 and open and compared_with_now(text, now) == -1 then
+    return plural(-days, 'day') .. ' overdue', days -- says enough without the time of day
+  elseif days >= -13 and days <= -2 then
+    words = string.format('%d days ago', -days)
+  else
+    words = time.date
+  end
+  return words .. (time.clock and (' ' .. time.clock) or ''), days
 end
 
 --- Whether the task is not done and its due has passed (a date: before today).
@@ -127,9 +140,10 @@ end
 
 --- The due in words: `due tomorrow`, `due in 3 days`, `2 days overdue`.
 function M.due_words(task, now)
-  local words, days = M.when(task.due, now)
+  local words, days = M.when(task.due, now, not task.done)
+  -- An open task's past day reads `2 days overdue`, which needs no label.
   if days and days < 0 and not task.done then
-    return plural(-days, 'day') .. ' overdue'
+    return words
   end
   return 'due ' .. words
 end
@@ -168,13 +182,84 @@ function M.line(task, now)
   return line, due_range
 end
 
+--- A recurrence rule by its name in `RULE_NAMES` when it has one, else as it is.
+function M.rule_in_words(rule)
+  for name, named in pairs(M.RULE_NAMES) do
+    if named == rule then
+      return name
+    end
+  end
+  return rule
+end
+
+-- `2026-12-11 (in 3 days)`: a time as stored, in local time, and in words.
+local function stored_and_words(text, now, open)
+  local time = M.parse_time(text)
+  if not time then
+    return tostring(text)
+  end
+  local stored = time.clock and (time.date .. ' ' .. time.clock) or time.date
+  local words = M.when(text, now, open)
+  return words == stored and stored or string.format('%s (%s)', stored, words)
+end
+
+local PARSED_ORDER = { 'title', 'due', 'wait', 'remindAt', 'recurrence', 'priority', 'project', 'tags',
+  'dependsOn', 'done' }
+local PARSED_LABELS = { remindAt = 'remind', dependsOn = 'depends on', recurrence = 'repeat' }
+
+--- What tasks/parse made of words (tasks/create params or tasks/update changes), in
+--- words: `“Call the bank”  due 2026-12-11 (in 3 days)  priority high  +money`.
+function M.parsed_in_words(fields, now)
+  local names, rank = {}, {}
+  for index, name in ipairs(PARSED_ORDER) do
+    rank[name] = index
+  end
+  for name in pairs(fields) do
+    table.insert(names, name)
+  end
+  table.sort(names, function(a, b)
+    local rank_a, rank_b = rank[a] or #PARSED_ORDER + 1, rank[b] or #PARSED_ORDER + 1
+    return rank_a < rank_b or (rank_a == rank_b and a < b)
+  end)
+  local parts = {}
+  for _, name in ipairs(names) do
+    local value, label = fields[name], PARSED_LABELS[name] or name
+    local part
+    if name == 'title' then
+      part = '“' .. value .. '”'
+    elseif value == vim.NIL then
+      part = 'no ' .. label
+    elseif name == 'due' or name == 'wait' or name == 'remindAt' then
+      part = label .. ' ' .. stored_and_words(value, now, name == 'due' and fields.done ~= true)
+    elseif name == 'priority' and M.PRIORITY_NAMES[value] then
+      part = 'priority ' .. M.PRIORITY_NAMES[value]
+    elseif name == 'tags' then
+      part = #value == 0 and 'no tags' or ('+' .. table.concat(value, ' +'))
+    elseif name == 'recurrence' and type(value) == 'table' then
+      part = 'repeats ' .. M.rule_in_words(value.rule)
+    elseif name == 'dependsOn' and type(value) == 'table' then
+      part = 'depends on ' .. (#value == 0 and 'none' or plural(#value, 'task'))
+    elseif name == 'done' then
+      part = value and 'done' or 'open'
+    else
+      part = label .. ' ' .. tostring(value)
+    end
+    table.insert(parts, part)
+  end
+  return table.concat(parts, '  ')
+end
+
 -- The form's names of the fields whose wire name is not their form line's.
 local FIELD_NAMES = { recurrence = 'repeat', ['recurrence.rule'] = 'repeat', remindAt = 'remind' }
 
 --- A JSON-RPC error for people: a refused value by its field and the reason
---- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), else the server's message.
+--- (`due: must be an RFC 3339 …`, `repeat: FREQ must be …`), words tasks/parse refused
+--- by the command line's message, else the server's message.
 function M.error_in_words(err)
   local data = err.data
+  if err.code == -32602 and type(data) == 'table' and data.field == 'text' and type(data.reason) == 'string' then
+    return data.reason
+  end
   if err.code == -32602 and type(data) == 'table' and type(data.field) == 'string'
     and type(data.reason) == 'string' then
     local field = data.field:gsub('^changes%.', '')

@@ -18,8 +18,9 @@ from ..models import DidChange, DidMissChanges, Task
 from . import view
 from .form import EditForm, FormError, describe
 from .line_editor import LineEditor
+from .preview import Preview
 from .tasks import TaskCopy
-from .wakeup import CHANGED, RESIZED, Wakeup
+from .wakeup import CHANGED, PREVIEWED, RESIZED, Wakeup
 
 _ESCAPE = "\x1b"
 _CTRL_R = "\x12"
@@ -49,6 +50,8 @@ class _Prompt:
     editor: LineEditor
     on_submit: Callable[[str], None]
     on_escape: Callable[[], None]
+    #: Whether the line shows, as it is typed, what `tasks/parse` makes of it.
+    previews: bool = False
 
 
 @dataclass
@@ -94,6 +97,7 @@ class TaskListApp:
         self._next_connect = 0.0
         self._question: _Prompt | _Confirmation | EditForm | _Help | None = None
         self._overdue_attribute = curses.A_NORMAL
+        self._preview = Preview(lambda: wakeup.notify(PREVIEWED))
         self._running = True
         self._attach(client)
 
@@ -119,6 +123,7 @@ class TaskListApp:
             self._handle_typed_keys()
 
     def close(self) -> None:
+        self._preview.close()
         if self._client is not None:
             self._client.close()
 
@@ -175,6 +180,8 @@ class TaskListApp:
             self._fit_terminal()
         if CHANGED in reasons:
             self._take_events()
+        if PREVIEWED in reasons:
+            self._preview.take()
 
     def _fit_terminal(self) -> None:
         curses.resizeterm(*_terminal_size())
@@ -244,7 +251,7 @@ class TaskListApp:
         elif key == "?":
             self._question = _Help()
         elif key == "a":
-            self._ask("New task: ", "", self._add)
+            self._ask("New task: ", "", self._add, previews=True)
         elif key == "/":
             self._ask("Filter: ", self._filter_text, self._set_filter_text, on_escape=self._clear_filters)
         elif key == "t":
@@ -289,12 +296,23 @@ class TaskListApp:
     def _answer_prompt(self, prompt: _Prompt, key: str | int) -> None:
         if key in _ENTER_KEYS:
             self._question = None
+            self._preview.forget()
             prompt.on_submit(prompt.editor.text)
         elif key == _ESCAPE:
             self._question = None
+            self._preview.forget()
             prompt.on_escape()
         else:
             prompt.editor.handle(key)
+            self._ask_for_preview(prompt)
+
+    def _ask_for_preview(self, prompt: _Prompt) -> None:
+        """Has the server read the prompt's words as they are now (`tasks/parse` writes nothing)."""
+        client = self._client
+        if not prompt.previews or client is None or not prompt.editor.text.strip():
+            self._preview.forget()
+        else:
+            self._preview.want(prompt.editor.text, client.parse)
 
     def _answer_confirmation(self, confirmation: _Confirmation, key: str | int) -> None:
         self._question = None
@@ -304,17 +322,33 @@ class TaskListApp:
     def _answer_form(self, form: EditForm, key: str | int) -> None:
         if key == _ESCAPE:
             self._question = None
+            self._preview.forget()
         elif key in _ENTER_KEYS:
+            self._preview.forget()
             self._save(form)
         else:
             form.handle(key)
+            self._ask_for_form_preview(form)
+
+    def _ask_for_form_preview(self, form: EditForm) -> None:
+        """Has the server read the focused field's words, when it takes words and they changed."""
+        client, words = self._client, form.words_to_preview()
+        if client is None or words is None:
+            self._preview.forget()
+        else:
+            self._preview.want(words, lambda text: client.parse(text, form.original.id))
 
     # Actions. Changes made here come back as tasks/didChange, which updates the list.
 
     def _ask(
-        self, label: str, text: str, on_submit: Callable[[str], None], on_escape: Callable[[], None] = lambda: None
+        self,
+        label: str,
+        text: str,
+        on_submit: Callable[[str], None],
+        on_escape: Callable[[], None] = lambda: None,
+        previews: bool = False,
     ) -> None:
-        self._question = _Prompt(label, LineEditor(text), on_submit, on_escape)
+        self._question = _Prompt(label, LineEditor(text), on_submit, on_escape, previews)
 
     def _add(self, text: str) -> None:
         # The command line's words (`Call the bank +money due:fri pri:H`), read by the server.
@@ -474,6 +508,8 @@ class TaskListApp:
             self._draw_help(lines - 2)
         else:
             self._draw_list(columns)
+        if isinstance(self._question, _Prompt) and self._question.previews and lines >= 4:
+            self._draw_preview(lines - 2)
         self._draw_status_line(lines - 1)
         if form_cursor is not None:
             _set_cursor_visible(True)
@@ -525,12 +561,26 @@ class TaskListApp:
             if label == form.focused:
                 cursor = (y, len(prefix) + cursor_x)
         y = 2 + len(EditForm.LABELS)
-        for text in [*_wrap(form.message, columns - 1), *_FORM_HINTS]:
+        preview = self._preview_text()
+        for text in [*([preview] if preview else []), *_wrap(form.message, columns - 1), *_FORM_HINTS]:
             if y > last_line:
                 break
-            view.draw_line(self._screen, y, text, curses.A_BOLD if text in form.message else curses.A_DIM)
+            emphasized = text == preview or text in form.message
+            view.draw_line(self._screen, y, text, curses.A_BOLD if emphasized else curses.A_DIM)
             y += 1
         return cursor
+
+    def _draw_preview(self, y: int) -> None:
+        """What the server makes of the words typed so far, on line `y`."""
+        view.draw_line(self._screen, y, self._preview_text(), curses.A_BOLD)
+
+    def _preview_text(self) -> str:
+        answer = self._preview.answer
+        if answer is None:
+            return ""
+        if isinstance(answer, TasklineError):
+            return f"✗ {_in_words(answer)}"
+        return f"→ {view.parsed_in_words(answer, datetime.now().astimezone())}"
 
     def _draw_status_line(self, y: int) -> None:
         if isinstance(self._question, _Prompt):

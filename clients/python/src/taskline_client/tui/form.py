@@ -9,20 +9,11 @@ from typing import Any, Callable
 from ..errors import InvalidParams
 from ..models import Priority, Task
 from .line_editor import LineEditor
-from .view import PRIORITY_LABELS
+from .view import PRIORITY_LABELS, rule_in_words
 
 _PRIORITY_NAMES = ["none", "low", "medium", "high"]
 _DONE_NAMES = ["no", "yes"]
 _CHOICES = {"Priority": _PRIORITY_NAMES, "Done": _DONE_NAMES}
-#: Names for the rules the command line's `recur:` words make, to show a rule by its name.
-RULE_NAMES = {
-    "daily": "FREQ=DAILY",
-    "weekdays": "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR",
-    "weekly": "FREQ=WEEKLY",
-    "monthly": "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
-    "lastday": "FREQ=MONTHLY;BYMONTHDAY=-1",
-    "yearly": "FREQ=YEARLY",
-}
 #: The fields that take the command line's words, read by the server (`tasks/parse`):
 #: their attribute, and the member of `tasks/update` changes it sets.
 _WORD_FIELDS = {
@@ -55,11 +46,7 @@ def describe(task: Task) -> str:
 
 
 def _rule_in_words(task: Task) -> str:
-    """The task's rule, by its name in the Repeat field when it has one."""
-    if task.recurrence is None:
-        return "none"
-    names = {rule: name for name, rule in RULE_NAMES.items()}
-    return names.get(task.recurrence.rule, task.recurrence.rule)
+    return "none" if task.recurrence is None else rule_in_words(task.recurrence.rule)
 
 
 class EditForm:
@@ -106,6 +93,14 @@ class EditForm:
             self.editors["Notes"].insert("\n")
         else:
             self.editors[self.focused].handle(key)
+
+    def words_to_preview(self) -> str | None:
+        """The focused field's text as the words `tasks/parse` reads (`due:fri`), when the
+        field takes words and its text is not the one shown when the form opened."""
+        if self.focused not in _WORD_FIELDS:
+            return None
+        text = self.editors[self.focused].text.strip()
+        return None if text == self.editors_shown[self.focused] else f"{_WORD_FIELDS[self.focused][0]}:{text}"
 
     def changes(self, parse: Parse) -> dict[str, Any]:
         """The fields the user changed, as `update` takes them; `FormError` for a field

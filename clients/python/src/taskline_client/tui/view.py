@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import curses
 import unicodedata
-from collections.abc import Iterable
-from datetime import date, datetime, time, timedelta
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime, time, timedelta, tzinfo
+from typing import Any
 
 from ..errors import InvalidParams, MethodNotFound, TasklineError
 from ..models import Priority, Task
@@ -18,16 +19,25 @@ OVERDUE_MARK = "!"
 SELECTED_MARK = ">"
 WAITING_MARK = "[w]"
 RECURRING_MARK = "↻"
+#: Names for the rules the command line's `recur:` words make, to show a rule by its name.
+RULE_NAMES = {
+    "daily": "FREQ=DAILY",
+    "weekdays": "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR",
+    "weekly": "FREQ=WEEKLY",
+    "monthly": "FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD",
+    "lastday": "FREQ=MONTHLY;BYMONTHDAY=-1",
+    "yearly": "FREQ=YEARLY",
+}
 #: The form's names for fields whose wire name is not one capitalized.
 _FIELD_LABELS = {"recurrence": "Repeat", "recurrence.rule": "Repeat", "remindAt": "Remind"}
 
 #: Every key, as the `?` overlay lists them.
 KEYS = [
     ("↑ k  ↓ j  PgUp PgDn  g G", "move the selection"),
-    ("a", "add a task"),
+    ("a", "add a task: the command line's words, previewed as typed"),
     ("e  Enter", f"edit the selected task: every field in a form ({RECURRING_MARK}: it repeats)"),
     ("r", "rename the selected task"),
-    ("space  x", "mark done / not done"),
+    ("space  x", "mark done; on a done task, reopen it"),
     ("d", "delete (asks y/n)"),
     ("u  Ctrl-R", "undo / redo this window's changes (a server with tasks/undo)"),
     ("/", "filter by text in the title or notes"),
@@ -75,44 +85,110 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def due_in_words(task: Task, now: datetime) -> str:
-    """`today`, `tomorrow`, `in 3 days`, `2 days overdue`, a date further off;
-    a time of day when the due has one. `now` is aware, in the local zone."""
+def date_in_words(stored: str, now: datetime, open: bool, zone: tzinfo | None = None) -> str:
+    """`stored` (a due or a wait) as protocol/dates.md has it read: `today`, `tomorrow 09:00`,
+    `in 3 days`, `2 days overdue` (`open`: an open task's due), `yesterday`, `3 days ago`, or
+    the date. `zone` is the reader's; None is the system's, with its summer time."""
     try:
-        due = task.parsed_due
+        value = parse_due(stored)
     except ValueError:
-        return task.due or ""
-    if due is None:
-        return ""
-    if isinstance(due, datetime):
-        local = due.astimezone(now.tzinfo)
-        day, time = local.date(), f" {local:%H:%M}"
+        return stored
+    today = now.astimezone(zone).date()
+    if isinstance(value, datetime):
+        local = value.astimezone(zone)
+        day, clock = local.date(), f" {local:%H:%M}"
     else:
-        day, time = due, ""
-    days = (day - now.date()).days
-    if days < 0:
-        return _plural(-days, "day") + " overdue"
+        day, clock = value, ""  # a date is the same day in every zone
+    days = (day - today).days
     if days == 0:
-        return "today" + time
-    if days == 1:
-        return "tomorrow" + time
-    if days < 7:
-        return f"in {days} days{time}"
-    return day.isoformat() + time
+        words = "today"
+    elif days == 1:
+        words = "tomorrow"
+    elif days == -1 and not open:
+        words = "yesterday"
+    elif 2 <= days <= 13:
+        words = f"in {days} days"
+    elif days < 0 and open and is_past(stored, now, zone):
+        return _plural(-days, "day") + " overdue"  # says enough without the time of day
+    elif -13 <= days <= -2:
+        words = f"{-days} days ago"
+    else:
+        words = day.isoformat()
+    return words + clock
+
+
+def is_past(stored: str, now: datetime, zone: tzinfo | None = None) -> bool:
+    """Whether `stored` has passed: a date once the reader's day is after it, a
+    date-time once its instant is before `now`."""
+    try:
+        value = parse_due(stored)
+    except ValueError:
+        return False
+    if isinstance(value, datetime):
+        return value < now
+    return value < now.astimezone(zone).date()
+
+
+def due_in_words(task: Task, now: datetime) -> str:
+    """The task's due in words (`date_in_words`), empty without one."""
+    return date_in_words(task.due, now, open=not task.done) if task.due is not None else ""
 
 
 def is_overdue(task: Task, now: datetime) -> bool:
-    if task.done:
-        return False
+    return not task.done and task.due is not None and is_past(task.due, now)
+
+
+def rule_in_words(rule: str) -> str:
+    """A recurrence rule by its name in the Repeat field (`monthly`), else as it is."""
+    return next((name for name, named in RULE_NAMES.items() if named == rule), rule)
+
+
+def _when(stored: Any, now: datetime, open: bool) -> str:
+    """`2026-12-11 (in 3 days)`: a time as stored, in local time, and in words."""
+    if not isinstance(stored, str):
+        return str(stored)
     try:
-        due = task.parsed_due
+        value = parse_due(stored)
     except ValueError:
-        return False
-    if isinstance(due, datetime):
-        return due < now
-    if isinstance(due, date):
-        return due < now.date()
-    return False
+        return stored
+    shown = value.astimezone().strftime("%Y-%m-%d %H:%M") if isinstance(value, datetime) else value.isoformat()
+    words = date_in_words(stored, now, open)
+    return shown if words == shown else f"{shown} ({words})"
+
+
+_PARSED_ORDER = {
+    name: index
+    for index, name in enumerate(
+        ("title", "due", "wait", "remindAt", "recurrence", "priority", "project", "tags", "dependsOn", "done")
+    )
+}
+
+
+def parsed_in_words(fields: Mapping[str, Any], now: datetime) -> str:
+    """What `tasks/parse` made of words, `tasks/create` params or `tasks/update` changes,
+    in words: `“Call the bank”  due 2026-12-11 (in 3 days)  priority high  +money`."""
+    parts: list[str] = []
+    for name, value in sorted(fields.items(), key=lambda item: _PARSED_ORDER.get(item[0], len(_PARSED_ORDER))):
+        label = {"remindAt": "remind", "dependsOn": "depends on"}.get(name, name)
+        if name == "title":
+            parts.append(f"“{value}”")
+        elif value is None:
+            parts.append(f"no {'repeat' if name == 'recurrence' else label}")
+        elif name in ("due", "wait", "remindAt"):
+            parts.append(f"{label} {_when(value, now, open=name == 'due' and fields.get('done') is not True)}")
+        elif name == "priority" and isinstance(value, int) and 0 <= value <= 3:
+            parts.append(f"priority {PRIORITY_LABELS[Priority(value)] or 'none'}")
+        elif name == "tags":
+            parts.append(" ".join(f"+{tag}" for tag in value) or "no tags")
+        elif name == "recurrence" and isinstance(value, dict):
+            parts.append(f"repeats {rule_in_words(str(value.get('rule')))}")
+        elif name == "dependsOn" and isinstance(value, list):
+            parts.append(f"depends on {_plural(len(value), 'task')}" if value else "depends on none")
+        elif name == "done":
+            parts.append("done" if value else "open")
+        else:
+            parts.append(f"{label} {value}")
+    return "  ".join(parts)
 
 
 def is_waiting(task: Task, now: datetime) -> bool:
@@ -171,6 +247,8 @@ def error_in_words(error: TasklineError) -> str:
     value the server refused, the field by its name in the form and the reason."""
     if isinstance(error, InvalidParams) and isinstance(error.data, dict):
         field, reason = error.data.get("field"), error.data.get("reason")
+        if field == "text" and isinstance(reason, str):
+            return reason  # words tasks/parse refused: the command line's message says what is taken
         if isinstance(field, str) and isinstance(reason, str):
             name = field.removeprefix("changes.")
             return f"{_FIELD_LABELS.get(name) or name.rpartition('.')[2].capitalize()}: {reason}"

@@ -8,6 +8,7 @@ from types import FrameType, TracebackType
 
 CHANGED = b"c"
 RESIZED = b"r"
+PREVIEWED = b"p"
 
 
 class Wakeup:
