@@ -188,10 +188,10 @@ Any taskline message BODY leaves untaken fails the test."
     (format-time-string "%Y-%m-%d" (time-add nil (* 86400 (1+ (mod (- 4 weekday) 7)))))))
 
 (defun taskline-test--stored (db)
-  "The tasks of the database DB, as `taskline list --json' shows them."
+  "The tasks of the database DB, as `taskline all --json' shows them."
   (with-temp-buffer
-    (unless (eql 0 (call-process (taskline--server-program) nil t nil "list" "--db" db "--json"))
-      (ert-fail (list "taskline list failed" (buffer-string))))
+    (unless (eql 0 (call-process (taskline--server-program) nil t nil "all" "--db" db "--json"))
+      (ert-fail (list "taskline all failed" (buffer-string))))
     (goto-char (point-min))
     (append (json-parse-buffer :object-type 'plist :array-type 'list) nil)))
 
