@@ -196,4 +196,32 @@ import Testing
         #expect(try runTaskline(["rm", "--db", path, pack, third]).lines.count == 2)
         #expect(try runTaskline(["undo", "--db", path]).lines.first == "undid 2 changes")
     }
+
+    /// Taskwarrior's shortcuts: append and prepend change the title's ends, log records a
+    /// done task, duplicate copies a task changed by the words.
+    @Test func appendPrependLogAndDuplicate() throws {
+        let path = directory.file("tasks.sqlite")
+        let id = shortID(try runTaskline(["add", "--db", path, "Call", "the", "bank", "+money", "pri:H", "due:2099-01-05"]).lines[0])
+        let appended = try runTaskline(["append", "--db", path, id, "about", "the", "loan", "+urgent"])
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(appended.output.hasPrefix("appended \(id)"))
+        let prepended = try runTaskline([id, "prepend", "--db", path, "Today:"])
+        #expect(prepended.status == 0, "\(prepended.stderr)")
+        let show = try JSONParser.parse(try runTaskline(["all", "--db", path, "--json"]).stdout)
+        #expect(show.arrayValue?.first?["title"] == "Today: Call the bank about the loan")
+        #expect(show.arrayValue?.first?["tags"] == ["money", "urgent"])
+        #expect(try runTaskline(["append", "--db", path, id]).status == 2, "words are needed")
+
+        let logged = try runTaskline(["log", "--db", path, "Paid", "rent", "+home"])
+        #expect(logged.status == 0 && logged.output.hasPrefix("logged ") && logged.output.contains("[x]  Paid rent"), "\(logged.output)")
+        #expect(try runTaskline(["log", "--db", path, "Paid", "status:open"]).status == 2)
+
+        let copied = try runTaskline(["duplicate", "--db", path, id, "due:2099-02-05", "-urgent"])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let tasks = try JSONParser.parse(try runTaskline(["all", "--db", path, "--json", "--sort", "created"]).stdout).arrayValue ?? []
+        let copy = try #require(tasks.last)
+        #expect(copy["title"] == "Today: Call the bank about the loan")
+        #expect(copy["tags"] == ["money"] && copy["priority"] == 3 && copy["due"] == "2099-02-05" && copy["done"] == false)
+        #expect(copy["id"] != tasks.first?["id"])
+    }
 }

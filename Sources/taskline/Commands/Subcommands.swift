@@ -28,7 +28,11 @@ enum Subcommands {
     /// In the order `taskline --help` lists them; one a line.
     static let all: [any Command.Type] = [
         AddCommand.self,
+        LogCommand.self,
         ModifyCommand.self,
+        AppendCommand.self,
+        PrependCommand.self,
+        DuplicateCommand.self,
         DoneCommand.self,
         RemoveCommand.self,
         UndoCommand.self,
@@ -58,7 +62,10 @@ enum Subcommands {
 
     /// The commands that take task ids, which may come before the command's name, as in
     /// Taskwarrior (`taskline 3f2a done`).
-    static let takingIDs = [ModifyCommand.name, DoneCommand.name, RemoveCommand.name, ShowCommand.name, EditCommand.name]
+    static let takingIDs = [
+        ModifyCommand.name, AppendCommand.name, PrependCommand.name, DuplicateCommand.name, DoneCommand.name, RemoveCommand.name,
+        ShowCommand.name, EditCommand.name,
+    ]
 
     /// The command `word` names: a name, an alias, or a start of at least 2 letters that
     /// starts one command's names only (`ad`, `li`, `mod`).

@@ -135,10 +135,10 @@ enum AddCommand: Command {
         return 0
     }
 
-    private static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring) throws {
+    static func add(_ edit: TaskEdit, to store: isolated any CommandLineStoring, saying prefix: String = "added") throws {
         let draft = edit.draft(dependsOn: try store.resolveDependencies(edit.dependsOn) ?? [])
         let task = try EditOptions.writing(store) { try store.create(draft).value }
-        try PeopleOutput.task(task, prefix: "added", store: store)
+        try PeopleOutput.task(task, prefix: prefix, store: store)
     }
 }
 
