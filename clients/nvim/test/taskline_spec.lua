@@ -418,32 +418,81 @@ test('e opens a form of every field; :write saves what changed in one update', f
   assert_equal({ 'Title: Plan', 'Priority: none', 'Due: ', 'Wait: ', 'Project: ', 'Tags: a', 'Repeat: ', 'Remind: ',
     'Notes:', 'old notes' }, vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form')
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, {
-    'Title: Plan the trip', 'Priority: h', 'Due: tomorrow', 'Wait: +2d', 'Project: Home.Travel',
+    'Title: Plan the trip', 'Priority: h', 'Due: tomorrow', 'Wait: 2030-01-01T08:00:00Z', 'Project: Home.Travel',
     'Tags: #a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z',
     'Notes:', 'new notes', 'second line' })
   local sent = record_requests(client)
   save_form(bufnr, 'the form to be saved')
-  assert_equal({ 'tasks/update' }, methods_sent_by(client, sent), 'requests')
+  -- The words of Due, Wait, Repeat and Remind are read by the server first.
+  assert_equal({ 'tasks/parse', 'tasks/update' }, methods_sent_by(client, sent), 'requests')
   local stored = call(client, 'tasks/get', { id = task.id })
-  assert_equal({ 'Plan the trip', 3, date_in(1), date_in(2), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line',
-    { rule = 'FREQ=WEEKLY;BYDAY=TU' }, '2030-01-02T09:00:00Z', 2 },
-    { stored.title, stored.priority, stored.due, stored.wait, stored.project, stored.tags, stored.notes,
-      stored.recurrence, stored.remindAt, stored.version }, 'the stored task')
-  assert_equal({ 'Title: Plan the trip', 'Priority: high', 'Due: ' .. date_in(1), 'Wait: ' .. date_in(2),
-    'Project: Home.Travel', 'Tags: a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: 2030-01-02T09:00:00Z', 'Notes:',
+  assert_equal({ 'Plan the trip', 3, date_in(1), 'Home.Travel', { 'a', 'b' }, 'new notes\nsecond line',
+    { rule = 'FREQ=WEEKLY;BYDAY=TU' }, 2 },
+    { stored.title, stored.priority, stored.due, stored.project, stored.tags, stored.notes,
+      stored.recurrence, stored.version }, 'the stored task')
+  assert_equal({ '2030-01-01 08:00', '2030-01-02 09:00' },
+    { os.date('!%Y-%m-%d %H:%M', format.parse_time(stored.wait).epoch),
+      os.date('!%Y-%m-%d %H:%M', format.parse_time(stored.remindAt).epoch) }, 'the stored wait and remindAt (UTC)')
+  assert_equal({ 'Title: Plan the trip', 'Priority: high', 'Due: ' .. date_in(1), 'Wait: ' .. stored.wait,
+    'Project: Home.Travel', 'Tags: a b', 'Repeat: FREQ=WEEKLY;BYDAY=TU', 'Remind: ' .. stored.remindAt, 'Notes:',
     'new notes', 'second line' }, vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'the form after saving')
   -- Cleared fields are sent as null (a due stays: a repeating task needs one); an unchanged form sends nothing.
   vim.api.nvim_buf_set_lines(bufnr, 3, 8, false, { 'Wait:', 'Project:', 'Tags: a b', 'Repeat:', 'Remind:' })
   save_form(bufnr, 'the second save')
   stored = call(client, 'tasks/get', { id = task.id })
-  assert_equal({ vim.NIL, vim.NIL, vim.NIL, vim.NIL, 3 },
-    { stored.wait, stored.project, stored.recurrence, stored.remindAt, stored.version },
-    'wait, project, recurrence, remindAt and version after clearing')
+  assert_equal({ date_in(1), vim.NIL, vim.NIL, vim.NIL, vim.NIL, 3 },
+    { stored.due, stored.wait, stored.project, stored.recurrence, stored.remindAt, stored.version },
+    'due, wait, project, recurrence, remindAt and version after clearing')
+  -- Fields other than the word fields need no tasks/parse.
+  vim.api.nvim_buf_set_lines(bufnr, 1, 2, false, { 'Priority: low' })
   local sent_before = #sent
+  save_form(bufnr, 'the third save')
+  assert_equal({ 'tasks/update' }, methods_sent_by(client, vim.list_slice(sent, sent_before + 1)),
+    'requests of the third save')
+  sent_before = #sent
   vim.cmd('write')
   assert_equal(sent_before, #sent, 'requests sent by saving an unchanged form')
   vim.api.nvim_buf_delete(form_buffer(), { force = true })
-  wait_for_lines({ '[ ] !!! Plan the trip  due tomorrow  #a #b  (notes)' })
+  wait_for_lines({ '[ ] ! Plan the trip  due tomorrow  #a #b  (notes)' })
+end)
+
+-- The date of the next `weekday` (os.date's wday: 1 is Sunday) after today, as `due:fri` reads it.
+local function next_weekday(wday)
+  local days = (wday - os.date('*t').wday) % 7
+  return date_in(days == 0 and 7 or days)
+end
+
+test("the form's Due, Wait, Remind and Repeat take the command line's words, read by the server", function()
+  local client = taskline.client()
+  local task = call(client, 'tasks/create', { title = 'Pay rent' })
+  vim.cmd('Taskline')
+  wait_for_lines({ '[ ] Pay rent' })
+  press('e')
+  local bufnr = form_buffer()
+  vim.api.nvim_buf_set_lines(bufnr, 2, 8, false, { 'Due: fri', 'Wait: +3d', 'Project: ', 'Tags: ', 'Repeat: monthly',
+    'Remind: fri 9am' })
+  save_form(bufnr, 'the form to be saved')
+  local stored = call(client, 'tasks/get', { id = task.id })
+  local friday = next_weekday(6)
+  local wait, remind = format.parse_time(stored.wait), format.parse_time(stored.remindAt)
+  assert_equal({ friday, date_in(3), '00:00', friday, '09:00',
+    { rule = 'FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD' }, 'Pay rent', 2 },
+    { stored.due, wait.date, wait.clock, remind.date, remind.clock, stored.recurrence, stored.title, stored.version },
+    'the stored task')
+  assert_equal({ 'Due: ' .. friday, 'Wait: ' .. stored.wait, 'Project: ', 'Tags: ', 'Repeat: monthly',
+    'Remind: ' .. stored.remindAt }, vim.api.nvim_buf_get_lines(bufnr, 2, 8, false), 'the form after saving')
+  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat: lastday' })
+  save_form(bufnr, 'the second save')
+  assert_equal({ rule = 'FREQ=MONTHLY;BYMONTHDAY=-1' }, call(client, 'tasks/get', { id = task.id }).recurrence,
+    'the stored recurrence')
+  assert_equal('Repeat: lastday', vim.api.nvim_buf_get_lines(bufnr, 6, 7, false)[1], 'the form after saving')
+  -- Emptied, Due and Repeat clear the due and end the series.
+  vim.api.nvim_buf_set_lines(bufnr, 2, 3, false, { 'Due:' })
+  vim.api.nvim_buf_set_lines(bufnr, 6, 7, false, { 'Repeat:' })
+  save_form(bufnr, 'the third save')
+  stored = call(client, 'tasks/get', { id = task.id })
+  assert_equal({ vim.NIL, vim.NIL, 4 }, { stored.due, stored.recurrence, stored.version }, 'due, recurrence, version')
+  vim.api.nvim_buf_delete(bufnr, { force = true })
 end)
 
 test('a repeating task is marked in the list; the form takes a rule by name and shows a refused one', function()
@@ -477,9 +526,18 @@ test('the form says in words what is wrong, and keeps the edits', function()
   vim.api.nvim_buf_set_lines(bufnr, 1, 2, false, { 'Priority: urgent' })
   vim.cmd('write')
   assert_equal({ 'taskline: not saved: Priority: write one of none, low, medium, high' }, take_messages(), 'messages')
-  vim.api.nvim_buf_set_lines(bufnr, 1, 3, false, { 'Priority: low', 'Due: next tuesday' })
+  -- Words the grammar refuses show the server's message, and nothing is stored.
+  vim.api.nvim_buf_set_lines(bufnr, 1, 3, false, { 'Priority: low', 'Due: whenever' })
   vim.cmd('write')
-  wait_for_message('^taskline: not saved: due: must be an RFC 3339 date%-time with an offset, or a date')
+  wait_for_message('^taskline: not saved: due: takes today, tomorrow, .* or an RFC 3339 time, not whenever$')
+  -- Words beyond a date (`fri soon`) would set the title: refused too.
+  vim.api.nvim_buf_set_lines(bufnr, 2, 3, false, { 'Due: fri soon' })
+  vim.cmd('write')
+  wait_for_message('^taskline: not saved: Due, Wait, Repeat and Remind take a date, a time or a rule each; '
+    .. 'what they hold also sets the title %("soon"%)$')
+  local stored = call(client, 'tasks/get', { id = task.id })
+  assert_equal({ 'Plan', 0, vim.NIL, 1 }, { stored.title, stored.priority, stored.due, stored.version },
+    'stored after the refused words')
   vim.api.nvim_buf_set_lines(bufnr, 2, 5, false, { 'Due:', 'Wait:', 'Project: Home..Garage' })
   vim.cmd('write')
   wait_for_message('^taskline: not saved: project: each dot%-separated segment must be 1 to 64 characters$')
@@ -489,7 +547,7 @@ test('the form says in words what is wrong, and keeps the edits', function()
   vim.cmd('write')
   wait_for_message('^taskline: not saved: the task was changed elsewhere since the form was opened')
   assert_equal(true, vim.bo[bufnr].modified, 'the form keeps its edits')
-  local stored = call(client, 'tasks/get', { id = task.id })
+  stored = call(client, 'tasks/get', { id = task.id })
   assert_equal({ 'Renamed elsewhere', 0, vim.NIL }, { stored.title, stored.priority, stored.project }, 'stored')
   vim.api.nvim_buf_set_lines(bufnr, 8, 9, false, {})
   vim.cmd('write')

@@ -19,6 +19,9 @@ local FIELDS = {
   { 'Remind', 'remindAt' },
 }
 local NOTES_LABEL = 'Notes:'
+-- The fields that take the command line's words (`fri 9am`, `+3d`, `monthly`), read by the
+-- server (tasks/parse): the attribute that sets each, by task member.
+local WORD_ATTRIBUTES = { due = 'due', wait = 'wait', recurrence = 'recur', remindAt = 'remind' }
 
 local function report(message)
   vim.notify('taskline: ' .. message, vim.log.levels.ERROR)
@@ -37,8 +40,9 @@ local function rule_text(rule)
   return text_of(rule) == '' and '' or format.rule_in_words(rule)
 end
 
-local function form_lines(task)
-  local values = {
+-- The text of each one-line field, by task member, as the form shows it.
+local function field_texts(task)
+  return {
     title = task.title,
     priority = format.PRIORITY_NAMES[task.priority],
     due = text_of(task.due),
@@ -48,6 +52,10 @@ local function form_lines(task)
     recurrence = rule_text(rule_of(task)),
     remindAt = text_of(task.remindAt),
   }
+end
+
+local function form_lines(task)
+  local values = field_texts(task)
   local lines = {}
   for _, field in ipairs(FIELDS) do
     table.insert(lines, field[1] .. ': ' .. values[field[2]])
@@ -55,21 +63,6 @@ local function form_lines(task)
   table.insert(lines, NOTES_LABEL)
   vim.list_extend(lines, vim.split(task.notes, '\n', { plain = true }))
   return lines
-end
-
--- `today`, `tomorrow` and `+3d` as dates; anything else as written (the server
--- says what is wrong with it); empty as none.
-local function time_value(text)
-  if text == '' then
-    return vim.NIL
-  end
-  local lowered = text:lower()
-  local days = ({ today = 0, tomorrow = 1 })[lowered] or tonumber(lowered:match('^%+(%d+)d?$'))
-  if not days then
-    return text
-  end
-  local today = os.date('*t')
-  return os.date('%Y-%m-%d', os.time({ year = today.year, month = today.month, day = today.day + days, hour = 12 }))
 end
 
 local function priority_value(text)
@@ -95,8 +88,9 @@ local function sorted_set(list)
   return out
 end
 
---- The fields the form's lines give, as task members; nil and what is wrong
---- when a line is missing or a value is no value for its field.
+--- The fields the form's lines give, as task members (Due, Wait, Repeat and Remind as
+--- their text); nil and what is wrong when a line is missing or a value is no value for
+--- its field.
 function M.parse(lines)
   local values = {}
   local notes_at
@@ -134,47 +128,103 @@ function M.parse(lines)
   return {
     title = values.title,
     priority = priority,
-    due = time_value(values.due),
-    wait = time_value(values.wait),
+    due = values.due,
+    wait = values.wait,
     project = values.project == '' and vim.NIL or values.project,
     tags = tags,
-    recurrence = values.recurrence == '' and vim.NIL or format.RULE_NAMES[values.recurrence:lower()]
-      or values.recurrence,
-    remindAt = time_value(values.remindAt),
+    recurrence = values.recurrence,
+    remindAt = values.remindAt,
     notes = table.concat(vim.list_slice(lines, notes_at + 1), '\n'),
   }
 end
 
---- The members of `fields` that differ from the task's, as `tasks/update` takes them.
+local function differs(task, name, value)
+  if name == 'recurrence' then
+    return (type(value) == 'table' and value.rule or vim.NIL) ~= rule_of(task)
+  elseif name == 'tags' then
+    return not vim.deep_equal(sorted_set(value), sorted_set(task.tags))
+  end
+  return value ~= task[name]
+end
+
+--- What saving `fields` (as `parse` gives them) asks for: the other fields that differ from
+--- the task's, as `tasks/update` takes them; the words for tasks/parse of the word fields
+--- whose text is not what the form showed (`due:fri remind:fri 9am`, `wait:` to clear), or
+--- nil; and the set of members those words are for.
 function M.changes(task, fields)
-  local changes = {}
+  local changes, words, asked = {}, {}, {}
+  local shown = field_texts(task)
+  for _, field in ipairs(FIELDS) do
+    local name = field[2]
+    local attribute = WORD_ATTRIBUTES[name]
+    if attribute and fields[name] ~= shown[name] then
+      table.insert(words, attribute .. ':' .. fields[name])
+      asked[name] = true
+    end
+  end
   for name, value in pairs(fields) do
-    local before = task[name]
-    if name == 'recurrence' then
-      if value ~= rule_of(task) then
-        changes.recurrence = value == vim.NIL and vim.NIL or { rule = value }
-      end
-    elseif name == 'tags' then
-      if not vim.deep_equal(sorted_set(value), sorted_set(before)) then
-        changes.tags = value
-      end
-    elseif value ~= before then
+    if not WORD_ATTRIBUTES[name] and differs(task, name, value) then
       changes[name] = value
     end
   end
-  return changes
+  return changes, #words > 0 and table.concat(words, ' ') or nil, asked
 end
 
 -- Open forms by task id: { bufnr, task }.
 local forms = {}
+
+local function report_refusal(err)
+  if err.code == VERSION_CONFLICT then
+    report('not saved: the task was changed elsewhere since the form was opened; '
+      .. 'your edits stay in the form: reopen the task with e in the list to see its current state')
+  elseif err.code == TASK_NOT_FOUND then
+    report('not saved: the task was deleted elsewhere')
+  else
+    report('not saved: ' .. format.error_in_words(err))
+  end
+end
+
+-- The form shows `task` as stored (`tomorrow` as a date), unless it was edited since `tick`.
+local function show_stored(form, task, tick)
+  form.task = task
+  if vim.api.nvim_buf_is_valid(form.bufnr) and vim.api.nvim_buf_get_changedtick(form.bufnr) == tick then
+    vim.api.nvim_buf_set_lines(form.bufnr, 0, -1, false, form_lines(task))
+    vim.bo[form.bufnr].modified = false
+  end
+end
+
+local function update(form, client, task, changes, tick)
+  if vim.tbl_isempty(changes) then
+    return show_stored(form, task, tick) -- words for what is stored already (`fri` for its date)
+  end
+  client:request('tasks/update', { id = task.id, changes = changes, ifVersion = task.version },
+    function(err, stored)
+      if err then
+        return report_refusal(err)
+      end
+      show_stored(form, stored, tick)
+    end)
+end
+
+-- What is wrong when the words of the word fields set members beyond those fields (`fri
+-- soon` in Due is a due and a title), else nil.
+local function beyond_word_fields(parsed, asked)
+  for name, value in pairs(parsed) do
+    if not asked[name] then
+      local what = name == 'title' and string.format('the title ("%s")', value) or 'the ' .. name
+      return 'Due, Wait, Repeat and Remind take a date, a time or a rule each; what they hold also sets ' .. what
+    end
+  end
+end
 
 local function save(form, get_client)
   local fields, wrong = M.parse(vim.api.nvim_buf_get_lines(form.bufnr, 0, -1, false))
   if not fields then
     return report('not saved: ' .. wrong)
   end
-  local changes = M.changes(form.task, fields)
-  if vim.tbl_isempty(changes) then
+  local task = form.task
+  local changes, words, asked = M.changes(task, fields)
+  if vim.tbl_isempty(changes) and not words then
     vim.bo[form.bufnr].modified = false
     return
   end
@@ -183,27 +233,24 @@ local function save(form, get_client)
     return report('not saved: ' .. reason)
   end
   local tick = vim.api.nvim_buf_get_changedtick(form.bufnr)
-  client:request('tasks/update', { id = form.task.id, changes = changes, ifVersion = form.task.version },
-    function(err, task)
-      if not err then
-        form.task = task
-        if not vim.api.nvim_buf_is_valid(form.bufnr) then
-          return
-        end
-        -- The form shows what was stored (`tomorrow` as a date), unless it was edited meanwhile.
-        if vim.api.nvim_buf_get_changedtick(form.bufnr) == tick then
-          vim.api.nvim_buf_set_lines(form.bufnr, 0, -1, false, form_lines(task))
-          vim.bo[form.bufnr].modified = false
-        end
-      elseif err.code == VERSION_CONFLICT then
-        report('not saved: the task was changed elsewhere since the form was opened; '
-          .. 'your edits stay in the form: reopen the task with e in the list to see its current state')
-      elseif err.code == TASK_NOT_FOUND then
-        report('not saved: the task was deleted elsewhere')
-      else
-        report('not saved: ' .. format.error_in_words(err))
+  if not words then
+    return update(form, client, task, changes, tick)
+  end
+  client:request('tasks/parse', { text = words, id = task.id }, function(err, result)
+    if err then
+      return report_refusal(err)
+    end
+    local beyond = beyond_word_fields(result.changes, asked)
+    if beyond then
+      return report('not saved: ' .. beyond)
+    end
+    for name, value in pairs(result.changes) do
+      if differs(task, name, value) then
+        changes[name] = value
       end
-    end)
+    end
+    update(form, client, task, changes, tick)
+  end)
 end
 
 --- Opens the form of `task` in a split; `get_client()` gives the session to save through.

@@ -4,12 +4,13 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
--- The names a rule is written by besides the rule itself.
-M.RULE_NAMES = {
+-- The rules shown by the name the command line's `recur:` takes for them (protocol/README.md).
+local RULE_NAMES = {
   daily = 'FREQ=DAILY',
   weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
   weekly = 'FREQ=WEEKLY',
-  monthly = 'FREQ=MONTHLY',
+  monthly = 'FREQ=MONTHLY;RSCALE=GREGORIAN;SKIP=BACKWARD',
+  lastday = 'FREQ=MONTHLY;BYMONTHDAY=-1',
   yearly = 'FREQ=YEARLY',
 }
 local RECURRING_MARK = '↻'
@@ -184,7 +185,7 @@ end
 
 --- A recurrence rule by its name in `RULE_NAMES` when it has one, else as it is.
 function M.rule_in_words(rule)
-  for name, named in pairs(M.RULE_NAMES) do
+  for name, named in pairs(RULE_NAMES) do
     if named == rule then
       return name
     end
