@@ -37,7 +37,9 @@ import Testing
         #expect(task["due"] == "2099-12-05", "a due day stays a date")
         #expect(task["wait"] == "2099-12-01T00:00:00-05:00", "a wait day starts at local midnight")
         #expect(task["dependsOn"] == .array([all[0]["id"]!]))
-        #expect(bike.output.hasSuffix("  [ ]  H  2099-12-05  Home.Garage  Fix bike  +bike +home  wait:2099-12-01 00:00  depends:\(shortID(parts))\n"))
+        // W: it waits until its wait: date.
+        #expect(
+            bike.output.hasSuffix("  [ ]  W  H  2099-12-05  Home.Garage  Fix bike  +bike +home  wait:2099-12-01 00:00  depends:\(shortID(parts))\n"))
 
         for (word, priority) in [("pri:m", 2), ("priority:low", 1), ("pri:none", 0), ("pri:3", 3), ("pri:High", 3)] {
             #expect(try runTaskline(["add", "--db", path, "P", word]).status == 0)
@@ -151,7 +153,7 @@ import Testing
             "project:Home.Garage",
         ])
         #expect(modified.status == 0, "\(modified.stderr)")
-        #expect(modified.output == "modified \(id)  [ ]  H  Home.Garage  Repair bicycle  +garage +home\n")
+        #expect(modified.output == "modified \(id)  [ ]  N  H  Home.Garage  Repair bicycle  +garage +home\n", "N: it has notes")
         let task = try #require(try tasks(path).first)
         #expect(task["title"] == "Repair bicycle")
         #expect(task["tags"] == ["garage", "home"])

@@ -75,6 +75,20 @@ import Testing
         #expect(try listed(path, ["list", "waiting:yes"]) == [waiting])
     }
 
+    /// The flags column: B blocked, W waiting, R repeating, N notes; none, no column.
+    @Test func listFlagsWhatARowHasNoColumnFor() throws {
+        let path = directory.file("flags.sqlite")
+        let first = try add(path, ["First"])
+        _ = try add(path, ["Blocked", "depends:\(first)"])
+        _ = try add(path, ["Repeats", "due:2099-01-01", "recur:weekly", "--notes", "n"])
+        _ = try add(path, ["Later", "wait:2099-01-01"])
+        let rows = try runTaskline(["all", "--db", path], environment: ["TZ": "UTC"]).lines
+        #expect(rows.count == 4, "\(rows)")
+        #expect(rows[1].contains("[ ]  B  ") && rows[2].contains("[ ]  RN ") && rows[3].contains("[ ]  W  "), "\(rows)")
+        #expect(!rows[0].contains(" B ") && rows[0].contains("[ ]      "), "\(rows)")
+        #expect(try runTaskline(["list", "--db", path, "--format", "tsv"]).lines.allSatisfy { !$0.contains("\tB\t") })
+    }
+
     @Test func searchFindsOpenAndDoneTasks() throws {
         let path = directory.file("search.sqlite")
         let milk = try add(path, ["Buy", "oat", "milk"])

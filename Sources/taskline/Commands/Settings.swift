@@ -1,3 +1,4 @@
+import Logging
 import PeopleLanguage
 
 #if canImport(Glibc)
@@ -27,8 +28,10 @@ struct Settings: Sendable {
     /// usage error that names the file and the line.
     static func load(from path: String) throws(UsageError) -> Settings {
         guard let file = fopen(path, "r") else {
-            if errno == ENOENT { return Settings(path: path, lines: []) }
-            throw UsageError("cannot read \(path): \(String(cString: strerror(errno)))")
+            // A file that cannot be read (another user's home, say) is said, not fatal: the
+            // commands still work, without the settings.
+            if errno != ENOENT && errno != ENOTDIR { Log.warning("\(path) is not read: \(String(cString: strerror(errno)))") }
+            return Settings(path: path, lines: [])
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []

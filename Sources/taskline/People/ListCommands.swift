@@ -103,7 +103,7 @@ struct Listing: Sendable {
                              open or done, priority letter, due as stored, project, title,
                              comma-separated tags) or json (as --json)
         \(options)
-        Rows: short id, [ ] or [x], priority (H, M, L), due date (relative when near: tomorrow,
+        Rows: short id, [ ] or [x], flags (\(TaskTable.flagsHelp)), priority (H, M, L), due date (relative when near: tomorrow,
         in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
         no row fills are left out. On a terminal, with a header, in colour (overdue red, due
         today bold; NO_COLOR turns it off, CLICOLOR_FORCE on), the title and the tags wrapped
@@ -172,7 +172,9 @@ struct Listing: Sendable {
     /// the store cannot give (urgency) makes it hold them all first. Returns the urgency it
     /// ordered by, knowing which tasks block and are blocked when the order is by urgency.
     @discardableResult
-    func forEachTask(from store: isolated any CommandLineStoring, dates: DateContext, _ body: (TaskItem) throws -> Void) throws
+    func forEachTask(
+        from store: isolated any CommandLineStoring, dates: DateContext, dependencies needed: Bool = false, _ body: (TaskItem) throws -> Void
+    ) throws
         -> Urgency
     {
         let keys = sort.compactMap(\.storeKey)
@@ -206,7 +208,7 @@ struct Listing: Sendable {
         }
         // Urgency raises what open tasks wait for and lowers what waits.
         var urgency = Urgency(coefficients: coefficients)
-        if sort.contains(where: { $0.field == .urgency }) {
+        if needed || sort.contains(where: { $0.field == .urgency }) {
             let blocked = try fetchAll(TaskFilter(done: false, blocked: true))
             urgency.dependencies.blocked = Set(blocked.map(\.id))
             urgency.dependencies.blocking = Set(try fetchOpen(Array(Set(blocked.flatMap(\.dependsOn))), TaskFilter()).map(\.id))
@@ -298,7 +300,8 @@ struct Listing: Sendable {
         } else {
             // Aligned columns need every row's widths before the first row.
             var tasks: [TaskItem] = []
-            let urgency = try forEachTask(from: store, dates: dates) { tasks.append($0) }
+            // The table's flags show which tasks wait for others.
+            let urgency = try forEachTask(from: store, dates: dates, dependencies: !tsv) { tasks.append($0) }
             if tasks.isEmpty {
                 note(nothing + (context.map { " in context \($0) (taskline context none: every task)" } ?? ""))
             } else {
@@ -310,6 +313,7 @@ struct Listing: Sendable {
                 }
                 var table = TaskTable(terminal: Terminal.stdout(), dates: dates, header: isatty(STDOUT_FILENO) == 1)
                 if sort.first?.field == .urgency { table.urgency = { urgency.of($0, dates: dates) } }
+                table.blocked = urgency.dependencies.blocked
                 for line in table.lines(tasks, shortID: ids.shortID(for:)) { try output.line(line) }
                 // A person reads the count; a pipe gets the rows only.
                 if table.header {

@@ -51,6 +51,11 @@ struct TaskTable {
     var header = false
     /// Each task's urgency, for listings ordered by it; nil leaves the column out.
     var urgency: ((TaskItem) -> Double)?
+    /// The open tasks that wait for an open task, flagged B.
+    var blocked: Set<String> = []
+
+    /// The flags column, a character a flag, for `--help`.
+    static let flagsHelp = "B waits for an open task (blocked), W waits until its wait: date, R repeats, N has notes"
 
     private struct Cell {
         var text: String
@@ -58,10 +63,10 @@ struct TaskTable {
     }
 
     private enum Column: Int, CaseIterable {
-        case id, mark, urgency, priority, due, project, title, tags
+        case id, mark, flags, urgency, priority, due, project, title, tags
 
         var heading: String {
-            ["ID", "", "Urg", "P", "Due", "Project", "Title", "Tags"][rawValue]
+            ["ID", "", "Flg", "Urg", "P", "Due", "Project", "Title", "Tags"][rawValue]
         }
     }
 
@@ -135,6 +140,7 @@ struct TaskTable {
         return [
             Cell(text: shortID, style: .yellow),
             Cell(text: task.done ? "[x]" : "[ ]", style: nil),
+            Cell(text: flags(task), style: .dim),
             // Right-aligned to 4 characters: one decimal, as Taskwarrior shows it.
             Cell(text: urgency.map { Self.oneDecimal($0(task)) } ?? "", style: nil),
             Cell(text: task.priority > 0 ? PriorityName.letters[task.priority] : "", style: priorityStyle),
@@ -143,6 +149,13 @@ struct TaskTable {
             Cell(text: task.title, style: task.done ? .dim : nil),
             Cell(text: task.tags.map { "+" + $0 }.joined(separator: " "), style: .blue),
         ]
+    }
+
+    /// `BR`: what `flagsHelp` says, in its order.
+    private func flags(_ task: TaskItem) -> String {
+        let waiting = !task.done && task.wait.flatMap(Timestamp.parse).map { $0 > dates.now } == true
+        return (blocked.contains(task.id) ? "B" : "") + (waiting ? "W" : "") + (task.recurrence != nil ? "R" : "")
+            + (task.notes.isEmpty ? "" : "N")
     }
 
     /// `12.3`, ` 8.0`: one decimal, padded to 4 characters.
