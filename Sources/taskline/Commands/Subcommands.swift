@@ -44,6 +44,8 @@ enum Subcommands {
         EditCommand.self,
         ProjectsCommand.self,
         TagsCommand.self,
+        SummaryCommand.self,
+        StatsCommand.self,
         ExportCommand.self,
         ImportCommand.self,
         BackupCommand.self,
