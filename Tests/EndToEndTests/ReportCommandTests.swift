@@ -65,7 +65,7 @@ import Testing
 
     @Test func reportsOfADatabaseThatDoesNotExistSaySoAndMakeNone() throws {
         let path = directory.file("missing.sqlite")
-        for command in ["summary", "stats"] {
+        for command in ["summary", "stats", "calendar"] {
             let result = try run([command], path)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("no tasks yet (there is no database at \(path))"), "\(command): \(result.stderr)")
@@ -125,5 +125,99 @@ import Testing
         #expect(json["completed"] == ["last7Days": 1, "last30Days": 1])
         let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         #expect(json["database"] == ["location": .string(path), "bytes": .integer(Int64(bytes ?? -1))])
+    }
+
+    /// Open tasks due in 2099, two on one day, one late in the evening (UTC), and one done;
+    /// in 2020, one open (overdue) and one done.
+    static let dueDates = [
+        #"{"id":"c1","title":"Launch","due":"2099-03-05","createdAt":"2020-01-01T00:00:00Z"}"#,
+        #"{"id":"c2","title":"Review","due":"2099-03-05","createdAt":"2020-01-01T00:00:00Z"}"#,
+        #"{"id":"c3","title":"Done already","done":true,"due":"2099-03-10","createdAt":"2020-01-01T00:00:00Z"}"#,
+        #"{"id":"c4","title":"Late at night","due":"2099-03-31T23:30:00Z","createdAt":"2020-01-01T00:00:00Z"}"#,
+        #"{"id":"c5","title":"Missed","due":"2020-01-15","createdAt":"2020-01-01T00:00:00Z"}"#,
+        #"{"id":"c6","title":"Done then","done":true,"due":"2020-01-16","createdAt":"2020-01-01T00:00:00Z"}"#,
+    ]
+
+    /// Today in UTC, as the command run with TZ=UTC takes it: year, month, day.
+    static func todayInUTC() -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.dateComponents([.year, .month, .day], from: Date())
+    }
+
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    ]
+
+    @Test func calendarMarksTheDaysTasksAreDueInWeeksFromMonday() throws {
+        let path = try database("calendar.sqlite", Self.dueDates)
+        let march = try run(["calendar", "2099-03"], path)
+        // 2099-03-01 is a Sunday: the last cell of the first week.
+        #expect(
+            Array(march.lines.dropLast()) == [
+                "        March 2099",
+                "Mo  Tu  We  Th  Fr  Sa  Su",
+                "                         1",
+                " 2   3   4   5*  6   7   8",
+                " 9  10  11  12  13  14  15",
+                "16  17  18  19  20  21  22",
+                "23  24  25  26  27  28  29",
+                "30  31*",
+                "",
+            ], "\(march.output)")
+        #expect(march.lines.last?.hasPrefix("* open tasks due (3)   ! overdue (0)   today ") == true, "\(march.output)")
+
+        // 23:30 UTC is the next day in Tokyo, in April; a date is the same day everywhere.
+        let tokyo = try run(["calendar", "2099-03", "2"], path, environment: ["TZ": "Asia/Tokyo"])
+        #expect(tokyo.lines[0] == "        March 2099                    April 2099", "\(tokyo.output)")
+        #expect(tokyo.lines[2] == "                         1             1*  2   3   4   5")
+        #expect(tokyo.lines[3].hasPrefix(" 2   3   4   5*  6"))
+        #expect(tokyo.lines.contains("30  31"))
+
+        let past = try run(["calendar", "2020-01"], path)
+        #expect(past.lines[4] == "13  14  15! 16  17  18  19", "the done task due on the 16th is not marked: \(past.output)")
+        #expect(past.lines.last?.hasPrefix("* open tasks due (1)   ! overdue (1)   today ") == true)
+        let coloured = try run(["calendar", "2020-01"], path, environment: ["CLICOLOR_FORCE": "1"])
+        #expect(coloured.lines[4].contains("\u{1B}[1;31m15\u{1B}[0m\u{1B}[1;31m!\u{1B}[0m"), "\(coloured.output)")
+        #expect(coloured.lines.last?.hasSuffix("\u{1B}[7mtoday\u{1B}[0m") == true)
+        let noColour = try run(["calendar", "2020-01"], path, environment: ["CLICOLOR_FORCE": "1", "NO_COLOR": "1"])
+        #expect(noColour.output == past.output)
+
+        // Three months side by side only where they fit.
+        let narrow = try run(["calendar", "2099-01", "3"], path, environment: ["COLUMNS": "60"])
+        #expect(narrow.lines[0] == "       January 2099                  February 2099", "\(narrow.output)")
+        #expect(narrow.lines.contains("        March 2099"), "below the others: \(narrow.output)")
+        #expect(narrow.lines.allSatisfy { $0.count <= 60 })
+        let wide = try run(["calendar", "2099-01", "3"], path)
+        #expect(wide.lines[0].hasSuffix("March 2099"), "\(wide.output)")
+
+        for bad in [["13"], ["0"], ["2099-13"], ["March"], ["3", "4"]] {
+            let refused = try runTaskline(["calendar", "--db", path] + bad)
+            #expect(refused.status == 2, "\(bad)")
+        }
+    }
+
+    /// Without a month: this month, today in reverse video on a terminal; N months from it.
+    @Test func calendarStartsAtThisMonthWithTodayShown() throws {
+        let path = try database("today.sqlite", Self.dueDates)
+        // Today is read before and after: the run may straddle midnight.
+        let before = Self.todayInUTC()
+        let shown = try run(["calendar", "3"], path, environment: ["CLICOLOR_FORCE": "1"])
+        let after = Self.todayInUTC()
+        let matches = [before, after].contains { today in
+            let months = (0..<3).map { offset -> String in
+                let index = today.year! * 12 + today.month! - 1 + offset
+                return "\(Self.monthNames[index % 12]) \(index / 12)"
+            }
+            let day = String(today.day!)
+            let reversed = "\u{1B}[7m" + String(repeating: " ", count: 2 - day.count) + day + "\u{1B}[0m"
+            return months.allSatisfy(shown.lines[0].contains) && shown.output.contains(reversed)
+        }
+        #expect(matches, "\(shown.output)")
+        #expect(shown.output.components(separatedBy: "\u{1B}[7m").count == 3, "today once in the grids, once in the legend")
+        let plain = try run(["calendar"], path)
+        #expect(
+            plain.lines.last?.hasSuffix("today \(String(format: "%04d-%02d-%02d", after.year!, after.month!, after.day!))") == true || before != after
+        )
     }
 }

@@ -46,6 +46,7 @@ enum Subcommands {
         TagsCommand.self,
         SummaryCommand.self,
         StatsCommand.self,
+        CalendarCommand.self,
         ExportCommand.self,
         ImportCommand.self,
         BackupCommand.self,
