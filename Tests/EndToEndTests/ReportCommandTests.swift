@@ -3,6 +3,10 @@ import JSONRPC
 import TestSupport
 import Testing
 
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
 /// The reports: `summary`, `stats`, `calendar` and `burndown`.
 @Suite struct ReportCommandTests {
     let directory = TemporaryDirectory()
@@ -65,7 +69,7 @@ import Testing
 
     @Test func reportsOfADatabaseThatDoesNotExistSaySoAndMakeNone() throws {
         let path = directory.file("missing.sqlite")
-        for command in ["summary", "stats", "calendar"] {
+        for command in ["summary", "stats", "calendar", "burndown"] {
             let result = try run([command], path)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("no tasks yet (there is no database at \(path))"), "\(command): \(result.stderr)")
@@ -219,5 +223,212 @@ import Testing
         #expect(
             plain.lines.last?.hasSuffix("today \(String(format: "%04d-%02d-%02d", after.year!, after.month!, after.day!))") == true || before != after
         )
+    }
+
+    /// Runs `body` with today's start (UTC) until it runs within one day: a run that
+    /// straddles midnight is run again, on the new day.
+    func onOneDay<T>(_ body: (Date) throws -> T) throws -> T {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        while true {
+            let today = calendar.startOfDay(for: Date())
+            let result = try body(today)
+            if calendar.startOfDay(for: Date()) == today { return result }
+        }
+    }
+
+    static func wire(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+
+    static func day(_ date: Date) -> String {
+        String(wire(date).prefix(10))
+    }
+
+    /// Open since 2020, done since 2020, one made 10 days ago and done 5 days ago, one made
+    /// 2 days ago, and one deleted; days counted back from `today`, at noon.
+    func burndownDatabase(_ name: String, today: Date) throws -> String {
+        let noon = { (days: Int) in Self.wire(today.addingTimeInterval(Double(-days) * 86_400 + 43_200)) }
+        let path = try database(
+            name,
+            [
+                #"{"id":"old","title":"Old","createdAt":"2020-01-01T00:00:00Z"}"#,
+                #"{"id":"oldDone","title":"Old, done","done":true,"createdAt":"2020-01-01T00:00:00Z","completedAt":"2020-01-02T00:00:00Z"}"#,
+                #"{"id":"mid","title":"Mid","done":true,"createdAt":"\#(noon(10))","completedAt":"\#(noon(5))"}"#,
+                #"{"id":"recent","title":"Recent","createdAt":"\#(noon(2))"}"#,
+                #"{"id":"gone","title":"Gone","createdAt":"2020-01-01T00:00:00Z"}"#,
+            ])
+        #expect(try runTaskline(["rm", "--db", path, "gone"]).status == 0)
+        return path
+    }
+
+    @Test func burndownCountsOpenAndDoneAtTheEndOfEachDayOrWeek() throws {
+        var attempt = 0
+        try onOneDay { today in
+            attempt += 1
+            let path = try burndownDatabase("burndown-\(attempt).sqlite", today: today)
+            let daily = try JSONParser.parse(try run(["burndown", "--json"], path).stdout)
+            let periods = daily["periods"]?.arrayValue ?? []
+            #expect(daily["period"] == "day")
+            #expect(periods.count == 30)
+            for (index, period) in periods.enumerated() {
+                let day = Self.day(today.addingTimeInterval(Double(index - 29) * 86_400))
+                let open = 1 + (19..<24 ~= index ? 1 : 0) + (index >= 27 ? 1 : 0)
+                let done = 1 + (index >= 24 ? 1 : 0)
+                #expect(period == ["start": .string(day), "end": .string(day), "open": .integer(Int64(open)), "done": .integer(Int64(done))])
+            }
+
+            // Weeks from the Monday of the week 13 days back, this one to today.
+            var iso = Calendar(identifier: .iso8601)
+            iso.timeZone = TimeZone(identifier: "UTC")!
+            let firstDay = today.addingTimeInterval(-13 * 86_400)
+            let monday = iso.dateInterval(of: .weekOfYear, for: firstDay)!.start
+            let weeks = Int((today.timeIntervalSince(monday) / 86_400).rounded()) / 7 + 1
+            let weekly = try JSONParser.parse(try run(["burndown", "--weekly", "--days", "14", "--json"], path).stdout)
+            let byWeek = weekly["periods"]?.arrayValue ?? []
+            #expect(weekly["period"] == "week")
+            #expect(byWeek.count == weeks)
+            #expect(byWeek.first?["start"] == .string(Self.day(monday)))
+            #expect(byWeek.first?["end"] == .string(Self.day(monday.addingTimeInterval(6 * 86_400))))
+            #expect(byWeek.last?["end"] == .string(Self.day(today)))
+            #expect(byWeek.last?["open"] == 2)
+            #expect(byWeek.last?["done"] == 2)
+        }
+    }
+
+    @Test func burndownDrawsStackedBarsThatFitTheWidth() throws {
+        var attempt = 0
+        try onOneDay { today in
+            attempt += 1
+            let path = try burndownDatabase("chart-\(attempt).sqlite", today: today)
+            let chart = try run(["burndown", "--days", "10"], path)
+            let lines = chart.lines
+            #expect(
+                lines.first == "Open and done tasks at the end of each day, \(Self.day(today.addingTimeInterval(-9 * 86_400))) to \(Self.day(today))")
+            // At most 4 tasks: a row each, the top labelled, and every other one below it.
+            // Bars 0…3: old and mid open, old done; 4…6: mid done too; 7…9: recent open.
+            #expect(
+                Array(lines[1...4]) == [
+                    "4 ┤" + String(repeating: " ", count: 7 * 3) + "██ ██ ██",
+                    "  │██ ██ ██ ██ ██ ██ ██ ██ ██ ██",
+                    "2 ┤██ ██ ██ ██ ░░ ░░ ░░ ░░ ░░ ░░",
+                    "  │░░ ░░ ░░ ░░ ░░ ░░ ░░ ░░ ░░ ░░",
+                ], "\(chart.output)")
+            #expect(lines[5] == "0 └" + String(repeating: "─", count: 10 * 3 - 1), "10 bars of 2 with a space between: \(chart.output)")
+            #expect(lines[6].hasPrefix("   \(Self.day(today.addingTimeInterval(-9 * 86_400)).dropFirst(5))"))
+            #expect(lines[7] == "█ open (2 now)   ░ done (2 now)")
+            #expect(!chart.output.contains("\u{1B}"))
+
+            let coloured = try run(["burndown", "--days", "10"], path, environment: ["CLICOLOR_FORCE": "1"])
+            #expect(coloured.output.contains("\u{1B}[32m██\u{1B}[0m") && coloured.output.contains("\u{1B}[34m██\u{1B}[0m"), "\(coloured.output)")
+
+            let narrow = try run(["burndown", "--days", "60"], path, environment: ["COLUMNS": "40"])
+            #expect(narrow.lines.allSatisfy { $0.count <= 40 }, "\(narrow.output)")
+            // The title is wrapped to the width too.
+            #expect(narrow.lines.prefix(3).joined(separator: " ").contains("(the last 37 of 60 days fit)"), "\(narrow.output)")
+        }
+
+        let empty = directory.file("empty.sqlite")
+        let id = try runTaskline(["add", "--db", empty, "Brief"]).output.split(separator: " ")[1]
+        #expect(try runTaskline(["rm", "--db", empty, String(id)]).status == 0)
+        let nothing = try run(["burndown"], empty)
+        #expect(nothing.stdout.isEmpty)
+        #expect(nothing.stderr == "taskline: no tasks in these days\n")
+        #expect(try runTaskline(["burndown", "--db", empty, "--days", "0"]).status == 2)
+        #expect(try runTaskline(["burndown", "--db", empty, "--json", "--svg", "x.svg"]).status == 2)
+    }
+
+    /// What an SVG file holds: its root's attributes, its title, and its bars.
+    final class SVGContents: NSObject, XMLParserDelegate {
+        var root: [String: String] = [:]
+        var elements: [String] = []
+        var bars = 0
+        var title = ""
+        private var depth = 0
+        private var inTitle = false
+
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            if elements.isEmpty { root = attributes }
+            if name == "g", attributes["class"] == "bar" { bars += 1 }
+            inTitle = name == "title" && depth == 1
+            elements.append(name)
+            depth += 1
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            inTitle = false
+            depth -= 1
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            if inTitle { title += string }
+        }
+
+        static func parse(_ data: Data) -> (SVGContents, Bool) {
+            let contents = SVGContents()
+            let parser = XMLParser(data: data)
+            parser.delegate = contents
+            return (contents, parser.parse())
+        }
+    }
+
+    @Test func burndownWritesAStandaloneSVG() throws {
+        let path = try database("svg.sqlite", Self.projects)
+        let file = directory.file("burndown.svg")
+        let written = try run(["burndown", "--days", "12", "--svg", file], path)
+        #expect(written.stdout.isEmpty)
+        let (svg, wellFormed) = SVGContents.parse(try Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(wellFormed, "the SVG is well-formed XML")
+        #expect(svg.elements.first == "svg")
+        #expect(svg.root["xmlns"] == "http://www.w3.org/2000/svg")
+        #expect(svg.root["width"] == "792" && svg.root["height"] == "360")
+        #expect(svg.root["viewBox"] == "0 0 792 360")
+        #expect(svg.title.hasPrefix("Open and done tasks at the end of each day, "), "\(svg.title)")
+        #expect(svg.bars == 12)
+        #expect(svg.elements.filter { $0 == "text" }.count >= 2 + 3, "the axes' labels and the legend")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!text.contains("href") && !text.contains("url("), "nothing outside the file")
+
+        let weekly = try run(["burndown", "--weekly", "--days", "28", "--svg", "-"], path)
+        let (weeks, weeklyWellFormed) = SVGContents.parse(weekly.stdout)
+        #expect(weeklyWellFormed)
+        #expect((4...5).contains(weeks.bars), "28 days are in 4 weeks, or 5 unless they start on a Monday")
+
+        let refused = try runTaskline(["burndown", "--db", path, "--svg", directory.file("no/such/folder/x.svg")])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("cannot write"))
+    }
+
+    /// rsvg-convert (librsvg2-bin, which scripts/setup --test installs) renders the SVG at
+    /// the size it gives.
+    static let rsvgConvert = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        .map { "\($0)/rsvg-convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: rsvgConvert != nil, "rsvg-convert is not installed (Debian: librsvg2-bin)"))
+    func burndownSVGRendersWithRsvgConvert() throws {
+        let path = try database("rsvg.sqlite", Self.projects)
+        let svg = directory.file("render.svg")
+        let png = directory.file("render.png")
+        _ = try run(["burndown", "--weekly", "--svg", svg], path)
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: Self.rsvgConvert!)
+        process.arguments = ["--format", "png", "--output", png, svg]
+        let errors = Pipe.closedOnExec()
+        process.standardInput = .nullDevice
+        process.standardOutput = .nullDevice
+        process.standardError = .pipe(errors)
+        try process.run()
+        let messages = String(decoding: try errors.fileHandleForReading.readAll(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(messages)")
+        // A PNG's signature, then its header chunk: width and height, big-endian.
+        let image = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        try #require(image.count > 24)
+        #expect(Array(image[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let size = { (offset: Int) in image[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(size(16) == 792 && size(20) == 360)
     }
 }

@@ -47,6 +47,7 @@ enum Subcommands {
         SummaryCommand.self,
         StatsCommand.self,
         CalendarCommand.self,
+        BurndownCommand.self,
         ExportCommand.self,
         ImportCommand.self,
         BackupCommand.self,

@@ -34,6 +34,7 @@ struct Terminal: Sendable {
         case boldRed = "1;31"
         case underline = "4"
         case reverse = "7"
+        case green = "32"
     }
 
     func paint(_ text: String, _ style: Style?) -> String {
