@@ -41,14 +41,15 @@ enum BurndownCommand: Command {
         Options:
           --weekly      a bar a week, Monday to Sunday (this week: to today), from the week
                         of the first of the N days
-          --days N      the last N days, 1 to 3660 (default 30; with --weekly 84: 12 weeks)
+          --days N      the last N days, 1 to 3660 (default 30, or 84 with --weekly)
           --svg FILE    write the chart to FILE (- for stdout) instead, as a standalone SVG
                         image: axes, labels, a legend and a title, no external resources
           --json        one JSON object instead: {"period": "day" or "week", "periods":
                         [{"start", "end", "open", "done"}, …]}, the dates as YYYY-MM-DD
           --db PATH     the database (default: the server's)
 
-        A database that does not exist yet is said on stderr (--json, --svg: zeros), and not made.
+        A database that does not exist yet is said on stderr (--json and --svg give zeros),
+        and not made.
         """
 
     /// The counts at the end of each period, oldest first.

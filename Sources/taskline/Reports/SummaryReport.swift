@@ -20,8 +20,8 @@ enum SummaryCommand: Command {
         Options:
           --db PATH    the database (default: the server's)
           --json       one JSON object instead: {"projects": [{"project", "open", "done",
-                       "percentComplete"}, …], "noProject": {…}, "total": {…}}; percentComplete
-                       is null when there is no task
+                       "percentComplete"}, …], "noProject": {…}, "total": {…}};
+                       percentComplete is null when there is no task
 
         On a terminal, the header is underlined and the total bold, and the project names
         are cut to its width (COLUMNS overrides it). No task at all is said on stderr;
