@@ -44,6 +44,7 @@ import Testing
             ["list", "due.before:2099-07-01"], ["list", "pri:H"], ["list", "plan"], ["list", "--sort", "-priority", "--limit", "2"],
             ["list", "--json"], ["next"], ["overdue"], ["search", "plan"], ["projects"], ["projects", "--all"], ["tags"], ["tags", "--all"],
             ["completion", "--words", "ids"], ["completion", "--words", "tags"],
+            ["summary"], ["summary", "--json"], ["calendar", "2099-05", "2"], ["burndown", "--json"], ["burndown", "--weekly"],
             ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"],
             ["show", "0193"],
             ["done", "abcdef129", "1111111"], ["done", "1111111"], ["modify", "plain-i", "pri:L", "+garden", "depends:abcdef129"],
@@ -75,6 +76,13 @@ import Testing
             }
         }
         #expect(try run(["list"], postgres).lines.first?.hasPrefix("abcdef123  ") == true, "keys sharing 8 characters take 9")
+        // stats alike, but where the database is.
+        let stats = { (location: String) throws -> JSON in
+            guard var object = try JSONParser.parse(try run(["stats", "--json"], location).stdout).objectValue else { return .null }
+            object["database"] = nil
+            return .object(object)
+        }
+        #expect(try stats(postgres) == stats(sqlite))
     }
 
     @Test func addListDoneEditAndRemove() throws {

@@ -7,11 +7,14 @@ import Glibc
 /// it: its stdout belongs to the protocol.
 final class OutputWriter {
     private let fd: Int32
+    /// What `fd` is, for the message of a failed write.
+    private let name: String
     private var buffer: [UInt8] = []
     private static let capacity = 1 << 16
 
-    init(fd: Int32 = STDOUT_FILENO) {
+    init(fd: Int32 = STDOUT_FILENO, name: String = "stdout") {
         self.fd = fd
+        self.name = name
         buffer.reserveCapacity(Self.capacity)
     }
 
@@ -47,7 +50,7 @@ final class OutputWriter {
             guard written > 0 else {
                 // The reader went away (`taskline export | head`): stop, quietly.
                 if errno == EPIPE { throw CommandFailure(nil) }
-                throw CommandFailure("cannot write to stdout: \(String(cString: strerror(errno)))")
+                throw CommandFailure("cannot write to \(name): \(String(cString: strerror(errno)))")
             }
             offset += written
         }

@@ -33,6 +33,8 @@ struct Terminal: Sendable {
         case blue = "34"
         case boldRed = "1;31"
         case underline = "4"
+        case reverse = "7"
+        case green = "32"
     }
 
     func paint(_ text: String, _ style: Style?) -> String {
