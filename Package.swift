@@ -34,25 +34,36 @@ let package = Package(
         // The process's one event loop: descriptors, timers, a wake-up, and the actors' executor.
         .target(name: "EventLoop", dependencies: ["CEventLoop", "Logging"]),
         // The task model, its rules and errors, and `TaskStoring`, what the server asks of a
-        // store: shared by the stores, none of whose databases it knows.
-        .target(name: "TaskModel", dependencies: ["EventLoop"]),
+        // store about tasks: shared by the stores, none of whose databases it knows.
+        .target(name: "TaskModel"),
+        // `ServedStore`, what serving a store takes beyond its operations on tasks: the event
+        // loop it runs on, the watch for other writers, the checkpoint and close at exit.
+        .target(name: "StoreServing", dependencies: ["TaskModel", "EventLoop"]),
         // The store on SQLite: the actor that owns the database; its storage setup configures
         // the SQLite library (CSQLite's shim).
-        .target(name: "TaskStore", dependencies: ["TaskModel", "SQLite", "CSQLite", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        .target(
+            name: "TaskStore", dependencies: ["TaskModel", "StoreServing", "SQLite", "CSQLite", "EventLoop", "Logging"],
+            swiftSettings: sameExecutor),
         // The store on PostgreSQL: the same interface, over the PostgreSQL module.
-        .target(name: "PostgresStore", dependencies: ["TaskModel", "PostgreSQL", "EventLoop", "Logging"], swiftSettings: sameExecutor),
+        .target(
+            name: "PostgresStore", dependencies: ["TaskModel", "StoreServing", "PostgreSQL", "EventLoop", "Logging"],
+            swiftSettings: sameExecutor),
         // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
-        .target(name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "EventLoop", "PeopleLanguage"], swiftSettings: sameExecutor),
+        .target(
+            name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "StoreServing", "EventLoop", "PeopleLanguage"],
+            swiftSettings: sameExecutor),
         // What people type for a task (title words, +tag, due:fri, pri:H, recur:monthly) and the
         // way dates are shown to them: pure functions of the text, the time and the time zone,
         // shared by the command line and the server's `tasks/parse`.
         .target(name: "PeopleLanguage", dependencies: ["TaskModel"]),
         .executableTarget(
             name: "taskline",
-            dependencies: ["TasklineServer", "TaskStore", "PostgresStore", "JSONRPC", "EventLoop", "Logging", "PeopleLanguage"],
+            dependencies: [
+                "TasklineServer", "TaskStore", "PostgresStore", "StoreServing", "JSONRPC", "EventLoop", "Logging", "PeopleLanguage",
+            ],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]

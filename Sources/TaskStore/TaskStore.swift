@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
 import SQLite
+import StoreServing
 import Synchronization
 @_exported import TaskModel
 
@@ -219,4 +220,4 @@ public actor TaskStore {
     private static let quietNanoseconds: UInt64 = 50_000_000
 }
 
-extension TaskStore: TaskStoring {}
+extension TaskStore: ServedStore {}

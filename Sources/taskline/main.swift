@@ -2,6 +2,7 @@ import EventLoop
 import JSONRPC
 import Logging
 import PostgresStore
+import StoreServing
 import TaskStore
 import TasklineServer
 
@@ -60,7 +61,7 @@ let connection = Connection(
     options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes), loop: loop)
 
 let location = StoreLocation(options.databasePath)
-let store: any TaskStoring
+let store: any ServedStore
 do {
     switch location {
     case .sqlite(let path):
@@ -93,7 +94,7 @@ Task(executorPreference: loop) {
     // the next start has no WAL to replay. The connection is left open, and so are the
     // -wal and -shm files, without which a database in a read-only folder cannot be opened.
     do {
-        try await (store as? TaskStore)?.checkpoint()
+        try await store.checkpoint()
     } catch {
         Log.info("could not checkpoint the database before exiting: \(error)")
     }
