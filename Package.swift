@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
         .target(
-            name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "StoreServing", "EventLoop", "PeopleLanguage"],
+            name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "StoreServing", "EventLoop", "Logging", "PeopleLanguage"],
             swiftSettings: sameExecutor),
         // What people type for a task (title words, +tag, due:fri, pri:H, recur:monthly) and the
         // way dates are shown to them: pure functions of the text, the time and the time zone,
@@ -62,7 +62,8 @@ let package = Package(
         .executableTarget(
             name: "taskline",
             dependencies: [
-                "TasklineServer", "TaskStore", "PostgresStore", "StoreServing", "JSONRPC", "EventLoop", "Logging", "PeopleLanguage",
+                "TasklineServer", "TaskModel", "TaskStore", "PostgresStore", "PostgreSQL", "StoreServing", "JSONRPC", "EventLoop", "Logging",
+                "PeopleLanguage",
             ],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
@@ -77,7 +78,7 @@ let package = Package(
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
         .target(
-            name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskStore", "TasklineServer", "Logging"],
+            name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskModel", "TaskStore", "TasklineServer", "Logging"],
             path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
@@ -85,7 +86,7 @@ let package = Package(
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
         .executableTarget(
-            name: "taskline-powerloss", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
+            name: "taskline-powerloss", dependencies: ["TaskModel", "TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
             path: "Tests/PowerLoss/taskline-powerloss"),
 
         // Temporary folders, fresh databases of either store, a driver for the real binary and a
@@ -94,9 +95,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLoop", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
+        .testTarget(name: "TaskStoreTests", dependencies: ["TaskModel", "TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskStore", "JSONRPC", "EventLoop"]),
+        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskModel", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "PeopleLanguageTests", dependencies: ["PeopleLanguage", "TaskModel"]),

@@ -2,6 +2,7 @@ import EventLoop
 import JSONRPC
 import Logging
 import SQLite
+import TaskModel
 import TaskStore
 import TasklineServer
 

@@ -3,7 +3,7 @@ import Logging
 import SQLite
 import StoreServing
 import Synchronization
-@_exported import TaskModel
+import TaskModel
 
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.

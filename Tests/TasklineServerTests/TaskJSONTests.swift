@@ -1,4 +1,5 @@
 import JSONRPC
+import TaskModel
 import TaskStore
 import Testing
 

@@ -4,6 +4,7 @@ import PeopleLanguage
 import PostgresStore
 import StoreServing
 import Synchronization
+import TaskModel
 import TaskStore
 
 #if canImport(Glibc)
