@@ -39,10 +39,12 @@ let package = Package(
         // `ServedStore`, what serving a store takes beyond its operations on tasks: the event
         // loop it runs on, the watch for other writers, the checkpoint and close at exit.
         .target(name: "StoreServing", dependencies: ["TaskModel", "EventLoop"]),
-        // The store on SQLite: the actor that owns the database; its storage setup configures
-        // the SQLite library (CSQLite's shim).
+        // Taskline's process-wide settings for the C library and SQLite (CSQLite's shim), made
+        // at a process's start: taskline's main and the harnesses (power loss, fuzzing) call it.
+        .target(name: "ProcessSetup", dependencies: ["CSQLite", "Logging"]),
+        // The store on SQLite: the actor that owns the database.
         .target(
-            name: "TaskStore", dependencies: ["TaskModel", "StoreServing", "SQLite", "CSQLite", "EventLoop", "Logging"],
+            name: "TaskStore", dependencies: ["TaskModel", "StoreServing", "SQLite", "EventLoop", "Logging"],
             swiftSettings: sameExecutor),
         // The store on PostgreSQL: the same interface, over the PostgreSQL module.
         .target(
@@ -62,8 +64,8 @@ let package = Package(
         .executableTarget(
             name: "taskline",
             dependencies: [
-                "TasklineServer", "TaskModel", "TaskStore", "PostgresStore", "PostgreSQL", "StoreServing", "JSONRPC", "EventLoop", "Logging",
-                "PeopleLanguage",
+                "TasklineServer", "TaskModel", "TaskStore", "PostgresStore", "PostgreSQL", "StoreServing", "ProcessSetup", "JSONRPC",
+                "EventLoop", "Logging", "PeopleLanguage",
             ],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
@@ -78,7 +80,8 @@ let package = Package(
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
         .target(
-            name: "FuzzHarness", dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskModel", "TaskStore", "TasklineServer", "Logging"],
+            name: "FuzzHarness",
+            dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskModel", "TaskStore", "TasklineServer", "ProcessSetup", "Logging"],
             path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
@@ -86,7 +89,8 @@ let package = Package(
         // workload's files at every crash point; see Tests/PowerLoss and scripts/test.
         .target(name: "CCrashVFS", dependencies: ["CSQLite"], path: "Tests/PowerLoss/CCrashVFS"),
         .executableTarget(
-            name: "taskline-powerloss", dependencies: ["TaskModel", "TaskStore", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
+            name: "taskline-powerloss",
+            dependencies: ["TaskModel", "TaskStore", "ProcessSetup", "EventLoop", "SQLite", "CSQLite", "CCrashVFS", "TestSupport"],
             path: "Tests/PowerLoss/taskline-powerloss"),
 
         // Temporary folders, fresh databases of either store, a driver for the real binary and a
@@ -95,7 +99,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLoop", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
-        .testTarget(name: "TaskStoreTests", dependencies: ["TaskModel", "TaskStore", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
+        .testTarget(
+            name: "TaskStoreTests", dependencies: ["TaskModel", "TaskStore", "ProcessSetup", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskModel", "TaskStore", "JSONRPC", "EventLoop"]),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),

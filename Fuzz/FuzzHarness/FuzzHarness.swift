@@ -1,6 +1,7 @@
 import EventLoop
 import JSONRPC
 import Logging
+import ProcessSetup
 import SQLite
 import TaskModel
 import TaskStore
@@ -42,6 +43,8 @@ public enum FuzzHarness {
         let configuration = Configuration(configByte)
         let payload = UnsafeBufferPointer(rebasing: input[1...])
         Log.level = .error
+        // As taskline's main, before the first store.
+        ProcessSetup.configureLibraries()
 
         let inputFD = temporaryFile()
         let outputFD = temporaryFile()

@@ -2,6 +2,7 @@ import EventLoop
 import JSONRPC
 import Logging
 import PostgresStore
+import ProcessSetup
 import StoreServing
 import TaskStore
 import TasklineServer
@@ -13,6 +14,10 @@ import Glibc
 // A client that goes away must not kill us with SIGPIPE: the write fails with EPIPE
 // instead, and the server finishes cleanly.
 signal(SIGPIPE, SIG_IGN)
+
+// The libraries' process-wide settings, before anything opens a store: SQLite takes its
+// own only before it initializes.
+ProcessSetup.configureLibraries()
 
 // `taskline export`, `taskline add`, …: a command runs instead of the server.
 if let status = Subcommands.runWaiting(Array(CommandLine.arguments.dropFirst())) {
