@@ -50,12 +50,14 @@ let package = Package(
         .target(
             name: "PostgresStore", dependencies: ["TaskModel", "StoreServing", "PostgreSQL", "EventLoop", "Logging"],
             swiftSettings: sameExecutor),
-        // JSON-RPC 2.0 over a byte stream: JSON, framing, messages, the one writer, and the
+        // JSON text: a strict parser, the writers, and a reader of a stream of records.
+        .target(name: "JSON"),
+        // JSON-RPC 2.0 over a byte stream: framing, messages, the one writer, and the
         // connection, a source of the event loop. Knows nothing of tasks.
-        .target(name: "JSONRPC", dependencies: ["EventLoop", "Logging"]),
+        .target(name: "JSONRPC", dependencies: ["JSON", "EventLoop", "Logging"]),
         // The Taskline protocol: lifecycle, method table, params, notifications.
         .target(
-            name: "TasklineServer", dependencies: ["JSONRPC", "TaskModel", "StoreServing", "EventLoop", "Logging", "PeopleLanguage"],
+            name: "TasklineServer", dependencies: ["JSON", "JSONRPC", "TaskModel", "StoreServing", "EventLoop", "Logging", "PeopleLanguage"],
             swiftSettings: sameExecutor),
         // What people type for a task (title words, +tag, due:fri, pri:H, recur:monthly) and the
         // way dates are shown to them: pure functions of the text, the time and the time zone,
@@ -64,8 +66,8 @@ let package = Package(
         .executableTarget(
             name: "taskline",
             dependencies: [
-                "TasklineServer", "TaskModel", "TaskStore", "PostgresStore", "PostgreSQL", "StoreServing", "ProcessSetup", "JSONRPC",
-                "EventLoop", "Logging", "PeopleLanguage",
+                "TasklineServer", "TaskModel", "TaskStore", "PostgresStore", "PostgreSQL", "StoreServing", "ProcessSetup", "JSON",
+                "JSONRPC", "EventLoop", "Logging", "PeopleLanguage",
             ],
             // The Swift runtime linked in: an editor spawns taskline often, and loading the
             // runtime's shared libraries is most of a Swift program's start-up time.
@@ -74,14 +76,16 @@ let package = Package(
 
         // Benchmarks: `swift build -c release` builds both; see README's Performance section.
         .executableTarget(name: "sqlite-baseline", dependencies: ["CSQLite"], path: "Benchmarks/sqlite-baseline"),
-        .executableTarget(name: "taskline-bench", dependencies: ["JSONRPC"], path: "Benchmarks/taskline-bench"),
-        .executableTarget(name: "postgres-bench", dependencies: ["JSONRPC", "PostgreSQL"], path: "Benchmarks/postgres-bench"),
+        .executableTarget(name: "taskline-bench", dependencies: ["JSON"], path: "Benchmarks/taskline-bench"),
+        .executableTarget(name: "postgres-bench", dependencies: ["JSON", "PostgreSQL"], path: "Benchmarks/postgres-bench"),
 
         // Fuzzing: the harness (one input through the connection, the server and an in-memory
         // store) and the libFuzzer target around it; see scripts/fuzz.
         .target(
             name: "FuzzHarness",
-            dependencies: ["EventLoop", "JSONRPC", "SQLite", "TaskModel", "TaskStore", "TasklineServer", "ProcessSetup", "Logging"],
+            dependencies: [
+                "EventLoop", "JSON", "JSONRPC", "SQLite", "TaskModel", "TaskStore", "TasklineServer", "ProcessSetup", "Logging",
+            ],
             path: "Fuzz/FuzzHarness", swiftSettings: sameExecutor),
         .executableTarget(name: "taskline-fuzz", dependencies: ["FuzzHarness"], path: "Fuzz/taskline-fuzz"),
 
@@ -96,14 +100,16 @@ let package = Package(
         // Temporary folders, fresh databases of either store, a driver for the real binary and a
         // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "TestSupport", dependencies: ["EventLoop", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["EventLoop", "JSON", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
         .testTarget(
             name: "TaskStoreTests", dependencies: ["TaskModel", "TaskStore", "ProcessSetup", "EventLoop", "SQLite", "CSQLite", "TestSupport"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskModel", "TaskStore", "JSONRPC", "EventLoop"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"]),
+        .testTarget(name: "TasklineServerTests", dependencies: ["TasklineServer", "TaskModel", "TaskStore", "JSON", "JSONRPC", "EventLoop"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSON", "JSONRPC", "SQLite", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "PeopleLanguageTests", dependencies: ["PeopleLanguage", "TaskModel"]),
         // Against a real cluster: run inside scripts/with-postgres, or they skip.
@@ -112,6 +118,6 @@ let package = Package(
         // scripts/with-postgres, or they skip.
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSONRPC", "TestSupport"]),
+            dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSON", "TestSupport"]),
     ]
 )

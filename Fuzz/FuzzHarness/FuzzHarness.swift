@@ -1,4 +1,5 @@
 import EventLoop
+import JSON
 import JSONRPC
 import Logging
 import ProcessSetup

@@ -1,4 +1,4 @@
-import JSONRPC
+import JSON
 import TaskModel
 import TaskStore
 import Testing
