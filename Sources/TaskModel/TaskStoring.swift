@@ -35,7 +35,7 @@ public protocol TaskStoring: Actor {
     /// one snapshot, a few hundred at a time; returns how many there were. An error `body`
     /// throws stops the export and is rethrown as it is.
     @discardableResult
-    func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int
+    func exportTasks(_ body: (TaskBuffer) throws -> Void) throws -> Int
     /// Imports `records` in one transaction: all of them, or, when any is invalid or (with
     /// `.fail`) conflicts with an existing task, none (`ImportFailure`, the first
     /// `maxProblems` bad records in detail). Every field is kept as the record has it.
