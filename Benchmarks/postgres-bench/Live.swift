@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 import PostgreSQL
 
 /// A write on one connection to the news of it on each listening one: the writes go out on

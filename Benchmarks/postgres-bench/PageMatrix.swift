@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 
 /// Pages of 50 through one server, lock-step: a first page and a page from the middle of the
 /// matching tasks (reached by a cursor) for each sort key in both directions and for the sorts

@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 
 /// A `taskline --db …` process, driven over its stdin and stdout with newline-delimited JSON.
 /// Each one is used by one thread at a time, but for `send`, which another thread may call

@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 import PostgreSQL
 
 // The PostgreSQL store's figures (issue 26), each section on a schema of its own, each

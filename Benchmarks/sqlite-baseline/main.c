@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
                         "       sqlite-baseline DB text-check\n");
         return 2;
     }
-    // The library configured as taskline configures it (TaskStore's StorageSetup).
+    // The library configured as taskline configures it (ProcessSetup, first thing in its main).
     taskline_sqlite_configure_library();
     const char *mode = argv[2];
     int count = counts ? atoi(argv[3]) : 0;

@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 
 /// A `taskline` process driven over pipes with newline-delimited JSON, as a script would.
 final class Driver {

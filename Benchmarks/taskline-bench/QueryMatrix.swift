@@ -1,5 +1,4 @@
 import Foundation
-import JSONRPC
 
 /// Every filter a client can ask for, alone and in the combinations clients use, under every
 /// sort of one key and the common sorts of two: a first page of 50 and a page from the middle

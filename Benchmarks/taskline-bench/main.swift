@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 
 // taskline-bench: Taskline beside raw SQLite, in one run. See docs/performance.md.
 //

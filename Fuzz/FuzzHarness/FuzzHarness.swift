@@ -1,7 +1,10 @@
 import EventLoop
+import JSON
 import JSONRPC
 import Logging
+import ProcessSetup
 import SQLite
+import TaskModel
 import TaskStore
 import TasklineServer
 
@@ -41,6 +44,8 @@ public enum FuzzHarness {
         let configuration = Configuration(configByte)
         let payload = UnsafeBufferPointer(rebasing: input[1...])
         Log.level = .error
+        // As taskline's main, before the first store.
+        ProcessSetup.configureLibraries()
 
         let inputFD = temporaryFile()
         let outputFD = temporaryFile()

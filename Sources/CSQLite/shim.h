@@ -7,13 +7,14 @@
 static const sqlite3_destructor_type taskline_sqlite_transient = (sqlite3_destructor_type)-1;
 
 // Taskline's settings for the SQLite library, process-wide, made once before the first
-// connection opens (SQLite refuses them afterwards with SQLITE_MISUSE). The one definition
-// that the server (TaskStore's StorageSetup), Benchmarks/sqlite-baseline and any harness
-// that must run SQLite as the server does call, so that all of them configure it alike. Here, not in Swift, because
-// sqlite3_config is variadic, which Swift cannot call. Returns an SQLite result code;
-// SQLITE_ERROR when glibc refuses the trim threshold.
+// connection opens (SQLite refuses them afterwards with SQLITE_MISUSE). The one definition,
+// called through ProcessSetup by taskline and by the harnesses that must run SQLite as it
+// does, and by Benchmarks/sqlite-baseline, so that all of them configure it alike. Here, not
+// in Swift, because sqlite3_config is variadic, which Swift cannot call, and Swift's Glibc
+// module has no mallopt. Returns an SQLite result code; SQLITE_ERROR when glibc refuses the
+// trim threshold.
 // - Memory statistics (sqlite3_memory_used) take a global mutex on every allocation SQLite
-//   makes; nothing here reads them.
+//   makes; nothing in taskline reads them.
 // - A statement journal (an update or deletion of a task inside a transaction keeps one: its
 //   triggers write other tables, and a failing statement must be undone alone; a create keeps
 //   none, schema 36) stays in memory, in one allocation, up to a limit above such a

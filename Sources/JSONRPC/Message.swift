@@ -1,3 +1,5 @@
+import JSON
+
 /// A request id, echoed back with its exact JSON type and text: `1` and `"1"` are different
 /// ids, and so are `1` and `1.0`. Ids are equal when their JSON text is (so a cancellation
 /// names a request by the text it was sent with).
@@ -201,5 +203,35 @@ public enum MessageDecoder {
             return .invalid(.invalidRequest("\"id\" must be a string, a number or null"))
         }
         return .request(Request(id: id, method: name, params: params))
+    }
+}
+
+/// The envelopes of the messages this side writes.
+extension JSONWriter {
+    /// Appends `response` as a JSON object: `jsonrpc`, `id`, then `result` or `error`. The
+    /// envelope is written as it is, not built as a tree first: it is on every answer.
+    public static func write(_ response: Response, to out: inout [UInt8]) {
+        append(#"{"jsonrpc":"2.0","id":"#, to: &out)
+        write(response.id.json, to: &out)
+        switch response.result {
+        case .success(let value):
+            append(#","result":"#, to: &out)
+            write(value, to: &out)
+        case .failure(let error):
+            append(#","error":"#, to: &out)
+            write(error.json, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `notification` as a JSON object: `jsonrpc`, `method`, then `params` if any.
+    public static func write(_ notification: Notification, to out: inout [UInt8]) {
+        append(#"{"jsonrpc":"2.0","method":"#, to: &out)
+        write(notification.method, to: &out)
+        if let params = notification.params {
+            append(#","params":"#, to: &out)
+            write(params, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 }

@@ -1,3 +1,4 @@
+import JSON
 import Logging
 
 #if canImport(Glibc)

@@ -38,7 +38,7 @@ extension PostgresTaskStore {
                 }
                 let tasks = try rows.prefix(query.limit).map(TaskRow.task)
                 var page = TaskPage(
-                    tasks: TaskList(tasks), nextCursor: nil, total: nil,
+                    tasks: TaskBuffer(tasks), nextCursor: nil, total: nil,
                     seq: try connection.query("SELECT seq FROM change_counter")[0].int64("seq"))
                 if rows.count > query.limit, let last = tasks.last {
                     page.nextCursor = plan.cursor(after: last)

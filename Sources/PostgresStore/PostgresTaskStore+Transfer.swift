@@ -5,14 +5,14 @@ import TaskModel
 extension PostgresTaskStore {
     /// Every task, oldest first, from one snapshot, read through a cursor a batch at a time.
     @discardableResult
-    public func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int {
+    public func exportTasks(_ body: (TaskBuffer) throws -> Void) throws -> Int {
         try translatingErrors {
             try connection.transaction(.repeatableRead) {
                 try connection.execute("DECLARE export NO SCROLL CURSOR FOR SELECT \(TaskRow.columns) FROM task ORDER BY created_at, id")
                 var count = 0
                 while true {
                     let rows = try connection.query("FETCH 500 FROM export")
-                    if !rows.isEmpty { try body(TaskList(try rows.map(TaskRow.task))) }
+                    if !rows.isEmpty { try body(TaskBuffer(try rows.map(TaskRow.task))) }
                     count += rows.count
                     if rows.count < 500 { return count }
                 }

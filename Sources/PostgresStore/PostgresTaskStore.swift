@@ -1,13 +1,14 @@
 import EventLoop
 import Logging
 import PostgreSQL
+import StoreServing
 import TaskModel
 
 /// The task store on PostgreSQL: the one owner of its connection, an actor on `loop`, as
 /// `TaskStore` is on SQLite. Several servers on several machines share one database: each
 /// hears the others' commits through LISTEN/NOTIFY (`ChangeListener`) and reads them from
 /// the change log.
-public actor PostgresTaskStore: TaskStoring {
+public actor PostgresTaskStore: ServedStore {
     public nonisolated let loop: EventLoop
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
     private nonisolated let ownsLoop: Bool
@@ -84,6 +85,9 @@ public actor PostgresTaskStore: TaskStoring {
     public func close() {
         listener = nil
     }
+
+    /// Nothing to do: every commit is the server's once it is answered, in its own storage.
+    public func checkpoint() {}
 
     public func databaseID() throws -> Int64 {
         try translatingErrors { try connection.query("SELECT database_id FROM taskline_schema")[0].int64("database_id") }

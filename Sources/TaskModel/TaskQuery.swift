@@ -96,14 +96,14 @@ public struct SortKey: Sendable, Hashable {
 }
 
 public struct TaskPage: Sendable, Hashable {
-    public var tasks: TaskList
+    public var tasks: TaskBuffer
     /// Where the next page starts, or nil on the last page.
     public var nextCursor: String?
     public var total: Int?
     /// The database's newest `seq` as of this page: where `tasks/changes` takes over.
     public var seq: Int64
 
-    public init(tasks: TaskList, nextCursor: String?, total: Int?, seq: Int64) {
+    public init(tasks: TaskBuffer, nextCursor: String?, total: Int?, seq: Int64) {
         self.tasks = tasks
         self.nextCursor = nextCursor
         self.total = total

@@ -1,15 +1,10 @@
-import EventLoop
-
-/// What the server, `taskline export` and `taskline import` ask of a store, whichever
-/// database holds the tasks: SQLite
-/// (`TaskStore`) or PostgreSQL (`PostgresTaskStore`). Each is an actor owning its
-/// connection and running on `loop`, the server's executor too (`Server` shares it).
+/// What the server, `taskline export` and `taskline import` ask of a store about tasks,
+/// whichever database holds them: SQLite (`TaskStore`) or PostgreSQL (`PostgresTaskStore`).
+/// Each is an actor owning its connection; what serving it takes beyond this (its event
+/// loop, the watch for other writers, closing) is `ServedStore`'s, in StoreServing.
 ///
 /// Errors are `TaskStoreError`s, with the answers protocol/ specifies for each.
 public protocol TaskStoring: Actor {
-    /// The event loop the store runs on: its executor, and the server's timers and watches.
-    nonisolated var loop: EventLoop { get }
-
     func get(id: String) throws -> TaskItem
     func fetch(_ query: TaskQuery) throws -> TaskPage
 
@@ -33,13 +28,6 @@ public protocol TaskStoring: Actor {
     /// A random number given to the database when it was made.
     func databaseID() throws -> Int64
 
-    /// Calls `onChange` (on the loop) when another writer may have committed;
-    /// `hasExternalChanges` then tells. False where the store cannot watch.
-    @discardableResult
-    func watchExternalChanges(onChange: @escaping @Sendable () -> Void) throws -> Bool
-    /// True when another writer has committed since the last call; re-arms the watch.
-    func hasExternalChanges() throws -> Bool
-
     /// Marks the reminders due at `now` as this caller's to send, and returns them.
     func claimDueReminders(now: Int64) throws -> DueReminders
 
@@ -47,12 +35,9 @@ public protocol TaskStoring: Actor {
     /// one snapshot, a few hundred at a time; returns how many there were. An error `body`
     /// throws stops the export and is rethrown as it is.
     @discardableResult
-    func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int
+    func exportTasks(_ body: (TaskBuffer) throws -> Void) throws -> Int
     /// Imports `records` in one transaction: all of them, or, when any is invalid or (with
     /// `.fail`) conflicts with an existing task, none (`ImportFailure`, the first
     /// `maxProblems` bad records in detail). Every field is kept as the record has it.
     func importTasks(_ records: some Sequence<ImportRecord>, onConflict: ConflictPolicy, maxProblems: Int) throws -> ImportSummary
-
-    /// Closes the connection: the last step before the process exits.
-    func close()
 }

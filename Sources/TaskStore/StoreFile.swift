@@ -51,7 +51,6 @@ enum StoreFile {
     static let newFilePageSize = 2048
 
     static func open(path: String, options: StoreOptions) throws -> Database {
-        StorageSetup.ensure()
         // Processes starting together on one file meet locks that SQLite reports at once
         // rather than wait for (switching to WAL, a reader meeting a migration): the whole
         // opening is tried again until the busy timeout has passed.
@@ -114,7 +113,6 @@ enum StoreFile {
     /// A file with a `-journal` is not: that may be a hot journal, a transaction half
     /// written into the file that only rolling back undoes, which read-only media forbid.
     static func openReadable(path: String, mode: Database.OpenMode, busyTimeoutMilliseconds: Int32) throws -> Database {
-        StorageSetup.ensure()
         let database = try wrap(path) { try Database(path: path, mode: mode) }
         // Before anything reads the file: another process may be creating or migrating it.
         database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)

@@ -9,7 +9,7 @@ struct TaskColumns: RowLayout {
     let recurrence, seriesID: Int32
     let remindAt: Int32
     /// Each text field's column.
-    private let texts: [(TaskList.Text, Int32)]
+    private let texts: [(TaskBuffer.Text, Int32)]
 
     init(_ statement: Statement) {
         pk = statement.columnIndex("pk")
@@ -39,23 +39,23 @@ struct TaskColumns: RowLayout {
     }
 
     func task(in row: Row) -> TaskItem {
-        var list = TaskList()
-        append(row, to: &list)
-        return list[0]
+        var buffer = TaskBuffer()
+        append(row, to: &buffer)
+        return buffer[0]
     }
 
-    /// Appends the row's task to `list`, its texts copied as SQLite's bytes.
-    func append(_ row: Row, to list: inout TaskList) {
-        list.appendNullTask()
+    /// Appends the row's task to `buffer`, its texts copied as SQLite's bytes.
+    func append(_ row: Row, to buffer: inout TaskBuffer) {
+        buffer.appendNullTask()
         for (field, column) in texts {
-            row.withOptionalUTF8(column) { if let text = $0 { list.set(field, text) } }
+            row.withOptionalUTF8(column) { if let text = $0 { buffer.set(field, text) } }
         }
-        list.set(.done, row.int64(done))
-        list.set(.priority, row.int64(priority))
-        list.set(.createdAt, row.int64(createdAt))
-        list.set(.updatedAt, row.int64(updatedAt))
-        list.set(.completedAt, row.optionalInt64(completedAt))
-        list.set(.version, row.int64(version))
+        buffer.set(.done, row.int64(done))
+        buffer.set(.priority, row.int64(priority))
+        buffer.set(.createdAt, row.int64(createdAt))
+        buffer.set(.updatedAt, row.int64(updatedAt))
+        buffer.set(.completedAt, row.optionalInt64(completedAt))
+        buffer.set(.version, row.int64(version))
     }
 }
 

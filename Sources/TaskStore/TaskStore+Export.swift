@@ -7,11 +7,11 @@ extension TaskStore {
     /// a time, so memory stays flat whatever the number of tasks. Returns how many there were.
     /// An error thrown by `body` stops the export and is rethrown as it is.
     @discardableResult
-    public func exportTasks(_ body: (TaskList) throws -> Void) throws -> Int {
+    public func exportTasks(_ body: (TaskBuffer) throws -> Void) throws -> Int {
         try translatingSQLiteErrors {
             try database.readTransaction {
                 var count = 0
-                var batch = TaskList()
+                var batch = TaskBuffer()
                 // The default fetch's plan with no limit (-1), so that the order is read as a
                 // page reads it, from the index.
                 for run in try FetchPlan(filter: TaskFilter(), sort: TaskQuery().sort, now: clock(), database: database).pageRuns(after: nil) {
@@ -22,7 +22,7 @@ extension TaskStore {
                         count += 1
                         if batch.count == Self.exportBatchSize {
                             try body(batch)
-                            batch = TaskList()
+                            batch = TaskBuffer()
                         }
                     }
                 }

@@ -52,7 +52,7 @@ extension TaskStore {
 
     /// A page's tasks, and the sort keys of its last one when another page follows.
     private struct PageRead {
-        var tasks: TaskList
+        var tasks: TaskBuffer
         var nextCursorKeys: [SQLValue]?
     }
 
@@ -87,7 +87,7 @@ extension TaskStore {
     }
 
     private func readPage(_ query: TaskQuery, plan: FetchPlan, after cursor: Cursor?) throws -> PageRead {
-        var tasks = TaskList()
+        var tasks = TaskBuffer()
         tasks.reserveCapacity(query.limit, textBytes: 96)
         var lastKeys: [SQLValue] = []
         var hasMore = false

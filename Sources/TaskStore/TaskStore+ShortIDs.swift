@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 
 /// Short ids (see `ShortID`) on SQLite.
 extension ShortID {

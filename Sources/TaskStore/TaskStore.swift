@@ -1,8 +1,9 @@
 import EventLoop
 import Logging
 import SQLite
+import StoreServing
 import Synchronization
-@_exported import TaskModel
+import TaskModel
 
 /// The task store: the one owner of the SQLite connection. Being an actor, it runs one
 /// operation at a time, which is exactly what a single SQLite connection needs.
@@ -219,4 +220,4 @@ public actor TaskStore {
     private static let quietNanoseconds: UInt64 = 50_000_000
 }
 
-extension TaskStore: TaskStoring {}
+extension TaskStore: ServedStore {}

@@ -1,6 +1,7 @@
 import EventLoop
 import JSONRPC
 import Logging
+import StoreServing
 import TaskModel
 
 /// `tasks/remind`, for a client that asked for it (`initializationOptions.reminders`).

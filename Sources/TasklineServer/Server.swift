@@ -1,6 +1,8 @@
 import EventLoop
+import JSON
 import JSONRPC
 import Logging
+import StoreServing
 import TaskModel
 
 /// The Taskline server: the lifecycle, the method table, and the order of output.
@@ -47,7 +49,7 @@ public actor Server {
         case shutDown
     }
 
-    let store: any TaskStoring
+    let store: any ServedStore
     let writer: MessageWriter
     private let options: Options
     let events = EventQueue<Event>()
@@ -84,7 +86,7 @@ public actor Server {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { store.unownedExecutor }
 
-    public init(store: any TaskStoring, writer: MessageWriter, options: Options) {
+    public init(store: any ServedStore, writer: MessageWriter, options: Options) {
         self.store = store
         self.writer = writer
         self.options = options

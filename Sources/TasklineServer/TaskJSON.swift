@@ -1,3 +1,4 @@
+import JSON
 import JSONRPC
 import TaskModel
 
@@ -18,7 +19,7 @@ public enum TaskJSON {
 
     /// An array of tasks, as one piece of JSON text: a page is written into one buffer, not
     /// into a buffer per task that is then copied.
-    static func encode(_ tasks: TaskList) -> JSON {
+    static func encode(_ tasks: TaskBuffer) -> JSON {
         var out: [UInt8] = []
         out.reserveCapacity(2 + tasks.count * fixedSize + 2 * tasks.textByteCount)
         JSONWriter.write(to: &out) { out in
@@ -33,7 +34,7 @@ public enum TaskJSON {
     }
 
     static func encode(_ tasks: [TaskItem]) -> JSON {
-        encode(TaskList(tasks))
+        encode(TaskBuffer(tasks))
     }
 
     /// How deep a task's `meta` may nest (the object itself is level 1). The server sends
@@ -59,22 +60,22 @@ public enum TaskJSON {
 
     /// Appends the task object to `out`.
     static func append(_ task: TaskItem, to out: inout [UInt8]) {
-        let tasks = TaskList(CollectionOfOne(task))
+        let tasks = TaskBuffer(CollectionOfOne(task))
         JSONWriter.write(to: &out) { write(tasks, 0, to: &$0) }
     }
 
     /// Writes the task at `position` of `tasks` as the task object, from the bytes the list
     /// holds: a page, or an export's stream of tasks, is written into one buffer.
-    public static func write(_ tasks: TaskList, _ position: Int, to out: inout JSONOutput) {
+    public static func write(_ tasks: TaskBuffer, _ position: Int, to out: inout JSONOutput) {
         /// A text the task always has ("" when a stored file holds NULL).
-        func string(_ field: TaskList.Text) {
+        func string(_ field: TaskBuffer.Text) {
             if tasks.withText(position, field, { out.put(utf8String: $0) }) == nil { out.put(#""""#) }
         }
-        func optionalString(_ field: TaskList.Text) {
+        func optionalString(_ field: TaskBuffer.Text) {
             if tasks.withText(position, field, { out.put(utf8String: $0) }) == nil { out.put("null") }
         }
         /// The items of `tags` or `dependsOn`, between brackets the caller writes.
-        func strings(_ field: TaskList.Text) {
+        func strings(_ field: TaskBuffer.Text) {
             var first = true
             tasks.forEachItem(position, field) { item in
                 if !first { out.put(UInt8(ascii: ",")) }
@@ -82,7 +83,7 @@ public enum TaskJSON {
                 out.put(utf8String: item)
             }
         }
-        func timestamp(_ field: TaskList.Number) {
+        func timestamp(_ field: TaskBuffer.Number) {
             guard let milliseconds = tasks.number(position, field) else { return out.put("null") }
             out.put(UInt8(ascii: "\""))
             out.put(atMost: Timestamp.maxTextCount) { Timestamp.write(milliseconds: milliseconds, into: $0) }

@@ -2,6 +2,8 @@ import EventLoop
 import JSONRPC
 import Logging
 import PostgresStore
+import ProcessSetup
+import StoreServing
 import TaskStore
 import TasklineServer
 
@@ -12,6 +14,10 @@ import Glibc
 // A client that goes away must not kill us with SIGPIPE: the write fails with EPIPE
 // instead, and the server finishes cleanly.
 signal(SIGPIPE, SIG_IGN)
+
+// The libraries' process-wide settings, before anything opens a store: SQLite takes its
+// own only before it initializes.
+ProcessSetup.configureLibraries()
 
 // `taskline export`, `taskline add`, …: a command runs instead of the server.
 if let status = Subcommands.runWaiting(Array(CommandLine.arguments.dropFirst())) {
@@ -60,7 +66,7 @@ let connection = Connection(
     options: Connection.Options(framing: options.framing, maxMessageBytes: options.maxMessageBytes), loop: loop)
 
 let location = StoreLocation(options.databasePath)
-let store: any TaskStoring
+let store: any ServedStore
 do {
     switch location {
     case .sqlite(let path):
@@ -93,7 +99,7 @@ Task(executorPreference: loop) {
     // the next start has no WAL to replay. The connection is left open, and so are the
     // -wal and -shm files, without which a database in a read-only folder cannot be opened.
     do {
-        try await (store as? TaskStore)?.checkpoint()
+        try await store.checkpoint()
     } catch {
         Log.info("could not checkpoint the database before exiting: \(error)")
     }

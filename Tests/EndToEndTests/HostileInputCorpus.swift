@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 import TestSupport
 
 /// The hostile inputs, by kind. Each case's expectations come from protocol/README.md.

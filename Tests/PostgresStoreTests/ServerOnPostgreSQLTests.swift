@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 import PostgreSQL
 import TestSupport
 import Testing

@@ -1,4 +1,3 @@
-import JSONRPC
 import Testing
 
 /// `tasks/undo` and `tasks/redo` through two real servers on one PostgreSQL database.

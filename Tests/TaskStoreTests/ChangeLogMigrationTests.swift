@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import SQLite
+import TaskModel
 import TaskStore
 import TestSupport
 import Testing

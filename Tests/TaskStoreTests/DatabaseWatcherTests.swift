@@ -2,6 +2,7 @@ import EventLoop
 import Foundation
 import SQLite
 import Synchronization
+import TaskModel
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import TaskModel
 import Testing
 
 @testable import TaskStore

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Synchronization
+import TaskModel
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import TaskModel
 import TestSupport
 import Testing
 

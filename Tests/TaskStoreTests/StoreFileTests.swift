@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import TaskModel
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import EventLoop
 import Synchronization
+import TaskModel
 import TaskStore
 import TestSupport
 

@@ -1,6 +1,7 @@
 import EventLoop
 import Foundation
 import SQLite
+import TaskModel
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import TaskModel
 import TaskStore
 import TestSupport
 import Testing

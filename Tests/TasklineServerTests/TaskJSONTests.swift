@@ -1,4 +1,5 @@
-import JSONRPC
+import JSON
+import TaskModel
 import TaskStore
 import Testing
 
@@ -40,12 +41,12 @@ extension TaskJSONTests {
     /// A page is written from the bytes SQLite holds: text another program stored that is not
     /// UTF-8 is written as U+FFFD, and the page is JSON a strict reader takes.
     @Test func bytesThatAreNotUTF8AreWrittenAsReplacementCharacters() throws {
-        var list = TaskList([TaskItem(id: "x", title: "x", tags: ["t"], createdAt: 0, updatedAt: 0)])
+        var buffer = TaskBuffer([TaskItem(id: "x", title: "x", tags: ["t"], createdAt: 0, updatedAt: 0)])
         let title: [UInt8] = [0x61, 0xFF, 0x62]
-        title.withUnsafeBufferPointer { list.set(.title, $0) }
+        title.withUnsafeBufferPointer { buffer.set(.title, $0) }
         let tags: [UInt8] = [0x74, 0x1F, 0xC3]
-        tags.withUnsafeBufferPointer { list.set(.tags, $0) }
-        let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(list))).arrayValue ?? []
+        tags.withUnsafeBufferPointer { buffer.set(.tags, $0) }
+        let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(buffer))).arrayValue ?? []
         #expect(parsed.first?["title"] == "a\u{FFFD}b")
         #expect(parsed.first?["tags"] == ["t", "\u{FFFD}"])
     }
@@ -58,7 +59,7 @@ extension TaskJSONTests {
                 id: "id\(index)", title: "T\"\(index)\"", notes: String(repeating: "n\t", count: index * 7),
                 tags: ["a\(index % 3)", "é"], createdAt: Int64(index), updatedAt: Int64(index))
         }
-        let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(TaskList(tasks)))).arrayValue ?? []
+        let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(TaskBuffer(tasks)))).arrayValue ?? []
         #expect(parsed.count == tasks.count)
         for (index, task) in tasks.enumerated() where index < parsed.count {
             #expect(parsed[index] == (try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(task)))))

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import JSONRPC
 
 /// The real `taskline` binary, spawned over pipes, for end-to-end tests.

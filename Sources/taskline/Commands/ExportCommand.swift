@@ -1,4 +1,4 @@
-import JSONRPC
+import JSON
 import PeopleLanguage
 import TaskModel
 import TasklineServer

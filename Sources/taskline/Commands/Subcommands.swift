@@ -2,7 +2,9 @@ import Dispatch
 import Logging
 import PeopleLanguage
 import PostgresStore
+import StoreServing
 import Synchronization
+import TaskModel
 import TaskStore
 
 #if canImport(Glibc)
@@ -233,7 +235,7 @@ enum StoreAccess {
     /// `create`: a missing database is created, as the server does (add, import). Otherwise
     /// a missing one is an error (exit 3) rather than a new empty database: exporting,
     /// listing or backing up a mistyped path should say so.
-    static func open(_ location: String, create: Bool) throws -> any CommandLineStoring {
+    static func open(_ location: String, create: Bool) throws -> any CommandLineStoring & ServedStore {
         switch StoreLocation(location) {
         case .sqlite(let path): try openSQLite(path, create: create)
         case .postgresql(let connectionString):
@@ -276,7 +278,7 @@ enum StoreAccess {
         return try await closing(store) { try await body(store) }
     }
 
-    static func closing<T>(_ store: any TaskStoring, _ body: () async throws -> T) async throws -> T {
+    static func closing<T>(_ store: any ServedStore, _ body: () async throws -> T) async throws -> T {
         do {
             let value = try await body()
             await store.close()

@@ -1,5 +1,5 @@
 import Glibc
-import JSONRPC
+import JSON
 import PeopleLanguage
 import TaskModel
 import TasklineServer

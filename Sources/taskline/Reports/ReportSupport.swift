@@ -1,3 +1,4 @@
+import JSON
 import PeopleLanguage
 import TaskModel
 
@@ -27,7 +28,7 @@ extension CommandLineStoring {
 
     /// Calls `body` with each page of the tasks `filter` takes, oldest first: a report
     /// holds a page at a time, never every task.
-    func forEachPage(_ filter: TaskFilter, _ body: (TaskList) throws -> Void) throws {
+    func forEachPage(_ filter: TaskFilter, _ body: (TaskBuffer) throws -> Void) throws {
         var query = TaskQuery(filter: filter, limit: TaskQuery.maxLimit)
         repeat {
             let page = try fetch(query)

@@ -1,3 +1,4 @@
+import JSON
 import JSONRPC
 import PeopleLanguage
 import TaskModel
@@ -134,8 +135,8 @@ enum StatsCommand: Command {
         return stats
     }
 
-    private static func found(_ tasks: TaskList, _ position: Int) -> Stats.Found {
-        let text = { (field: TaskList.Text) in tasks.withText(position, field) { String(decoding: $0, as: UTF8.self) } ?? "" }
+    private static func found(_ tasks: TaskBuffer, _ position: Int) -> Stats.Found {
+        let text = { (field: TaskBuffer.Text) in tasks.withText(position, field) { String(decoding: $0, as: UTF8.self) } ?? "" }
         return Stats.Found(id: text(.id), title: text(.title), createdAt: tasks.number(position, .createdAt) ?? 0)
     }
 

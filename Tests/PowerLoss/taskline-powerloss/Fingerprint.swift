@@ -1,5 +1,6 @@
 import CCrashVFS
 import SQLite
+import TaskModel
 import TaskStore
 
 /// What a store holds, in a few numbers: its tasks (every field of each, hashed, the hashes

@@ -1,6 +1,7 @@
 import CCrashVFS
 import SQLite
 import Synchronization
+import TaskModel
 import TaskStore
 import TestSupport
 

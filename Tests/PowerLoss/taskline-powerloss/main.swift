@@ -1,6 +1,7 @@
 import CCrashVFS
 import CSQLite
 import Foundation
+import ProcessSetup
 import TaskStore
 import TestSupport
 
@@ -25,9 +26,9 @@ do {
     exit(error.message == nil ? 0 : 2)
 }
 
-// Before the first connection, as the server configures SQLite; then the crash VFS, which the
-// store's connections open through.
-_ = taskline_sqlite_configure_library()
+// Before the first connection, the process configured as taskline's is; then the crash VFS,
+// which the store's connections open through.
+ProcessSetup.configureLibraries()
 guard taskline_crash_vfs_register(options.sectorSize, options.powersafeOverwrite ? 1 : 0) == SQLITE_OK else {
     FileHandle.standardError.write(Data("taskline-powerloss: cannot register the crash VFS\n".utf8))
     exit(2)

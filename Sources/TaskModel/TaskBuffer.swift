@@ -5,7 +5,7 @@
 ///
 /// Tags and dependencies are held as stores hold them: one text, the items joined by
 /// U+001F, which no tag or id can contain.
-public struct TaskList: Sendable, Hashable, RandomAccessCollection {
+public struct TaskBuffer: Sendable, Hashable, RandomAccessCollection {
     public enum Text: Int, CaseIterable, Sendable {
         case id, title, notes, tags, due, project, dependsOn, wait, meta, recurrence, seriesId, remindAt
     }
@@ -33,7 +33,7 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
     public init() {}
 
     /// Inlinable: a generic function called from another module is not specialized, and a
-    /// write's answer is a list of one task.
+    /// write's answer is a buffer of one task.
     @inlinable public init(_ tasks: some Sequence<TaskItem>) {
         reserveCapacity(tasks.underestimatedCount, textBytes: Self.typicalTextBytes)
         for task in tasks { append(task) }
@@ -163,7 +163,7 @@ public struct TaskList: Sendable, Hashable, RandomAccessCollection {
     public var textByteCount: Int { bytes.count }
 
     // Equal when the tasks are: the buffers' layout depends on the order fields were set in.
-    public static func == (a: TaskList, b: TaskList) -> Bool {
+    public static func == (a: TaskBuffer, b: TaskBuffer) -> Bool {
         a.elementsEqual(b)
     }
 

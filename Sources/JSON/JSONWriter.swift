@@ -12,7 +12,8 @@ public enum JSONWriter {
         String(decoding: bytes(value), as: UTF8.self)
     }
 
-    static func write(_ value: JSON, to out: inout [UInt8]) {
+    /// Appends `value` as JSON text.
+    package static func write(_ value: JSON, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
@@ -40,33 +41,6 @@ public enum JSONWriter {
         case .raw(let text):
             out.append(contentsOf: text)
         }
-    }
-
-    /// Appends `response` as a JSON object: `jsonrpc`, `id`, then `result` or `error`. The
-    /// envelope is written as it is, not built as a tree first: it is on every answer.
-    public static func write(_ response: Response, to out: inout [UInt8]) {
-        append(#"{"jsonrpc":"2.0","id":"#, to: &out)
-        write(response.id.json, to: &out)
-        switch response.result {
-        case .success(let value):
-            append(#","result":"#, to: &out)
-            write(value, to: &out)
-        case .failure(let error):
-            append(#","error":"#, to: &out)
-            write(error.json, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-    }
-
-    /// Appends `notification` as a JSON object: `jsonrpc`, `method`, then `params` if any.
-    public static func write(_ notification: Notification, to out: inout [UInt8]) {
-        append(#"{"jsonrpc":"2.0","method":"#, to: &out)
-        write(notification.method, to: &out)
-        if let params = notification.params {
-            append(#","params":"#, to: &out)
-            write(params, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
     }
 
     /// Appends text that is already JSON (or part of it), such as a fixed member name.

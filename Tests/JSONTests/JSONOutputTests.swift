@@ -1,4 +1,4 @@
-import JSONRPC
+import JSON
 import Testing
 
 /// `JSONOutput` writes into a buffer of its own and moves it into the output when full:

@@ -1,4 +1,3 @@
-import JSONRPC
 import Logging
 import PeopleLanguage
 import TaskModel

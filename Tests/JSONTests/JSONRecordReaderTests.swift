@@ -1,5 +1,5 @@
 import Foundation
-import JSONRPC
+import JSON
 import Testing
 
 @Suite struct JSONRecordReaderTests {

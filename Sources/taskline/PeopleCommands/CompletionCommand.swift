@@ -1,4 +1,5 @@
 import PeopleLanguage
+import StoreServing
 import TaskModel
 
 /// `taskline completion`: the shells' completion scripts, and the words they complete,

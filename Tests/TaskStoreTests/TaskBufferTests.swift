@@ -1,7 +1,7 @@
 import TaskModel
 import Testing
 
-@Suite struct TaskListTests {
+@Suite struct TaskBufferTests {
     static let tasks: [TaskItem] = [
         TaskItem(id: "a", title: "A", createdAt: 1, updatedAt: 2),
         TaskItem(
@@ -10,37 +10,37 @@ import Testing
             meta: #"{"n":1}"#, recurrence: "FREQ=DAILY", seriesId: "b", createdAt: -5, updatedAt: Int64.max,
             completedAt: 0, version: 7, remindAt: "2026-11-30T09:00:00Z"),
         TaskItem(id: "c", title: "", notes: "", tags: ["only"], createdAt: 0, updatedAt: 0, completedAt: Int64.min),
-        // Canonically equivalent to é, but other bytes: a list keeps the bytes.
+        // Canonically equivalent to é, but other bytes: a buffer keeps the bytes.
         TaskItem(id: "d", title: "e\u{301}", createdAt: 0, updatedAt: 0),
     ]
 
     @Test func tasksComeBackAsTheyWentIn() {
-        let list = TaskList(Self.tasks)
-        #expect(list.count == Self.tasks.count)
-        for (task, back) in zip(Self.tasks, list) {
+        let buffer = TaskBuffer(Self.tasks)
+        #expect(buffer.count == Self.tasks.count)
+        for (task, back) in zip(Self.tasks, buffer) {
             #expect(back.isIdentical(to: task), "\(back) != \(task)")
         }
     }
 
     @Test func fieldsAreReadAsBytesAndNulls() {
-        let list = TaskList(Self.tasks)
-        #expect(list.withText(1, .title) { Array($0) } == Array("Tab\t é 😀".utf8))
-        #expect(list.withText(0, .due) { _ in true } == nil)
-        #expect(list.withText(0, .tags) { $0.count } == 0)
+        let buffer = TaskBuffer(Self.tasks)
+        #expect(buffer.withText(1, .title) { Array($0) } == Array("Tab\t é 😀".utf8))
+        #expect(buffer.withText(0, .due) { _ in true } == nil)
+        #expect(buffer.withText(0, .tags) { $0.count } == 0)
         var items: [String] = []
-        list.forEachItem(1, .dependsOn) { items.append(String(decoding: $0, as: UTF8.self)) }
+        buffer.forEachItem(1, .dependsOn) { items.append(String(decoding: $0, as: UTF8.self)) }
         #expect(items == ["a", "c"])
-        #expect(list.number(1, .completedAt) == 0)
-        #expect(list.number(0, .completedAt) == nil)
-        #expect(list.number(2, .completedAt) == Int64.min)
-        #expect(TaskList([Self.tasks[0]]).textByteCount == 4)  // "a", "A", "{}"
+        #expect(buffer.number(1, .completedAt) == 0)
+        #expect(buffer.number(0, .completedAt) == nil)
+        #expect(buffer.number(2, .completedAt) == Int64.min)
+        #expect(TaskBuffer([Self.tasks[0]]).textByteCount == 4)  // "a", "A", "{}"
     }
 
-    /// Lists are equal when their tasks are, whatever order a store set the fields in.
+    /// Buffers are equal when their tasks are, whatever order a store set the fields in.
     @Test func equalityIsTheTasks() {
-        var filledBackwards = TaskList()
+        var filledBackwards = TaskBuffer()
         filledBackwards.appendNullTask()
-        for field in TaskList.Text.allCases.reversed() {
+        for field in TaskBuffer.Text.allCases.reversed() {
             let text: String? =
                 switch field {
                 case .id: "a"
@@ -57,8 +57,8 @@ import Testing
         filledBackwards.set(.updatedAt, 2)
         filledBackwards.set(.completedAt, nil)
         filledBackwards.set(.version, 1)
-        #expect(filledBackwards == TaskList([Self.tasks[0]]))
-        #expect(filledBackwards.hashValue == TaskList([Self.tasks[0]]).hashValue)
-        #expect(filledBackwards != TaskList([Self.tasks[2]]))
+        #expect(filledBackwards == TaskBuffer([Self.tasks[0]]))
+        #expect(filledBackwards.hashValue == TaskBuffer([Self.tasks[0]]).hashValue)
+        #expect(filledBackwards != TaskBuffer([Self.tasks[2]]))
     }
 }

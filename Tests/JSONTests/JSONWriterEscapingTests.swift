@@ -1,4 +1,4 @@
-import JSONRPC
+import JSON
 import Testing
 
 /// RFC 8259 §7: every character below U+0020 must be escaped in a JSON string.
