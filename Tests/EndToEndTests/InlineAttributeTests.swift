@@ -13,7 +13,7 @@ import Testing
 
     /// Every task of the database, in the wire format.
     func tasks(_ path: String, environment: [String: String] = [:]) throws -> [JSON] {
-        let listed = try runTaskline(["list", "--db", path, "--all", "--json"], environment: environment)
+        let listed = try runTaskline(["list", "--db", path, "--all", "--sort", "created", "--json"], environment: environment)
         return try JSONParser.parse(listed.stdout).arrayValue ?? []
     }
 
@@ -200,12 +200,13 @@ import Testing
         let all = try tasks(path)
         #expect(all.map { $0["due"] } == ["2099-12-05T17:00:00-05:00", "2099-07-01T17:00:00-04:00", "2099-12-05"])
 
+        // list's order is by due instant: Summer, Dated (midnight UTC), Call (22:00 UTC).
         let tokyo = try runTaskline(["list", "--db", path], environment: ["TZ": "Asia/Tokyo"])
-        #expect(tokyo.lines.map { $0.contains("2099-12-06 07:00") } == [true, false, false], "\(tokyo.output)")
-        #expect(tokyo.lines[2].contains("2099-12-05"), "a date is not moved into another zone")
+        #expect(tokyo.lines.map { $0.contains("2099-12-06 07:00") } == [false, false, true], "\(tokyo.output)")
+        #expect(tokyo.lines[1].contains("2099-12-05"), "a date is not moved into another zone")
         let honolulu = try runTaskline(["list", "--db", path], environment: ["TZ": "Pacific/Honolulu"])
-        #expect(honolulu.lines[0].contains("2099-12-05 12:00"))
-        #expect(honolulu.lines[2].contains("2099-12-05"))
+        #expect(honolulu.lines[2].contains("2099-12-05 12:00"))
+        #expect(honolulu.lines[1].contains("2099-12-05"))
     }
 
     /// West of Greenwich, the date tomorrow is this evening in UTC: a task waiting until
@@ -229,7 +230,8 @@ import Testing
         }
         let listed = try runTaskline(["list", "--db", path], environment: utc)
         let dues = listed.lines.map { $0.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) }[2] }
-        #expect(dues == ["today", "tomorrow", "in 3 days", "2 days overdue", "1 day overdue"], "\(listed.output)")
+        // The soonest due first.
+        #expect(dues == ["2 days overdue", "1 day overdue", "today", "tomorrow", "in 3 days"], "\(listed.output)")
         // A date has no time of day: it is stored as the date.
         let stored = try tasks(path, environment: utc).map { $0["due"]?.stringValue?.count }
         #expect(stored.allSatisfy { $0 == 10 })

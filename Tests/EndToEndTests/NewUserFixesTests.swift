@@ -10,7 +10,7 @@ import Testing
     static let newYork = ["TZ": "America/New_York"]
 
     func tasks(_ path: String) throws -> [JSON] {
-        try JSONParser.parse(try runTaskline(["list", "--db", path, "--all", "--json"]).stdout).arrayValue ?? []
+        try JSONParser.parse(try runTaskline(["list", "--db", path, "--all", "--sort", "created", "--json"]).stdout).arrayValue ?? []
     }
 
     func shortID(_ result: CommandResult) -> String {

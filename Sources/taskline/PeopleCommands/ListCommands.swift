@@ -457,8 +457,9 @@ enum ListCommand: ListingCommand {
     static let usage = """
         Usage: taskline list [--db PATH] [--sort KEYS] [--json] [--done | --all] [FILTER…]
 
-        Lists the open tasks, oldest first, one per row, but those waiting (waiting lists
-        them); on a terminal, the count follows.
+        Lists the open tasks, the soonest due first (those with no due date last, oldest
+        first; --sort created for the order they were added), one per row, but those waiting
+        (waiting lists them); on a terminal, the count follows.
 
         \(Listing.help(options: """
               --done             as status:done
@@ -470,6 +471,9 @@ enum ListCommand: ListingCommand {
 
     static func preset(_ listing: inout Listing) {
         listing.filter.waiting = false
+        // What is due soonest is what a person scans a list for; the store gives this
+        // order as it reads, so a large list still streams.
+        listing.sort = [ListSort(field: .due, descending: false)]
     }
 
     static func nothing(_ listing: Listing) -> String { "no tasks match" }

@@ -33,6 +33,9 @@ enum AttributeHelp {
         that day; for remind:, 09:00 that day); a time (now, 4h, 9am, fri 9am,
         2026-12-05T17:00) as a time with the local offset (TZ is honoured). A time of day
         after a date attribute is part of it: due:fri 17:00.
+
+        Examples: due:fri  due:15th  due:eom  due:next-week  due:+3d  wait:someday
+        remind:8am  remind:fri 9am  due:tomorrow noon  due:2026-12-24T18:00
         """
 }
 
