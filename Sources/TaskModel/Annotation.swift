@@ -41,8 +41,11 @@ extension Annotation {
         var annotations: [Annotation] = []
         var bad = false
         forEach(inStored: Array(stored.utf8)) { at, text in
-            guard let at else { return bad = true }
-            annotations.append(Annotation(at: at, text: String(decoding: text, as: UTF8.self)))
+            if let at {
+                annotations.append(Annotation(at: at, text: String(decoding: text, as: UTF8.self)))
+            } else {
+                bad = true
+            }
         }
         return bad ? nil : annotations
     }

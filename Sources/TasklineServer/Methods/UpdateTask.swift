@@ -14,7 +14,8 @@ enum UpdateTask: SingleWriteMethod {
         let id = try reader.requiredString("id")
         let changesReader = try reader.object("changes")
         var changes = try reader.required("changes", changesReader)
-        changes.nullMeansAbsent = false  // only `due`, `project`, `wait`, `meta`, `recurrence`, `remindAt` and `startedAt` may be null: it clears them
+        // Only `due`, `project`, `wait`, `meta`, `recurrence`, `remindAt` and `startedAt` may be null: it clears them.
+        changes.nullMeansAbsent = false
         let taskChanges = TaskChanges(
             title: try changes.string("title"),
             notes: try changes.string("notes"),

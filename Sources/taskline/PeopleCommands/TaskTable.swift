@@ -57,7 +57,8 @@ struct TaskTable {
     var blocked: Set<String> = []
 
     /// The flags column, a character a flag, for `--help`.
-    static let flagsHelp = "A active (started), B waits for an open task (blocked), W waits until its wait: date, R repeats, N has notes or annotations"
+    static let flagsHelp =
+        "A active (started), B waits for an open task (blocked), W waits until its wait: date, R repeats, N has notes or annotations"
 
     private struct Cell {
         var text: String

@@ -14,9 +14,10 @@ def test_annotations_added_by_two_clients_are_both_kept(open_client: Callable[..
     first, second = open_client(), open_client()
     task = first.create("call the garage", annotations=[{"text": "no answer", "at": "2026-01-02T09:00:00Z"}])
     second.update(task.id, add_annotations=[{"text": "asked for a quote"}])
-    after = first.update(task.id, add_annotations=[{"text": "earlier", "at": datetime(2026, 1, 1, tzinfo=timezone.utc)}])
+    new_year = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    after = first.update(task.id, add_annotations=[{"text": "earlier", "at": new_year}])
     assert [annotation.text for annotation in after.annotations] == ["earlier", "no answer", "asked for a quote"]
-    assert after.annotations[0] == Annotation(at=datetime(2026, 1, 1, tzinfo=timezone.utc), text="earlier")
+    assert after.annotations[0] == Annotation(at=new_year, text="earlier")
     removed = first.update(task.id, remove_annotations=[after.annotations[1]])
     assert [annotation.text for annotation in removed.annotations] == ["earlier", "asked for a quote"]
     with pytest.raises(InvalidParams) as refused:
