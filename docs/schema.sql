@@ -1,7 +1,7 @@
--- Taskline's SQLite schema at version 40, as its migrations make it
+-- Taskline's SQLite schema at version 41, as its migrations make it
 -- (Sources/TaskStore/Schema/; written by scripts/schema-sql, checked by SchemaDocumentTests).
 -- A reference, not a way to make a file: a file is made by the migrations, and
--- application_id 1414744908 (0x5453_4B4C, "TSKL") and user_version 40
+-- application_id 1414744908 (0x5453_4B4C, "TSKL") and user_version 41
 -- mark it. FTS5's shadow tables (task_text_data, ...) are left out: SQLite makes them.
 
 CREATE TABLE "change" (
@@ -55,7 +55,7 @@ CREATE TABLE task (
     updated_at INTEGER NOT NULL,
     completed_at INTEGER,
     version INTEGER NOT NULL
-, due_sort_asc INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL, due_sort_desc INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL, tags TEXT NOT NULL DEFAULT '', project TEXT, wait TEXT, wait_at INTEGER, meta TEXT NOT NULL DEFAULT '{}', depends_on TEXT NOT NULL DEFAULT '', blocked_by INTEGER NOT NULL DEFAULT 0, recurrence TEXT, series_id TEXT, successor_id TEXT, remind TEXT, remind_at INTEGER, reminded INTEGER NOT NULL DEFAULT 0, origin INTEGER);
+, due_sort_asc INTEGER GENERATED ALWAYS AS (coalesce(due_at, 9223372036854775807)) VIRTUAL, due_sort_desc INTEGER GENERATED ALWAYS AS (coalesce(due_at, -9223372036854775807)) VIRTUAL, tags TEXT NOT NULL DEFAULT '', project TEXT, wait TEXT, wait_at INTEGER, meta TEXT NOT NULL DEFAULT '{}', depends_on TEXT NOT NULL DEFAULT '', blocked_by INTEGER NOT NULL DEFAULT 0, recurrence TEXT, series_id TEXT, successor_id TEXT, remind TEXT, remind_at INTEGER, reminded INTEGER NOT NULL DEFAULT 0, origin INTEGER, annotations TEXT NOT NULL DEFAULT '', started_at INTEGER);
 
 CREATE INDEX task_blocked ON task (done, created_at, id, wait_at) WHERE blocked_by > 0;
 
@@ -143,7 +143,7 @@ END;
 
 CREATE TRIGGER task_log_update AFTER UPDATE OF
     id, title, title_fold, notes, notes_fold, done, priority, due, due_at, created_at, updated_at, completed_at, version,
-    project, wait, wait_at, meta, recurrence, series_id, remind, remind_at
+    project, wait, wait_at, meta, recurrence, series_id, remind, remind_at, annotations, started_at
 ON task BEGIN
     INSERT INTO change (kind, task_id, version, at) VALUES ('updated', NEW.id, NEW.version, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
 END;

@@ -229,6 +229,13 @@ enum PostgresSchema {
         END
         $$;
         """,
+        """
+        -- Annotations and the start time, as SQLite's schema 41 keeps them: `annotations` holds
+        -- a task's annotations in one text, each as its time in ms, U+001E, its text, joined by
+        -- U+001F, in order of time ('' for none); `started_at` is set while the task is active.
+        ALTER TABLE task ADD COLUMN annotations text NOT NULL DEFAULT '';
+        ALTER TABLE task ADD COLUMN started_at bigint;
+        """,
     ]
 
     /// Counts the tasks into the latest schema's kept counts afresh, for a program that

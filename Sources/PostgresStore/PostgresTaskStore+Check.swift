@@ -92,7 +92,8 @@ extension PostgresTaskStore {
                 let task = try TaskRow.task(in: row)
                 let derived = DerivedColumns(
                     titleFold: try row.text("title_fold"), notesFold: try row.text("notes_fold"), dueAt: try row.optionalInt64("due_at"),
-                    waitAt: try row.optionalInt64("wait_at"), remindAt: try row.optionalInt64("remind_at"))
+                    waitAt: try row.optionalInt64("wait_at"), remindAt: try row.optionalInt64("remind_at"),
+                    storedAnnotations: try row.text("annotations"))
                 for problem in try CheckedTask.problems(of: task, derived: derived) { rule(problem) }
             }
             if rows.count < 500 { break }

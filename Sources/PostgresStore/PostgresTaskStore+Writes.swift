@@ -100,7 +100,8 @@ extension PostgresTaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now,
-                completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+                completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt,
+                annotations: draft.annotationsMade(at: now), startedAt: draft.startedAt)
             // The task itself first (1003), then its dependencies (§5's order of errors).
             guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
             try checkExist(draft.dependsOn, field: "dependsOn")
@@ -111,10 +112,10 @@ extension PostgresTaskStore {
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
+            let now = clock()
+            var next = try current.changed(by: changes, tags: tags, dependsOn: dependsOn, now: now)
             try next.keepSeries(changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
-            let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try next.atNextVersion(changedAt: now)
             try snapshot(id: id, group: group)
@@ -263,9 +264,9 @@ extension PostgresTaskStore {
                 """
                 INSERT INTO task (id, title, title_fold, notes, notes_fold, done, priority, tags, due, due_at, project,
                                   depends_on, wait, wait_at, meta, recurrence, series_id, remind, remind_at,
-                                  created_at, updated_at, completed_at, version)
+                                  created_at, updated_at, completed_at, version, annotations, started_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, string_to_array($8, chr(31)), $9, $10, $11,
-                        string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+                        string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
                 ON CONFLICT (id) DO NOTHING
                 """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
         if inserted { countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1) }
@@ -282,7 +283,8 @@ extension PostgresTaskStore {
                             depends_on = string_to_array($12, chr(31)), wait = $13, wait_at = $14, meta = $15,
                             recurrence = $16, series_id = $17, remind = $18, remind_at = $19,
                             reminded = task.reminded AND task.remind_at IS NOT DISTINCT FROM $19 AND (NOT task.done OR $6),
-                            created_at = $20, updated_at = $21, completed_at = $22, version = $23
+                            created_at = $20, updated_at = $21, completed_at = $22, version = $23,
+                            annotations = $24, started_at = $25
             FROM (SELECT id, done, project, tags FROM task WHERE id = $1 FOR UPDATE) AS before
             WHERE task.id = before.id
             RETURNING before.done, before.project, array_to_string(before.tags, chr(31)) AS tags
@@ -301,6 +303,7 @@ extension PostgresTaskStore {
             PostgresValue(task.wait), PostgresValue(waitAt), .text(task.meta), PostgresValue(task.recurrence),
             PostgresValue(task.seriesId), PostgresValue(task.remindAt), PostgresValue(try storedTime(task.remindAt, of: task)),
             .integer(task.createdAt), .integer(task.updatedAt), PostgresValue(task.completedAt), .integer(task.version),
+            .text(Annotation.stored(task.annotations)), PostgresValue(task.startedAt),
         ]
     }
 

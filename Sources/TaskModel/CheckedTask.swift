@@ -16,7 +16,8 @@ package struct CheckedTask {
             id: item.id, title: item.title, notes: item.notes, done: item.done,
             priority: item.priority, tags: item.tags, due: item.due, project: item.project,
             dependsOn: item.dependsOn, wait: item.wait, meta: item.meta, recurrence: item.recurrence,
-            remindAt: item.remindAt)
+            remindAt: item.remindAt, annotations: item.annotations.map { NewAnnotation(at: $0.at, text: $0.text) },
+            startedAt: item.startedAt)
         guard case .create(_, _, let tags, let dueAt, let dependsOn, let waitAt) = try PreparedOperation(.create(draft)).action else {
             preconditionFailure("a create prepares a create")
         }
@@ -33,6 +34,7 @@ package struct CheckedTask {
         var task = item
         task.tags = tags
         task.dependsOn = dependsOn
+        task.annotations = Annotation.ordered(item.annotations)
         if task.recurrence != nil && task.seriesId == nil { task.seriesId = task.id }
         self.task = task
         self.dueAt = dueAt

@@ -6,13 +6,16 @@ package struct DerivedColumns {
     package var dueAt: Int64?
     package var waitAt: Int64?
     package var remindAt: Int64?
+    /// The annotations as stored, which a task read from the row leaves out where unreadable.
+    package var storedAnnotations: String
 
-    package init(titleFold: String, notesFold: String, dueAt: Int64?, waitAt: Int64?, remindAt: Int64?) {
+    package init(titleFold: String, notesFold: String, dueAt: Int64?, waitAt: Int64?, remindAt: Int64?, storedAnnotations: String) {
         self.titleFold = titleFold
         self.notesFold = notesFold
         self.dueAt = dueAt
         self.waitAt = waitAt
         self.remindAt = remindAt
+        self.storedAnnotations = storedAnnotations
     }
 }
 
@@ -33,6 +36,8 @@ extension CheckedTask {
             (derived.waitAt != checked.waitAt, "wait_at does not match the wait time"),
             (checked.task.seriesId != task.seriesId, "it recurs but has no seriesId"),
             (derived.remindAt != checked.remindAt, "remind_at does not match the reminder time"),
+            (checked.task.annotations != task.annotations, "its annotations are not in order of their times"),
+            (Annotation.list(stored: derived.storedAnnotations) == nil, "annotations holds an item that is not a time and a text"),
         ]
         return mismatches.filter(\.0).map { "task \(task.id): \($0.1)" }
     }

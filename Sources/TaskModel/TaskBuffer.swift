@@ -8,10 +8,12 @@
 public struct TaskBuffer: Sendable, Hashable, RandomAccessCollection {
     public enum Text: Int, CaseIterable, Sendable {
         case id, title, notes, tags, due, project, dependsOn, wait, meta, recurrence, seriesId, remindAt
+        /// As stores keep them (`Annotation.stored`).
+        case annotations
     }
 
     public enum Number: Int, CaseIterable, Sendable {
-        case done, priority, createdAt, updatedAt, completedAt, version
+        case done, priority, createdAt, updatedAt, completedAt, version, startedAt
     }
 
     /// The separator of the items of `tags` and `dependsOn`.
@@ -64,7 +66,25 @@ public struct TaskBuffer: Sendable, Hashable, RandomAccessCollection {
             meta: optionalText(.meta) ?? TaskItem.emptyMeta, recurrence: optionalText(.recurrence),
             seriesId: optionalText(.seriesId), createdAt: number(position, .createdAt) ?? 0,
             updatedAt: number(position, .updatedAt) ?? 0, completedAt: number(position, .completedAt),
-            version: number(position, .version) ?? 0, remindAt: optionalText(.remindAt))
+            version: number(position, .version) ?? 0, remindAt: optionalText(.remindAt),
+            annotations: annotations(position), startedAt: number(position, .startedAt))
+    }
+
+    /// A task's annotations; an item another program stored that is not a time and a text is left out.
+    private func annotations(_ position: Int) -> [Annotation] {
+        var annotations: [Annotation] = []
+        forEachAnnotation(position) { at, text in annotations.append(Annotation(at: at, text: String(decoding: text, as: UTF8.self))) }
+        return annotations
+    }
+
+    /// Each annotation of a task, in order: its time in ms and its text's bytes. An item
+    /// another program stored that is not a time and a text is left out.
+    public func forEachAnnotation(_ position: Int, _ body: (Int64, ArraySlice<UInt8>) -> Void) {
+        _ = withText(position, .annotations) { stored in
+            Annotation.forEach(inStored: stored) { at, text in
+                if let at { body(at, text) }
+            }
+        }
     }
 
     /// The bytes of a task's text field, valid only in `body`; nil when the field is NULL.
@@ -143,12 +163,14 @@ public struct TaskBuffer: Sendable, Hashable, RandomAccessCollection {
         text(.recurrence, task.recurrence)
         text(.seriesId, task.seriesId)
         text(.remindAt, task.remindAt)
+        text(.annotations, Annotation.stored(task.annotations))
         set(.done, task.done ? 1 : 0)
         set(.priority, Int64(task.priority))
         set(.createdAt, task.createdAt)
         set(.updatedAt, task.updatedAt)
         set(.completedAt, task.completedAt)
         set(.version, task.version)
+        set(.startedAt, task.startedAt)
     }
 
     /// Room for `count` more tasks of about `textBytes` bytes of text each.

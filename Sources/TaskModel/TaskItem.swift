@@ -27,6 +27,10 @@ public struct TaskItem: Sendable, Hashable {
     // End of recurrence.
     /// When to remind the client of the task (RFC 3339, as the client gave it), or nil.
     public var remindAt: String?
+    /// Dated notes, in order of their times (see `Annotation`).
+    public var annotations: [Annotation]
+    /// While set, the task is active (Taskwarrior's `start`): ms since the epoch. A done task has none.
+    public var startedAt: Int64?
     /// Milliseconds since the Unix epoch.
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -38,7 +42,8 @@ public struct TaskItem: Sendable, Hashable {
         tags: [String] = [], due: String? = nil, project: String? = nil, dependsOn: [String] = [],
         wait: String? = nil, meta: String = TaskItem.emptyMeta,
         recurrence: String? = nil, seriesId: String? = nil,
-        createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil, version: Int64 = 1, remindAt: String? = nil
+        createdAt: Int64, updatedAt: Int64, completedAt: Int64? = nil, version: Int64 = 1, remindAt: String? = nil,
+        annotations: [Annotation] = [], startedAt: Int64? = nil
     ) {
         self.id = id
         self.title = title
@@ -58,6 +63,8 @@ public struct TaskItem: Sendable, Hashable {
         self.completedAt = completedAt
         self.version = version
         self.remindAt = remindAt
+        self.annotations = annotations
+        self.startedAt = startedAt
     }
 
     /// Equal down to the bytes of every text. Swift's `==` holds canonically equivalent texts
@@ -69,7 +76,7 @@ public struct TaskItem: Sendable, Hashable {
     /// Every text; `==` has already compared which of the optional ones are set.
     private var texts: [String] {
         [id, title, notes, due ?? "", project ?? "", wait ?? "", meta, remindAt ?? ""] + tags + dependsOn
-            + [recurrence ?? "", seriesId ?? ""]
+            + [recurrence ?? "", seriesId ?? ""] + annotations.map(\.text)
     }
 
     public static let emptyMeta = "{}"
@@ -81,8 +88,10 @@ public struct TaskItem: Sendable, Hashable {
 
 extension TaskItem {
     /// The task with the fields `changes` sets replaced, `tags` and `dependsOn` as the rules
-    /// normalised them (`PreparedOperation`); version and times are the writer's.
-    package func changed(by changes: TaskChanges, tags: [String]?, dependsOn: [String]?) -> TaskItem {
+    /// normalised them (`PreparedOperation`), its annotations changed at `now` (`annotate`);
+    /// version and times are the writer's. A done task is not active: completing one stops
+    /// it, and starting a done one is refused.
+    package func changed(by changes: TaskChanges, tags: [String]?, dependsOn: [String]?, now: Int64) throws -> TaskItem {
         var next = self
         if let title = changes.title { next.title = title }
         if let notes = changes.notes { next.notes = notes }
@@ -96,6 +105,14 @@ extension TaskItem {
         if case .some(let remindAt) = changes.remindAt { next.remindAt = remindAt }
         if let done = changes.done { next.done = done }
         if case .some(let recurrence) = changes.recurrence { next.recurrence = recurrence }
+        if case .some(let startedAt) = changes.startedAt { next.startedAt = startedAt }
+        if next.done, next.startedAt != nil {
+            if case .some(.some) = changes.startedAt {
+                throw TaskStoreError.invalid(field: "changes.startedAt", reason: "must be null while the task is done")
+            }
+            next.startedAt = nil
+        }
+        try next.annotate(by: changes, now: now)
         return next
     }
 
@@ -132,12 +149,15 @@ public struct TaskDraft: Sendable, Hashable {
     /// The recurrence rule (`recurrence.rule` on the wire), or nil.
     public var recurrence: String?
     public var remindAt: String?
+    /// Those without a time take the creation's.
+    public var annotations: [NewAnnotation] = []
+    public var startedAt: Int64?
 
     public init(
         id: String? = nil, title: String, notes: String = "", done: Bool = false,
         priority: Int = 0, tags: [String] = [], due: String? = nil, project: String? = nil,
         dependsOn: [String] = [], wait: String? = nil, meta: String = TaskItem.emptyMeta,
-        recurrence: String? = nil, remindAt: String? = nil
+        recurrence: String? = nil, remindAt: String? = nil, annotations: [NewAnnotation] = [], startedAt: Int64? = nil
     ) {
         self.id = id
         self.title = title
@@ -152,11 +172,16 @@ public struct TaskDraft: Sendable, Hashable {
         self.meta = meta
         self.recurrence = recurrence
         self.remindAt = remindAt
+        self.annotations = annotations
+        self.startedAt = startedAt
     }
 }
 
 /// The fields an update replaces. `nil` leaves a field alone; `due: .some(nil)` clears it,
-/// as for `project`, `wait` and `remindAt`. `dependsOn` and `meta` are replaced whole.
+/// as for `project`, `wait`, `remindAt` and `startedAt`. `dependsOn` and `meta` are replaced
+/// whole. Annotations are added and removed (`addAnnotations`, `removeAnnotations`) on the
+/// list as the write finds it, so concurrent writers keep each other's, or replaced whole
+/// (`annotations`, not with the other two).
 public struct TaskChanges: Sendable, Hashable {
     public var title: String?
     public var notes: String?
@@ -171,12 +196,18 @@ public struct TaskChanges: Sendable, Hashable {
     /// The recurrence rule; `.some(nil)` stops the series.
     public var recurrence: String??
     public var remindAt: String??
+    public var startedAt: Int64??
+    public var annotations: [NewAnnotation]?
+    public var addAnnotations: [NewAnnotation]
+    /// Each removes the first annotation of that time and text.
+    public var removeAnnotations: [Annotation]
 
     public init(
         title: String? = nil, notes: String? = nil, done: Bool? = nil,
         priority: Int? = nil, tags: [String]? = nil, due: String?? = nil, project: String?? = nil,
         dependsOn: [String]? = nil, wait: String?? = nil, meta: String? = nil, recurrence: String?? = nil,
-        remindAt: String?? = nil
+        remindAt: String?? = nil, startedAt: Int64?? = nil, annotations: [NewAnnotation]? = nil,
+        addAnnotations: [NewAnnotation] = [], removeAnnotations: [Annotation] = []
     ) {
         self.title = title
         self.notes = notes
@@ -190,6 +221,10 @@ public struct TaskChanges: Sendable, Hashable {
         self.meta = meta
         self.recurrence = recurrence
         self.remindAt = remindAt
+        self.startedAt = startedAt
+        self.annotations = annotations
+        self.addAnnotations = addAnnotations
+        self.removeAnnotations = removeAnnotations
     }
 }
 

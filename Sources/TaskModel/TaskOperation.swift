@@ -83,6 +83,11 @@ package struct PreparedOperation {
             let waitAt = try draft.wait.map { try TaskRules.dueMilliseconds($0, field: "wait") }
             try TaskRules.validateMeta(draft.meta, field: "meta")
             if let rule = draft.recurrence { try TaskRules.validateRecurrence(rule, hasDue: draft.due != nil, field: "recurrence") }
+            try TaskRules.validateAnnotations(draft.annotations, field: "annotations")
+            try TaskRules.validateTimestamp(draft.startedAt, field: "startedAt")
+            if draft.done && draft.startedAt != nil {
+                throw TaskStoreError.invalid(field: "startedAt", reason: "must be null when done is true")
+            }
             action = .create(draft, id: id, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt)
         case .update(let id, let changes, let ifVersion):
             if let title = changes.title { try TaskRules.validateTitle(title, field: "changes.title") }
@@ -97,6 +102,17 @@ package struct PreparedOperation {
             if case .some(let rule?) = changes.recurrence {
                 try TaskRules.validateRecurrence(rule, hasDue: changes.due.map { $0 != nil } ?? true, field: "changes.recurrence")
             }
+            if let annotations = changes.annotations {
+                guard changes.addAnnotations.isEmpty && changes.removeAnnotations.isEmpty else {
+                    throw TaskStoreError.invalid(field: "changes.annotations", reason: "must not be given with addAnnotations or removeAnnotations")
+                }
+                try TaskRules.validateAnnotations(annotations, field: "changes.annotations")
+            }
+            try TaskRules.validateAnnotations(changes.addAnnotations, field: "changes.addAnnotations")
+            guard changes.removeAnnotations.count <= TaskRules.maxAnnotations else {
+                throw TaskStoreError.invalid(field: "changes.removeAnnotations", reason: "must have at most \(TaskRules.maxAnnotations) annotations")
+            }
+            if case .some(let startedAt?) = changes.startedAt { try TaskRules.validateTimestamp(startedAt, field: "changes.startedAt") }
             if let ifVersion { try TaskRules.validateVersion(ifVersion, field: "ifVersion") }
             action = .update(id: id, changes: changes, tags: tags, dueAt: dueAt, dependsOn: dependsOn, waitAt: waitAt, ifVersion: ifVersion)
         case .delete(let id, let ifVersion):

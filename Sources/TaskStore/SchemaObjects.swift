@@ -62,7 +62,7 @@ extension Schema {
     /// migration changes the schema. A 64-bit FNV digest tells any schema another program
     /// made apart, not one crafted to collide; whoever can write the file can change its
     /// tasks as well.
-    static let latestObjectsDigest: UInt64 = 0x7B1B_DFA9_5098_5220
+    static let latestObjectsDigest: UInt64 = 0x2945_42C2_705D_3DC4
 
     /// FNV-1a over each object's type, name, table and definition (none for FTS5's shadow
     /// tables), in the order `SchemaObject.all` reads them. sqlite_sequence is left out, as

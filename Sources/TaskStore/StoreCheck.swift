@@ -215,6 +215,7 @@ extension TaskStore {
         let hasSchema17 = schemaVersion >= 17
         let hasSchema18 = schemaVersion >= 18
         let hasReminders = schemaVersion >= 19
+        let hasSchema41 = schemaVersion >= 41
         // Most tasks have no dependencies: one look at task_dependency's key says so, where
         // building the list sets up a sort for each task.
         let hasDependencies = "EXISTS (SELECT 1 FROM task_dependency WHERE task_pk = task.pk)"
@@ -229,6 +230,7 @@ extension TaskStore {
                    \(hasSchema17 ? "task.depends_on" : "NULL") AS kept_depends_on,
                    \(hasSchema17 ? "task.blocked_by = CASE WHEN \(hasDependencies) THEN \(Schema.blockedByOf("task.pk")) ELSE 0 END" : "1") AS blocked_by_matches,
                    \(hasReminders ? "task.remind, task.remind_at" : "NULL AS remind, NULL AS remind_at"),
+                   \(hasSchema41 ? FetchPlan.columnsOfSchema41 : "'' AS annotations, NULL AS started_at"),
                    \(hasSchema17 ? "CASE WHEN json_valid(task.meta) THEN json_type(task.meta) = 'object' ELSE 0 END" : "1") AS meta_is_object
             FROM task ORDER BY pk
             """)
@@ -249,7 +251,8 @@ extension TaskStore {
             }
             let derived = DerivedColumns(
                 titleFold: row.text(columns.titleFold), notesFold: row.text(columns.notesFold), dueAt: row.optionalInt64(columns.dueAt),
-                waitAt: row.optionalInt64(columns.waitAt), remindAt: row.optionalInt64(columns.remindAt))
+                waitAt: row.optionalInt64(columns.waitAt), remindAt: row.optionalInt64(columns.remindAt),
+                storedAnnotations: row.text(columns.task.annotations))
             for problem in try CheckedTask.problems(of: task, derived: derived) { note(problem) }
         }
         guard hasSchema17 else { return }

@@ -8,6 +8,7 @@ struct TaskColumns: RowLayout {
     let project, dependsOn, wait, meta: Int32
     let recurrence, seriesID: Int32
     let remindAt: Int32
+    let annotations, startedAt: Int32
     /// Each text field's column.
     private let texts: [(TaskBuffer.Text, Int32)]
 
@@ -31,10 +32,12 @@ struct TaskColumns: RowLayout {
         recurrence = statement.columnIndex("recurrence")
         seriesID = statement.columnIndex("series_id")
         remindAt = statement.columnIndex("remind")
+        annotations = statement.columnIndex("annotations")
+        startedAt = statement.columnIndex("started_at")
         texts = [
             (.id, id), (.title, title), (.notes, notes), (.tags, tags), (.due, due), (.project, project),
             (.dependsOn, dependsOn), (.wait, wait), (.meta, meta), (.recurrence, recurrence), (.seriesId, seriesID),
-            (.remindAt, remindAt),
+            (.remindAt, remindAt), (.annotations, annotations),
         ]
     }
 
@@ -56,6 +59,7 @@ struct TaskColumns: RowLayout {
         buffer.set(.updatedAt, row.int64(updatedAt))
         buffer.set(.completedAt, row.optionalInt64(completedAt))
         buffer.set(.version, row.int64(version))
+        buffer.set(.startedAt, row.optionalInt64(startedAt))
     }
 }
 

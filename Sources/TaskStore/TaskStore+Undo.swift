@@ -86,7 +86,7 @@ extension TaskStore {
                     'due', due, 'due_at', due_at, 'project', project, 'depends_on', depends_on, 'wait', wait,
                     'wait_at', wait_at, 'meta', meta, 'created_at', created_at, 'updated_at', updated_at,
                     'completed_at', completed_at, 'version', version, 'recurrence', recurrence, 'series_id', series_id,
-                    'remind', remind, 'successor_id', successor_id)
+                    'remind', remind, 'successor_id', successor_id, 'annotations', annotations, 'started_at', started_at)
         """
     private static let snapshotSQL =
         "INSERT OR IGNORE INTO change_before (group_seq, task_id, task) SELECT ?, id, \(snapshotObject) FROM task WHERE pk = ?"
@@ -104,7 +104,8 @@ extension TaskStore {
                task ->> 'created_at' AS created_at, task ->> 'updated_at' AS updated_at,
                task ->> 'completed_at' AS completed_at, task ->> 'version' AS version,
                task ->> 'recurrence' AS recurrence, task ->> 'series_id' AS series_id, task ->> 'remind' AS remind,
-               task ->> 'successor_id' AS successor_id, json_type(task, '$.successor_id') IS NOT NULL AS successor_kept
+               task ->> 'successor_id' AS successor_id, json_type(task, '$.successor_id') IS NOT NULL AS successor_kept,
+               coalesce(task ->> 'annotations', '') AS annotations, task ->> 'started_at' AS started_at
         FROM change_before WHERE group_seq = ?
         """
 

@@ -106,7 +106,8 @@ extension TaskStore {
                 id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
                 tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
                 recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
-                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt)
+                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt,
+                annotations: draft.annotationsMade(at: now), startedAt: draft.startedAt)
             // The task itself first (1003), then its dependencies (§5's order of errors).
             guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin) else { throw TaskStoreError.alreadyExists(id: id) }
             let dependencies = try dependencyKeys(draft.dependsOn, field: "dependsOn")
@@ -118,11 +119,11 @@ extension TaskStore {
         case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
             guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
             if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            var next = current.changed(by: changes, tags: tags, dependsOn: dependsOn)
+            let now = clock()
+            var next = try current.changed(by: changes, tags: tags, dependsOn: dependsOn, now: now)
             try next.keepSeries(changes: changes)
             guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
 
-            let now = clock()
             if next.done != current.done { next.completedAt = next.done ? now : nil }
             next = try next.atNextVersion(changedAt: now)
             try snapshot(taskPK: pk, group: try key(of: group))
@@ -223,8 +224,8 @@ extension TaskStore {
             """
             INSERT OR FAIL INTO task (id, title, title_fold, notes, notes_fold, done, priority, due, due_at,
                               created_at, updated_at, completed_at, version, project, wait, wait_at, meta,
-                              recurrence, series_id, remind, remind_at, origin)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              recurrence, series_id, remind, remind_at, annotations, started_at, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """,
             [
@@ -235,7 +236,7 @@ extension TaskStore {
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
                 SQLValue(task.recurrence), SQLValue(task.seriesId),
                 SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)),
-                SQLValue(origin),
+                .text(Annotation.stored(task.annotations)), SQLValue(task.startedAt), SQLValue(origin),
             ])
         guard database.changes == 1 else { return nil }
         let pk = database.lastInsertRowID
@@ -283,6 +284,10 @@ extension TaskStore {
         set(
             "remind = ?, remind_at = ?", to: [SQLValue(task.remindAt), SQLValue(remindAt)],
             unless: same(task.remindAt, current.remindAt) && remindAt == (try? storedTime(current.remindAt, of: current)))
+        set(
+            "annotations = ?", to: [.text(Annotation.stored(task.annotations))],
+            unless: task.annotations.elementsEqual(current.annotations) { $0.isIdentical(to: $1) })
+        set("started_at = ?", to: [SQLValue(task.startedAt)], unless: task.startedAt == current.startedAt)
         try database.run("UPDATE task SET \(assignments.joined(separator: ", ")) WHERE pk = ?", values + [.integer(pk)])
         if !TaskItem.identical(task.tags, current.tags) {
             try database.run("DELETE FROM task_tag WHERE task_pk = ?", [.integer(pk)])

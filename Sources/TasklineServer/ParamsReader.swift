@@ -163,6 +163,50 @@ struct ParamsReader {
         return .some(rule)
     }
 
+    /// An RFC 3339 date-time (or date), in ms since the epoch; its range is the store's to check.
+    mutating func timestamp(_ key: String) throws(ResponseError) -> Int64? {
+        guard let text = try string(key) else { return nil }
+        return try milliseconds(text, key)
+    }
+
+    /// The same, telling "absent" (`nil`) from "explicitly null" (`.some(nil)`), for fields null clears.
+    mutating func nullableTimestamp(_ key: String) throws(ResponseError) -> Int64?? {
+        guard case .some(let text) = try nullableString(key) else { return nil }
+        guard let text else { return .some(nil) }
+        return .some(try milliseconds(text, key))
+    }
+
+    private func milliseconds(_ text: String, _ key: String) throws(ResponseError) -> Int64 {
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw .invalidParams(field: field(key), reason: "must be an RFC 3339 date-time, such as 2026-11-29T15:02:11.042Z")
+        }
+        return milliseconds
+    }
+
+    /// An array of annotations to add, `{"text": …, "at"?: …}`; their texts' rules are the store's to check.
+    mutating func annotations(_ key: String) throws(ResponseError) -> [NewAnnotation]? {
+        guard let readers = try objectArray(key) else { return nil }
+        var annotations: [NewAnnotation] = []
+        for var reader in readers {
+            let text = try reader.requiredString("text")
+            annotations.append(NewAnnotation(at: try reader.timestamp("at"), text: text))
+            try reader.finish()
+        }
+        return annotations
+    }
+
+    /// An array of annotations as a task has them, `{"at": …, "text": …}`.
+    mutating func annotationMatches(_ key: String) throws(ResponseError) -> [Annotation]? {
+        guard let readers = try objectArray(key) else { return nil }
+        var annotations: [Annotation] = []
+        for var reader in readers {
+            let text = try reader.requiredString("text")
+            annotations.append(Annotation(at: try reader.required("at", reader.timestamp("at")), text: text))
+            try reader.finish()
+        }
+        return annotations
+    }
+
     /// An array whose elements the caller reads one by one.
     mutating func array(_ key: String) throws(ResponseError) -> [JSON]? {
         guard let value = try take(key) else { return nil }

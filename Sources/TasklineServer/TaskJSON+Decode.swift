@@ -28,27 +28,20 @@ extension TaskJSON {
             let recurrence = try reader.recurrence("recurrence") ?? nil
             let seriesId = try reader.string("seriesId")
             let remindAt = try reader.string("remindAt")
-            let createdAt = try timestamp(&reader, "createdAt") ?? now
-            let updatedAt = try timestamp(&reader, "updatedAt") ?? createdAt
-            let completedAt = try timestamp(&reader, "completedAt") ?? (done ? updatedAt : nil)
+            let annotations = try reader.annotations("annotations") ?? []
+            let startedAt = try reader.timestamp("startedAt")
+            let createdAt = try reader.timestamp("createdAt") ?? now
+            let updatedAt = try reader.timestamp("updatedAt") ?? createdAt
+            let completedAt = try reader.timestamp("completedAt") ?? (done ? updatedAt : nil)
             let version = try reader.integer("version") ?? 1
             try reader.finish()
             return TaskItem(
                 id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due,
                 project: project, dependsOn: dependsOn, wait: wait, meta: meta,
                 recurrence: recurrence, seriesId: seriesId, createdAt: createdAt, updatedAt: updatedAt, completedAt: completedAt, version: version,
-                remindAt: remindAt)
+                remindAt: remindAt, annotations: annotations.map { Annotation(at: $0.at ?? createdAt, text: $0.text) }, startedAt: startedAt)
         } catch {
             throw .invalid(field: error.data?["field"]?.stringValue ?? "", reason: error.data?["reason"]?.stringValue ?? error.message)
         }
-    }
-
-    /// An RFC 3339 date-time (or date) member, in ms since the epoch.
-    private static func timestamp(_ reader: inout ParamsReader, _ key: String) throws(ResponseError) -> Int64? {
-        guard let text = try reader.string(key) else { return nil }
-        guard let milliseconds = Timestamp.parse(text) else {
-            throw .invalidParams(field: reader.field(key), reason: "must be an RFC 3339 date-time, such as 2026-11-29T15:02:11.042Z")
-        }
-        return milliseconds
     }
 }

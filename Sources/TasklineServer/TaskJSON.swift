@@ -83,11 +83,14 @@ public enum TaskJSON {
                 out.put(utf8String: item)
             }
         }
-        func timestamp(_ field: TaskBuffer.Number) {
-            guard let milliseconds = tasks.number(position, field) else { return out.put("null") }
+        func time(_ milliseconds: Int64) {
             out.put(UInt8(ascii: "\""))
             out.put(atMost: Timestamp.maxTextCount) { Timestamp.write(milliseconds: milliseconds, into: $0) }
             out.put(UInt8(ascii: "\""))
+        }
+        func timestamp(_ field: TaskBuffer.Number) {
+            guard let milliseconds = tasks.number(position, field) else { return out.put("null") }
+            time(milliseconds)
         }
         out.put(#"{"id":"#)
         string(.id)
@@ -119,6 +122,19 @@ public enum TaskJSON {
         optionalString(.seriesId)
         out.put(#","remindAt":"#)
         optionalString(.remindAt)
+        out.put(#","startedAt":"#)
+        timestamp(.startedAt)
+        out.put(#","annotations":["#)
+        var first = true
+        tasks.forEachAnnotation(position) { at, text in
+            out.put(first ? #"{"at":"# : #",{"at":"#)
+            first = false
+            time(at)
+            out.put(#","text":"#)
+            text.withUnsafeBufferPointer { out.put(utf8String: $0) }
+            out.put(UInt8(ascii: "}"))
+        }
+        out.put(UInt8(ascii: "]"))
         out.put(#","createdAt":"#)
         timestamp(.createdAt)
         out.put(#","updatedAt":"#)

@@ -148,6 +148,9 @@ import Testing
                 UPDATE task SET title_fold = 'stale' WHERE id = 'c-5';
                 UPDATE task SET completed_at = NULL WHERE id = 'c-1';
                 UPDATE task SET title = '   ' WHERE id = 'c-9';
+                UPDATE task SET started_at = 5 WHERE id = 'c-2';
+                UPDATE task SET annotations = 'not one' WHERE id = 'c-11';
+                UPDATE task SET annotations = '5' || char(30) || 'b' || char(31) || '3' || char(30) || 'a' WHERE id = 'c-12';
                 PRAGMA foreign_keys = OFF;
                 INSERT INTO task_tag (tag, task_pk) VALUES ('orphan', 99999);
                 """)
@@ -157,8 +160,11 @@ import Testing
         for expected in [
             "foreign keys  1 problem",
             "task_tag refers to a missing row of task",
-            "task rules    3 problems",
+            "task rules    6 problems",
             "task c-1: completedAt must be set when done is true",
+            "task c-2: startedAt must be null when done is true",
+            "task c-11: annotations holds an item that is not a time and a text",
+            "task c-12: its annotations are not in order of their times",
             "task c-5: title_fold does not match the title",
             "task c-9: title must contain a character that is not white space",
             "NOT SOUND",

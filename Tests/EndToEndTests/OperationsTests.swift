@@ -162,9 +162,9 @@ import Testing
     @Test func conflictsFailSkipOrReplace() throws {
         let path = directory.file("tasks.sqlite")
         let first =
-            #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"project":null,"dependsOn":[],"wait":null,"meta":{},"recurrence":null,"seriesId":null,"remindAt":null,"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
+            #"{"id":"x","title":"first","notes":"","done":false,"priority":0,"tags":[],"due":null,"project":null,"dependsOn":[],"wait":null,"meta":{},"recurrence":null,"seriesId":null,"remindAt":null,"startedAt":"2026-01-01T10:30:00.000Z","annotations":[],"createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T10:00:00.000Z","completedAt":null,"version":1}"#
         let second =
-            #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","project":"Work.Q1","dependsOn":[],"wait":"2026-01-20","meta":{"k":1.0},"recurrence":{"rule":"FREQ=WEEKLY"},"seriesId":"x","remindAt":"2026-01-19T08:00:00+01:00","createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
+            #"{"id":"x","title":"second","notes":"from elsewhere","done":true,"priority":1,"tags":["b","a"],"due":"2026-02-01","project":"Work.Q1","dependsOn":[],"wait":"2026-01-20","meta":{"k":1.0},"recurrence":{"rule":"FREQ=WEEKLY"},"seriesId":"x","remindAt":"2026-01-19T08:00:00+01:00","startedAt":null,"annotations":[{"at":"2026-01-02T08:00:00.000Z","text":"kept"}],"createdAt":"2025-12-31T09:00:00.000Z","updatedAt":"2026-01-05T11:00:00.000Z","completedAt":"2026-01-04T08:00:00.000Z","version":7}"#
         #expect(try runTaskline(["import", "-", "--db", path], stdin: Data(first.utf8)).status == 0)
 
         let failed = try runTaskline(["import", "-", "--db", path], stdin: Data(second.utf8))

@@ -32,7 +32,7 @@ import Testing
         #expect(result.stderr.contains("not imported from Taskwarrior: 1 deleted, 1 recurring"))
         #expect(
             result.stderr.contains(
-                "kept in meta.taskwarrior (tasks): estimate (1), scheduled (1), start (1), until (1)"), "\(result.stderr)")
+                "kept in meta.taskwarrior (tasks): estimate (1), scheduled (1), until (1)"), "\(result.stderr)")
 
         let tasks = try exported(path)
         #expect(tasks.count == 9)
@@ -44,17 +44,22 @@ import Testing
             tasks["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"] == [
                 "id": "0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01", "title": "Renew passport", "notes": "", "done": false,
                 "priority": 0, "tags": [], "due": .null, "project": .null, "dependsOn": [], "wait": .null, "meta": [:],
-                "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-01-02T08:15:12.000Z",
+                "recurrence": .null, "seriesId": .null, "remindAt": .null, "startedAt": .null, "annotations": [],
+                "createdAt": "2024-01-02T08:15:12.000Z",
                 "updatedAt": "2024-01-02T08:15:12.000Z", "completedAt": .null, "version": 1,
             ])
         // due, priority H, project, tags, annotations.
         #expect(
             tasks["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"] == [
                 "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "title": "Plant the tulip bulbs",
-                "notes": "2024-09-04T12:00:00Z Ask at the nursery which ones bloom early\n2024-09-10T07:11:33Z Bought 40 bulbs",
-                "done": false, "priority": 3, "tags": ["garden", "weekend"],
+                "notes": "", "done": false, "priority": 3, "tags": ["garden", "weekend"],
                 "due": "2024-10-15T16:00:00Z", "project": "Home.Garden", "dependsOn": [], "wait": .null, "meta": [:],
-                "recurrence": .null, "seriesId": .null, "remindAt": .null, "createdAt": "2024-09-03T19:04:12.000Z",
+                "recurrence": .null, "seriesId": .null, "remindAt": .null, "startedAt": .null,
+                "annotations": [
+                    ["at": "2024-09-04T12:00:00.000Z", "text": "Ask at the nursery which ones bloom early"],
+                    ["at": "2024-09-10T07:11:33.000Z", "text": "Bought 40 bulbs"],
+                ],
+                "createdAt": "2024-09-03T19:04:12.000Z",
                 "updatedAt": "2024-09-10T07:11:33.000Z", "completedAt": .null, "version": 1,
             ])
         // completed, with end; priority M.
@@ -83,7 +88,9 @@ import Testing
             ])
         // depends: on a task earlier in the file.
         #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["dependsOn"] == ["0f1d5d8e-6a3b-4c52-9a53-3c1e9f6b2a01"])
-        #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["meta"] == ["taskwarrior": ["start": "20240703T090000Z"]])
+        // start: the task is active.
+        #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["startedAt"] == "2024-07-03T09:00:00.000Z")
+        #expect(tasks["8192a3b4-c5d6-4e7f-9081-92a3b4c5d6e7"]?["meta"] == [:])
         // The pending instance of a recurring task is the recurring task.
         let plants = try #require(tasks["708192a3-b4c5-4d6e-8f70-8192a3b4c5d6"])
         #expect(plants["due"] == "2024-01-18T18:00:00Z")

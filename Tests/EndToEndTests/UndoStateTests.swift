@@ -223,7 +223,9 @@ import Testing
                     let changes = [
                         #""title":"edit \#(round)""#, #""done":true"#, #""done":false"#, #""tags":["e\#(round)"]"#,
                         #""priority":\#(pick(4))"#, #""notes":"n\#(round)""#,
-                    ][pick(6)]
+                        #""addAnnotations":[{"text":"a\#(round)"}]"#, #""startedAt":"2027-01-0\#(1 + pick(9))T08:00:00Z""#,
+                        #""startedAt":null"#,
+                    ][pick(9)]
                     operations.append(#"{"update":{"id":"\#(live[pick(live.count)])","changes":{\#(changes)}}}"#)
                 case 4 where !live.isEmpty:
                     operations.append(#"{"delete":{"id":"\#(live.remove(at: pick(live.count)))"}}"#)

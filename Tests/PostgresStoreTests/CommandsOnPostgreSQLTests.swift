@@ -13,7 +13,7 @@ import Testing
     /// on its own, ids a client chose (two sharing 9 characters), one shorter than a short id,
     /// one of a version-7 id's shape with characters of two bytes, a random UUID's.
     static let records = [
-        #"{"id":"01938a00-0000-7000-8000-abcdef123456","title":"Fix garage door","tags":["home"],"project":"Home.Garage","priority":3,"due":"2099-06-01","createdAt":"2026-01-01T00:00:00Z"}"#,
+        #"{"id":"01938a00-0000-7000-8000-abcdef123456","title":"Fix garage door","tags":["home"],"project":"Home.Garage","priority":3,"due":"2099-06-01","createdAt":"2026-01-01T00:00:00Z","startedAt":"2026-01-02T08:00:00Z","annotations":[{"at":"2026-01-01T10:00:00Z","text":"measured the door"},{"at":"2026-01-01T11:00:00Z","text":"ordered the spring"}]}"#,
         #"{"id":"01938a00-0000-7000-8000-abcdef129999","title":"Write report","notes":"the plan","tags":["work"],"project":"Homework","priority":1,"due":"2099-12-01","createdAt":"2026-01-02T00:00:00Z"}"#,
         #"{"id":"01938a00-0000-7000-8000-111111111111","title":"Pay rent","due":"2020-01-01","createdAt":"2026-01-03T00:00:00Z"}"#,
         #"{"id":"plain-id-1","title":"Water plants","tags":["home"],"dependsOn":["01938a00-0000-7000-8000-abcdef123456"],"createdAt":"2026-01-04T00:00:00Z"}"#,
@@ -47,6 +47,8 @@ import Testing
             ["summary"], ["summary", "--json"], ["calendar", "2099-05", "2"], ["burndown", "--json"], ["burndown", "--weekly"],
             ["show", "abcdef123"], ["show", "plain-id-1"], ["show", "abcd"], ["show", "ab"], ["show", "zz"], ["show", "nowhere"], ["show", "zzzz"],
             ["show", "0193"],
+            ["start", "plain-i", "plain-id-2"], ["stop", "abcdef123"], ["annotate", "ab", "call", "back"], ["denotate", "abcdef123", "the"],
+            ["denotate", "abcdef123", "spring"], ["list"], ["next"], ["show", "abcdef123"],
             ["done", "abcdef129", "1111111"], ["done", "1111111"], ["modify", "plain-i", "pri:L", "+garden", "depends:abcdef129"],
             ["modify", "plain-i", "depends:nope"], ["rm", "ab", "ab"], ["list", "--all"], ["list", "--all", "--json"],
             ["projects", "--all"], ["tags", "--all"], ["tags"],

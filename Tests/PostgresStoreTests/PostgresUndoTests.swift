@@ -244,9 +244,10 @@ import Testing
         let old = try Cluster.store(schema)
         _ = try await create(old, TaskDraft(id: "old", title: "old", tags: ["t"], project: "P"))
         _ = try await create(old, TaskDraft(id: "older", title: "older", done: true, tags: ["t"], project: "P"))
-        // What versions 3 to 10 made goes, so that the schema is version 2's.
+        // What versions 3 to 11 made goes, so that the schema is version 2's.
         try PostgresConnection(schema).execute(
             """
+            ALTER TABLE task DROP COLUMN annotations, DROP COLUMN started_at;
             DROP INDEX IF EXISTS task_text_trigrams;
             DROP TRIGGER task_blockers_on_insert ON task; DROP TRIGGER task_blockers_on_update ON task;
             DROP TRIGGER task_dependents_on_done ON task;

@@ -12,7 +12,9 @@ import Testing
             tags: ["a", "b"], due: "2026-12-01", project: "Home.\"Q\"", dependsOn: ["d1", "d\\2"], wait: "2026-11-30T08:00:00Z",
             meta: #"{"n":1.50,"s":"\u0001"}"#, recurrence: "FREQ=WEEKLY;BYDAY=\"MO\"", seriesId: "s\"1",
             createdAt: 0, updatedAt: 1_780_000_000_042, completedAt: nil, version: 42,
-            remindAt: "2026-11-30T09:00:00+01:00")
+            remindAt: "2026-11-30T09:00:00+01:00",
+            annotations: [Annotation(at: 0, text: "called \"Bo\" é"), Annotation(at: 1_780_000_000_042, text: "later")],
+            startedAt: 1_780_000_000_000)
         let parsed = try JSONParser.parse(JSONWriter.bytes(TaskJSON.encode(task)))
         #expect(
             parsed == [
@@ -20,6 +22,10 @@ import Testing
                 "tags": ["a", "b"], "due": "2026-12-01", "project": "Home.\"Q\"", "dependsOn": ["d1", "d\\2"],
                 "wait": "2026-11-30T08:00:00Z", "meta": ["n": .number("1.50"), "s": "\u{1}"],
                 "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=\"MO\""], "seriesId": "s\"1", "remindAt": "2026-11-30T09:00:00+01:00",
+                "startedAt": "2026-05-28T20:26:40.000Z",
+                "annotations": [
+                    ["at": "1970-01-01T00:00:00.000Z", "text": "called \"Bo\" é"], ["at": "2026-05-28T20:26:40.042Z", "text": "later"],
+                ],
                 "createdAt": "1970-01-01T00:00:00.000Z",
                 "updatedAt": "2026-05-28T20:26:40.042Z", "completedAt": .null, "version": 42,
             ])
@@ -33,6 +39,8 @@ import Testing
         #expect(parsedBare["recurrence"] == .null)
         #expect(parsedBare["seriesId"] == .null)
         #expect(parsedBare["remindAt"] == .null)
+        #expect(parsedBare["startedAt"] == .null)
+        #expect(parsedBare["annotations"] == [])
         #expect(parsedBare["done"] == false)
     }
 }

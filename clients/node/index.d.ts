@@ -25,6 +25,10 @@ export interface Task {
   seriesId: string | null;
   /** RFC 3339 date-time or full date at which a client that asked for reminders gets a 'remind' event. */
   remindAt: string | null;
+  /** Set while the task is active (being worked on), as the server writes times; null on a done task. */
+  startedAt: string | null;
+  /** Dated notes, in order of `at`. */
+  annotations: Annotation[];
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -45,12 +49,35 @@ export interface NewTask {
   /** Needs a `due`. */
   recurrence?: Recurrence | null;
   remindAt?: string | null;
+  startedAt?: string | null;
+  /** Those without `at` take the creation time. */
+  annotations?: NewAnnotation[] | null;
   id?: string;
 }
 
-/** `project`, `wait`, `remindAt`: null clears; `meta`: replaced whole, null makes it `{}`; `recurrence`: null ends the series. */
-export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'recurrence' | 'remindAt'>> & {
+/** A dated note on a task (Taskwarrior's annotation). */
+export interface Annotation {
+  /** The server's form of a time: RFC 3339, UTC, milliseconds. */
+  at: string;
+  text: string;
+}
+
+/** An annotation to add; without `at`, the server's clock at the write. */
+export interface NewAnnotation {
+  text: string;
+  at?: string | null;
+}
+
+/**
+ * `project`, `wait`, `remindAt`, `startedAt`: null clears; `meta`: replaced whole, null makes it `{}`; `recurrence`: null ends the series.
+ * `addAnnotations` and `removeAnnotations` (each the first of that `at` and `text`) change the annotations the task has
+ * when the update runs, so another client's additions are kept; `annotations` replaces them whole (not with those two).
+ */
+export type TaskChanges = Partial<Pick<Task, 'title' | 'notes' | 'done' | 'priority' | 'tags' | 'due' | 'project' | 'dependsOn' | 'wait' | 'recurrence' | 'remindAt' | 'startedAt'>> & {
   meta?: TaskMeta | null;
+  annotations?: NewAnnotation[];
+  addAnnotations?: NewAnnotation[];
+  removeAnnotations?: Annotation[];
 };
 
 /** How a task recurs: an RFC 5545 RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`). */

@@ -11,7 +11,9 @@ struct FetchPlan {
 
     /// The columns `TaskColumns` reads (a page query adds its sort keys): a task's fields,
     /// its tags and dependencies each joined by U+001F, which no tag or id can contain.
-    static let taskColumns = columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17 + ", " + columnsOfSchema18 + ", " + columnsOfSchema19
+    static let taskColumns =
+        columnsBeforeSchema17 + ", task.tags, " + columnsOfSchema17 + ", " + columnsOfSchema18 + ", " + columnsOfSchema19 + ", "
+        + columnsOfSchema41
     /// Those every schema version has, but the tags.
     static let columnsBeforeSchema17 =
         "task.pk, task.id, task.title, task.notes, task.done, task.priority, task.due, "
@@ -27,6 +29,7 @@ struct FetchPlan {
         """
     static let columnsOfSchema18 = "task.recurrence, task.series_id"
     static let columnsOfSchema19 = "task.remind"
+    static let columnsOfSchema41 = "task.annotations, task.started_at"
 
     /// A page query's sort keys are named `sort_key_0`, `sort_key_1`, … in its result.
     static let sortKeyPrefix = "sort_key_"

@@ -33,6 +33,7 @@ enum Schema {
         migration17, migration18, migration19, migration20, migration21, migration22, migration23, migration24,
         migration25, migration26, migration27, migration28, migration29, migration30, migration31, migration32,
         migration33, migration34, migration35, migration36, migration37, migration38, migration39, migration40,
+        migration41,
     ])
 
     /// The `tags` column's value for the task with key `pk`: its tags in code-point order

@@ -18,7 +18,9 @@ enum CreateTask: SingleWriteMethod {
             wait: try reader.string("wait"),
             meta: try reader.metaObject("meta") ?? TaskItem.emptyMeta,
             recurrence: try reader.recurrence("recurrence") ?? nil,
-            remindAt: try reader.string("remindAt"))
+            remindAt: try reader.string("remindAt"),
+            annotations: try reader.annotations("annotations") ?? [],
+            startedAt: try reader.timestamp("startedAt"))
     }
 
     static func operation(from draft: TaskDraft) -> TaskOperation {

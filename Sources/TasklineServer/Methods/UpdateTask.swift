@@ -14,7 +14,8 @@ enum UpdateTask: SingleWriteMethod {
         let id = try reader.requiredString("id")
         let changesReader = try reader.object("changes")
         var changes = try reader.required("changes", changesReader)
-        changes.nullMeansAbsent = false  // only `due`, `project`, `wait`, `meta`, `recurrence` and `remindAt` may be null: it clears them
+        // Only `due`, `project`, `wait`, `meta`, `recurrence`, `remindAt` and `startedAt` may be null: it clears them.
+        changes.nullMeansAbsent = false
         let taskChanges = TaskChanges(
             title: try changes.string("title"),
             notes: try changes.string("notes"),
@@ -26,7 +27,11 @@ enum UpdateTask: SingleWriteMethod {
             dependsOn: try changes.stringArray("dependsOn"),
             wait: try changes.nullableString("wait"),
             meta: try changes.metaObject("meta", nullClears: true),
-            recurrence: try changes.recurrence("recurrence"), remindAt: try changes.nullableString("remindAt"))
+            recurrence: try changes.recurrence("recurrence"), remindAt: try changes.nullableString("remindAt"),
+            startedAt: try changes.nullableTimestamp("startedAt"),
+            annotations: try changes.annotations("annotations"),
+            addAnnotations: try changes.annotations("addAnnotations") ?? [],
+            removeAnnotations: try changes.annotationMatches("removeAnnotations") ?? [])
         try changes.finish()
         return Params(id: id, changes: taskChanges, ifVersion: try reader.integer("ifVersion"))
     }

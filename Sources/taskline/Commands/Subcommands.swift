@@ -37,6 +37,10 @@ enum Subcommands {
         DuplicateCommand.self,
         DoneCommand.self,
         RemoveCommand.self,
+        StartCommand.self,
+        StopCommand.self,
+        AnnotateCommand.self,
+        DenotateCommand.self,
         UndoCommand.self,
         RedoCommand.self,
         ListCommand.self,
@@ -70,7 +74,7 @@ enum Subcommands {
     /// Taskwarrior (`taskline 3f2a done`).
     static let takingIDs = [
         ModifyCommand.name, AppendCommand.name, PrependCommand.name, DuplicateCommand.name, DoneCommand.name, RemoveCommand.name,
-        ShowCommand.name, EditCommand.name,
+        StartCommand.name, StopCommand.name, AnnotateCommand.name, DenotateCommand.name, ShowCommand.name, EditCommand.name,
     ]
 
     /// The command `word` names: a name, an alias, or a start of at least 2 letters that

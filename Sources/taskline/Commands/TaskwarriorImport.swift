@@ -22,7 +22,8 @@ import TasklineServer
 /// | `project` | `project` (white space in it becomes `_`) |
 /// | `depends` | `dependsOn` (lowercased; a comma-separated string or an array) |
 /// | `wait` | `wait`, as an RFC 3339 date-time in UTC |
-/// | `annotations` | `notes`, one line per annotation: its time, a space, its text |
+/// | `annotations` | `annotations`: each `entry` (else the task's `entry`) as `at`, its `description` as `text` |
+/// | `start` | `startedAt` of a task that is not done; dropped from a completed one (completion stops a task) |
 /// | `recur` of a pending instance with a `due` | `recurrence`, by the table below; the series' pending instance with the earliest `due` (then the earliest `entry`, then the first in the file) becomes the task, its other pending instances are dropped (counted in the summary): Taskline makes each next occurrence when one is done |
 /// | `until` of such an instance | the rule's `UNTIL` |
 /// | any other field | a member of `meta.taskwarrior`, its value as Taskwarrior wrote it |
@@ -44,7 +45,7 @@ import TasklineServer
 /// names it. So are completed instances, which are imported as done tasks.
 ///
 /// `id`, `urgency`, `mask`, `imask` and `parent` are Taskwarrior's own bookkeeping and are
-/// dropped silently. The others (`scheduled`, `start`, `until` of a task that does not recur,
+/// dropped silently. The others (`scheduled`, `until` of a task that does not recur,
 /// user-defined attributes) have no field of their own in Taskline yet; the summary says
 /// which were kept in `meta.taskwarrior`, on how many tasks.
 ///
@@ -73,7 +74,7 @@ final class TaskwarriorImport {
 
     static let mappedFields: Set = [
         "uuid", "description", "status", "entry", "modified", "end", "due", "priority",
-        "tags", "project", "depends", "wait", "annotations",
+        "tags", "project", "depends", "wait", "annotations", "start",
     ]
     static let bookkeepingFields: Set = ["id", "urgency", "mask", "imask", "parent"]
 
@@ -135,11 +136,12 @@ final class TaskwarriorImport {
             throw .invalid(field: "meta", reason: "must be at most \(TaskJSON.maxMetaDepth) levels deep (its fields kept in meta.taskwarrior)")
         }
         let task = TaskItem(
-            id: uuid.lowercased(), title: description, notes: try notes(object), done: done,
+            id: uuid.lowercased(), title: description, done: done,
             priority: try priority(object), tags: try strings(object, "tags"), due: due,
             project: project, dependsOn: try strings(object, "depends").map { $0.lowercased() }, wait: try date(object, "wait")?.text,
             meta: others.isEmpty ? TaskItem.emptyMeta : JSONWriter.string(meta), recurrence: rule,
-            createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1)
+            createdAt: entry, updatedAt: modified, completedAt: done ? end ?? modified : nil, version: 1,
+            annotations: try annotations(object, entry: entry), startedAt: done ? nil : try date(object, "start")?.milliseconds)
         guard let seriesID, let dueDate else { return task }
         instances += 1
         let rank = (due: dueDate.milliseconds, entry: entry)
@@ -242,13 +244,13 @@ final class TaskwarriorImport {
         }
     }
 
-    /// Each annotation on its own line: `2024-01-16T10:00:00Z Called the plumber`.
-    private func notes(_ object: JSONObject) throws(TaskStoreError) -> String {
-        guard let value = object["annotations"], value != .null else { return "" }
+    /// The annotations, in order of time: one without its own `entry` takes the task's.
+    private func annotations(_ object: JSONObject, entry: Int64) throws(TaskStoreError) -> [Annotation] {
+        guard let value = object["annotations"], value != .null else { return [] }
         guard case .array(let annotations) = value else {
             throw .invalid(field: "annotations", reason: "must be an array, not \(value.typeName)")
         }
-        var lines: [String] = []
+        var made: [Annotation] = []
         for (index, annotation) in annotations.enumerated() {
             let field = "annotations[\(index)]"
             guard case .object(let fields) = annotation else {
@@ -257,9 +259,9 @@ final class TaskwarriorImport {
             guard let text = try string(fields, "description", in: field) else {
                 throw .invalid(field: "\(field).description", reason: "is required")
             }
-            lines.append(try date(fields, "entry", in: field).map { "\($0.text) \(text)" } ?? text)
+            made.append(Annotation(at: try date(fields, "entry", in: field)?.milliseconds ?? entry, text: text))
         }
-        return lines.joined(separator: "\n")
+        return made
     }
 
     /// Taskwarrior writes dates in ISO 8601's basic form, in UTC: `20240115T093000Z`. It is

@@ -124,7 +124,7 @@ enum DuplicateCommand: Command {
     private static func duplicate(_ options: EditOptions, in store: isolated any CommandLineStoring) throws {
         let original = try store.get(id: try PeopleOutput.resolve(options.id!, in: store))
         let changes = options.edit.changes(to: original, dependsOn: try store.resolveDependencies(options.edit.dependsOn))
-        let copy = original.changed(by: changes, tags: changes.tags, dependsOn: changes.dependsOn)
+        let copy = try original.changed(by: changes, tags: changes.tags, dependsOn: changes.dependsOn, now: Timestamp.now())
         let draft = TaskDraft(
             title: copy.title, notes: copy.notes, done: options.edit.done ?? false, priority: copy.priority, tags: copy.tags,
             due: copy.due, project: copy.project, dependsOn: copy.dependsOn, wait: copy.wait, recurrence: copy.recurrence,

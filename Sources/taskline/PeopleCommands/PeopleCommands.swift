@@ -118,7 +118,7 @@ enum AddCommand: Command {
 
         Options:
           --db PATH          the database (default: the server's; created if missing)
-          --notes TEXT       notes
+          --notes TEXT       notes (modify: replaces them; taskline annotate adds a dated note)
           --tag TAG          a tag (repeat for more), as +TAG
           --due DATE         as due:DATE
           --wait DATE        as wait:DATE
@@ -275,8 +275,9 @@ struct TaskIDsOptions: Sendable {
 
     /// Resolves every id, then writes an operation a task in one apply, so that `done A B`
     /// is one change group, which one `undo` reverts, and prints each outcome's report.
-    /// An id that matches no task, or several, and an operation that fails are reported and
-    /// the others still go ahead; the exit code is 1 if any failed.
+    /// An id that matches no task, or several, a task `operation` refuses (`CommandFailure`)
+    /// and an operation that fails are reported and the others still go ahead; the exit
+    /// code is 1 if any failed.
     func applyToEach(
         _ operation: @Sendable @escaping (TaskItem, isolated any CommandLineStoring) throws -> TaskOperation,
         report: @Sendable @escaping (_ before: TaskItem, _ shortID: String, OperationOutcome, isolated any CommandLineStoring) throws -> String
@@ -304,7 +305,17 @@ struct TaskIDsOptions: Sendable {
                 failed = true
             }
         }
-        let operations = try targets.map { Result<TaskOperation, TaskStoreError>.success(try operation($0.task, store)) }
+        var operations: [Result<TaskOperation, TaskStoreError>] = []
+        targets = try targets.filter { target in
+            do {
+                operations.append(.success(try operation(target.task, store)))
+                return true
+            } catch let refusal as CommandFailure {
+                Log.error(refusal.message ?? "")
+                failed = true
+                return false
+            }
+        }
         let results = operations.isEmpty ? [] : try store.apply(operations, atomic: false)
         let output = OutputWriter()
         for (target, result) in zip(targets, results) {

@@ -10,8 +10,9 @@ enum ShowCommand: Command {
 
         Prints every field of the task: id and short id, title, status, project, tags,
         priority, due and wait (local time, and relative), what it depends on (and whether
-        that is done), the open tasks it blocks, its version and when it was created,
-        last updated and completed, its meta data, and its notes.
+        that is done), the open tasks it blocks, when it was started (while active), its
+        version and when it was created, last updated and completed, its meta data, its
+        annotations with their dates, and its notes.
 
         Options:
           --db PATH    the database (default: the server's)
@@ -37,7 +38,7 @@ enum ShowCommand: Command {
         var rows: [(String, String)] = [
             ("ID", "\(task.id) (short \(ids.shortID(for: task.id)))"),
             ("Title", task.title),
-            ("Status", task.done ? "done" : "open"),
+            ("Status", task.done ? "done" : task.startedAt != nil ? "open, active" : "open"),
         ]
         if let project = task.project { rows.append(("Project", project)) }
         if !task.tags.isEmpty { rows.append(("Tags", task.tags.map { "+" + $0 }.joined(separator: " "))) }
@@ -55,6 +56,7 @@ enum ShowCommand: Command {
         for (index, dependent) in dependents.enumerated() {
             rows.append((index == 0 ? "Blocks" : "", "\(ids.shortID(for: dependent.id)) \(dependent.done ? "[x]" : "[ ]") \(dependent.title)"))
         }
+        if let started = task.startedAt { rows.append(("Started", local(started, dates))) }
         if let rule = task.recurrence { rows.append(("Repeats", rule)) }
         if let series = task.seriesId, series != task.id { rows.append(("Series", ids.shortID(for: series))) }
         rows.append(("Version", String(task.version)))
@@ -68,6 +70,10 @@ enum ShowCommand: Command {
         let output = OutputWriter()
         for (name, value) in rows {
             try output.line(terminal.paint(padded(name, to: 11), name.isEmpty ? nil : .bold) + value)
+        }
+        if !task.annotations.isEmpty {
+            try output.line(terminal.paint("Annotations", .bold))
+            for annotation in task.annotations { try output.line("  \(local(annotation.at, dates))  \(annotation.text)") }
         }
         if !task.notes.isEmpty {
             try output.line(terminal.paint("Notes", .bold))

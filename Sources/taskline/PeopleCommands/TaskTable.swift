@@ -57,7 +57,8 @@ struct TaskTable {
     var blocked: Set<String> = []
 
     /// The flags column, a character a flag, for `--help`.
-    static let flagsHelp = "B waits for an open task (blocked), W waits until its wait: date, R repeats, N has notes"
+    static let flagsHelp =
+        "A active (started), B waits for an open task (blocked), W waits until its wait: date, R repeats, N has notes or annotations"
 
     private struct Cell {
         var text: String
@@ -156,8 +157,8 @@ struct TaskTable {
     /// `BR`: what `flagsHelp` says, in its order.
     private func flags(_ task: TaskItem) -> String {
         let waiting = !task.done && task.wait.flatMap(Timestamp.parse).map { $0 > dates.now } == true
-        return (blocked.contains(task.id) ? "B" : "") + (waiting ? "W" : "") + (task.recurrence != nil ? "R" : "")
-            + (task.notes.isEmpty ? "" : "N")
+        return (task.startedAt != nil ? "A" : "") + (blocked.contains(task.id) ? "B" : "") + (waiting ? "W" : "")
+            + (task.recurrence != nil ? "R" : "") + (task.notes.isEmpty && task.annotations.isEmpty ? "" : "N")
     }
 
     /// `12.3`, ` 8.0`: one decimal, padded to 4 characters.

@@ -7,9 +7,10 @@ struct Urgency: Sendable {
     static let help = """
         Urgency is the sum of: priority H 6, M 3.9, L 1.8; due date 12 × a scale from 0.2
         (due in 14 days or more, or no due date: 0) rising linearly to 1 (7 days overdue or
-        more); 8 for blocking an open task, -5 for being blocked; 1 for having tags; 1 for
-        having a project; age 2 × (days since created / 365, at most 1). The Urg column shows
-        it. The settings file changes the numbers (urgency.due.coefficient = 12, …; see
+        more); 8 for blocking an open task, -5 for being blocked; 4 for being active
+        (started); 1 × 0.8, 0.9 or 1 for having 1, 2, or 3 and more annotations; 1 for having
+        tags; 1 for having a project; age 2 × (days since created / 365, at most 1). The Urg
+        column shows it. The settings file changes the numbers (urgency.due.coefficient = 12, …; see
         taskline context --help for where it is).
         """
 
@@ -22,6 +23,10 @@ struct Urgency: Sendable {
         var blocking = 8.0
         /// What cannot be done yet goes down.
         var blocked = -5.0
+        /// What was started is being worked on.
+        var active = 4.0
+        /// Scaled 0.8, 0.9 and 1 for 1, 2, and 3 or more annotations, as Taskwarrior does.
+        var annotations = 1.0
         var tags = 1.0
         var project = 1.0
         var age = 2.0
@@ -32,6 +37,7 @@ struct Urgency: Sendable {
             "urgency.priority.H.coefficient", "urgency.priority.M.coefficient", "urgency.priority.L.coefficient",
             "urgency.due.coefficient", "urgency.blocking.coefficient", "urgency.blocked.coefficient",
             "urgency.tags.coefficient", "urgency.project.coefficient", "urgency.age.coefficient", "urgency.age.max",
+            "urgency.active.coefficient", "urgency.annotations.coefficient",
         ]
 
         init() {}
@@ -58,6 +64,8 @@ struct Urgency: Sendable {
             case "urgency.tags.coefficient": tags = value
             case "urgency.project.coefficient": project = value
             case "urgency.age.coefficient": age = value
+            case "urgency.active.coefficient": active = value
+            case "urgency.annotations.coefficient": annotations = value
             default: ageMax = value
             }
         }
@@ -66,7 +74,7 @@ struct Urgency: Sendable {
         /// store orders them, which `UrgencyCutoff` needs: no part lowers what it rewards.
         var rewardsInOrder: Bool {
             zip(priority, priority.dropFirst()).allSatisfy { $0 <= $1 } && priority[0] >= 0
-                && [due, tags, project, age].allSatisfy { $0 >= 0 }
+                && [due, tags, project, age, active, annotations].allSatisfy { $0 >= 0 }
         }
     }
 
@@ -88,10 +96,17 @@ struct Urgency: Sendable {
         if let days = task.due.flatMap({ PeopleDates.days(until: $0, now: dates.now, calendar: dates.calendar) }) {
             score += duePart(days: days)
         }
+        if task.startedAt != nil { score += coefficients.active }
+        score += coefficients.annotations * Self.annotationsScale(task.annotations.count)
         if !task.tags.isEmpty { score += coefficients.tags }
         if task.project != nil { score += coefficients.project }
         score += agePart(createdAt: task.createdAt, now: dates.now)
         return score
+    }
+
+    /// Taskwarrior's scale of the annotations' coefficient: 0.8 for one, 0.9 for two, 1 for more.
+    static func annotationsScale(_ count: Int) -> Double {
+        count >= 3 ? 1 : count == 2 ? 0.9 : count == 1 ? 0.8 : 0
     }
 
     /// The due date's part for a task due `days` local days from today (negative: overdue):
@@ -111,7 +126,8 @@ struct Urgency: Sendable {
 /// priority, highest first, then by due date, soonest first (the undated last), no task after
 /// a given one is more urgent than `bound(after:)`. Its priority is the same with a due date
 /// no sooner, or lower with a due date no sooner than the most overdue task's; its tags and
-/// project add at most their coefficients; it is no older than the oldest task. Where every due date is weeks
+/// project, being active and its annotations add at most their coefficients; it is no older
+/// than the oldest task. Where every due date is weeks
 /// away, `next` then reads the open tasks of high priority with a due date rather than every
 /// open task. The bound is for tasks that block nothing (being blocked only lowers): the
 /// listing reads the tasks that block others before it starts.
@@ -143,7 +159,7 @@ struct UrgencyCutoff {
         let parts = urgency.coefficients
         var bound = parts.priority[last.priority] + Self.duePartBound(of: last, urgency: urgency, dates: dates)
         if last.priority > 0 { bound = max(bound, parts.priority[last.priority - 1] + mostOverduePart) }
-        return bound + parts.tags + parts.project + oldestAgePart
+        return bound + parts.tags + parts.project + parts.active + parts.annotations + oldestAgePart
     }
 
     /// The largest due part of a task due no sooner than `task`: none when it has no due

@@ -22,6 +22,8 @@ const schema = JSON.parse(readFileSync(new URL('../../../protocol/schema/tasklin
 const PAIRS = {
   Task: 'task',
   Recurrence: 'recurrence',
+  Annotation: 'annotation',
+  NewAnnotation: 'newAnnotation',
   FetchResult: 'tasksFetchResult',
   TaskChange: 'changeMembers',
   ChangesPage: 'tasksChangesResult',

@@ -369,7 +369,8 @@ end)
 
 test('K shows the notes and fields of the task under the cursor in a float', function()
   call(taskline.client(), 'tasks/create', { title = 'With notes', notes = 'line one\nline two', project = 'Work',
-    priority = 2, due = date_in(1), recurrence = { rule = 'FREQ=WEEKLY' }, remindAt = date_in(1) })
+    priority = 2, due = date_in(1), recurrence = { rule = 'FREQ=WEEKLY' }, remindAt = date_in(1),
+    startedAt = '2030-01-01T09:00:00Z', annotations = { { text = 'called', at = '2030-01-01T10:00:00Z' } } })
   vim.cmd('Taskline')
   wait_for_lines({ '[ ] !! ↻ With notes  due tomorrow  +Work  (notes)' })
   local list_window = vim.api.nvim_get_current_win()
@@ -383,7 +384,8 @@ test('K shows the notes and fields of the task under the cursor in a float', fun
   assert(float, 'a floating window')
   local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false)
   assert_equal({ 'With notes', '', 'Priority: medium', 'Due: ' .. date_in(1) .. ' (due tomorrow)',
-    'Repeat: FREQ=WEEKLY', 'Remind: ' .. date_in(1) .. ' (tomorrow)', 'Project: Work', '', 'line one', 'line two' },
+    'Repeat: FREQ=WEEKLY', 'Remind: ' .. date_in(1) .. ' (tomorrow)', 'Started: 2030-01-01T09:00:00.000Z',
+    'Project: Work', '2030-01-01T10:00:00.000Z  called', '', 'line one', 'line two' },
     lines, 'the float')
   assert_equal(list_window, vim.api.nvim_get_current_win(), 'the focused window')
   vim.api.nvim_win_close(float, true)

@@ -20,6 +20,7 @@ SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 MODELS = {
     models.Task: "task",
     models.Recurrence: "recurrence",
+    models.Annotation: "annotation",
     models.FetchPage: "tasksFetchResult",
     models.Change: "changeMembers",
     models.ChangesPage: "tasksChangesResult",

@@ -223,9 +223,13 @@ function M.show_notes()
   if task.remindAt ~= nil and task.remindAt ~= vim.NIL then
     field('Remind', task.remindAt .. ' (' .. format.when(task.remindAt, now) .. ')')
   end
+  field('Started', task.startedAt ~= nil and task.startedAt ~= vim.NIL and task.startedAt or nil)
   field('Project', task.project)
   field('Tags', table.concat(task.tags, ' '))
   field('Done', task.completedAt ~= vim.NIL and task.completedAt or nil)
+  for _, annotation in ipairs(task.annotations or {}) do
+    table.insert(lines, annotation.at .. '  ' .. annotation.text)
+  end
   table.insert(lines, '')
   vim.list_extend(lines, task.notes == '' and { '(no notes)' } or vim.split(task.notes, '\n', { plain = true }))
   vim.lsp.util.open_floating_preview(lines, 'markdown', { focus_id = 'taskline_notes', border = 'single' })

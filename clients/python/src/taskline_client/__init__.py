@@ -26,6 +26,7 @@ from .errors import (
     VersionConflict,
 )
 from .models import (
+    Annotation,
     Change,
     ChangeGroup,
     ChangeKind,
@@ -45,6 +46,7 @@ from .operations import Create, Delete, Operation, OperationResult, Update
 from .query import Filter, SortKey
 
 __all__ = [
+    "Annotation",
     "AsyncClient",
     "Change",
     "ChangeGroup",

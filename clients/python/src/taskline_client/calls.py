@@ -8,11 +8,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypedDict, TypeVar
 
-from .models import ChangesPage, FetchPage, Reversal, Task
+from .models import Annotation, ChangesPage, FetchPage, Reversal, Task
 from .query import Filter, SortKey
 from .timestamps import DueInput, format_due
 
 _Result = TypeVar("_Result")
+
+
+class NewAnnotation(TypedDict, total=False):
+    """An annotation to add: `text`, and `at` (default: the server's clock)."""
+
+    text: str
+    at: DueInput
 
 
 class TaskChanges(TypedDict, total=False):
@@ -32,6 +39,14 @@ class TaskChanges(TypedDict, total=False):
     recurrence: str | None
     #: When to be reminded (`Remind`); None clears it.
     remind_at: DueInput | None
+    #: Starts the task (a time); None stops it.
+    started_at: DueInput | None
+    #: Added to the annotations the task has when the update runs: concurrent additions are kept.
+    add_annotations: Iterable[NewAnnotation]
+    #: Each removes the first annotation of its time and text (a task's `Annotation`s).
+    remove_annotations: Iterable[Annotation]
+    #: Replaces the whole list (not with the two above).
+    annotations: Iterable[NewAnnotation]
 
 
 class NewTaskFields(TypedDict, total=False):
@@ -47,6 +62,8 @@ class NewTaskFields(TypedDict, total=False):
     #: An RFC 5545 rule (`FREQ=WEEKLY;BYDAY=MO`); the task needs a due.
     recurrence: str | None
     remind_at: DueInput | None
+    started_at: DueInput | None
+    annotations: Iterable[NewAnnotation]
     id: str
 
 
@@ -154,4 +171,21 @@ def _task_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     if "remind_at" in wire:
         remind_at = wire.pop("remind_at")
         wire["remindAt"] = None if remind_at is None else format_due(remind_at)
+    if "started_at" in wire:
+        started_at = wire.pop("started_at")
+        wire["startedAt"] = None if started_at is None else format_due(started_at)
+    for name, member in (("annotations", "annotations"), ("add_annotations", "addAnnotations")):
+        if name in wire:
+            wire[member] = [_new_annotation(annotation) for annotation in wire.pop(name)]
+    if "remove_annotations" in wire:
+        wire["removeAnnotations"] = [
+            {"at": format_due(annotation.at), "text": annotation.text} for annotation in wire.pop("remove_annotations")
+        ]
+    return wire
+
+
+def _new_annotation(annotation: NewAnnotation) -> dict[str, Any]:
+    wire: dict[str, Any] = dict(annotation)
+    if "at" in wire:
+        wire["at"] = format_due(wire["at"])
     return wire

@@ -34,6 +34,18 @@ class Recurrence:
 
 
 @dataclass(frozen=True)
+class Annotation:
+    """A dated note on a task (Taskwarrior's annotation)."""
+
+    at: datetime
+    text: str
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Annotation:
+        return cls(at=parse_timestamp(data["at"]), text=data["text"])
+
+
+@dataclass(frozen=True)
 class Task:
     id: str
     title: str
@@ -57,6 +69,10 @@ class Task:
     series_id: str | None
     #: Exactly as given: when a client that asked for reminders gets `Remind`.
     remind_at: str | None
+    #: Set while the task is active (being worked on); None on a done task.
+    started_at: datetime | None
+    #: In order of `at`; added and removed with `add_annotations`, `remove_annotations`.
+    annotations: tuple[Annotation, ...]
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
@@ -79,6 +95,8 @@ class Task:
             recurrence=_optional(Recurrence.from_wire, data.get("recurrence")),
             series_id=data.get("seriesId"),
             remind_at=data.get("remindAt"),
+            started_at=_optional(parse_timestamp, data.get("startedAt")),
+            annotations=tuple(Annotation.from_wire(item) for item in data.get("annotations", ())),
             created_at=parse_timestamp(data["createdAt"]),
             updated_at=parse_timestamp(data["updatedAt"]),
             completed_at=_optional(parse_timestamp, data.get("completedAt")),
