@@ -62,6 +62,10 @@ import Testing
         try "# mine\nurgency.due.coefficient = 12\n".write(toFile: settingsFile, atomically: true, encoding: .utf8)
         #expect(try run(["context", "define", "home", "+home"]).status == 0)
         #expect(try String(contentsOfFile: settingsFile, encoding: .utf8) == "# mine\nurgency.due.coefficient = 12\ncontext.home = +home\n")
+        // Set again, a setting keeps its place.
+        try "# mine\ncontext.home = +home\nurgency.due.coefficient = 12\n".write(toFile: settingsFile, atomically: true, encoding: .utf8)
+        #expect(try run(["context", "define", "home", "+house"]).status == 0)
+        #expect(try String(contentsOfFile: settingsFile, encoding: .utf8) == "# mine\ncontext.home = +house\nurgency.due.coefficient = 12\n")
 
         try "urgency.due.coeficient = 3\n".write(toFile: settingsFile, atomically: true, encoding: .utf8)
         let unknown = try run(["list", "--db", path])

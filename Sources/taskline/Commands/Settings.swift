@@ -27,22 +27,14 @@ struct Settings: Sendable {
     /// The settings at `path`; a line that is no `name = value`, or names no setting, is a
     /// usage error that names the file and the line.
     static func load(from path: String) throws(UsageError) -> Settings {
-        guard let file = fopen(path, "r") else {
+        // A settings file is a few lines: a large one is a mistake, not settings.
+        guard let (bytes, complete) = WholeFile.read(path, limit: 1 << 20) else {
             // A file that cannot be read (another user's home, say) is said, not fatal: the
             // commands still work, without the settings.
             if errno != ENOENT && errno != ENOTDIR { Log.warning("\(path) is not read: \(String(cString: strerror(errno)))") }
             return Settings(path: path, lines: [])
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-            // A settings file is a few lines: a large one is a mistake, not settings.
-            guard bytes.count <= 1 << 20 else { throw UsageError("\(path) is over 1 MiB: not a settings file") }
-        }
+        guard complete else { throw UsageError("\(path) is over 1 MiB: not a settings file") }
         let settings = Settings(
             path: path, lines: String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
         for (index, line) in settings.lines.enumerated() {
@@ -84,11 +76,9 @@ struct Settings: Sendable {
 
     /// Sets `name` to `value` (nil: removes it), in place of its lines, or at the end.
     mutating func set(_ name: String, _ value: String?) {
-        let kept = lines.filter { Self.entry($0)?.name != name }
-        let index = lines.firstIndex { Self.entry($0)?.name == name }.map { position in
-            lines[..<position].filter { Self.entry($0)?.name != name }.count
-        }
-        lines = kept
+        // The first line naming it is where the new one goes: no line before it names it.
+        let index = lines.firstIndex { Self.entry($0)?.name == name }
+        lines = lines.filter { Self.entry($0)?.name != name }
         guard let value else { return }
         let line = "\(name) = \(value)"
         if let index {

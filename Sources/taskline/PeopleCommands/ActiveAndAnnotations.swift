@@ -5,7 +5,7 @@ import TaskModel
 // the write finds it (no ifVersion), so that another client's change meanwhile is kept.
 
 /// `taskline start ID…`
-enum StartCommand: Command {
+enum StartCommand: TaskIDsCommand {
     static let name = "start"
     static let summary = "mark tasks active (being worked on), by id or short id"
     static let usage = """
@@ -22,10 +22,6 @@ enum StartCommand: Command {
         is done.
         """
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
-        try TaskIDsOptions.parse(&reader)
-    }
-
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         let now = Timestamp.now()
         return try await options.applyToEach { task, store in
@@ -38,7 +34,7 @@ enum StartCommand: Command {
 }
 
 /// `taskline stop ID…`
-enum StopCommand: Command {
+enum StopCommand: TaskIDsCommand {
     static let name = "stop"
     static let summary = "mark active tasks no longer active"
     static let usage = """
@@ -51,10 +47,6 @@ enum StopCommand: Command {
 
         Exit codes: 0 all stopped; 1 some ID matched no task, or more than one.
         """
-
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
-        try TaskIDsOptions.parse(&reader)
-    }
 
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.applyToEach { task, _ in

@@ -176,15 +176,7 @@ struct TemporaryText {
     }
 
     func contents() throws -> String {
-        guard let file = fopen(path, "r") else { throw CommandFailure("cannot read \(path)") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
+        guard let (bytes, _) = WholeFile.read(path) else { throw CommandFailure("cannot read \(path)") }
         return String(decoding: bytes, as: UTF8.self)
     }
 

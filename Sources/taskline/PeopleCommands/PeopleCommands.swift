@@ -183,7 +183,7 @@ enum ModifyCommand: Command {
 }
 
 /// `taskline done ID…`
-enum DoneCommand: Command {
+enum DoneCommand: TaskIDsCommand {
     static let name = "done"
     static let summary = "mark tasks done, by id or short id"
     static let usage = """
@@ -199,10 +199,6 @@ enum DoneCommand: Command {
 
         Exit codes: 0 all done; 1 some ID matched no task, or more than one.
         """
-
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
-        try TaskIDsOptions.parse(&reader)
-    }
 
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.applyToEach { task, store in
@@ -226,7 +222,7 @@ enum DoneCommand: Command {
 }
 
 /// `taskline rm ID…`
-enum RemoveCommand: Command {
+enum RemoveCommand: TaskIDsCommand {
     static let name = "rm"
     static let summary = "delete tasks, by id or short id"
     static let usage = """
@@ -242,16 +238,21 @@ enum RemoveCommand: Command {
         Exit codes: 0 all deleted; 1 some ID matched no task, or more than one.
         """
 
-    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
-        try TaskIDsOptions.parse(&reader)
-    }
-
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.applyToEach { task, _ in
             .delete(id: task.id, ifVersion: nil)
         } report: { before, shortID, _, _ in
             PeopleOutput.line(before, prefix: "removed", shortID: shortID)
         }
+    }
+}
+
+/// A command that takes only task ids: done, rm, start, stop.
+protocol TaskIDsCommand: Command where Options == TaskIDsOptions {}
+
+extension TaskIDsCommand {
+    static func parse(_ reader: inout ArgumentReader) throws(UsageError) -> TaskIDsOptions {
+        try TaskIDsOptions.parse(&reader)
     }
 }
 
