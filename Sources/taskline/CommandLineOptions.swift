@@ -36,16 +36,19 @@ struct CommandLineOptions {
         \(Subcommands.summaries)
 
         Options:
-          --db PATH                 database file (default: $XDG_DATA_HOME/taskline/tasks.sqlite,
-                                    else ~/.local/share/taskline/tasks.sqlite); :memory: for none;
+          --db PATH                 database file (default:
+                                    $XDG_DATA_HOME/taskline/tasks.sqlite, else
+                                    ~/.local/share/taskline/tasks.sqlite); :memory: for none;
                                     or a PostgreSQL database: postgresql://…, postgres://… or
                                     libpq's key=value string (see docs/postgresql.md)
-          --template FILE           when the database does not exist yet, start from a copy of FILE
+          --template FILE           when the database does not exist yet, start from a copy
+                                    of FILE
           --durability full|normal  full (default): acknowledged writes survive power loss;
                                     normal: they survive a crash of taskline
-          --busy-timeout MS         how long a write waits for another process's lock (default 5000;
-                                    PostgreSQL's lock_timeout)
-          --history-days N          keep the change log for tasks/changes this many days (default 30)
+          --busy-timeout MS         how long a write waits for another process's lock
+                                    (default 5000; PostgreSQL's lock_timeout)
+          --history-days N          keep the change log for tasks/changes this many days
+                                    (default 30)
           --framing lsp|ndjson      input framing (default: detected from the first byte)
           --max-message-bytes N     largest accepted message (default 16777216)
           --idle-spin US            after answering a client that sent its last message within

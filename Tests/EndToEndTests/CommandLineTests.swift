@@ -42,6 +42,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    /// Every command's help fits an 88-column terminal, as the man page made from it does.
+    @Test func everyCommandsHelpFits88Columns() throws {
+        // The list's rows: two spaces, the name, two spaces or more, its summary.
+        let commands = try runTaskline(["--help"]).lines.compactMap { line -> String? in
+            guard let match = line.wholeMatch(of: /\ \ ([a-z]+)\ \ +\S.*/) else { return nil }
+            return String(match.1)
+        }
+        #expect(commands.count > 30, "\(commands)")
+        for command in [""] + commands {
+            let help = try runTaskline(command.isEmpty ? ["--help"] : [command, "--help"])
+            #expect(help.status == 0, "\(command)")
+            for line in help.lines where line.count > 88 {
+                Issue.record("taskline \(command) --help: \(line.count) characters: \(line)")
+            }
+        }
+    }
+
     @Test func refusesFilesThatAreNotTasklineDatabases() throws {
         let text = directory.file("notes.txt")
         _ = FileManager.default.createFile(atPath: text, contents: Data(String(repeating: "shopping list\n", count: 500).utf8))

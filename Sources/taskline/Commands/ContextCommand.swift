@@ -13,7 +13,7 @@ enum ContextCommand: Command {
         """
         Usage: taskline context                       the context in use
                taskline context list                  the contexts, the one in use marked *
-               taskline context define NAME FILTER…   NAME means those filter words (again: anew)
+               taskline context define NAME FILTER…   NAME means those filter words (or anew)
                taskline context delete NAME           forget NAME
                taskline context NAME                  use NAME
                taskline context none                  use none

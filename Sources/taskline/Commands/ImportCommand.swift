@@ -45,7 +45,8 @@ enum ImportCommand: Command {
         progress bar is drawn on stderr when it is a terminal; a summary follows there.
 
         Options:
-          --db PATH                          the database (default: the server's; created if missing),
+          --db PATH                          the database (default: the server's; made if
+                                             missing),
                                              a file or a PostgreSQL address (postgresql://…)
           --on-conflict fail|skip|replace    when a task with the same id exists: fail the
                                              import (default), keep the existing task, or

@@ -68,16 +68,7 @@ func padded(_ text: String, to width: Int) -> String {
     text + String(repeating: " ", count: max(0, width - text.count))
 }
 
-/// `text` broken into lines of at most `width` characters, at spaces.
+/// `text` broken into lines of at most `width` terminal cells, at spaces.
 func wrapped(_ text: String, width: Int = 88) -> String {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ") {
-        if !line.isEmpty && line.count + 1 + word.count > width {
-            lines.append(line)
-            line = ""
-        }
-        line += (line.isEmpty ? "" : " ") + word
-    }
-    return (lines + [line]).joined(separator: "\n")
+    TerminalWidth.wrap(text, cells: width).joined(separator: "\n")
 }

@@ -103,8 +103,11 @@ enum Subcommands {
         let width = all.map { $0.name.count }.max()! + 2
         let aliased = aliases.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
         return all.map { "  \(padded($0.name, to: width))\($0.summary)" }.joined(separator: "\n")
-            + "\n\n  Also \(aliased); a command's first letters (ad, li, mod) when no other starts so;"
-            + "\n  the ids first for \(takingIDs.joined(separator: ", ")) (taskline 3f2a done)."
+            + "\n\n"
+            + wrapped(
+                "Also \(aliased); a command's first letters (ad, li, mod) when no other starts so; the ids "
+                    + "first for \(takingIDs.joined(separator: ", ")) (taskline 3f2a done).", width: 86
+            ).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// The database a command uses without `--db`: the server's default.

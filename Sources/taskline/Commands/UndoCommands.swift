@@ -50,9 +50,9 @@ extension ReversalCommand {
         """
         Usage: taskline \(name) [--db PATH] [--any] [--force]
 
-        \(action), and prints the tasks as it left them. Running servers tell their clients
-        at once. A task that something else changed since is not touched: the command lists
-        such tasks and fails, unless --force.
+        \(wrapped(action + ", and prints the tasks as it left them. Running servers tell their clients at once. "
+            + "A task that something else changed since is not touched: the command lists such tasks and fails, "
+            + "unless --force."))
 
         Options:
           --db PATH    the database (default: the server's)

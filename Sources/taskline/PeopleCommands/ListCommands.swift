@@ -96,19 +96,22 @@ struct Listing: Sendable {
         Options:
           --db PATH          the database (default: the server's)
           --sort KEYS        comma-separated: due, priority, created, updated, title,
-                             project, urgency; a - before one reverses it (-priority: high first)
+                             project, urgency; a - before one reverses it (-priority:
+                             high first)
           --limit N          at most N tasks
           --json             a JSON array of the tasks in the wire format instead
           --format FORMAT    table (the default), tsv (a row a task, tab-separated: short id,
                              open or done, priority letter, due as stored, project, title,
                              comma-separated tags) or json (as --json)
         \(options)
-        Rows: short id, [ ] or [x], flags (\(TaskTable.flagsHelp)), priority (H, M, L), due date (relative when near: tomorrow,
-        in 3 days, 2 days overdue; else the date, local time), project, title, +tags; columns
-        no row fills are left out. On a terminal, with a header, in colour (overdue red, due
-        today bold; NO_COLOR turns it off, CLICOLOR_FORCE on), the title and the tags wrapped
-        within its width (COLUMNS overrides it; wide characters and emoji take two cells). An empty result is said on stderr; stdout stays empty. So is a database
-        that does not exist yet, which is not made.
+        \(wrapped(
+            "Rows: short id, [ ] or [x], flags (\(TaskTable.flagsHelp)), priority (H, M, L), due date "
+            + "(relative when near: tomorrow, in 3 days, 2 days overdue; else the date, local time), "
+            + "project, title, +tags; columns no row fills are left out. On a terminal, with a header "
+            + "and the count, in colour (overdue red, due today bold; NO_COLOR turns it off, "
+            + "CLICOLOR_FORCE on), the title and the tags wrapped within its width (COLUMNS overrides "
+            + "it; wide characters and emoji take two cells). An empty result is said on stderr; "
+            + "stdout stays empty. So is a database that does not exist yet, which is not made."))
 
         A short id is the shortest start of the task's id that no other task's id shares, at
         least 7 characters (for the time-ordered ids the server makes, a start of their last,

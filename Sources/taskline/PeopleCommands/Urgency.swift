@@ -10,8 +10,8 @@ struct Urgency: Sendable {
         more); 8 for blocking an open task, -5 for being blocked; 4 for being active
         (started); 1 × 0.8, 0.9 or 1 for having 1, 2, or 3 and more annotations; 1 for having
         tags; 1 for having a project; age 2 × (days since created / 365, at most 1). The Urg
-        column shows it. The settings file changes the numbers (urgency.due.coefficient = 12, …; see
-        taskline context --help for where it is).
+        column shows it. The settings file changes the numbers (urgency.due.coefficient =
+        12, …; taskline context --help says where it is).
         """
 
     /// The formula's numbers, named as Taskwarrior's `.taskrc` names them.
