@@ -217,6 +217,8 @@ import Testing
         #expect(logged.status == 0 && logged.output.hasPrefix("logged ") && logged.output.contains("[x]  Paid rent"), "\(logged.output)")
         #expect(try runTaskline(["log", "--db", path, "Paid", "status:open"]).status == 2)
 
+        #expect(try runTaskline(["annotate", "--db", path, id, "left", "a", "message"]).status == 0)
+        #expect(try runTaskline(["start", "--db", path, id]).status == 0)
         let copied = try runTaskline(["duplicate", "--db", path, id, "due:2099-02-05", "-urgent"])
         #expect(copied.status == 0, "\(copied.stderr)")
         let tasks = try JSONParser.parse(try runTaskline(["all", "--db", path, "--json", "--sort", "created"]).stdout).arrayValue ?? []
@@ -224,5 +226,6 @@ import Testing
         #expect(copy["title"] == "Today: Call the bank about the loan")
         #expect(copy["tags"] == ["money"] && copy["priority"] == 3 && copy["due"] == "2099-02-05" && copy["done"] == false)
         #expect(copy["id"] != tasks.first?["id"])
+        #expect(copy["annotations"]?.arrayValue?.map { $0["text"] } == ["left a message"] && copy["startedAt"] == .null)
     }
 }

@@ -104,8 +104,9 @@ enum DuplicateCommand: Command {
         Usage: taskline duplicate [--db PATH] ID [WORDS…] [+TAG|-TAG]… [NAME:VALUE]…
 
         Adds a new, open task with the fields of the task ID (title, notes, priority, tags,
-        project, due date, wait, dependencies, recurrence as a series of its own, reminder),
-        changed by the words as modify changes a task: words replace the title.
+        project, due date, wait, dependencies, recurrence as a series of its own, reminder,
+        annotations; not its start), changed by the words as modify changes a task: words
+        replace the title.
 
         Options: as for taskline add.
         """
@@ -128,7 +129,7 @@ enum DuplicateCommand: Command {
         let draft = TaskDraft(
             title: copy.title, notes: copy.notes, done: options.edit.done ?? false, priority: copy.priority, tags: copy.tags,
             due: copy.due, project: copy.project, dependsOn: copy.dependsOn, wait: copy.wait, recurrence: copy.recurrence,
-            remindAt: copy.remindAt)
+            remindAt: copy.remindAt, annotations: copy.annotations.map { NewAnnotation(at: $0.at, text: $0.text) })
         let task = try EditOptions.writing(store) { try store.create(draft).value }
         try PeopleOutput.task(task, prefix: "added", store: store)
     }
