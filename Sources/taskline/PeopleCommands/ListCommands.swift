@@ -183,21 +183,20 @@ struct Listing: Sendable {
         let keys = sort.compactMap(\.storeKey)
         let ordersHere = keys.count < sort.count
         let limit = limit ?? Int.max
-        func fetch(_ query: TaskQuery) throws -> TaskPage {
+        /// The store's complaint about the filter, in the command line's words.
+        func worded<T>(_ body: () throws -> T) throws -> T {
             do {
-                return try store.fetch(query)
+                return try body()
             } catch TaskStoreError.invalid(let field, let reason) {
                 throw UsageError("\(field == "filter.tags" ? "+TAG" : field) \(reason)")
             }
         }
+        func fetch(_ query: TaskQuery) throws -> TaskPage {
+            try worded { try store.fetch(query) }
+        }
         func fetchAll(_ filter: TaskFilter) throws -> [TaskItem] {
-            var query = TaskQuery(filter: filter, limit: TaskQuery.maxLimit)
             var tasks: [TaskItem] = []
-            repeat {
-                let page = try fetch(query)
-                tasks += page.tasks
-                query.cursor = page.nextCursor
-            } while query.cursor != nil
+            try worded { try store.forEachPage(filter) { tasks += $0 } }
             return tasks
         }
         /// The open tasks among `ids` that `filter` also takes, a thousand ids a query.
