@@ -70,9 +70,9 @@ extension PostgresTaskStore {
         let checked = try CheckedTask(item)
         let imported = try onConflict.importRecord(
             checked, summary: &summary,
-            insert: { try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) ? item.id : nil },
-            load: { try load(id: item.id).map { (item.id, $0) } },
-            replace: { _, _ in try replace(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) })
+            insert: { try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) },
+            load: { try loadForWrite(id: item.id) },
+            replace: { key, current in try replace(key, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current) })
         switch imported {
         case .inserted:
             _ = try log(.created, task: checked.task)

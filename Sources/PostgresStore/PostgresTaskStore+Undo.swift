@@ -1,4 +1,5 @@
 import PostgreSQL
+import TaskEngine
 import TaskModel
 
 /// Undo and redo: change groups, each task's row before a group changed it, and reverting a
@@ -25,10 +26,12 @@ extension PostgresTaskStore {
     /// store's, passing it the group's key: the seq its first change gets, the next one (seqs
     /// have no gaps, and a savepoint rolled back gives its seqs back). The group is recorded
     /// when it logged a change.
-    func recordingGroup<T>(
-        _ kind: ChangeGroup.Kind = .write, reverting target: Int64? = nil,
-        _ body: (Int64) throws -> T
-    ) throws -> T {
+    package func recordingGroup<T>(_ body: (Int64) throws -> T) throws -> T {
+        try recordingGroup(.write, reverting: nil, body)
+    }
+
+    /// The same for a group of `kind`, which reverts group `target` when it is an undo or a redo.
+    func recordingGroup<T>(_ kind: ChangeGroup.Kind, reverting target: Int64?, _ body: (Int64) throws -> T) throws -> T {
         let first = lastSeq + 1
         let value = try body(first)
         if lastSeq >= first {
@@ -40,7 +43,7 @@ extension PostgresTaskStore {
     }
 
     /// Keeps task `id` as it is before group `group` changes it; once per task and group.
-    func snapshot(id: String, group: Int64) throws {
+    package func snapshot(_ id: String, group: Int64) throws {
         try connection.run(
             """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE id = $2
@@ -49,7 +52,7 @@ extension PostgresTaskStore {
     }
 
     /// The same for every task that depends on task `id`.
-    func snapshotDependents(of id: String, group: Int64) throws {
+    package func snapshotDependents(of id: String, group: Int64) throws {
         try connection.run(
             """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE depends_on @> ARRAY[$2::text]
@@ -196,7 +199,7 @@ extension PostgresTaskStore {
         let deleting = Set(tasks.filter { snapshots[Array($0.id.utf8)] == nil }.map { Array($0.id.utf8) })
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
             guard let current = try load(id: task.id) else { continue }
-            let (change, dependents) = try delete(current, group: group, sparing: deleting)
+            let (change, dependents) = try delete(current.id, task: current, group: group, sparing: deleting)
             changes += dependents + [change]
         }
         let now = clock()
@@ -212,7 +215,7 @@ extension PostgresTaskStore {
             next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
             next.version = max(next.version, try versionDeleted(id: next.id) ?? next.version)
             next = try next.atNextVersion(changedAt: now)
-            guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { throw TaskStoreError.alreadyExists(id: next.id) }
+            guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) != nil else { throw TaskStoreError.alreadyExists(id: next.id) }
             changes.append(try log(.created, task: next))
             if !next.dependsOn.isEmpty { dependenciesChanged.append(next.id) }
         }
@@ -222,9 +225,9 @@ extension PostgresTaskStore {
             next.version = current.version
             next.updatedAt = current.updatedAt
             guard !next.isIdentical(to: current) else { continue }
-            try self.snapshot(id: next.id, group: group)
+            try self.snapshot(next.id, group: group)
             next = try next.atNextVersion(changedAt: now)
-            try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
+            try replace(next.id, with: next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt, current: current)
             changes.append(try log(.updated, task: next))
             if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }
         }

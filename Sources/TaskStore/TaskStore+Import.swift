@@ -48,7 +48,7 @@ extension TaskStore {
         let mayCloseCycles = try tasksOnCycles(dependingAlso: dependencies)
         for (pk, ids, line) in dependencies {
             do {
-                try replaceDependencies(of: pk, with: ids, field: "dependsOn", checkingCycles: mayCloseCycles.contains(pk))
+                try setDependencies(of: pk, to: ids, field: "dependsOn", checkingCycles: mayCloseCycles.contains(pk))
             } catch {
                 try problems.note(error, line: line)
             }
@@ -86,9 +86,9 @@ extension TaskStore {
         let imported = try onConflict.importRecord(
             checked, summary: &summary,
             insert: { try insertRow(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) },
-            load: { try loadWithKey(id: item.id) },
+            load: { try loadForWrite(id: item.id) },
             replace: { pk, current in
-                try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
+                try replace(pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
             })
         switch imported {
         case .inserted(let pk): return checked.task.dependsOn.isEmpty ? nil : pk

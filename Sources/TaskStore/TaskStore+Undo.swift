@@ -21,7 +21,7 @@ extension TaskStore {
 
     /// Runs `body` inside the caller's transaction or savepoint as one change group by this
     /// store's origin: each change it logs is marked with the group (`markedSeq`).
-    func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
+    package func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
         let group = GroupRecorder()
         let value = try body(group)
         if firstOwnGroup == nil, let first = group.first { firstOwnGroup = first }
@@ -66,14 +66,12 @@ extension TaskStore {
         return first
     }
 
-    /// Keeps task `taskPK` as it is before group `group` changes it; once per task and group.
-    func snapshot(taskPK: Int64, group: Int64) throws {
-        try database.cachedStatement(Self.snapshotSQL).run([.integer(group), .integer(taskPK)])
+    package func snapshot(_ key: Int64, group: GroupRecorder) throws {
+        try database.cachedStatement(Self.snapshotSQL).run([.integer(try self.key(of: group)), .integer(key)])
     }
 
-    /// The same for every task that depends on task `taskPK`.
-    func snapshotDependents(of taskPK: Int64, group: Int64) throws {
-        try database.cachedStatement(Self.snapshotDependentsSQL).run([.integer(group), .integer(taskPK)])
+    package func snapshotDependents(of key: Int64, group: GroupRecorder) throws {
+        try database.cachedStatement(Self.snapshotDependentsSQL).run([.integer(try self.key(of: group)), .integer(key)])
     }
 
     /// A task's row as a JSON object keyed by column name. An object rather than a copy of
@@ -256,13 +254,13 @@ extension TaskStore {
     }
 
     /// Tasks with their rows' keys, by id bytes.
-    private typealias Rows = [[UInt8]: (pk: Int64, task: TaskItem)]
+    private typealias Rows = [[UInt8]: (key: Int64, task: TaskItem)]
 
     /// The rows of `tasks` that exist.
     private func rows(of tasks: [GroupTask]) throws -> Rows {
         var rows: Rows = [:]
         for task in tasks {
-            if let row = try loadWithKey(id: task.id) { rows[Array(task.id.utf8)] = row }
+            if let row = try loadForWrite(id: task.id) { rows[Array(task.id.utf8)] = row }
         }
         return rows
     }
@@ -327,19 +325,16 @@ extension TaskStore {
         // Rows are written in the order of their keys: FTS5 writes the terms it holds out as
         // a segment whenever a row's key is below the previous one's, so writes in random
         // order would cost the text index a segment each.
-        var created: [(pk: Int64, id: String)] = []
+        var created: [(key: Int64, task: TaskItem)] = []
         for task in tasks where snapshots[Array(task.id.utf8)] == nil {
-            if let (pk, _) = rows[Array(task.id.utf8)] { created.append((pk, task.id)) }
+            if let row = rows[Array(task.id.utf8)] { created.append(row) }
         }
         // Those it deletes too keep the dependency to the end: it goes with them, unlogged, and
         // each is kept as it was before any of them goes.
-        let deleting = Set(created.map { Array($0.id.utf8) })
-        created.sort { $0.pk < $1.pk }
-        for (pk, _) in created { try snapshot(taskPK: pk, group: try key(of: group)) }
-        for (pk, id) in created {
-            _ = try removeFromDependents(taskPK: pk, id: id, group: group, sparing: deleting)
-            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-        }
+        let deleting = Set(created.map { Array($0.task.id.utf8) })
+        created.sort { $0.key < $1.key }
+        for (pk, _) in created { try snapshot(pk, group: group) }
+        for (pk, task) in created { _ = try delete(pk, task: task, group: group, sparing: deleting) }
         // A deletion took the task out of its dependents' dependencies, a new version of each.
         let rows = created.isEmpty ? rows : try self.rows(of: tasks)
         var restored: [(pk: Int64, snapshot: Snapshot, current: TaskItem?)] = []
@@ -366,9 +361,9 @@ extension TaskStore {
                 next.version = current.version
                 next.updatedAt = current.updatedAt
                 if !next.isIdentical(to: current) {
-                    try self.snapshot(taskPK: pk, group: try key(of: group))
-                    try replaceRow(
-                        pk: pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
+                    try self.snapshot(pk, group: group)
+                    try replace(
+                        pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
                         waitAt: snapshot.waitAt, current: current)
                 }
             }
@@ -382,7 +377,7 @@ extension TaskStore {
         }
         // All taken out first: tasks that swapped who depends on whom close no cycle midway.
         for (pk, _) in dependencies { try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)]) }
-        for (pk, ids) in dependencies { try replaceDependencies(of: pk, with: ids, field: "dependsOn") }
+        for (pk, ids) in dependencies { try setDependencies(of: pk, to: ids, field: "dependsOn") }
     }
 
     /// The version task `id` was last deleted at, if the log holds its deletion.
@@ -402,7 +397,7 @@ extension TaskStore {
 }
 
 /// A change group being written.
-final class GroupRecorder {
+package final class GroupRecorder {
     /// The seq of its first change, once known (`TaskStore.key(of:)` knows it before that
     /// change is logged).
     var first: Int64?
