@@ -27,7 +27,7 @@ extension PostgresTaskStore: StorageDriver {
 
     package func now() -> Int64 { clock() }
 
-    package func writeTransaction<T>(operations: Int, _ body: () throws -> T) throws -> T {
+    package func writeTransaction<T>(large: Bool, _ body: () throws -> T) throws -> T {
         try writing(body)
     }
 
@@ -81,10 +81,12 @@ extension PostgresTaskStore: StorageDriver {
         try checkExist(requested, field: field)
     }
 
-    /// `replace` wrote the dependencies; here they are checked.
+    /// `insert` or `replace` wrote the dependencies; here they are checked, and counted
+    /// again, since an undo writes its tasks' rows before every task they name is back.
     package func replaceDependencies(of key: String, requested: [String], field: String) throws {
         try checkExist(requested, field: field)
         if let cycle = try cycle(from: key) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        try recountBlockers(of: [key])
     }
 
     package func delete(_ key: String) throws {

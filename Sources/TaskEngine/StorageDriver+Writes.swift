@@ -7,7 +7,7 @@ extension StorageDriver {
     /// One write in its own transaction.
     package func performWrite(_ operation: TaskOperation) throws -> OperationOutcome {
         let prepared = try PreparedOperation(operation)
-        return try writeTransaction(operations: 1) { try recordingGroup { try run(prepared, group: $0) } }
+        return try writeTransaction(large: false) { try recordingGroup { try run(prepared, group: $0) } }
     }
 
     /// Independent writes committed together: one transaction, each in a savepoint and a
@@ -15,7 +15,7 @@ extension StorageDriver {
     /// (group commit).
     package func performEachWrite(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
         let prepared = operations.map(Self.prepare)
-        return try writeTransaction(operations: prepared.count) {
+        return try writeTransaction(large: false) {
             try runEach(prepared, atomic: false, locatingFields: false, group: nil)
         }
     }
@@ -36,7 +36,7 @@ extension StorageDriver {
             throw TaskStoreError.operationFailed(index: index, error: error)
         }
         do {
-            return try writeTransaction(operations: prepared.count) {
+            return try writeTransaction(large: prepared.count >= Self.largeWrite) {
                 try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: true, group: $0) }
             }
         } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {

@@ -20,8 +20,9 @@ package protocol StorageDriver: Actor {
     // MARK: Transactions
 
     /// Runs `body` in a write transaction; database errors come out as `TaskStoreError`s.
-    /// `operations`: how many operations it runs (a driver may size its cache by them).
-    func writeTransaction<T>(operations: Int, _ body: () throws -> T) throws -> T
+    /// `large`: it may write more rows than a page cache usually holds (`largeWrite`
+    /// operations or more, an undo).
+    func writeTransaction<T>(large: Bool, _ body: () throws -> T) throws -> T
     /// Runs `body` in a savepoint of the caller's transaction: an error it throws undoes only
     /// what it did.
     func savepoint<T>(_ body: () throws -> T) throws -> T
@@ -69,6 +70,10 @@ package protocol StorageDriver: Actor {
 }
 
 extension StorageDriver {
+    /// How many operations make an apply `large`: past a few hundred, their pages no
+    /// longer fit SQLite's usual cache.
+    package static var largeWrite: Int { 256 }
+
     func logged(_ kind: TaskChange.Kind, task: TaskItem, group: Group) throws -> TaskChange {
         try logged(kind, id: task.id, version: task.version, task: task, group: group)
     }

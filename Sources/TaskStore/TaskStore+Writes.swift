@@ -21,11 +21,10 @@ extension TaskStore: StorageDriver {
 
     package func now() -> Int64 { clock() }
 
-    /// Past a few hundred operations, their pages no longer fit the usual cache
-    /// (`withBulkWriteSettings`).
-    package func writeTransaction<T>(operations: Int, _ body: () throws -> T) throws -> T {
+    /// A large write gets a larger page cache (`withBulkWriteSettings`).
+    package func writeTransaction<T>(large: Bool, _ body: () throws -> T) throws -> T {
         try translatingSQLiteErrors {
-            guard operations >= 256 else { return try writeTransaction(body) }
+            guard large else { return try writeTransaction(body) }
             return try withBulkWriteSettings { try writeTransaction(body) }
         }
     }
