@@ -60,9 +60,10 @@ extension UndoDriver {
                 if let row = try loadForWrite(id: task.id) { before[Array(task.id.utf8)] = row }
             }
             let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
-            if !force, let conflict = try GroupTask.conflict(
-                of: tasks, before: { snapshots[$0]?.task }, load: { before[Array($0.utf8)]?.task },
-                changedSince: { try changedSince(target.lastSeq, among: $0) }, makerMovedOn: makerMovedOn)
+            if !force,
+                let conflict = try GroupTask.conflict(
+                    of: tasks, before: { snapshots[$0]?.task }, load: { before[Array($0.utf8)]?.task },
+                    changedSince: { try changedSince(target.lastSeq, among: $0) }, makerMovedOn: makerMovedOn)
             {
                 throw conflict
             }

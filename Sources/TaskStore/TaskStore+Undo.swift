@@ -160,9 +160,11 @@ extension TaskStore: UndoDriver {
             """
         let values: [SQLValue] = [.integer(origin), .integer(bound), .integer(try Schema.prunedThrough(in: database))]
         guard
-            let (first, last, groupOrigin, groupKind) = try database.cachedStatement(sql).firstRow(values, { row in
-                (row.int64(0), row.int64(1), row.int64(2), ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
-            })
+            let (first, last, groupOrigin, groupKind) = try database.cachedStatement(sql).firstRow(
+                values,
+                { row in
+                    (row.int64(0), row.int64(1), row.int64(2), ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
+                })
         else { return nil }
         let at = try database.integer("SELECT at FROM change WHERE seq = ?", [.integer(first)]) ?? 0
         return ChangeGroup(firstSeq: first, lastSeq: last, kind: groupKind, own: groupOrigin == origin, at: at)
