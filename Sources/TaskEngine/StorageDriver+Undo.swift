@@ -47,8 +47,8 @@ package protocol UndoDriver: StorageDriver where RowKey: Comparable {
     func recordingReversal<T>(of target: ChangeGroup, kind: ChangeGroup.Kind, _ body: (Group) throws -> T) throws -> T
 }
 
-/// Undo and redo, on any store: reverting a change group as a new group (protocol/README.md
-/// §6 gives the rules). Undoing an undo is a redo, and a redo can be undone again, as in an
+/// Undo and redo, on any store: reverting a change group as a new group (protocol/methods-history.md
+/// §5 gives the rules). Undoing an undo is a redo, and a redo can be undone again, as in an
 /// editor.
 extension UndoDriver {
     package func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {

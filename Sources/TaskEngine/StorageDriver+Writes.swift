@@ -2,7 +2,7 @@ import TaskModel
 
 /// Writing tasks, on any store: each operation checked before the write lock is taken
 /// (`PreparedOperation`), then run in a write transaction as one change group, in the order
-/// protocol/README.md §5 gives the errors.
+/// protocol/methods.md §5 gives the errors.
 extension StorageDriver {
     /// One write in its own transaction.
     package func performWrite(_ operation: TaskOperation) throws -> OperationOutcome {
