@@ -28,18 +28,9 @@ extension PostgresTaskStore {
             var summary = ImportSummary()
             var problems = ImportProblems(maxProblems: maxProblems)
             var dependencies: [(task: TaskItem, line: Int)] = []
-            for record in records {
-                switch record {
-                case .invalid(let problem):
-                    problems.note(problem)
-                case .task(let task, let line):
-                    do {
-                        if let written = try importTask(task, onConflict: onConflict, summary: &summary), !written.dependsOn.isEmpty {
-                            dependencies.append((written, line))
-                        }
-                    } catch {
-                        try problems.note(error, line: line)
-                    }
+            try problems.writeEach(records) { task, line in
+                if let written = try importTask(task, onConflict: onConflict, summary: &summary), !written.dependsOn.isEmpty {
+                    dependencies.append((written, line))
                 }
             }
             // Only a task on a cycle of all the dependencies (the import's are written) can

@@ -31,19 +31,8 @@ extension TaskStore {
         let logged = try Schema.newestSeq(in: database)
         // Dependencies are written once every task is in: a record may depend on a later one.
         var dependencies: [(pk: Int64, ids: [String], line: Int)] = []
-        for record in records {
-            switch record {
-            case .invalid(let problem):
-                problems.note(problem)
-            case .task(let task, let line):
-                do {
-                    if let pk = try importTask(task, onConflict: onConflict, summary: &summary) {
-                        dependencies.append((pk, task.dependsOn, line))
-                    }
-                } catch {
-                    try problems.note(error, line: line)
-                }
-            }
+        try problems.writeEach(records) { task, line in
+            if let pk = try importTask(task, onConflict: onConflict, summary: &summary) { dependencies.append((pk, task.dependsOn, line)) }
         }
         let mayCloseCycles = try tasksOnCycles(dependingAlso: dependencies)
         for (pk, ids, line) in dependencies {
