@@ -1,3 +1,5 @@
+import TaskModel
+
 /// What undo and redo decide the same way on every store: which tasks a group changed, and
 /// whether reverting it meets a conflict.
 
