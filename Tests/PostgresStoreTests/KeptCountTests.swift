@@ -1,5 +1,6 @@
 import PostgreSQL
 import TaskModel
+import TestSupport
 import Testing
 
 @testable import PostgresStore

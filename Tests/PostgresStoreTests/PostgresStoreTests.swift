@@ -3,89 +3,10 @@ import PostgreSQL
 import PostgresStore
 import Synchronization
 import TaskModel
+import TestSupport
 import Testing
 
 @Suite(Cluster.available) struct PostgresStoreTests {
-    @Test func createsReadsUpdatesAndDeletesWithTheChangeLog() async throws {
-        let store = try Cluster.store()
-        let created = try #require(try await store.perform(.create(TaskDraft(title: "Write", tags: ["b", "a"], due: "2026-12-01"))).task)
-        #expect(created.version == 1)
-        #expect(created.tags == ["a", "b"])
-        #expect(try await store.get(id: created.id) == created)
-
-        let updated = try #require(
-            try await store.perform(.update(id: created.id, changes: TaskChanges(title: "Rewrite", done: true), ifVersion: 1)).task)
-        #expect(updated.version == 2)
-        #expect(updated.completedAt != nil)
-        #expect(try await store.get(id: created.id) == updated)
-
-        // An update that changes nothing logs nothing.
-        let same = try await store.perform(.update(id: created.id, changes: TaskChanges(title: "Rewrite"), ifVersion: nil))
-        #expect(same.change == nil)
-
-        await #expect(throws: TaskStoreError.versionConflict(current: updated)) {
-            try await store.perform(.update(id: created.id, changes: TaskChanges(title: "Late"), ifVersion: 1))
-        }
-        await #expect(throws: TaskStoreError.versionConflict(current: updated)) {
-            try await store.perform(.delete(id: created.id, ifVersion: 1))
-        }
-        await #expect(throws: TaskStoreError.alreadyExists(id: created.id)) {
-            try await store.perform(.create(TaskDraft(id: created.id, title: "Again")))
-        }
-        _ = try await store.perform(.delete(id: created.id, ifVersion: 2))
-        await #expect(throws: TaskStoreError.notFound(id: created.id)) { try await store.get(id: created.id) }
-
-        let page = try await store.changes(since: 0, limit: 100)
-        #expect(page.changes.map(\.seq) == [1, 2, 3])
-        #expect(page.changes.map(\.kind) == [.created, .updated, .deleted])
-        #expect(page.changes.allSatisfy { $0.task == nil })  // the task is deleted now
-        #expect(page.seq == 3 && !page.hasMore)
-        #expect(try await store.currentSeq() == 3)
-        #expect(try await store.changes(since: 1, limit: 1).changes.map(\.seq) == [2])
-        #expect(try await store.changes(since: 1, limit: 1).hasMore)
-        await #expect(throws: TaskStoreError.invalid(field: "since", reason: "is ahead of this database, whose newest seq is 3")) {
-            try await store.changes(since: 4, limit: 10)
-        }
-    }
-
-    @Test func anAtomicApplyIsAllOrNothingAndOtherwiseEachFailsAlone() async throws {
-        let store = try Cluster.store()
-        let operations: [Result<TaskOperation, TaskStoreError>] = [
-            .success(.create(TaskDraft(id: "one", title: "One"))),
-            .success(.update(id: "missing", changes: TaskChanges(title: "x"), ifVersion: nil)),
-        ]
-        await #expect(throws: TaskStoreError.operationFailed(index: 1, error: .notFound(id: "missing"))) {
-            try await store.apply(operations, atomic: true)
-        }
-        #expect(try await store.currentSeq() == 0)
-        await #expect(throws: TaskStoreError.notFound(id: "one")) { try await store.get(id: "one") }
-
-        let results = try await store.apply(operations, atomic: false)
-        #expect((try? results[0].get()) != nil)
-        #expect(results[1] == .failure(.notFound(id: "missing")))
-        #expect(try await store.currentSeq() == 1)
-        #expect(try await store.get(id: "one").title == "One")
-    }
-
-    @Test func dependenciesAreCheckedAndADeletedTaskLeavesItsDependents() async throws {
-        let store = try Cluster.store()
-        _ = try await store.perform(.create(TaskDraft(id: "a", title: "A")))
-        _ = try await store.perform(.create(TaskDraft(id: "b", title: "B", dependsOn: ["a"])))
-        await #expect(throws: TaskStoreError.invalid(field: "dependsOn[1]", reason: "no task has the id nope")) {
-            try await store.perform(.create(TaskDraft(title: "C", dependsOn: ["a", "nope"])))
-        }
-        await #expect(throws: TaskStoreError.dependencyCycle(ids: ["a", "b"])) {
-            try await store.perform(.update(id: "a", changes: TaskChanges(dependsOn: ["b"]), ifVersion: nil))
-        }
-        await #expect(throws: TaskStoreError.dependencyCycle(ids: ["a"])) {
-            try await store.perform(.update(id: "a", changes: TaskChanges(dependsOn: ["a"]), ifVersion: nil))
-        }
-        let outcome = try await store.perform(.delete(id: "a", ifVersion: nil))
-        #expect(outcome.otherChanges.map(\.id) == ["b"])
-        #expect(outcome.changes.map(\.seq) == [3, 4])
-        let b = try await store.get(id: "b")
-        #expect(b.dependsOn.isEmpty && b.version == 2)
-    }
 
     /// Two stores, each its own connection and thread, write at once while a third reads the
     /// log as it grows: every seq is handed out once, and a reader never finds one below what

@@ -1,6 +1,7 @@
 import Foundation
 import PostgreSQL
 import TaskModel
+import TestSupport
 import Testing
 
 @testable import PostgresStore

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// `tasks/undo` and `tasks/redo` through two real servers on one PostgreSQL database.

@@ -1,29 +1,7 @@
 import EventLoop
-import Synchronization
 import TaskModel
 import TaskStore
 import TestSupport
-
-/// A clock the test moves by hand, so that ordering by time is deterministic.
-final class ManualClock: Sendable {
-    private let value: Mutex<Int64>
-
-    init(_ start: Int64 = 1_780_000_000_000) {
-        value = Mutex(start)
-    }
-
-    /// Each reading advances by `step` milliseconds.
-    func read(step: Int64 = 1) -> Int64 {
-        value.withLock { now in
-            now += step
-            return now
-        }
-    }
-
-    func set(_ milliseconds: Int64) {
-        value.withLock { $0 = milliseconds }
-    }
-}
 
 /// `loop`: the store's executor, which the caller stops; nil, a loop of the store's own.
 func makeStore(

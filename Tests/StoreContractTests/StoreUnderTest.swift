@@ -1,0 +1,90 @@
+import PostgresStore
+import StoreServing
+import TaskModel
+import TaskStore
+import TestSupport
+import Testing
+
+/// A fresh database of one store kind for one test case, and the stores opened on it: one,
+/// or more as several servers are on one database. Outside scripts/with-postgres a
+/// PostgreSQL case ends at once, cancelled (reported as passed), with a warning saying why.
+struct StoreUnderTest {
+    let kind: StoreKind
+    let database: TestDatabase
+    let clock: ManualClock
+
+    init(_ kind: StoreKind, clock: ManualClock = ManualClock()) throws {
+        if kind == .postgresql, let reason = Cluster.unavailable {
+            Issue.record(Comment(rawValue: "the PostgreSQL case is skipped: " + reason), severity: .warning)
+            try Test.cancel()
+        }
+        self.kind = kind
+        database = try TestDatabase(kind)
+        self.clock = clock
+    }
+
+    /// A store on the database; `origin` names whose change groups are its own.
+    func open(origin: Int64 = WriteOrigin.unique()) throws -> any ServedStore {
+        let clock = self.clock
+        return switch kind {
+        case .sqlite:
+            try TaskStore(path: database.argument, options: StoreOptions(durability: .normal), origin: origin, clock: { clock.read() })
+        case .postgresql:
+            try PostgresTaskStore(connectionString: database.argument, origin: origin, clock: { clock.read() })
+        }
+    }
+}
+
+/// A fresh store of `kind`, alone on its database.
+func openStore(_ kind: StoreKind, clock: ManualClock = ManualClock()) throws -> any TaskStoring {
+    try StoreUnderTest(kind, clock: clock).open()
+}
+
+/// Two stores on one fresh database of `kind`, as two servers are.
+func twoStores(_ kind: StoreKind) throws -> (any TaskStoring, any TaskStoring) {
+    let database = try StoreUnderTest(kind)
+    return (try database.open(), try database.open())
+}
+
+extension TaskStoring {
+    @discardableResult
+    func add(
+        _ title: String, notes: String = "", done: Bool = false, priority: Int = 0, tags: [String] = [],
+        due: String? = nil, id: String? = nil
+    ) throws -> TaskItem {
+        try create(TaskDraft(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due)).value
+    }
+
+    func titles(_ query: TaskQuery) throws -> [String] {
+        try fetch(query).tasks.map(\.title)
+    }
+
+    /// Whether a task with `id` exists.
+    func exists(_ id: String) throws -> Bool {
+        try !fetch(TaskQuery(filter: TaskFilter(ids: [id]))).tasks.isEmpty
+    }
+
+    func changes(since: Int64) throws -> ChangePage { try changes(since: since, limit: 1000) }
+
+    func undo() throws -> Reversal? { try undo(scope: .connection, force: false) }
+    func redo() throws -> Reversal? { try redo(scope: .connection, force: false) }
+
+    /// Every task, as `exportTasks` reads them: oldest first.
+    func exported() throws -> [TaskItem] {
+        var tasks: [TaskItem] = []
+        try exportTasks { tasks.append(contentsOf: $0) }
+        return tasks
+    }
+}
+
+/// The field named by the `invalid` error `body` throws, or nil when it succeeds.
+func invalidField(_ body: () async throws -> Void) async -> String? {
+    do {
+        try await body()
+        return nil
+    } catch TaskStoreError.invalid(let field, _) {
+        return field
+    } catch {
+        return "unexpected \(error)"
+    }
+}
