@@ -199,27 +199,6 @@ import Testing
         #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
     }
 
-    /// Completing a recurring task creates its next occurrence, once.
-    @Test func completingARecurringTaskMakesItsNextOccurrenceOnce() async throws {
-        let store = try Cluster.store()
-        let weekly = try #require(
-            try await store.perform(.create(TaskDraft(title: "Bins", due: "2026-12-01", recurrence: "FREQ=WEEKLY;COUNT=3"))).task)
-        #expect(weekly.seriesId == weekly.id)
-        let done = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil))
-        let next = try #require(done.otherChanges.first?.task)
-        #expect(done.changes.map(\.seq) == [2, 3])
-        #expect(next.due == "2026-12-08" && next.recurrence == "FREQ=WEEKLY;COUNT=2" && next.seriesId == weekly.id && !next.done)
-        _ = try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: false), ifVersion: nil))
-        #expect(try await store.perform(.update(id: weekly.id, changes: TaskChanges(done: true), ifVersion: nil)).otherChanges.isEmpty)
-        await #expect(
-            throws: TaskStoreError.invalid(
-                field: "changes.due", reason: "must not be null while the task recurs: set recurrence to null to end the series")
-        ) {
-            try await store.perform(.update(id: next.id, changes: TaskChanges(due: .some(nil)), ifVersion: nil))
-        }
-        #expect(try await store.fetch(TaskQuery(limit: 10)).tasks.count == 2)
-    }
-
     @Test func dueRemindersAreClaimedOnce() async throws {
         let connectionString = try Cluster.freshSchema()
         let first = try Cluster.store(connectionString)

@@ -12,8 +12,10 @@ struct StoreUnderTest {
     let kind: StoreKind
     let database: TestDatabase
     let clock: ManualClock
+    /// How far the clock moves at each reading, in milliseconds.
+    let step: Int64
 
-    init(_ kind: StoreKind, clock: ManualClock = ManualClock()) throws {
+    init(_ kind: StoreKind, clock: ManualClock = ManualClock(), step: Int64 = 1) throws {
         if kind == .postgresql, let reason = Cluster.unavailable {
             Issue.record(Comment(rawValue: "the PostgreSQL case is skipped: " + reason), severity: .warning)
             try Test.cancel()
@@ -21,16 +23,17 @@ struct StoreUnderTest {
         self.kind = kind
         database = try TestDatabase(kind)
         self.clock = clock
+        self.step = step
     }
 
     /// A store on the database; `origin` names whose change groups are its own.
     func open(origin: Int64 = WriteOrigin.unique()) throws -> any ServedStore {
-        let clock = self.clock
+        let (clock, step) = (self.clock, self.step)
         return switch kind {
         case .sqlite:
-            try TaskStore(path: database.argument, options: StoreOptions(durability: .normal), origin: origin, clock: { clock.read() })
+            try TaskStore(path: database.argument, options: StoreOptions(durability: .normal), origin: origin, clock: { clock.read(step: step) })
         case .postgresql:
-            try PostgresTaskStore(connectionString: database.argument, origin: origin, clock: { clock.read() })
+            try PostgresTaskStore(connectionString: database.argument, origin: origin, clock: { clock.read(step: step) })
         }
     }
 }
@@ -57,6 +60,19 @@ extension TaskStoring {
 
     func titles(_ query: TaskQuery) throws -> [String] {
         try fetch(query).tasks.map(\.title)
+    }
+
+    /// The ids of every page in the order of `sort`, `limit` at a time, paged by cursor. Stops
+    /// once more than `atMost` came, so that a cursor that leads back fails a test, not hangs it.
+    func idsPagedByCursor(sort: [SortKey], limit: Int, atMost: Int) throws -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try fetch(TaskQuery(sort: sort, limit: limit, cursor: cursor))
+            ids += page.tasks.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil && ids.count <= atMost
+        return ids
     }
 
     /// Whether a task with `id` exists.
