@@ -54,40 +54,6 @@ import Testing
         #expect(try await reader.fetch(TaskQuery(limit: 1000, includeTotal: true)).total == Int(total))
     }
 
-    @Test func pagesFollowTheSortWithCursorsAndFilters() async throws {
-        let store = try Cluster.store()
-        for number in 0..<25 {
-            _ = try await store.perform(
-                .create(
-                    TaskDraft(
-                        title: "Task \(number)", priority: number % 3, tags: number % 2 == 0 ? ["even"] : [],
-                        due: number % 4 == 0 ? nil : "2026-12-\(10 + number % 7)", project: number % 5 == 0 ? "Home.Garage" : "Work")))
-        }
-        let sort = [SortKey(field: .due, descending: true), SortKey(field: .priority)]
-        var cursor: String?
-        var paged: [TaskItem] = []
-        repeat {
-            let page = try await store.fetch(TaskQuery(sort: sort, limit: 7, cursor: cursor))
-            paged += page.tasks
-            cursor = page.nextCursor
-        } while cursor != nil
-        let whole = Array(try await store.fetch(TaskQuery(sort: sort, limit: 100)).tasks)
-        #expect(paged == whole)
-        #expect(whole.count == 25)
-        // Undated tasks come last, in either order.
-        #expect(whole.suffix(7).allSatisfy { $0.due == nil })
-        #expect(whole.prefix(18).allSatisfy { $0.due != nil })
-        #expect(zip(whole.prefix(18), whole.prefix(18).dropFirst()).allSatisfy { $0.due! >= $1.due! })
-
-        let filtered = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["even"], project: "Home"), limit: 100, includeTotal: true))
-        #expect(filtered.tasks.map(\.title).sorted() == ["Task 0", "Task 10", "Task 20"])
-        #expect(filtered.total == 3)
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "TASK 1"), limit: 100)).tasks.count == 11)
-        await #expect(throws: TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")) {
-            try await store.fetch(TaskQuery(limit: 7, cursor: try await store.fetch(TaskQuery(sort: sort, limit: 7)).nextCursor))
-        }
-    }
-
     /// A server hears another's commit through NOTIFY, and not its own.
     @Test func anotherWritersCommitWakesTheListener() async throws {
         let connectionString = try Cluster.freshSchema()
@@ -199,22 +165,6 @@ import Testing
         #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
     }
 
-    @Test func dueRemindersAreClaimedOnce() async throws {
-        let connectionString = try Cluster.freshSchema()
-        let first = try Cluster.store(connectionString)
-        let second = try Cluster.store(connectionString)
-        _ = try await first.perform(.create(TaskDraft(id: "r", title: "Call", remindAt: "2026-01-01T00:00:00Z")))
-        _ = try await first.perform(.create(TaskDraft(id: "later", title: "Later", remindAt: "2099-01-01T00:00:00Z")))
-        let now = Timestamp.now()
-        let claimed = try await first.claimDueReminders(now: now)
-        #expect(claimed.tasks.map(\.id) == ["r"])
-        #expect(claimed.next == Timestamp.parse("2099-01-01T00:00:00Z"))
-        #expect(try await second.claimDueReminders(now: now).tasks.isEmpty)
-        // Reopened, it is due again.
-        _ = try await first.perform(.update(id: "r", changes: TaskChanges(done: true), ifVersion: nil))
-        _ = try await first.perform(.update(id: "r", changes: TaskChanges(done: false), ifVersion: nil))
-        #expect(try await second.claimDueReminders(now: now).tasks.map(\.id) == ["r"])
-    }
 }
 
 /// A count that tasks and threads add to.

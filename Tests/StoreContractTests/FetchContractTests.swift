@@ -148,6 +148,41 @@ import Testing
         #expect(task.tags == ["B", "Z", "a", "b", "é"])
         #expect(try await store.get(id: task.id).tags == task.tags)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func pagesFollowTheSortWithCursorsAndFilters(kind: StoreKind) async throws {
+        let store = try openStore(kind)
+        for number in 0..<25 {
+            _ = try await store.perform(
+                .create(
+                    TaskDraft(
+                        title: "Task \(number)", priority: number % 3, tags: number % 2 == 0 ? ["even"] : [],
+                        due: number % 4 == 0 ? nil : "2026-12-\(10 + number % 7)", project: number % 5 == 0 ? "Home.Garage" : "Work")))
+        }
+        let sort = [SortKey(field: .due, descending: true), SortKey(field: .priority)]
+        var cursor: String?
+        var paged: [TaskItem] = []
+        repeat {
+            let page = try await store.fetch(TaskQuery(sort: sort, limit: 7, cursor: cursor))
+            paged += page.tasks
+            cursor = page.nextCursor
+        } while cursor != nil
+        let whole = Array(try await store.fetch(TaskQuery(sort: sort, limit: 100)).tasks)
+        #expect(paged == whole)
+        #expect(whole.count == 25)
+        // Undated tasks come last, in either order.
+        #expect(whole.suffix(7).allSatisfy { $0.due == nil })
+        #expect(whole.prefix(18).allSatisfy { $0.due != nil })
+        #expect(zip(whole.prefix(18), whole.prefix(18).dropFirst()).allSatisfy { $0.due! >= $1.due! })
+
+        let filtered = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["even"], project: "Home"), limit: 100, includeTotal: true))
+        #expect(filtered.tasks.map(\.title).sorted() == ["Task 0", "Task 10", "Task 20"])
+        #expect(filtered.total == 3)
+        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "TASK 1"), limit: 100)).tasks.count == 11)
+        await #expect(throws: TaskStoreError.invalid(field: "cursor", reason: "not a cursor from a fetch with this sort")) {
+            try await store.fetch(TaskQuery(limit: 7, cursor: try await store.fetch(TaskQuery(sort: sort, limit: 7)).nextCursor))
+        }
+    }
 }
 
 /// Pages in creation order, open and done tasks interleaved, by cursor and by offset.
@@ -318,5 +353,23 @@ import Testing
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.count == 1)
         _ = try await store.delete(id: "a")
         #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.isEmpty)
+    }
+
+    /// LIKE's wildcards and its escape character are text like any other.
+    @Test(arguments: StoreKind.allCases)
+    func aNeedleIsFoundLiterallyInTitlesAndNotes(kind: StoreKind) async throws {
+        let store = try openStore(kind)
+        let titles = ["100% sure", "1000 sure", "a_b", "axb", #"back\slash"#, "back slash", "Ünïcode Needle", "plain"]
+        _ = try await store.apply(titles.map { .success(.create(TaskDraft(title: $0))) }, atomic: true)
+        _ = try await store.perform(.create(TaskDraft(title: "noted", notes: "the NEEDLE is here")))
+        let needles: [(String, Set<String>)] = [
+            ("0%", ["100% sure"]), ("%", ["100% sure"]), ("a_b", ["a_b"]), ("_", ["a_b"]), (#"k\s"#, [#"back\slash"#]),
+            (#"\"#, [#"back\slash"#]), ("needle", ["Ünïcode Needle", "noted"]), ("ÜNÏ", ["Ünïcode Needle"]), ("zzz", []),
+        ]
+        for (needle, expected) in needles {
+            let page = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle), limit: 100, includeTotal: true))
+            #expect(Set(page.tasks.map(\.title)) == expected, "needle \(needle)")
+            #expect(page.total == expected.count, "needle \(needle)")
+        }
     }
 }

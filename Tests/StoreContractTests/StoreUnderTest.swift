@@ -38,6 +38,16 @@ struct StoreUnderTest {
     }
 }
 
+extension StoreUnderTest {
+    /// What `taskline check` finds in the database.
+    func check() throws -> StoreCheckReport {
+        switch kind {
+        case .sqlite: try TaskStore.check(path: database.argument)
+        case .postgresql: try PostgresTaskStore.check(connectionString: database.argument)
+        }
+    }
+}
+
 /// A fresh store of `kind`, alone on its database.
 func openStore(_ kind: StoreKind, clock: ManualClock = ManualClock()) throws -> any TaskStoring {
     try StoreUnderTest(kind, clock: clock).open()
