@@ -1,4 +1,6 @@
+import PostgreSQL
 import PostgresStore
+import SQLite
 import StoreServing
 import TaskModel
 import TaskStore
@@ -27,7 +29,7 @@ struct StoreUnderTest {
     }
 
     /// A store on the database; `origin` names whose change groups are its own.
-    func open(origin: Int64 = WriteOrigin.unique()) throws -> any ServedStore {
+    func open(origin: Int64 = WriteOrigin.unique()) throws -> any ServedStore & CommandLineStoring {
         let (clock, step) = (self.clock, self.step)
         return switch kind {
         case .sqlite:
@@ -39,6 +41,15 @@ struct StoreUnderTest {
 }
 
 extension StoreUnderTest {
+    /// Runs `sql` on the database as another program would: `sqlite` on a SQLite file,
+    /// `postgresql` on a PostgreSQL schema, each written in its database's dialect.
+    func execute(sqlite: String, postgresql: String) throws {
+        switch kind {
+        case .sqlite: try Database(path: database.argument).execute(sqlite)
+        case .postgresql: try PostgresConnection(database.argument).execute(postgresql)
+        }
+    }
+
     /// What `taskline check` finds in the database.
     func check() throws -> StoreCheckReport {
         switch kind {
