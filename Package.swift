@@ -127,6 +127,7 @@ let package = Package(
         // the change log, counts, recurrence, import), each test run on both stores. The
         // PostgreSQL cases run inside scripts/with-postgres, and skip outside it.
         .testTarget(
-            name: "StoreContractTests", dependencies: ["TaskModel", "TaskStore", "PostgresStore", "StoreServing", "PostgreSQL", "SQLite", "TestSupport"]),
+            name: "StoreContractTests",
+            dependencies: ["TaskModel", "TaskStore", "PostgresStore", "StoreServing", "PostgreSQL", "SQLite", "TestSupport"]),
     ]
 )

@@ -22,14 +22,16 @@ import Testing
         #expect(try await store.titles(TaskQuery()) == ["Charlie", "alpha", "Bravo", "delta ÄÖÜ", "Echo"])
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        (SortKey(field: .createdAt, descending: true), ["Echo", "delta ÄÖÜ", "Bravo", "alpha", "Charlie"]),
-        (SortKey(field: .title), ["alpha", "Bravo", "Charlie", "delta ÄÖÜ", "Echo"]),
-        (SortKey(field: .title, descending: true), ["Echo", "delta ÄÖÜ", "Charlie", "Bravo", "alpha"]),
-        // delta's due is 2026-12-01T22:00Z: after Bravo's, before Charlie's. No due: last either way.
-        (SortKey(field: .due), ["Bravo", "delta ÄÖÜ", "Charlie", "alpha", "Echo"]),
-        (SortKey(field: .due, descending: true), ["Charlie", "delta ÄÖÜ", "Bravo", "Echo", "alpha"]),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            (SortKey(field: .createdAt, descending: true), ["Echo", "delta ÄÖÜ", "Bravo", "alpha", "Charlie"]),
+            (SortKey(field: .title), ["alpha", "Bravo", "Charlie", "delta ÄÖÜ", "Echo"]),
+            (SortKey(field: .title, descending: true), ["Echo", "delta ÄÖÜ", "Charlie", "Bravo", "alpha"]),
+            // delta's due is 2026-12-01T22:00Z: after Bravo's, before Charlie's. No due: last either way.
+            (SortKey(field: .due), ["Bravo", "delta ÄÖÜ", "Charlie", "alpha", "Echo"]),
+            (SortKey(field: .due, descending: true), ["Charlie", "delta ÄÖÜ", "Bravo", "Echo", "alpha"]),
+        ])
     func sortsBy(kind: StoreKind, sort: (key: SortKey, expected: [String])) async throws {
         let (key, expected) = sort
         let store = try await seeded(kind)
@@ -101,14 +103,16 @@ import Testing
         #expect(try await store.fetch(TaskQuery()).total == nil)
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        [SortKey(field: .createdAt)],
-        [SortKey(field: .title, descending: true)],
-        [SortKey(field: .due)],
-        [SortKey(field: .due, descending: true)],
-        [SortKey(field: .priority, descending: true), SortKey(field: .createdAt)],
-        [SortKey(field: .updatedAt)],
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            [SortKey(field: .createdAt)],
+            [SortKey(field: .title, descending: true)],
+            [SortKey(field: .due)],
+            [SortKey(field: .due, descending: true)],
+            [SortKey(field: .priority, descending: true), SortKey(field: .createdAt)],
+            [SortKey(field: .updatedAt)],
+        ])
     func cursorPagingNeitherSkipsNorRepeatsWhileOthersWrite(kind: StoreKind, sort: [SortKey]) async throws {
         let store = try openStore(kind)
         var original: Set<String> = []
@@ -286,11 +290,13 @@ import Testing
         }.map(\.id)
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        [SortKey(field: .due, descending: true)],
-        [SortKey(field: .due, descending: true), SortKey(field: .priority)],
-        [SortKey(field: .due, descending: true), SortKey(field: .title, descending: true)],
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            [SortKey(field: .due, descending: true)],
+            [SortKey(field: .due, descending: true), SortKey(field: .priority)],
+            [SortKey(field: .due, descending: true), SortKey(field: .title, descending: true)],
+        ])
     func pagesFollowTheOrderAcrossDatedAndUndated(kind: StoreKind, sort: [SortKey]) async throws {
         let (store, tasks) = try await seeded(kind)
         let expected = ordered(tasks, by: sort)

@@ -13,7 +13,8 @@ import Testing
     func importKeepsEveryFieldAndExportReadsItBack(kind: StoreKind) async throws {
         let store = try openStore(kind)
         let summary = try await store.importTasks(
-            [.task(task("b", createdAt: 2_000, version: 9), line: 1), .task(task("a"), line: 2)], onConflict: .fail, maxProblems: ImportFailure.detailedProblems)
+            [.task(task("b", createdAt: 2_000, version: 9), line: 1), .task(task("a"), line: 2)], onConflict: .fail,
+            maxProblems: ImportFailure.detailedProblems)
         #expect(summary.inserted == 2)
         let tasks = try await store.exported()
         #expect(tasks.map(\.id) == ["a", "b"], "oldest first")
@@ -54,13 +55,16 @@ import Testing
     func conflictPolicies(kind: StoreKind) async throws {
         let store = try openStore(kind)
         _ = try await store.importTasks([.task(task("x", "first"), line: 1)], onConflict: .fail, maxProblems: ImportFailure.detailedProblems)
-        let skipped = try await store.importTasks([.task(task("x", "second"), line: 1)], onConflict: .skip, maxProblems: ImportFailure.detailedProblems)
+        let skipped = try await store.importTasks(
+            [.task(task("x", "second"), line: 1)], onConflict: .skip, maxProblems: ImportFailure.detailedProblems)
         #expect(skipped.skipped == 1)
         #expect(try await store.get(id: "x").title == "first")
-        let replaced = try await store.importTasks([.task(task("x", "second", version: 4), line: 1)], onConflict: .replace, maxProblems: ImportFailure.detailedProblems)
+        let replaced = try await store.importTasks(
+            [.task(task("x", "second", version: 4), line: 1)], onConflict: .replace, maxProblems: ImportFailure.detailedProblems)
         #expect(replaced.replaced == 1)
         #expect(try await store.get(id: "x") == TaskItem(id: "x", title: "second", tags: ["a", "b"], createdAt: 1_000, updatedAt: 1_005, version: 4))
-        let again = try await store.importTasks([.task(task("x", "second", version: 4), line: 1)], onConflict: .replace, maxProblems: ImportFailure.detailedProblems)
+        let again = try await store.importTasks(
+            [.task(task("x", "second", version: 4), line: 1)], onConflict: .replace, maxProblems: ImportFailure.detailedProblems)
         #expect(again.unchanged == 1)
         #expect(try await store.currentSeq() == 2, "nothing written for an identical record")
     }

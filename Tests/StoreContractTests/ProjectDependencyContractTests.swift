@@ -34,13 +34,15 @@ import Testing
         #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(project: "Home."))) } == "filter.project")
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        [SortKey(field: .project)],
-        [SortKey(field: .project, descending: true)],
-        [SortKey(field: .priority), SortKey(field: .project)],
-        [SortKey(field: .priority, descending: true), SortKey(field: .project, descending: true)],
-        [SortKey(field: .project), SortKey(field: .priority, descending: true)],
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            [SortKey(field: .project)],
+            [SortKey(field: .project, descending: true)],
+            [SortKey(field: .priority), SortKey(field: .project)],
+            [SortKey(field: .priority, descending: true), SortKey(field: .project, descending: true)],
+            [SortKey(field: .project), SortKey(field: .priority, descending: true)],
+        ])
     func pagesByProjectPutTheTasksWithoutOneLastAndNeverSkipOrRepeat(kind: StoreKind, sort: [SortKey]) async throws {
         let store = try openStore(kind)
         var tasks: [(id: String, project: String?, priority: Int)] = []
