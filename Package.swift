@@ -105,7 +105,8 @@ let package = Package(
         // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
-            name: "TestSupport", dependencies: ["EventLoop", "JSON", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["EventLoop", "JSON", "JSONRPC", "CTestSupport", "PostgreSQL", "TaskModel"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
         .testTarget(

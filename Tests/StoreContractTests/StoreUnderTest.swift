@@ -71,31 +71,6 @@ func twoStores(_ kind: StoreKind) throws -> (any TaskStoring, any TaskStoring) {
 }
 
 extension TaskStoring {
-    @discardableResult
-    func add(
-        _ title: String, notes: String = "", done: Bool = false, priority: Int = 0, tags: [String] = [],
-        due: String? = nil, id: String? = nil
-    ) throws -> TaskItem {
-        try create(TaskDraft(id: id, title: title, notes: notes, done: done, priority: priority, tags: tags, due: due)).value
-    }
-
-    func titles(_ query: TaskQuery) throws -> [String] {
-        try fetch(query).tasks.map(\.title)
-    }
-
-    /// The ids of every page in the order of `sort`, `limit` at a time, paged by cursor. Stops
-    /// once more than `atMost` came, so that a cursor that leads back fails a test, not hangs it.
-    func idsPagedByCursor(sort: [SortKey], limit: Int, atMost: Int) throws -> [String] {
-        var ids: [String] = []
-        var cursor: String?
-        repeat {
-            let page = try fetch(TaskQuery(sort: sort, limit: limit, cursor: cursor))
-            ids += page.tasks.map(\.id)
-            cursor = page.nextCursor
-        } while cursor != nil && ids.count <= atMost
-        return ids
-    }
-
     /// Whether a task with `id` exists.
     func exists(_ id: String) throws -> Bool {
         try !fetch(TaskQuery(filter: TaskFilter(ids: [id]))).tasks.isEmpty
@@ -111,17 +86,5 @@ extension TaskStoring {
         var tasks: [TaskItem] = []
         try exportTasks { tasks.append(contentsOf: $0) }
         return tasks
-    }
-}
-
-/// The field named by the `invalid` error `body` throws, or nil when it succeeds.
-func invalidField(_ body: () async throws -> Void) async -> String? {
-    do {
-        try await body()
-        return nil
-    } catch TaskStoreError.invalid(let field, _) {
-        return field
-    } catch {
-        return "unexpected \(error)"
     }
 }

@@ -61,28 +61,11 @@ import Testing
 @Suite struct CreationOrderTests {
     let directory = TemporaryDirectory()
 
-    /// 24 tasks created three to a millisecond, ids out of creation order within each
-    /// millisecond, open and done interleaved. Returns the store and the ids in
-    /// `(createdAt, id)` order.
-    func seeded() async throws -> (TaskStore, [String]) {
-        let clock = ManualClock()
-        let store = try TaskStore(
-            path: directory.file("tasks.sqlite"), options: StoreOptions(durability: .normal),
-            clock: { clock.read(step: 0) })
-        var created: [(millisecond: Int, id: String)] = []
-        for index in 0..<24 {
-            if index % 3 == 0 { clock.set(1_780_000_000_000 + Int64(index)) }
-            let id = "t\((index * 7) % 24 + 10)"
-            try await store.add("task \(index)", done: index % 2 == 1 || index % 5 == 0, id: id)
-            created.append((index / 3, id))
-        }
-        return (store, created.sorted { ($0.millisecond, $0.id) < ($1.millisecond, $1.id) }.map(\.id))
-    }
-
     /// The plan SQLite makes: both runs read in order from task_by_done, nothing sorted.
     @Test(arguments: [false, true])
     func pagesAreMergedFromTheIndexWithoutSorting(withCursor: Bool) async throws {
-        let (store, _) = try await seeded()
+        let store = try makeStore(directory)
+        for index in 0..<24 { try await store.add("task \(index)", done: index % 2 == 1) }
         let database = try Database(path: directory.file("tasks.sqlite"))
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
         let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], now: 0, database: database)

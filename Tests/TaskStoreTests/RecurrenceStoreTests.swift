@@ -10,18 +10,9 @@ import Testing
 @Suite struct RecurrenceStoreTests {
     let directory = TemporaryDirectory()
 
-    func recurring(_ store: TaskStore, rule: String = "FREQ=WEEKLY;BYDAY=MO,TH", due: String = "2026-12-03") async throws -> TaskItem {
-        try await store.create(
-            TaskDraft(
-                title: "Water plants", notes: "the big ones", priority: 2, tags: ["home", "plants"],
-                due: due, project: "Home.Garden", dependsOn: [], wait: "2026-12-01",
-                meta: #"{"editor":1}"#, recurrence: rule)
-        ).value
-    }
-
     @Test func checkReportsARecurringTaskWithoutASeries() async throws {
         let store = try makeStore(directory)
-        let first = try await recurring(store)
+        let first = try await store.create(TaskDraft(title: "Water plants", due: "2026-12-03", recurrence: "FREQ=WEEKLY")).value
         await store.close()
         let path = directory.file("tasks.sqlite")
         #expect(try TaskStore.check(path: path).isSound)
