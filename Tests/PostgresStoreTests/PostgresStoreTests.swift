@@ -1,58 +1,11 @@
 import Foundation
 import PostgreSQL
 import PostgresStore
-import Synchronization
 import TaskModel
 import TestSupport
 import Testing
 
 @Suite(Cluster.available) struct PostgresStoreTests {
-
-    /// Two stores, each its own connection and thread, write at once while a third reads the
-    /// log as it grows: every seq is handed out once, and a reader never finds one below what
-    /// it has seen committing later (commit order).
-    @Test func seqHasNoGapsAndFollowsCommitOrderWithConcurrentWriters() async throws {
-        let connectionString = try Cluster.freshSchema()
-        let writers = try (0..<2).map { _ in try Cluster.store(connectionString) }
-        let reader = try Cluster.store(connectionString)
-        let perWriter = 60
-        let done = Counter()
-        async let readSeqs: [Int64] = {
-            var seen: [Int64] = []
-            var last: Int64 = 0
-            // Until the writers are done and all is read, or a writer failed and gave up.
-            let deadline = ContinuousClock.now + .seconds(120)
-            while done.value < writers.count || last < Int64(writers.count * perWriter), ContinuousClock.now < deadline {
-                let page = try await reader.changes(since: last, limit: 1000)
-                seen += page.changes.map(\.seq)
-                last = page.seq
-            }
-            return seen
-        }()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, writer) in writers.enumerated() {
-                group.addTask {
-                    for number in 0..<perWriter {
-                        if number % 3 == 2 {
-                            // A group of two changes, and one that rolls back and hands out none.
-                            _ = try await writer.performEach([
-                                .create(TaskDraft(title: "w\(index) \(number)")),
-                                .update(id: "missing", changes: TaskChanges(title: "x"), ifVersion: nil),
-                            ])
-                        } else {
-                            _ = try await writer.perform(.create(TaskDraft(title: "w\(index) \(number)")))
-                        }
-                    }
-                    done.add()
-                }
-            }
-            try await group.waitForAll()
-        }
-        let total = Int64(writers.count * perWriter)
-        #expect(try await readSeqs == Array(1...total))
-        #expect(try await reader.currentSeq() == total)
-        #expect(try await reader.fetch(TaskQuery(limit: 1000, includeTotal: true)).total == Int(total))
-    }
 
     /// A server hears another's commit through NOTIFY, and not its own.
     @Test func anotherWritersCommitWakesTheListener() async throws {
@@ -164,12 +117,4 @@ import Testing
         try holder.execute("ROLLBACK")
         #expect(try await store.perform(.create(TaskDraft(title: "goes"))).change?.seq == 1)
     }
-
-}
-
-/// A count that tasks and threads add to.
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    var value: Int { count.load(ordering: .relaxed) }
-    func add() { count.add(1, ordering: .relaxed) }
 }
