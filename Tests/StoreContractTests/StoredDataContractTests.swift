@@ -8,8 +8,8 @@ import Testing
 @Suite struct StoredDataContractTests {
     /// Whether `error` is the store's refusal of stored data out of range.
     static func isOutOfRange(_ error: any Error) -> Bool {
-        if case TaskStoreError.outOfRange = error { return true }
-        return false
+        guard case TaskStoreError.storage(let failure) = error else { return false }
+        return failure.kind == .storedDataOutOfRange && !failure.retryable
     }
 
     /// A change log at its top seq (2^53 − 1): the next write would log one a client cannot
