@@ -105,7 +105,8 @@ let package = Package(
         // seeded generator, shared by the test targets and the power-loss driver.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
-            name: "TestSupport", dependencies: ["EventLoop", "JSON", "JSONRPC", "CTestSupport", "PostgreSQL"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["EventLoop", "JSON", "JSONRPC", "CTestSupport", "PostgreSQL", "TaskModel"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "CSQLite", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "TestSupport"]),
         .testTarget(
@@ -117,11 +118,17 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["FuzzHarness"]),
         .testTarget(name: "PeopleLanguageTests", dependencies: ["PeopleLanguage", "TaskModel"]),
         // Against a real cluster: run inside scripts/with-postgres, or they skip.
-        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
         // The store, and the real binary serving it, against a real cluster: run inside
         // scripts/with-postgres, or they skip.
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: ["PostgresStore", "TaskStore", "TaskModel", "PostgreSQL", "EventLoop", "JSON", "TestSupport"]),
+        // The store contract: what `TaskStoring` promises (writes, undo, fetch and page order,
+        // the change log, counts, recurrence, import), each test run on both stores. The
+        // PostgreSQL cases run inside scripts/with-postgres, and skip outside it.
+        .testTarget(
+            name: "StoreContractTests",
+            dependencies: ["TaskModel", "TaskStore", "PostgresStore", "StoreServing", "PostgreSQL", "SQLite", "TestSupport"]),
     ]
 )

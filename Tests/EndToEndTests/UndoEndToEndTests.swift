@@ -80,6 +80,42 @@ import Testing
         #expect(try b.requestError("tasks/undo", "{}")["code"] == 1007)
     }
 
+    /// An undo on one server is a new change that the other server's client hears; the
+    /// other's edit since is a conflict (1007) for the first's redo until forced; and the
+    /// other undoes the first's redo across servers (scope database), which the first hears.
+    @Test(arguments: StoreKind.allCases)
+    func anUndoOnOneServerIsHeardOnTheOtherAndItsEditsConflictWithTheRedo(store: StoreKind) throws {
+        let database = try TestDatabase.fresh(store)
+        let a = try start(database)
+        let b = try start(database)
+        #expect(try a.request("tasks/create", #"{"id":"t","title":"Before"}"#)["version"] == 1)
+        _ = try a.request("tasks/update", #"{"id":"t","changes":{"title":"After","tags":["x"]}}"#)
+        _ = try b.waitForChanges(count: 2)
+
+        let undone = try a.request("tasks/undo")
+        #expect(undone["undone"]?["firstSeq"] == 2 && undone["undone"]?["own"] == true)
+        #expect(undone["tasks"]?.arrayValue?.first?["title"] == "Before" && undone["tasks"]?.arrayValue?.first?["version"] == 3)
+        let heard = try b.waitForChanges(count: 1)[0]
+        #expect(heard["seq"] == 3 && heard["kind"] == "updated" && heard["task"]?["title"] == "Before")
+        #expect(heard["task"]?["tags"] == [])
+
+        // B's scope has no group of its own; its edit now conflicts with A's redo.
+        #expect(try b.request("tasks/undo") == .object([:]))
+        _ = try b.request("tasks/update", #"{"id":"t","changes":{"notes":"theirs"}}"#)
+        let conflict = try a.requestError("tasks/redo", "{}")
+        #expect(conflict["code"] == 1007)
+        #expect(conflict["data"]?["tasks"]?.arrayValue?.first?["notes"] == "theirs")
+        let forced = try a.request("tasks/redo", #"{"force":true}"#)
+        #expect(forced["redone"]?["kind"] == "undo")
+        #expect(forced["tasks"]?.arrayValue?.first?["title"] == "After" && forced["tasks"]?.arrayValue?.first?["notes"] == "")
+        let redoneHeard = try b.waitForChanges(count: 2).last
+        #expect(redoneHeard?["seq"] == 5 && redoneHeard?["task"]?["title"] == "After")
+
+        let theirs = try b.request("tasks/undo", #"{"scope":"database"}"#)
+        #expect(theirs["undone"]?["kind"] == "redo" && theirs["undone"]?["own"] == false)
+        #expect(try a.waitForChanges(count: 6).last?["task"]?["title"] == "Before")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func scopeDatabaseUndoesAnyWritersGroupAndANewWriteClearsRedo(store: StoreKind) throws {
         let database = try TestDatabase.fresh(store)

@@ -2,6 +2,7 @@ import Foundation
 import PostgreSQL
 import TaskModel
 import TaskStore
+import TestSupport
 import Testing
 
 @testable import PostgresStore

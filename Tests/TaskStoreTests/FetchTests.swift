@@ -5,145 +5,10 @@ import Testing
 
 @testable import TaskStore
 
+/// The SQLite store's fetch plans: what they know before reading a task, the indexes they
+/// read and the migrations that changed them (the contract of fetch is StoreContractTests').
 @Suite struct FetchTests {
     let directory = TemporaryDirectory()
-
-    /// Five tasks created one millisecond apart, with ids in creation order (ids break ties).
-    func seeded() async throws -> TaskStore {
-        let store = try makeStore(directory)
-        try await store.add("Charlie", notes: "100% done", done: true, priority: 1, tags: ["work"], due: "2026-12-03", id: "t1")
-        try await store.add("alpha", notes: "under_score", priority: 3, tags: ["home", "work"], id: "t2")
-        try await store.add("Bravo", priority: 2, tags: ["home"], due: "2026-12-01T10:00:00Z", id: "t3")
-        try await store.add("delta ÄÖÜ", done: true, due: "2026-12-02T00:00:00+02:00", id: "t4")
-        try await store.add("Echo", priority: 2, id: "t5")
-        return store
-    }
-
-    @Test func defaultIsOldestFirst() async throws {
-        let store = try await seeded()
-        #expect(try await store.titles(TaskQuery()) == ["Charlie", "alpha", "Bravo", "delta ÄÖÜ", "Echo"])
-    }
-
-    @Test(arguments: [
-        (SortKey(field: .createdAt, descending: true), ["Echo", "delta ÄÖÜ", "Bravo", "alpha", "Charlie"]),
-        (SortKey(field: .title), ["alpha", "Bravo", "Charlie", "delta ÄÖÜ", "Echo"]),
-        (SortKey(field: .title, descending: true), ["Echo", "delta ÄÖÜ", "Charlie", "Bravo", "alpha"]),
-        // delta's due is 2026-12-01T22:00Z: after Bravo's, before Charlie's. No due: last either way.
-        (SortKey(field: .due), ["Bravo", "delta ÄÖÜ", "Charlie", "alpha", "Echo"]),
-        (SortKey(field: .due, descending: true), ["Charlie", "delta ÄÖÜ", "Bravo", "Echo", "alpha"]),
-    ])
-    func sortsBy(key: SortKey, expected: [String]) async throws {
-        let store = try await seeded()
-        #expect(try await store.titles(TaskQuery(sort: [key])) == expected)
-    }
-
-    @Test func prioritySortBreaksTiesByID() async throws {
-        let store = try makeStore(directory)
-        for (title, id) in [("p2-b", "b"), ("p3", "z"), ("p2-a", "a"), ("p0", "m")] {
-            try await store.add(title, priority: title == "p3" ? 3 : title == "p0" ? 0 : 2, id: id)
-        }
-        #expect(try await store.titles(TaskQuery(sort: [SortKey(field: .priority, descending: true)])) == ["p3", "p2-b", "p2-a", "p0"])
-        #expect(try await store.titles(TaskQuery(sort: [SortKey(field: .priority)])) == ["p0", "p2-a", "p2-b", "p3"])
-        // Mixed directions: priority descending, then title ascending.
-        let mixed = [SortKey(field: .priority, descending: true), SortKey(field: .title)]
-        #expect(try await store.titles(TaskQuery(sort: mixed)) == ["p3", "p2-a", "p2-b", "p0"])
-    }
-
-    @Test func filters() async throws {
-        let store = try await seeded()
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: true))) == ["Charlie", "delta ÄÖÜ"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: false))) == ["alpha", "Bravo", "Echo"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(tags: ["home", "work"]))) == ["alpha"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(tags: ["home"]))) == ["alpha", "Bravo"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "BRAV"))) == ["Bravo"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "äöü"))) == ["delta ÄÖÜ"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "%"))) == ["Charlie"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "_"))) == ["alpha"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(text: "a%"))) == [])
-        #expect(
-            try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-03", dueAfter: "2026-12-01T10:00:00Z"))) == [
-                "Bravo", "delta ÄÖÜ",
-            ])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(dueBefore: "2026-12-01T10:00:00Z"))) == [])
-        let ids = try await store.fetch(TaskQuery()).tasks.map(\.id)
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(ids: [ids[4], ids[0], "missing"]))) == ["Charlie", "Echo"])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(ids: []))) == [])
-        #expect(try await store.titles(TaskQuery(filter: TaskFilter(done: false, tags: ["home"], text: "a"))) == ["alpha", "Bravo"])
-    }
-
-    @Test func invalidQueriesNameTheField() async throws {
-        let store = try await seeded()
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(limit: 0)) } == "limit")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(limit: 1001)) } == "limit")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(offset: -1)) } == "offset")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [])) } == "sort")
-        #expect(
-            await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .due), SortKey(field: .due, descending: true)])) }
-                == "sort[1].field")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(tags: ["bad tag"]))) } == "filter.tags[0]")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(filter: TaskFilter(dueBefore: "x"))) } == "filter.dueBefore")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(cursor: "zz")) } == "cursor")
-        let page = try await store.fetch(TaskQuery(limit: 2))
-        let cursor = try #require(page.nextCursor)
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(cursor: cursor, offset: 1)) } == "offset")
-        #expect(await invalidField { _ = try await store.fetch(TaskQuery(sort: [SortKey(field: .title)], cursor: cursor)) } == "cursor")
-    }
-
-    @Test func limitOffsetAndTotal() async throws {
-        let store = try await seeded()
-        let page = try await store.fetch(TaskQuery(filter: TaskFilter(done: false), limit: 2, offset: 1, includeTotal: true))
-        #expect(page.tasks.map(\.title) == ["Bravo", "Echo"])
-        #expect(page.total == 3)
-        #expect(page.nextCursor == nil)
-        #expect(try await store.fetch(TaskQuery()).total == nil)
-    }
-
-    @Test(arguments: [
-        [SortKey(field: .createdAt)],
-        [SortKey(field: .title, descending: true)],
-        [SortKey(field: .due)],
-        [SortKey(field: .due, descending: true)],
-        [SortKey(field: .priority, descending: true), SortKey(field: .createdAt)],
-        [SortKey(field: .updatedAt)],
-    ])
-    func cursorPagingNeitherSkipsNorRepeatsWhileOthersWrite(sort: [SortKey]) async throws {
-        let store = try makeStore(directory)
-        var original: Set<String> = []
-        for index in 0..<40 {
-            let due = index % 3 == 0 ? nil : "2026-12-\(10 + index % 7)"
-            original.insert(try await store.add("task \(index % 9)", priority: index % 4, due: due).id)
-        }
-        var deleted: Set<String> = []
-        var seen: [String] = []
-        var cursor: String?
-        var pages = 0
-        repeat {
-            let page = try await store.fetch(TaskQuery(sort: sort, limit: 7, cursor: cursor))
-            seen += page.tasks.map(\.id)
-            cursor = page.nextCursor
-            pages += 1
-            // Between pages: delete a task not reached yet and one already seen, and add one.
-            for victim in [
-                original.subtracting(seen).subtracting(deleted).sorted().first,
-                seen.first { !deleted.contains($0) },
-            ].compactMap({ $0 }) {
-                _ = try await store.delete(id: victim)
-                deleted.insert(victim)
-            }
-            _ = try await store.add("new \(pages)", priority: pages % 4)
-        } while cursor != nil
-        #expect(Set(seen).count == seen.count, "a task was returned twice")
-        let skipped = original.subtracting(deleted).subtracting(seen)
-        #expect(skipped.isEmpty, "tasks that existed throughout were skipped")
-        #expect(pages >= 4)
-    }
-
-    @Test func tagsComeBackSortedByCodePoint() async throws {
-        let store = try makeStore(directory)
-        let task = try await store.add("t", tags: ["b", "B", "a", "é", "Z"])
-        #expect(task.tags == ["B", "Z", "a", "b", "é"])
-        #expect(try await store.get(id: task.id).tags == task.tags)
-    }
 
     /// Two tags on no task together match nothing, known from `tag_pair_total` before a task
     /// is read; once a task has both, it is found. Each tag is on more tasks than
@@ -196,72 +61,11 @@ import Testing
 @Suite struct CreationOrderTests {
     let directory = TemporaryDirectory()
 
-    /// 24 tasks created three to a millisecond, ids out of creation order within each
-    /// millisecond, open and done interleaved. Returns the store and the ids in
-    /// `(createdAt, id)` order.
-    func seeded() async throws -> (TaskStore, [String]) {
-        let clock = ManualClock()
-        let store = try TaskStore(
-            path: directory.file("tasks.sqlite"), options: StoreOptions(durability: .normal),
-            clock: { clock.read(step: 0) })
-        var created: [(millisecond: Int, id: String)] = []
-        for index in 0..<24 {
-            if index % 3 == 0 { clock.set(1_780_000_000_000 + Int64(index)) }
-            let id = "t\((index * 7) % 24 + 10)"
-            try await store.add("task \(index)", done: index % 2 == 1 || index % 5 == 0, id: id)
-            created.append((index / 3, id))
-        }
-        return (store, created.sorted { ($0.millisecond, $0.id) < ($1.millisecond, $1.id) }.map(\.id))
-    }
-
-    @Test(arguments: [false, true])
-    func cursorPagesFollowCreationOrderAcrossOpenAndDone(descending: Bool) async throws {
-        let (store, ordered) = try await seeded()
-        let expected = descending ? Array(ordered.reversed()) : ordered
-        let sort = [SortKey(field: .createdAt, descending: descending)]
-        #expect(try await store.idsPagedByCursor(sort: sort, limit: 5, atMost: expected.count) == expected)
-        let window = try await store.fetch(TaskQuery(sort: sort, limit: 6, offset: 7))
-        #expect(window.tasks.map(\.id) == Array(expected[7..<13]))
-        // A second key after createdAt is merged on too (all priorities are 0; the id
-        // breaks ties in the last key's direction).
-        let twoKeys = try await store.fetch(TaskQuery(sort: sort + [SortKey(field: .priority, descending: descending)], limit: 24))
-        #expect(twoKeys.tasks.map(\.id) == expected)
-    }
-
-    /// An offset into the merge of the open and the done tasks is found from the open task
-    /// at its share of the offset, then stepped forwards or backwards: with the done tasks
-    /// bunched (first, in the middle, last) that guess misses by many tasks either way, and
-    /// every offset still lands where the order says.
-    @Test(arguments: [false, true])
-    func offsetsIntoTheMergeLandWhereverTheDoneTasksAre(descending: Bool) async throws {
-        let clock = ManualClock()
-        let store = try makeStore(directory, clock: clock)
-        var ordered: [String] = []
-        for index in 0..<90 {
-            clock.set(1_780_000_000_000 + Int64(index))
-            let id = "t\(index + 100)"
-            try await store.add("task \(index)", done: index < 20 || (40..<50).contains(index) || index >= 80, id: id)
-            ordered.append(id)
-        }
-        let expected = descending ? Array(ordered.reversed()) : ordered
-        let sort = [SortKey(field: .createdAt, descending: descending)]
-        for offset in 0...91 {
-            let window = try await store.fetch(TaskQuery(sort: sort, limit: 3, offset: offset))
-            #expect(window.tasks.map(\.id) == Array(expected.dropFirst(offset).prefix(3)), "offset \(offset)")
-        }
-    }
-
-    @Test func exportFollowsCreationOrder() async throws {
-        let (store, ordered) = try await seeded()
-        var exported: [String] = []
-        try await store.exportTasks { exported.append(contentsOf: $0.map(\.id)) }
-        #expect(exported == ordered)
-    }
-
     /// The plan SQLite makes: both runs read in order from task_by_done, nothing sorted.
     @Test(arguments: [false, true])
     func pagesAreMergedFromTheIndexWithoutSorting(withCursor: Bool) async throws {
-        let (store, _) = try await seeded()
+        let store = try makeStore(directory)
+        for index in 0..<24 { try await store.add("task \(index)", done: index % 2 == 1) }
         let database = try Database(path: directory.file("tasks.sqlite"))
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_created'") == 0)
         let plan = try FetchPlan(filter: TaskFilter(), sort: [SortKey(field: .createdAt)], now: 0, database: database)
@@ -320,55 +124,6 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
         return (store, tasks)
     }
 
-    /// `tasks` in the order of `sort` (fields `due`, `priority`, `title`), as the protocol
-    /// defines it: undated last in either direction, ties broken by id in the last key's direction.
-    func ordered(_ tasks: [TaskItem], by sort: [SortKey]) -> [String] {
-        func compare(_ a: TaskItem, _ b: TaskItem, _ key: SortKey) -> Bool? {
-            switch key.field {
-            case .due:
-                switch (a.due, b.due) {
-                case (nil, nil): return nil
-                case (nil, _): return false
-                case (_, nil): return true
-                case (let x?, let y?): return x == y ? nil : (x < y) != key.descending
-                }
-            case .priority: return a.priority == b.priority ? nil : (a.priority < b.priority) != key.descending
-            case .title: return a.title == b.title ? nil : (a.title.lowercased() < b.title.lowercased()) != key.descending
-            default: preconditionFailure("not used here")
-            }
-        }
-        return tasks.sorted { a, b in
-            for key in sort { if let before = compare(a, b, key) { return before } }
-            return (a.id < b.id) != sort.last!.descending
-        }.map(\.id)
-    }
-
-    @Test(arguments: [
-        [SortKey(field: .due, descending: true)],
-        [SortKey(field: .due, descending: true), SortKey(field: .priority)],
-        [SortKey(field: .due, descending: true), SortKey(field: .title, descending: true)],
-    ])
-    func pagesFollowTheOrderAcrossDatedAndUndated(sort: [SortKey]) async throws {
-        let (store, tasks) = try await seeded()
-        let expected = ordered(tasks, by: sort)
-        #expect(try await store.idsPagedByCursor(sort: sort, limit: 4, atMost: expected.count) == expected)
-        // Windows before, across and after the last dated task (the 20th).
-        for offset in [0, 5, 17, 19, 20, 23, 29, 30, 40] {
-            let window = try await store.fetch(TaskQuery(sort: sort, limit: 6, offset: offset))
-            #expect(window.tasks.map(\.id) == Array(expected.dropFirst(offset).prefix(6)), "offset \(offset)")
-            #expect((window.nextCursor != nil) == (offset + 6 < expected.count), "offset \(offset)")
-        }
-        // A page that ends on the last dated task leads to the undated ones.
-        let dated = try await store.fetch(TaskQuery(sort: sort, limit: 20))
-        #expect(dated.tasks.map(\.id) == Array(expected.prefix(20)))
-        let undated = try await store.fetch(TaskQuery(sort: sort, limit: 20, cursor: dated.nextCursor))
-        #expect(undated.tasks.map(\.id) == Array(expected.dropFirst(20)))
-        #expect(undated.nextCursor == nil)
-        // A due range holds no undated task.
-        let ranged = try await store.fetch(TaskQuery(filter: TaskFilter(dueAfter: "2026-12-12"), sort: sort, limit: 100))
-        #expect(ranged.tasks.map(\.id) == expected.filter { id in tasks.first { $0.id == id }!.due.map { $0 >= "2026-12-12" } ?? false })
-    }
-
     /// Both runs are read in order from task_by_due_asc; a cursor among the undated tasks
     /// leaves only the second run.
     @Test func bothRunsReadTheIndexInOrder() async throws {
@@ -404,47 +159,6 @@ func queryPlan(_ run: FetchPlan.Run, in database: Database) throws -> [String] {
         #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'task_by_due_desc'") == 0)
         #expect(try await store.fetch(TaskQuery(sort: [SortKey(field: .due, descending: true)])).tasks.map(\.id) == ["c", "b", "d", "a"])
         #expect(try TaskStore.check(path: database.path).isSound)
-    }
-}
-
-@Suite struct TextFilterTests {
-    let directory = TemporaryDirectory()
-
-    @Test func findsSubstringsWithTheIndexAndWithoutIt() async throws {
-        let store = try makeStore(directory)
-        try await store.add("Ärger mit dem Öl", notes: "Straße \"gesperrt\"", id: "a")
-        try await store.add("plain", notes: "nothing here", id: "b")
-        for (needle, expected) in [
-            ("ärger", ["a"]), ("ÖL", ["a"]), ("\"gesperrt\"", ["a"]), ("ss", []), ("ß", ["a"]),
-            ("e", ["a", "b"]), ("here", ["b"]), ("nothing here", ["b"]), ("xyz", []), ("", ["a", "b"]),
-        ] {
-            #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: needle))).tasks.map(\.id) == expected, "needle \(needle)")
-        }
-    }
-
-    /// The index folds the way the filter does: whatever Swift's lowercasing makes of a text
-    /// (İ becomes i + U+0307, longer than it was) is what the index holds and is searched for.
-    @Test func theIndexAgreesWithTheFilterOnEveryCharacter() async throws {
-        let store = try makeStore(directory)
-        try await store.add("İstanbul ΣΑΣ", notes: "say \"q\"\u{301} here", id: "a")
-        for needle in ["İstanbul", "istanbul", "i\u{307}stanbul", "ΣΑΣ", "σασ", "\"q\"\u{301}", "q\"\u{301} h"] {
-            let found = try await store.fetch(TaskQuery(filter: TaskFilter(text: needle))).tasks.map(\.id)
-            let expected = "İstanbul ΣΑΣ say \"q\"\u{301} here".lowercased().contains(needle.lowercased()) ? ["a"] : []
-            #expect(found == expected, "needle \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
-        }
-        _ = try await store.update(id: "a", changes: TaskChanges(title: "plain"))
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "İstanbul"))).tasks.isEmpty)
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "PLAIN"))).tasks.map(\.id) == ["a"])
-    }
-
-    @Test func followsUpdatesAndDeletes() async throws {
-        let store = try makeStore(directory)
-        try await store.add("before", id: "a")
-        _ = try await store.update(id: "a", changes: TaskChanges(title: "after"))
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "before"))).tasks.isEmpty)
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.count == 1)
-        _ = try await store.delete(id: "a")
-        #expect(try await store.fetch(TaskQuery(filter: TaskFilter(text: "after"))).tasks.isEmpty)
     }
 }
 

@@ -1,6 +1,3 @@
-import Foundation
-import PostgreSQL
-
 /// The stores a server runs on, for the tests that run on each.
 public enum StoreKind: String, CaseIterable, Sendable {
     case sqlite
@@ -18,18 +15,6 @@ public final class TestDatabase: Sendable {
     public let argument: String
     private let directory: TemporaryDirectory?
 
-    /// The test database of scripts/with-postgres, in libpq's key=value form.
-    public static let postgresConnectionString = ProcessInfo.processInfo.environment["TASKLINE_TEST_POSTGRES"]
-
-    /// Why a PostgreSQL database cannot be made here, or nil.
-    public static let postgresUnavailable: String? =
-        postgresConnectionString == nil
-        ? "TASKLINE_TEST_POSTGRES is unset: run the tests inside scripts/with-postgres" : nil
-
-    public struct Unavailable: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     public init(_ store: StoreKind) throws {
         self.store = store
         switch store {
@@ -38,13 +23,8 @@ public final class TestDatabase: Sendable {
             self.directory = directory
             argument = directory.file("tasks.sqlite")
         case .postgresql:
-            guard let base = Self.postgresConnectionString else {
-                throw Unavailable(description: Self.postgresUnavailable ?? "")
-            }
-            let schema = "e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            try PostgresConnection(base).execute("CREATE SCHEMA \(schema)")
             directory = nil
-            argument = base + " options='-c search_path=\(schema)'"
+            argument = try Cluster.freshSchema(prefix: "e2e_")
         }
     }
 }
