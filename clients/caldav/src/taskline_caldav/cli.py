@@ -1,0 +1,186 @@
+"""taskline-caldav: sync a Taskline database with a CalDAV collection, or copy it to and
+from an .ics file.
+
+    taskline-caldav sync --db PATH --url COLLECTION_URL --user NAME [--watch [--interval S]] [--insecure]
+    taskline-caldav export --db PATH FILE.ics
+    taskline-caldav import --db PATH FILE.ics
+
+The password comes from $TASKLINE_CALDAV_PASSWORD, else from ~/.netrc (the machine of the
+URL, with --user's login): never from the command line, and it is never printed.
+Exit status: 0 done, 1 the sync failed (message on stderr), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import netrc
+import os
+import sys
+import threading
+import time
+import urllib.parse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from taskline_client import Client, TasklineError
+
+from . import __version__
+from .mapping import BadItem, from_ics, task_fields, to_ics
+from .sync import Sync, SyncError, open_collection, warn
+
+PASSWORD_VARIABLE = "TASKLINE_CALDAV_PASSWORD"
+
+
+def password_for(url: str, user: str) -> str:
+    password = os.environ.get(PASSWORD_VARIABLE)
+    if password:
+        return password
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        entry = netrc.netrc().authenticators(host)
+    except (FileNotFoundError, netrc.NetrcParseError):
+        entry = None
+    if entry is not None and entry[2] and entry[0] in ("", user):
+        return entry[2]
+    raise SystemExit(f"taskline-caldav: no password for {user} at {host}: set ${PASSWORD_VARIABLE} or add it to ~/.netrc")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="taskline-caldav", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"taskline-caldav {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    sync = commands.add_parser("sync", help="exchange every change with a CalDAV collection, both ways")
+    sync.add_argument("--db", required=True, help="the database: a SQLite file or postgresql://…")
+    sync.add_argument("--url", required=True, help="the collection's URL (a calendar that holds tasks)")
+    sync.add_argument("--user", required=True, help="the user name (the password: $TASKLINE_CALDAV_PASSWORD or ~/.netrc)")
+    sync.add_argument("--watch", action="store_true", help="keep running: push changes as they happen, pull every --interval")
+    sync.add_argument("--interval", type=float, default=60.0, help="seconds between pulls with --watch (default 60)")
+    sync.add_argument("--insecure", action="store_true", help="do not verify the server's HTTPS certificate (unsafe)")
+    sync.add_argument("--server", help="the taskline binary (default $TASKLINE_SERVER, else taskline on PATH)")
+    for name, what in (("export", "write every task to an .ics file"), ("import", "add the tasks of an .ics file")):
+        command = commands.add_parser(name, help=what)
+        command.add_argument("--db", required=True, help="the database: a SQLite file or postgresql://…")
+        command.add_argument("--server", help="the taskline binary (default $TASKLINE_SERVER, else taskline on PATH)")
+        command.add_argument("file", type=Path, help="the .ics file")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = _parser().parse_args(argv)
+    try:
+        with Client(options.db, server=options.server) as client:
+            if options.command == "export":
+                return export_file(client, options.file)
+            if options.command == "import":
+                return import_file(client, options.file)
+            return _sync(client, options)
+    except SyncError as failure:
+        warn(str(failure))
+        return 1
+    except TasklineError as failure:
+        warn(f"taskline: {failure}")
+        return 1
+
+
+def _sync(client: Client, options: Any) -> int:
+    if options.insecure:
+        warn("WARNING: --insecure: the server's certificate is NOT checked; anyone on the path can read and change your tasks")
+        import urllib3
+
+        urllib3.disable_warnings()
+    password = password_for(options.url, options.user)
+    calendar = open_collection(options.url, options.user, password, options.insecure)
+    if not options.watch:
+        report = Sync(client, calendar, options.url, options.user).run()
+        warn(report.summary())
+        return 0
+    changed = threading.Event()
+    client.on_change(lambda _notification: changed.set())
+    while True:
+        report = Sync(client, calendar, options.url, options.user).run()
+        warn(report.summary())
+        changed.clear()
+        changed.wait(options.interval)
+        time.sleep(0.2)  # a burst of changes (an apply, a few commands) goes in one sync
+
+
+def export_file(client: Client, path: Path) -> int:
+    blocks = []
+    for task in _all_tasks(client):
+        text = to_ics(
+            task_fields(task),
+            uid=task["id"],
+            task_id=task["id"],
+            created_at=task["createdAt"],
+            updated_at=task["updatedAt"],
+            completed_at=task.get("completedAt"),
+        )
+        start = text.index("BEGIN:VTODO")
+        blocks.append(text[start : text.rindex("END:VTODO") + len("END:VTODO\r\n")])
+    head = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Taskline//taskline-caldav//EN\r\n"
+    path.write_text(head + "".join(blocks) + "END:VCALENDAR\r\n", encoding="utf-8", newline="")
+    warn(f"wrote {len(blocks)} tasks to {path}")
+    return 0
+
+
+def import_file(client: Client, path: Path) -> int:
+    import icalendar
+
+    calendar = icalendar.Calendar.from_ical(path.read_bytes())
+    by_uid: dict[str, list[Any]] = {}
+    for todo in calendar.walk("VTODO"):
+        by_uid.setdefault(str(todo.get("UID", "")), []).append(todo)
+    created = 0
+    skipped = 0
+    pending_dependencies: list[tuple[str, list[str]]] = []
+    for uid, todos in by_uid.items():
+        wrapper = icalendar.Calendar()
+        for todo in todos:
+            wrapper.add_component(todo)
+        try:
+            parsed = from_ics(wrapper.to_ical())
+        except BadItem as bad:
+            warn(f"skipped {uid or '(no UID)'}: {bad}")
+            skipped += 1
+            continue
+        params: dict[str, Any] = {"id": parsed.task_id}
+        for name, value in parsed.fields.items():
+            if value is not None and name != "dependsOn":
+                params[name] = {"rule": value} if name == "recurrence" else value
+        if parsed.fields["done"]:
+            params.pop("startedAt", None)
+        try:
+            client.request("tasks/create", params)
+            created += 1
+        except TasklineError as refused:
+            warn(f"skipped {uid}: {refused}")
+            skipped += 1
+            continue
+        if parsed.fields["dependsOn"]:
+            pending_dependencies.append((parsed.task_id, parsed.fields["dependsOn"]))
+    for task_id, dependencies in pending_dependencies:
+        try:
+            client.request("tasks/update", {"id": task_id, "changes": {"dependsOn": dependencies}})
+        except TasklineError as refused:
+            warn(f"{task_id}: dependencies not set: {refused}")
+    warn(f"added {created} tasks from {path}, skipped {skipped}")
+    return 0
+
+
+def _all_tasks(client: Client) -> list[dict[str, Any]]:
+    tasks: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"limit": client.server_info.max_fetch_limit}
+        if cursor:
+            params["cursor"] = cursor
+        page = client.request("tasks/fetch", params)
+        tasks += page["tasks"]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return tasks
+
+
+if __name__ == "__main__":
+    sys.exit(main())

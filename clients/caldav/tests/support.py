@@ -1,0 +1,59 @@
+"""Helpers for the tests: running the tool, reading and writing the server's objects."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import caldav
+
+from conftest import PASSWORD, USER
+
+
+def run_sync(server: str, db: Path | str, url: str, *extra: str, check: bool = True, **env: str) -> subprocess.CompletedProcess[str]:
+    """One `taskline-caldav sync`, as a user runs it (a process of its own)."""
+    environment = {**os.environ, "TASKLINE_SERVER": server, **env}
+    command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", url, "--user", USER, *extra]
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
+    if check and result.returncode != 0:
+        raise AssertionError(f"sync failed ({result.returncode}):\n{result.stderr}")
+    return result
+
+
+def calendar(url: str) -> Any:
+    return caldav.DAVClient(url=url, username=USER, password=PASSWORD).calendar(url=url)
+
+
+def objects(url: str) -> dict[str, Any]:
+    """The collection's objects by UID, as icalendar VTODOs (the master one)."""
+    found = {}
+    for obj in calendar(url).search(todo=True, include_completed=True):
+        component = obj.icalendar_instance
+        for todo in component.walk("VTODO"):
+            if todo.get("RECURRENCE-ID") is None:
+                found[str(todo["UID"])] = todo
+    return found
+
+
+def put(url: str, uid: str, text: str, etag: str | None = None) -> None:
+    """Writes an object the way another client would."""
+    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    href = f"{url}{uid}.ics"
+    headers = {"Content-Type": "text/calendar; charset=utf-8"}
+    response = client.put(href, text, headers)
+    assert response.status in (201, 204), response.status
+
+
+def delete(url: str, uid: str) -> None:
+    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    response = client.delete(f"{url}{uid}.ics")
+    assert response.status in (200, 204), response.status
+
+
+def vtodo(uid: str, *lines: str) -> str:
+    body = "\r\n".join(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", f"UID:{uid}",
+                        "DTSTAMP:20261201T000000Z", *lines, "END:VTODO", "END:VCALENDAR", ""])
+    return body
