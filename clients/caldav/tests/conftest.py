@@ -109,7 +109,7 @@ def collection(radicale: Radicale) -> str:
     url = f"{radicale.base}{USER}/tasks-{next(_collections)}-{os.getpid()}/"
     client = caldav.DAVClient(url=radicale.base, username=USER, password=PASSWORD)
     client.principal().make_calendar(
-        name="Tasks", cal_id=url.rstrip("/").rsplit("/", 1)[1], supported_calendar_component_set=["VTODO"]
+        name="Tasks", cal_id=url.rstrip("/").rsplit("/", 1)[1], supported_calendar_component_set=["VTODO", "VEVENT"]
     )
     return url
 

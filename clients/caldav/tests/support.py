@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import caldav
+import icalendar
 
 from conftest import PASSWORD, USER
 
@@ -18,6 +19,7 @@ def run_sync(server: str, db: Path | str, url: str, *extra: str, check: bool = T
     environment = {**os.environ, "TASKLINE_SERVER": server, **env}
     command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", url, "--user", USER, *extra]
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
+    sys.stderr.write(result.stderr)
     if check and result.returncode != 0:
         raise AssertionError(f"sync failed ({result.returncode}):\n{result.stderr}")
     return result
@@ -30,8 +32,10 @@ def calendar(url: str) -> Any:
 def objects(url: str) -> dict[str, Any]:
     """The collection's objects by UID, as icalendar VTODOs (the master one)."""
     found = {}
-    for obj in calendar(url).search(todo=True, include_completed=True):
-        component = obj.icalendar_instance
+    for obj in calendar(url).get_objects_by_sync_token(load_objects=True):
+        if not obj.data:
+            continue  # deleted since it was listed
+        component = icalendar.Calendar.from_ical(obj.data)
         for todo in component.walk("VTODO"):
             if todo.get("RECURRENCE-ID") is None:
                 found[str(todo["UID"])] = todo

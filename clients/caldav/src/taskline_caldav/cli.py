@@ -26,8 +26,8 @@ from typing import Any
 from taskline_client import Client, TasklineError
 
 from . import __version__
-from .mapping import BadItem, from_ics, task_fields, to_ics
-from .sync import Sync, SyncError, open_collection, warn
+from .mapping import BadItem, create_params, from_ics, task_fields, to_ics
+from .sync import Sync, SyncError, all_tasks, open_collection, warn
 
 PASSWORD_VARIABLE = "TASKLINE_CALDAV_PASSWORD"
 
@@ -107,7 +107,7 @@ def _sync(client: Client, options: Any) -> int:
 
 def export_file(client: Client, path: Path) -> int:
     blocks = []
-    for task in _all_tasks(client):
+    for task in all_tasks(client):
         text = to_ics(
             task_fields(task),
             uid=task["id"],
@@ -125,33 +125,18 @@ def export_file(client: Client, path: Path) -> int:
 
 
 def import_file(client: Client, path: Path) -> int:
-    import icalendar
-
-    calendar = icalendar.Calendar.from_ical(path.read_bytes())
-    by_uid: dict[str, list[Any]] = {}
-    for todo in calendar.walk("VTODO"):
-        by_uid.setdefault(str(todo.get("UID", "")), []).append(todo)
     created = 0
     skipped = 0
     pending_dependencies: list[tuple[str, list[str]]] = []
-    for uid, todos in by_uid.items():
-        wrapper = icalendar.Calendar()
-        for todo in todos:
-            wrapper.add_component(todo)
+    for uid, text in split_objects(path.read_text(encoding="utf-8", errors="replace")):
         try:
-            parsed = from_ics(wrapper.to_ical())
+            parsed = from_ics(text)
         except BadItem as bad:
             warn(f"skipped {uid or '(no UID)'}: {bad}")
             skipped += 1
             continue
-        params: dict[str, Any] = {"id": parsed.task_id}
-        for name, value in parsed.fields.items():
-            if value is not None and name != "dependsOn":
-                params[name] = {"rule": value} if name == "recurrence" else value
-        if parsed.fields["done"]:
-            params.pop("startedAt", None)
         try:
-            client.request("tasks/create", params)
+            client.request("tasks/create", create_params(parsed.task_id, parsed.fields))
             created += 1
         except TasklineError as refused:
             warn(f"skipped {uid}: {refused}")
@@ -168,18 +153,31 @@ def import_file(client: Client, path: Path) -> int:
     return 0
 
 
-def _all_tasks(client: Client) -> list[dict[str, Any]]:
-    tasks: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        params: dict[str, Any] = {"limit": client.server_info.max_fetch_limit}
-        if cursor:
-            params["cursor"] = cursor
-        page = client.request("tasks/fetch", params)
-        tasks += page["tasks"]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return tasks
+def split_objects(text: str) -> list[tuple[str, str]]:
+    """The calendar's components grouped by UID, each as a VCALENDAR of its own (with the
+    file's time zones), found line by line so that one unreadable component spoils no other."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    timezones: list[str] = []
+    groups: dict[str, list[str]] = {}
+    block: list[str] = []
+    depth = 0
+    for line in lines:
+        if depth == 0 and line.upper().startswith("BEGIN:") and line.upper() != "BEGIN:VCALENDAR":
+            block = []
+        if line.upper().startswith("BEGIN:") and line.upper() != "BEGIN:VCALENDAR":
+            depth += 1
+        if depth > 0:
+            block.append(line)
+        if line.upper().startswith("END:") and line.upper() != "END:VCALENDAR" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                if block[0].upper() == "BEGIN:VTIMEZONE":
+                    timezones += block
+                else:
+                    uid = next((b[4:].strip() for b in block if b.upper().startswith("UID:")), "")
+                    groups.setdefault(uid, []).extend(block)
+    head = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Taskline//taskline-caldav//EN"]
+    return [(uid, "\r\n".join([*head, *timezones, *block, "END:VCALENDAR", ""])) for uid, block in groups.items()]
 
 
 if __name__ == "__main__":

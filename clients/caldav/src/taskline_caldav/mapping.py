@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any, Callable
@@ -43,6 +44,7 @@ FIELD_NAMES = (
 META_KEY = "caldav"
 PROJECT_CATEGORY = "project:"
 _PRODID = "-//Taskline//taskline-caldav//EN"
+_ESCAPED = re.compile(r"\\([\\,;:nN])")
 _PRIORITY_TO_ICAL = {3: 1, 2: 5, 1: 9}
 # Properties read into fields, or made again on every write: never kept as unknown ones.
 _KNOWN = {
@@ -109,6 +111,18 @@ def task_id_for_uid(uid: str) -> str:
     if 0 < len(uid) <= 128 and not any(ord(c) < 32 or ord(c) == 127 for c in uid):
         return uid
     return "caldav-" + hashlib.sha256(uid.encode()).hexdigest()[:40]
+
+
+def create_params(task_id: str, fields: Fields) -> dict[str, Any]:
+    """`tasks/create` params for fields, without `dependsOn` (set once the tasks it names exist)."""
+    params: dict[str, Any] = {"id": task_id}
+    for name, value in fields.items():
+        if name == "dependsOn" or value is None:
+            continue
+        params[name] = {"rule": value} if name == "recurrence" else value
+    if fields["done"]:
+        params.pop("startedAt", None)
+    return params
 
 
 # --- Times ---
@@ -184,7 +198,7 @@ def to_ics(
     todo = icalendar.Todo()
     todo.add("uid", uid)
     if task_id != uid:
-        todo.add("x-taskline-id", task_id)
+        _add_text(todo, "x-taskline-id", task_id)
     todo.add("dtstamp", datetime.now(timezone.utc).replace(microsecond=0))
     if created_at:
         todo.add("created", _to_ical_value(created_at))
@@ -200,16 +214,16 @@ def to_ics(
     else:
         todo.add("status", "IN-PROCESS" if fields["startedAt"] else "NEEDS-ACTION")
     if fields["startedAt"]:
-        todo.add("x-taskline-started", fields["startedAt"])
+        _add_text(todo, "x-taskline-started", fields["startedAt"])
     for name, key in (("due", "due"), ("dtstart", "wait")):
         text = fields[key]
         if text is not None:
             todo.add(name, _to_ical_value(text))
-            todo.add(f"x-taskline-{key.lower()}", text)
+            _add_text(todo, f"x-taskline-{key.lower()}", text)
     categories = list(fields["tags"])
     if fields["project"]:
         categories.append(PROJECT_CATEGORY + fields["project"])
-        todo.add("x-taskline-project", fields["project"])
+        _add_text(todo, "x-taskline-project", fields["project"])
     if categories:
         todo.add("categories", categories)
     if fields["priority"]:
@@ -217,21 +231,21 @@ def to_ics(
     rule = fields["recurrence"]
     if rule:
         if not fields["done"]:
-            todo.add("rrule", icalendar.vRecur.from_ical(rule))
-        todo.add("x-taskline-rrule", rule)
+            todo.add("rrule", icalendar.vRecur.from_ical(portable_rule(rule)))
+        _add_text(todo, "x-taskline-rrule", rule)
     for dependency in fields["dependsOn"]:
         todo.add("related-to", uid_of(dependency), parameters={"RELTYPE": "DEPENDS-ON"})
     for annotation in fields["annotations"]:
-        todo.add("x-taskline-annotation", annotation["text"], parameters={"X-AT": annotation["at"]})
+        _add_text(todo, "x-taskline-annotation", annotation["text"], {"X-AT": annotation["at"]})
     meta = {key: value for key, value in fields["meta"].items() if key != META_KEY}
     if meta:
-        todo.add("x-taskline-meta", json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
+        _add_text(todo, "x-taskline-meta", json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
     if fields["remindAt"]:
         alarm = icalendar.Alarm()
         alarm.add("action", "DISPLAY")
         alarm.add("description", fields["title"])
         alarm.add("trigger", _to_ical_value(fields["remindAt"]), parameters={"VALUE": "DATE-TIME"})
-        alarm.add("x-taskline-remindat", fields["remindAt"])
+        _add_text(alarm, "x-taskline-remindat", fields["remindAt"])
         todo.add_component(alarm)
     calendar.add_component(todo)
     text = calendar.to_ical().decode()
@@ -244,7 +258,27 @@ def to_ics(
     return text
 
 
+def portable_rule(rule: str) -> str:
+    """The rule without RFC 7529's RSCALE and SKIP, which many servers refuse (Radicale does):
+    the RRULE that servers get. The exact rule goes in X-TASKLINE-RRULE beside it."""
+    parts = [part for part in rule.split(";") if part.split("=")[0].upper() not in ("RSCALE", "SKIP")]
+    return ";".join(parts)
+
+
 # --- Reading ---
+
+
+def _add_text(component: Any, name: str, value: str, parameters: dict[str, str] | None = None) -> None:
+    """An X- property as TEXT, escaped as RFC 5545 says: servers (Radicale) write them so."""
+    component.add(name, icalendar.vText(value), parameters=parameters)
+
+
+def _unescaped(value: Any) -> str:
+    if isinstance(value, icalendar.vText):
+        return str(value)
+    raw = value.to_ical() if hasattr(value, "to_ical") else value
+    text = raw.decode() if isinstance(raw, bytes) else str(raw)
+    return _ESCAPED.sub(lambda match: "\n" if match.group(1) in "nN" else match.group(1), text)
 
 
 def _text(component: Any, name: str) -> str | None:
@@ -253,6 +287,8 @@ def _text(component: Any, name: str) -> str | None:
         return None
     if isinstance(value, list):
         value = value[0]
+    if name.startswith("X-"):
+        return _unescaped(value)
     return str(value)
 
 
@@ -316,7 +352,7 @@ def _read_todo(todo: Any, instances: list[Any], uid: str, id_of: Callable[[str],
     rule_stripped = False
     if rrule is not None:
         rule: str | None = _rule_text(rrule)
-        if exact_rule is not None and icalendar.vRecur.from_ical(exact_rule) == rrule:
+        if exact_rule is not None and icalendar.vRecur.from_ical(portable_rule(exact_rule)) == rrule:
             rule = exact_rule
     elif done and exact_rule is not None:
         rule = exact_rule
@@ -334,9 +370,9 @@ def _read_todo(todo: Any, instances: list[Any], uid: str, id_of: Callable[[str],
         if name == "RELATED-TO" and str(value.params.get("RELTYPE", "")).upper() == "DEPENDS-ON":
             dependencies.append(id_of(str(value)))
         elif name == "X-TASKLINE-ANNOTATION":
-            annotations.append({"at": str(value.params.get("X-AT", "")), "text": str(value)})
+            annotations.append({"at": str(value.params.get("X-AT", "")), "text": _unescaped(value)})
         elif name == "X-TASKLINE-META":
-            meta.update(json.loads(str(value)))
+            meta.update(json.loads(_unescaped(value)))
         elif name.startswith("X-TASKLINE-"):
             continue
         else:

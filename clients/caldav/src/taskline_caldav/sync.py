@@ -33,7 +33,7 @@ from caldav.elements import dav
 from caldav.lib import error as dav_error
 from taskline_client import Client, HistoryExpired, ServerError, TaskAlreadyExists, TaskNotFound, VersionConflict
 
-from .mapping import BadItem, Fields, Parsed, from_ics, task_fields, task_id_for_uid, to_ics
+from .mapping import BadItem, Fields, Parsed, create_params, from_ics, task_fields, task_id_for_uid, to_ics
 from .merge import merge
 from .state import Item, State, state_path
 
@@ -108,21 +108,9 @@ class Sync:
                         return changed, False, seq
             except HistoryExpired:
                 warn("Taskline's change log no longer reaches back to the last sync: comparing every task")
-        tasks: dict[str, dict[str, Any] | None] = {}
-        cursor = None
-        seq = 0
-        while True:
-            params: dict[str, Any] = {"limit": self.client.server_info.max_fetch_limit}
-            if cursor:
-                params["cursor"] = cursor
-            page = self.client.request("tasks/fetch", params)
-            if cursor is None:
-                seq = page["seq"]
-            for task in page["tasks"]:
-                tasks[task["id"]] = task
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return tasks, True, seq
+        seq_holder: list[int] = []
+        tasks: dict[str, dict[str, Any] | None] = {task["id"]: task for task in all_tasks(self.client, seq_holder)}
+        return tasks, True, seq_holder[0]
 
     def _remote_changes(self) -> tuple[dict[str, _Remote | None], str | None]:
         """Objects changed on the server since the state's token, by UID (None: deleted)."""
@@ -234,16 +222,6 @@ class Sync:
         return True
 
     # --- Writing to Taskline ---
-
-    def _create_params(self, task_id: str, fields: Fields) -> dict[str, Any]:
-        params: dict[str, Any] = {"id": task_id}
-        for name, value in fields.items():
-            if name == "dependsOn" or value is None:
-                continue
-            params[name] = {"rule": value} if name == "recurrence" else value
-        if fields["done"]:
-            params.pop("startedAt", None)
-        return params
 
     def _changes(self, old: Fields, new: Fields) -> dict[str, Any]:
         changes: dict[str, Any] = {}
@@ -425,7 +403,7 @@ class Sync:
                 if updated is not None:
                     self._record(remote, updated)
                 continue
-            creations.append((remote, self._create_params(remote.parsed.task_id, remote.parsed.fields)))
+            creations.append((remote, create_params(remote.parsed.task_id, remote.parsed.fields)))
         for start in range(0, len(creations), _BATCH):
             chunk = creations[start : start + _BATCH]
             results = self.client.request(
@@ -482,6 +460,23 @@ class Sync:
             if item is not None:
                 self.state.items[uid] = item
                 self.uid_by_task[task["id"]] = uid
+
+
+def all_tasks(client: Client, seq: list[int] | None = None) -> list[dict[str, Any]]:
+    """Every task, page by page; `seq`, if given, gets the seq of the first page's snapshot."""
+    tasks: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"limit": client.server_info.max_fetch_limit}
+        if cursor:
+            params["cursor"] = cursor
+        page = client.request("tasks/fetch", params)
+        if cursor is None and seq is not None:
+            seq.append(page["seq"])
+        tasks += page["tasks"]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return tasks
 
 
 def _unchanged(base: Item | None) -> _Remote | None:
