@@ -33,6 +33,12 @@ class Radicale:
     base: str
     process: subprocess.Popen[bytes]
     log: Path
+    storage: Path
+
+    def files(self, collection: str) -> list[Path]:
+        """The objects Radicale keeps for a collection (its storage, read without asking it)."""
+        folder = self.storage / "collection-root" / collection[len(self.base) :]
+        return list(folder.glob("*.ics"))
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +99,7 @@ level = warning
             if process.poll() is not None:
                 pytest.fail(f"radicale exited ({process.returncode}): {log.read_text(errors='replace')}")
             time.sleep(0.05)
-        yield Radicale(base=base, process=process, log=log)
+        yield Radicale(base=base, process=process, log=log, storage=folder / "collections")
     finally:
         process.terminate()
         try:

@@ -42,7 +42,15 @@ def objects(url: str) -> dict[str, Any]:
     return found
 
 
-def put(url: str, uid: str, text: str, etag: str | None = None) -> None:
+def text_of(url: str, uid: str) -> str:
+    """The object's text as the server serves it."""
+    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    response = client.request(f"{url}{uid}.ics")
+    assert response.status == 200, response.status
+    return str(response.raw)
+
+
+def put(url: str, uid: str, text: str) -> None:
     """Writes an object the way another client would."""
     client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
     href = f"{url}{uid}.ics"
