@@ -47,7 +47,7 @@ def text_of(url: str, uid: str) -> str:
     client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
     response = client.request(f"{url}{uid}.ics")
     assert response.status == 200, response.status
-    return str(response.raw)
+    return "\r\n".join(str(response.raw).splitlines()) + "\r\n"
 
 
 def put(url: str, uid: str, text: str) -> None:
