@@ -9,36 +9,15 @@ from __future__ import annotations
 
 import itertools
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import caldav
 import pytest
+from radicale_server import PASSWORD, USER, Radicale, running_radicale
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-USER = "alice"
-PASSWORD = "correct horse battery staple"
+__all__ = ["PASSWORD", "USER", "Radicale"]
 _collections = itertools.count(1)
-
-
-@dataclass
-class Radicale:
-    base: str
-    process: subprocess.Popen[bytes]
-    log: Path
-    storage: Path
-
-    def files(self, collection: str) -> list[Path]:
-        """The objects Radicale keeps for a collection (its storage, read without asking it)."""
-        folder = self.storage / "collection-root" / collection[len(self.base) :]
-        return list(folder.glob("*.ics"))
 
 
 @pytest.fixture(scope="session")
@@ -49,75 +28,16 @@ def server() -> str:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _answers(url: str) -> bool:
-    try:
-        urllib.request.urlopen(url, timeout=2)
-    except urllib.error.HTTPError:
-        return True  # 401: it is up, and asks who we are
-    except OSError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="session")
 def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Radicale]:
-    folder = tmp_path_factory.mktemp("radicale")
-    (folder / "users").write_text(f"{USER}:{PASSWORD}\n", encoding="utf-8")
-    port = _free_port()
-    config = folder / "config"
-    config.write_text(
-        f"""[server]
-hosts = 127.0.0.1:{port}
-[auth]
-type = htpasswd
-htpasswd_filename = {folder / "users"}
-htpasswd_encryption = plain
-[rights]
-type = owner_only
-[storage]
-filesystem_folder = {folder / "collections"}
-[logging]
-level = warning
-""",
-        encoding="utf-8",
-    )
-    log = folder / "radicale.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "radicale", "--config", str(config)], stdout=output, stderr=subprocess.STDOUT
-        )
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        # Wait for its socket to answer: polled, each try bounded, the whole bounded by the suite's limit.
-        while not _answers(base):
-            if process.poll() is not None:
-                pytest.fail(f"radicale exited ({process.returncode}): {log.read_text(errors='replace')}")
-            time.sleep(0.05)
-        yield Radicale(base=base, process=process, log=log, storage=folder / "collections")
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with running_radicale(tmp_path_factory.mktemp("radicale")) as running:
+        yield running
 
 
 @pytest.fixture
 def collection(radicale: Radicale) -> str:
     """The URL of a new, empty task collection."""
-    url = f"{radicale.base}{USER}/tasks-{next(_collections)}-{os.getpid()}/"
-    client = caldav.DAVClient(url=radicale.base, username=USER, password=PASSWORD)
-    client.principal().make_calendar(
-        name="Tasks", cal_id=url.rstrip("/").rsplit("/", 1)[1], supported_calendar_component_set=["VTODO", "VEVENT"]
-    )
-    return url
+    return radicale.make_collection(f"tasks-{next(_collections)}")
 
 
 @pytest.fixture(autouse=True)

@@ -105,8 +105,7 @@ def test_a_bridge_strips_the_rule_and_sends_the_next_occurrence_itself(
     db = tmp_path / "tasks.sqlite"
     first = start(server, collection, db)
     text = text_of(collection, first["id"])
-    completed = re.sub(r"RRULE:[^\r\n]*\r?\n", "", text)
-    completed = re.sub(r"X-TASKLINE-RRULE:[^\r\n]*\r?\n", "", completed)
+    completed = re.sub(r"^(X-TASKLINE-)?RRULE:[^\r\n]*\r?\n", "", text, flags=re.MULTILINE)
     completed = completed.replace("STATUS:NEEDS-ACTION", "STATUS:COMPLETED\r\nCOMPLETED:20261203T180000Z")
     put(collection, first["id"], completed)
     following = "\r\n".join(

@@ -57,6 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     sync.add_argument("--watch", action="store_true", help="keep running: push changes as they happen, pull every --interval")
     sync.add_argument("--interval", type=float, default=60.0, help="seconds between pulls with --watch (default 60)")
     sync.add_argument("--insecure", action="store_true", help="do not verify the server's HTTPS certificate (unsafe)")
+    sync.add_argument(
+        "--auth",
+        choices=("basic", "digest", "auto"),
+        default="basic",
+        help="how to send the credentials (default basic; auto: as the server asks)",
+    )
     sync.add_argument("--server", help="the taskline binary (default $TASKLINE_SERVER, else taskline on PATH)")
     for name, what in (("export", "write every task to an .ics file"), ("import", "add the tasks of an .ics file")):
         command = commands.add_parser(name, help=what)
@@ -90,7 +96,7 @@ def _sync(client: Client, options: Any) -> int:
 
         urllib3.disable_warnings()
     password = password_for(options.url, options.user)
-    calendar = open_collection(options.url, options.user, password, options.insecure)
+    calendar = open_collection(options.url, options.user, password, options.insecure, options.auth)
     if not options.watch:
         report = Sync(client, calendar, options.url, options.user).run()
         warn(report.summary())
