@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
 
-from radicale_server import PASSWORD, USER, running_radicale  # noqa: E402
+from radicale_server import PASSWORD, USER, dav, running_radicale  # noqa: E402
 from taskline_client import Client  # noqa: E402
 
 TOUR = [
@@ -98,8 +98,6 @@ def week(folder: Path, url: str) -> None:
 
 
 def incremental(folder: Path, url: str, tasks: int, changes: int) -> None:
-    import caldav
-
     db = folder / "many.sqlite"
     with Client(db) as client:
         for start in range(0, tasks, 1000):
@@ -118,7 +116,7 @@ def incremental(folder: Path, url: str, tasks: int, changes: int) -> None:
     first = sync(db, url)
     print(f"first sync of {tasks} tasks: {first:.1f} s")
     sync(db, url)
-    dav = caldav.DAVClient(url=url, username=USER, password=PASSWORD, auth_type="basic")
+    server_side = dav(url)
     times = []
     for round_number in range(5):
         local = changes // 2
@@ -129,9 +127,9 @@ def incremental(folder: Path, url: str, tasks: int, changes: int) -> None:
         for n in range(local, changes):
             task_id = ids[round_number * changes + n]
             href = f"{url}{task_id}.ics"
-            text = str(dav.request(href).raw)
+            text = str(server_side.request(href).raw)
             text = text.replace("SUMMARY:Task", f"SUMMARY:Changed there {round_number}:")
-            assert dav.put(href, text, {"Content-Type": "text/calendar"}).status == 204
+            assert server_side.put(href, text, {"Content-Type": "text/calendar"}).status == 204
         times.append(sync(db, url))
     print(
         f"incremental sync, {tasks} tasks, {changes} changes ({changes // 2} each side): "

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import caldav
+from caldav.davclient import DAVClient
 
 USER = "alice"
 PASSWORD = "correct horse battery staple"
@@ -35,9 +36,15 @@ class Radicale:
 
     def make_collection(self, name: str) -> str:
         """The URL of a new, empty collection for tasks (and events)."""
-        client = caldav.DAVClient(url=self.base, username=USER, password=PASSWORD)
-        client.principal().make_calendar(name=name, cal_id=name, supported_calendar_component_set=["VTODO", "VEVENT"])
+        dav(self.base).principal().make_calendar(
+            name=name, cal_id=name, supported_calendar_component_set=["VTODO", "VEVENT"]
+        )
         return f"{self.base}{USER}/{name}/"
+
+
+def dav(url: str) -> Any:
+    """A CalDAV client as the test user, sending the password with the first request."""
+    return DAVClient(url=url, username=USER, password=PASSWORD, auth_type="basic")
 
 
 def _free_port() -> int:

@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import caldav
 import icalendar
+from conftest import USER
+from radicale_server import dav
 
-from conftest import PASSWORD, USER
 
-
-def run_sync(server: str, db: Path | str, url: str, *extra: str, check: bool = True, **env: str) -> subprocess.CompletedProcess[str]:
+def run_sync(
+    server: str, db: Path | str, url: str, *extra: str, check: bool = True, **env: str
+) -> subprocess.CompletedProcess[str]:
     """One `taskline-caldav sync`, as a user runs it (a process of its own)."""
     environment = {**os.environ, "TASKLINE_SERVER": server, **env}
     command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", url, "--user", USER, *extra]
@@ -26,7 +27,7 @@ def run_sync(server: str, db: Path | str, url: str, *extra: str, check: bool = T
 
 
 def calendar(url: str) -> Any:
-    return caldav.DAVClient(url=url, username=USER, password=PASSWORD).calendar(url=url)
+    return dav(url).calendar(url=url)
 
 
 def objects(url: str) -> dict[str, Any]:
@@ -44,7 +45,7 @@ def objects(url: str) -> dict[str, Any]:
 
 def text_of(url: str, uid: str) -> str:
     """The object's text as the server serves it."""
-    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    client = dav(url)
     response = client.request(f"{url}{uid}.ics")
     assert response.status == 200, response.status
     return "\r\n".join(str(response.raw).splitlines()) + "\r\n"
@@ -52,7 +53,7 @@ def text_of(url: str, uid: str) -> str:
 
 def put(url: str, uid: str, text: str) -> None:
     """Writes an object the way another client would."""
-    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    client = dav(url)
     href = f"{url}{uid}.ics"
     headers = {"Content-Type": "text/calendar; charset=utf-8"}
     response = client.put(href, text, headers)
@@ -60,12 +61,24 @@ def put(url: str, uid: str, text: str) -> None:
 
 
 def delete(url: str, uid: str) -> None:
-    client = caldav.DAVClient(url=url, username=USER, password=PASSWORD)
+    client = dav(url)
     response = client.delete(f"{url}{uid}.ics")
     assert response.status in (200, 204), response.status
 
 
 def vtodo(uid: str, *lines: str) -> str:
-    body = "\r\n".join(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", f"UID:{uid}",
-                        "DTSTAMP:20261201T000000Z", *lines, "END:VTODO", "END:VCALENDAR", ""])
+    body = "\r\n".join(
+        [
+            "BEGIN:VCALENDAR",
+            "VERSION:2.0",
+            "PRODID:-//test//EN",
+            "BEGIN:VTODO",
+            f"UID:{uid}",
+            "DTSTAMP:20261201T000000Z",
+            *lines,
+            "END:VTODO",
+            "END:VCALENDAR",
+            "",
+        ]
+    )
     return body

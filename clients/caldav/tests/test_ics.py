@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from support import vtodo
-from test_sync import create, fields_by_id
 from taskline_client import Client
+from test_sync import create, fields_by_id
 
 
 def tool(server: str, *arguments: str) -> subprocess.CompletedProcess[str]:

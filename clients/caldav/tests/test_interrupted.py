@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from conftest import USER, Radicale
 from support import objects, put, run_sync, text_of
-from taskline_caldav.sync import Sync, open_collection
-from test_sync import fields_by_id
 from taskline_client import Client
+from test_sync import fields_by_id
+
+from taskline_caldav.sync import Sync, open_collection
 
 COUNT = 300
 
@@ -23,7 +24,11 @@ COUNT = 300
 def start_sync(server: str, db: Path, url: str) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", url, "--user", USER]
     return subprocess.Popen(
-        command, env={**os.environ, "TASKLINE_SERVER": server}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        env={**os.environ, "TASKLINE_SERVER": server},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -80,7 +85,9 @@ def test_a_server_edit_during_the_sync_is_not_overwritten(
     run_sync(server, db, collection)
     with Client(db, server=server) as client:
         client.request("tasks/update", {"id": task["id"], "changes": {"priority": 3}})
-        sync = Sync(client, open_collection(collection, USER, os.environ["TASKLINE_CALDAV_PASSWORD"], False), collection, USER)
+        sync = Sync(
+            client, open_collection(collection, USER, os.environ["TASKLINE_CALDAV_PASSWORD"], False), collection, USER
+        )
         listed = sync._remote_changes
 
         def racing() -> Any:

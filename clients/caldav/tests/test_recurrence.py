@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from support import objects, put, run_sync, text_of
-from test_sync import everything
 from taskline_client import Client
+from test_sync import everything
 
 TITLE = "Take out the bins"
 
@@ -17,7 +17,8 @@ TITLE = "Take out the bins"
 def start(server: str, collection: str, db: Path) -> dict[str, Any]:
     with Client(db, server=server) as client:
         task: dict[str, Any] = client.request(
-            "tasks/create", {"title": TITLE, "due": "2026-12-03", "recurrence": {"rule": "FREQ=WEEKLY"}, "tags": ["home"]}
+            "tasks/create",
+            {"title": TITLE, "due": "2026-12-03", "recurrence": {"rule": "FREQ=WEEKLY"}, "tags": ["home"]},
         )
     run_sync(server, db, collection)
     return task

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 from support import delete, objects, put, run_sync, vtodo
-from taskline_caldav.mapping import task_fields
 from taskline_client import Client
+
+from taskline_caldav.mapping import task_fields
 
 
 def create(client: Client, title: str, **fields: Any) -> dict[str, Any]:
@@ -42,9 +43,7 @@ def get(db: Path | str, server: str, task_id: str) -> dict[str, Any]:
         return task
 
 
-def test_every_field_goes_to_the_server_and_into_another_database(
-    server: str, collection: str, tmp_path: Path
-) -> None:
+def test_every_field_goes_to_the_server_and_into_another_database(server: str, collection: str, tmp_path: Path) -> None:
     laptop, desktop = tmp_path / "laptop.sqlite", tmp_path / "desktop.sqlite"
     with Client(laptop, server=server) as client:
         chain = create(client, "Buy a new chain", tags=["home"], project="Home.Garage", priority=1)

@@ -43,7 +43,9 @@ def password_for(url: str, user: str) -> str:
         entry = None
     if entry is not None and entry[2] and entry[0] in ("", user):
         return entry[2]
-    raise SystemExit(f"taskline-caldav: no password for {user} at {host}: set ${PASSWORD_VARIABLE} or add it to ~/.netrc")
+    raise SystemExit(
+        f"taskline-caldav: no password for {user} at {host}: set ${PASSWORD_VARIABLE} or add it to ~/.netrc"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,8 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     sync = commands.add_parser("sync", help="exchange every change with a CalDAV collection, both ways")
     sync.add_argument("--db", required=True, help="the database: a SQLite file or postgresql://…")
     sync.add_argument("--url", required=True, help="the collection's URL (a calendar that holds tasks)")
-    sync.add_argument("--user", required=True, help="the user name (the password: $TASKLINE_CALDAV_PASSWORD or ~/.netrc)")
-    sync.add_argument("--watch", action="store_true", help="keep running: push changes as they happen, pull every --interval")
+    sync.add_argument(
+        "--user", required=True, help="the user name (the password: $TASKLINE_CALDAV_PASSWORD or ~/.netrc)"
+    )
+    sync.add_argument(
+        "--watch", action="store_true", help="keep running: push changes as they happen, pull every --interval"
+    )
     sync.add_argument("--interval", type=float, default=60.0, help="seconds between pulls with --watch (default 60)")
     sync.add_argument("--insecure", action="store_true", help="do not verify the server's HTTPS certificate (unsafe)")
     sync.add_argument(
@@ -91,7 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _sync(client: Client, options: Any) -> int:
     if options.insecure:
-        warn("WARNING: --insecure: the server's certificate is NOT checked; anyone on the path can read and change your tasks")
+        warn(
+            "WARNING: --insecure: the server's certificate is NOT checked;"
+            " anyone on the way to it can read and change your tasks, and your password"
+        )
         import urllib3
 
         urllib3.disable_warnings()

@@ -153,8 +153,8 @@ def _from_ical_value(value: Any) -> str:
             value = value.astimezone()  # floating: the reader's local time
         value = value.replace(microsecond=0)
         if value.utcoffset() == timezone.utc.utcoffset(None):
-            return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-        return value.isoformat()
+            return str(value.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        return str(value.isoformat())
     if isinstance(value, date):
         return value.isoformat()
     raise BadItem(f"not a date or a date-time: {value!r}")
@@ -248,7 +248,7 @@ def to_ics(
         _add_text(alarm, "x-taskline-remindat", fields["remindAt"])
         todo.add_component(alarm)
     calendar.add_component(todo)
-    text = calendar.to_ical().decode()
+    text = str(calendar.to_ical().decode())
     kept = fields["meta"].get(META_KEY, {})
     lines = kept.get("lines", []) if isinstance(kept, dict) else []
     if lines:
@@ -314,7 +314,7 @@ def from_ics(text: str | bytes, *, id_of: Callable[[str], str] = task_id_for_uid
         raise BadItem(f"not readable iCalendar: {error}") from None
     todos = calendar.walk("VTODO") if isinstance(calendar, icalendar.Calendar) else []
     if not todos:
-        kinds = sorted({c.name for c in calendar.subcomponents if c.name != "VTIMEZONE"})
+        kinds = sorted({str(c.name) for c in calendar.subcomponents if c.name != "VTIMEZONE"})
         raise BadItem(f"no VTODO (it holds {', '.join(kinds) or 'nothing'})")
     masters = [t for t in todos if t.get("RECURRENCE-ID") is None]
     if len(masters) != 1:
@@ -412,12 +412,14 @@ def _read_todo(todo: Any, instances: list[Any], uid: str, id_of: Callable[[str],
     if fields["recurrence"] and not fields["due"]:
         raise BadItem(f"UID {uid}: RRULE without DUE")
     task_id = _text(todo, "X-TASKLINE-ID") or id_of(uid)
-    return Parsed(uid=uid, task_id=task_id, fields=fields, instance_completed=instance_completed, rule_stripped=rule_stripped)
+    return Parsed(
+        uid=uid, task_id=task_id, fields=fields, instance_completed=instance_completed, rule_stripped=rule_stripped
+    )
 
 
 def _stamp(value: Any) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.astimezone()
-        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        return str(value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z"))
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")

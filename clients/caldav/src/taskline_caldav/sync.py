@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import caldav
+from caldav.davclient import DAVClient
 from caldav.elements import dav
 from caldav.lib import error as dav_error
 from taskline_client import Client, HistoryExpired, ServerError, TaskAlreadyExists, TaskNotFound, VersionConflict
@@ -77,7 +77,7 @@ def open_collection(url: str, user: str, password: str, insecure: bool, auth: st
     """The collection. `auth` "basic" sends the credentials with the first request (over
     HTTPS, what Nextcloud, Fastmail and iCloud take), sparing a refused request each time,
     which servers such as Radicale answer slowly on purpose; "auto" asks the server first."""
-    client = caldav.DAVClient(
+    client: Any = DAVClient(
         url=url,
         username=user,
         password=password,
@@ -362,11 +362,12 @@ class Sync:
         if merged.conflicts:
             self.report.conflicts += 1
             warn(f"{uid}: both sides changed {', '.join(name for name, _ in merged.conflicts)}; kept Taskline's")
-        task: dict[str, Any] | None = local
+        task = local
         if merged.fields != local_fields:
-            task = self._update_local(local, merged.fields)
-            if task is None:
+            updated = self._update_local(local, merged.fields)
+            if updated is None:
                 return
+            task = updated
             if merged.fields["done"] and not local_fields["done"] and merged.fields["recurrence"]:
                 following = self._next_occurrence(task)
                 if following is not None:
