@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from radicale_server import PASSWORD, USER, Radicale, running_radicale
+from taskline_client import ServerNotFound, find_server
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 __all__ = ["PASSWORD", "USER", "Radicale"]
@@ -22,10 +23,12 @@ _collections = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def server() -> str:
-    path = os.environ.get("TASKLINE_SERVER") or str(REPOSITORY / ".build" / "debug" / "taskline")
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"no taskline binary at {path} (build it, or set TASKLINE_SERVER)")
-    return path
+    """$TASKLINE_SERVER (scripts/test sets it), else the checkout's debug build."""
+    built = REPOSITORY / ".build" / "debug" / "taskline"
+    try:
+        return find_server(os.environ.get("TASKLINE_SERVER") or built)
+    except ServerNotFound as missing:
+        pytest.fail(f"{missing} (build it, or set TASKLINE_SERVER)")
 
 
 @pytest.fixture(scope="session")

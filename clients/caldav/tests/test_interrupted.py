@@ -7,12 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import USER, Radicale
-from support import objects, put, run_sync, text_of
+from support import objects, put, run_sync, text_of, vtodo
 from taskline_client import Client
 from test_sync import fields_by_id
 
@@ -42,6 +43,7 @@ def test_sigkill_while_pushing_then_a_resumed_sync_makes_no_duplicates(
     # Killed once the server holds some of the tasks and not all: watched in Radicale's storage.
     while len(radicale.files(collection)) < COUNT // 4:
         assert process.poll() is None, "the sync ended before it could be killed"
+        time.sleep(0.01)  # a poll's pace, not a wait for anything
     process.send_signal(signal.SIGKILL)
     process.communicate()
     written = len(radicale.files(collection))
@@ -66,6 +68,7 @@ def test_sigkill_while_pulling_then_a_resumed_sync_makes_no_duplicates(
     with Client(desktop, server=server) as watcher:
         while watcher.request("tasks/fetch", {"limit": 1, "includeTotal": True})["total"] == 0:
             assert process.poll() is None, "the sync ended before it could be killed"
+            time.sleep(0.01)
         process.send_signal(signal.SIGKILL)
     process.communicate()
     assert process.returncode == -signal.SIGKILL
@@ -107,3 +110,31 @@ def test_a_server_edit_during_the_sync_is_not_overwritten(
     assert merged["title"] == "Water the ferns" and merged["priority"] == 3
     todo = objects(collection)[task["id"]]
     assert str(todo["SUMMARY"]) == "Water the ferns" and int(todo["PRIORITY"]) == 1
+
+
+def test_watch_pushes_a_change_as_it_happens_and_pulls_the_server_s(
+    server: str, radicale: Radicale, collection: str, tmp_path: Path
+) -> None:
+    db = tmp_path / "tasks.sqlite"
+    command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", collection, "--user", USER]
+    watcher = subprocess.Popen(
+        [*command, "--watch", "--interval", "0.2"],
+        env={**os.environ, "TASKLINE_SERVER": server},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with Client(db, server=server) as client:
+            task = client.request("tasks/create", {"title": "Made while watched"})
+            # Pushed on Taskline's notification: watched in Radicale's storage.
+            while not any(task["id"] in path.name for path in radicale.files(collection)):
+                assert watcher.poll() is None, watcher.communicate()[1]
+                time.sleep(0.02)
+            put(collection, "from-phone", vtodo("from-phone", "SUMMARY:Made on the phone"))
+            while client.request("tasks/fetch", {"filter": {"ids": ["from-phone"]}})["tasks"] == []:
+                assert watcher.poll() is None, watcher.communicate()[1]
+                time.sleep(0.02)
+    finally:
+        watcher.terminate()
+        watcher.communicate()

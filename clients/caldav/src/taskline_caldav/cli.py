@@ -113,8 +113,11 @@ def _sync(client: Client, options: Any) -> int:
     changed = threading.Event()
     client.on_change(lambda _notification: changed.set())
     while True:
-        report = Sync(client, calendar, options.url, options.user).run()
-        warn(report.summary())
+        try:
+            report = Sync(client, calendar, options.url, options.user).run()
+            warn(report.summary())
+        except SyncError as failure:
+            warn(f"{failure}; trying again in {options.interval:g} s")
         changed.clear()
         changed.wait(options.interval)
         time.sleep(0.2)  # a burst of changes (an apply, a few commands) goes in one sync

@@ -209,11 +209,7 @@ class Sync:
         else:
             headers["If-Match"] = etag
         response = self.dav.put(_absolute(self.url, href), body, headers)
-        if response.status == 412:
-            warn(f"{uid} changed on the server during the sync; the next sync merges it")
-            return None
-        if response.status not in (200, 201, 204):
-            self._skip(uid, f"the server answered PUT with {response.status} {response.reason}")
+        if not self._accepted(uid, "PUT", response, (200, 201, 204)):
             return None
         self.report.pushed += 1
         return Item(href=_path(href), etag=response.headers.get("ETag"), task_id=task["id"], fields=fields)
@@ -221,13 +217,19 @@ class Sync:
     def _delete_remote(self, uid: str, item: Item) -> bool:
         headers = {"If-Match": item.etag} if item.etag else {}
         response = self.dav.delete(_absolute(self.url, item.href), headers)
+        if not self._accepted(uid, "DELETE", response, (200, 204, 404)):
+            return False
+        self.report.deleted_remote += 1
+        return True
+
+    def _accepted(self, uid: str, method: str, response: Any, fine: tuple[int, ...]) -> bool:
+        """Whether the server did the write; 412: the object changed since it was read."""
         if response.status == 412:
             warn(f"{uid} changed on the server during the sync; the next sync merges it")
             return False
-        if response.status not in (200, 204, 404):
-            self._skip(uid, f"the server answered DELETE with {response.status} {response.reason}")
+        if response.status not in fine:
+            self._skip(uid, f"the server answered {method} with {response.status} {response.reason}")
             return False
-        self.report.deleted_remote += 1
         return True
 
     # --- Writing to Taskline ---
