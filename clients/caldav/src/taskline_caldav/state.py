@@ -85,7 +85,7 @@ class State:
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 # dumps, not dump: dump encodes piece by piece in Python, several times slower.
-            file.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+                file.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, self.path)
