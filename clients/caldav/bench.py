@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
 
-from radicale_server import PASSWORD, USER, dav, running_radicale  # noqa: E402
+from dav_servers import PASSWORD, USER, dav, running_radicale  # noqa: E402
 from taskline_client import Client  # noqa: E402
 
 TOUR = [

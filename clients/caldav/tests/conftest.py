@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from radicale_server import PASSWORD, USER, Radicale, running_radicale
+from dav_servers import PASSWORD, USER, DavServer, running_radicale
 from taskline_client import ServerNotFound, find_server
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-__all__ = ["PASSWORD", "USER", "Radicale"]
+__all__ = ["PASSWORD", "USER", "DavServer"]
 _collections = itertools.count(1)
 
 
@@ -32,13 +32,13 @@ def server() -> str:
 
 
 @pytest.fixture(scope="session")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Radicale]:
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
     with running_radicale(tmp_path_factory.mktemp("radicale")) as running:
         yield running
 
 
 @pytest.fixture
-def collection(radicale: Radicale) -> str:
+def collection(radicale: DavServer) -> str:
     """The URL of a new, empty task collection."""
     return radicale.make_collection(f"tasks-{next(_collections)}")
 

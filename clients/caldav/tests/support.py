@@ -10,15 +10,24 @@ from typing import Any
 
 import icalendar
 from conftest import USER
-from radicale_server import dav
+from dav_servers import dav, is_local_https
 
 
 def run_sync(
-    server: str, db: Path | str, url: str, *extra: str, check: bool = True, **env: str
+    server: str,
+    db: Path | str,
+    url: str,
+    *extra: str,
+    check: bool = True,
+    insecure: bool | None = None,
+    **env: str,
 ) -> subprocess.CompletedProcess[str]:
-    """One `taskline-caldav sync`, as a user runs it (a process of its own)."""
+    """One `taskline-caldav sync`, as a user runs it (a process of its own); `--insecure`
+    unless told otherwise for the test's Xandikos, whose certificate is self-signed."""
     environment = {**os.environ, "TASKLINE_SERVER": server, **env}
     command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", url, "--user", USER, *extra]
+    if is_local_https(url) if insecure is None else insecure:
+        command.append("--insecure")
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
     sys.stderr.write(result.stderr)
     if check and result.returncode != 0:

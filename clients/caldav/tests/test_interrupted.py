@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import USER, Radicale
+from conftest import USER, DavServer
 from support import objects, put, run_sync, text_of, vtodo
 from taskline_client import Client
 from test_sync import fields_by_id
@@ -34,7 +34,7 @@ def start_sync(server: str, db: Path, url: str) -> subprocess.Popen[str]:
 
 
 def test_sigkill_while_pushing_then_a_resumed_sync_makes_no_duplicates(
-    server: str, radicale: Radicale, collection: str, tmp_path: Path
+    server: str, radicale: DavServer, collection: str, tmp_path: Path
 ) -> None:
     laptop, desktop = tmp_path / "laptop.sqlite", tmp_path / "desktop.sqlite"
     with Client(laptop, server=server) as client:
@@ -113,7 +113,7 @@ def test_a_server_edit_during_the_sync_is_not_overwritten(
 
 
 def test_watch_pushes_a_change_as_it_happens_and_pulls_the_server_s(
-    server: str, radicale: Radicale, collection: str, tmp_path: Path
+    server: str, radicale: DavServer, collection: str, tmp_path: Path
 ) -> None:
     db = tmp_path / "tasks.sqlite"
     command = [sys.executable, "-m", "taskline_caldav", "sync", "--db", str(db), "--url", collection, "--user", USER]

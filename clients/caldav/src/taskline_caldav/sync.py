@@ -98,6 +98,8 @@ class Sync:
         )
         self.report = Report()
         self.uid_by_task: dict[str, str] = {item.task_id: uid for uid, item in self.state.items.items()}
+        #: The objects this sync made on the server, by href: their ETags.
+        self.created: dict[str, str | None] = {}
 
     # --- Reading ---
 
@@ -135,15 +137,17 @@ class Sync:
         changed: dict[str, _Remote | None] = {}
         listed: set[str] = set()
         to_load: list[Any] = []
+        deleted = {_path(url) for url in getattr(result, "deleted_urls", None) or ()}
         for obj in result.objects:
             href = _path(obj.url)
+            if href in deleted:
+                continue  # Xandikos lists a deleted object among the changed ones too
             listed.add(href)
             etag = (getattr(obj, "props", None) or {}).get(dav.GetEtag.tag)
             uid = uid_by_href.get(href)
             if uid is not None and etag is not None and self.state.items[uid].etag == etag:
                 continue
             to_load.append(obj.url)
-        deleted = {_path(url) for url in getattr(result, "deleted_urls", None) or ()}
         if full:
             deleted |= set(uid_by_href) - listed
         for href in deleted:
@@ -155,19 +159,46 @@ class Sync:
                 changed[remote.parsed.uid] = remote
         return changed, token
 
+    def _token_after_writes(self, token: str | None) -> str | None:
+        """The token for the next sync. RFC 6578 lets a server leave out of a later answer an
+        object made and deleted since the token (Xandikos does): so when this sync made
+        objects, the token is taken again after them, if the server's answer shows exactly
+        this sync's writes; else the next sync lists the whole collection (None)."""
+        if not self.created or token is None or str(token).startswith("fake-"):
+            return token
+        try:
+            result = self.calendar.get_objects_by_sync_token(token, load_objects=False)
+        except (dav_error.DAVError, OSError):
+            return None
+        etags = {item.href: item.etag for item in self.state.items.values()}
+        gone = {_path(url) for url in getattr(result, "deleted_urls", None) or ()}
+        for obj in result.objects:
+            href = _path(obj.url)
+            etag = (getattr(obj, "props", None) or {}).get(dav.GetEtag.tag)
+            if href not in gone and (etag is None or etags.get(href) != etag):
+                return None  # another client wrote meanwhile
+        if any(href in gone or href not in etags for href in self.created):
+            return None
+        new_token: str | None = result.sync_token
+        return None if str(new_token).startswith("fake-") else new_token
+
     def _load(self, urls: list[Any]) -> Iterator[_Remote]:
         try:
             objects = self.calendar.multiget(urls)
         except dav_error.DAVError:
+            # A server without calendar-multiget: one GET each.
             objects = []
             for url in urls:
-                obj = self.calendar.event_by_url(url) if hasattr(self.calendar, "event_by_url") else None
-                if obj is not None:
-                    objects.append(obj)
+                try:
+                    objects.append(self.calendar.event_by_url(url))  # any component
+                except dav_error.NotFoundError:
+                    continue  # deleted since it was listed: the next sync hears of it
         for obj in objects:
             href = _path(obj.url)
             etag = (getattr(obj, "props", None) or {}).get(dav.GetEtag.tag)
             data = obj.data
+            if not data:
+                continue  # deleted since it was listed: the next sync hears of it
             try:
                 parsed = from_ics(data, id_of=self._task_id_of, name=href)
             except BadItem as bad:
@@ -212,7 +243,10 @@ class Sync:
         if not self._accepted(uid, "PUT", response, (200, 201, 204)):
             return None
         self.report.pushed += 1
-        return Item(href=_path(href), etag=response.headers.get("ETag"), task_id=task["id"], fields=fields)
+        item = Item(href=_path(href), etag=response.headers.get("ETag"), task_id=task["id"], fields=fields)
+        if "If-None-Match" in headers:
+            self.created[item.href] = item.etag
+        return item
 
     def _delete_remote(self, uid: str, item: Item) -> bool:
         headers = {"If-Match": item.etag} if item.etag else {}
@@ -312,7 +346,7 @@ class Sync:
         # The next occurrences no VTODO stood for, and what only Taskline has.
         self._push_new([*completed_series, *new_local])
         self.state.seq = seq
-        self.state.sync_token = token
+        self.state.sync_token = self._token_after_writes(token)
         self.state.save()
         return self.report
 
