@@ -292,3 +292,11 @@ def test_a_wrong_password_is_a_clear_error(server: str, collection: str, tmp_pat
     assert result.returncode == 1
     assert "refused the credentials" in result.stderr
     assert secret not in result.stderr + result.stdout
+
+
+def test_a_password_in_the_url_is_refused_and_not_printed(server: str, collection: str, tmp_path: Path) -> None:
+    with_password = collection.replace("http://", "http://alice:hunter2-secret@")
+    result = run_sync(server, tmp_path / "tasks.sqlite", with_password, check=False)
+    assert result.returncode == 2
+    assert "TASKLINE_CALDAV_PASSWORD" in result.stderr
+    assert "hunter2-secret" not in result.stderr + result.stdout

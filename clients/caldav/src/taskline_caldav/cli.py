@@ -96,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _sync(client: Client, options: Any) -> int:
+    if urllib.parse.urlsplit(options.url).password is not None:
+        # A password in the URL would show in `ps`, and in messages that name the URL.
+        warn(f"--url holds a password: give it in ${PASSWORD_VARIABLE} or ~/.netrc instead")
+        return 2
     if options.insecure:
         warn(
             "WARNING: --insecure: the server's certificate is NOT checked;"
