@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dav_servers import PASSWORD, USER, DavServer, running_radicale
+from dav_servers import PASSWORD, USER, DavServer, running_radicale, running_xandikos
 from taskline_client import ServerNotFound, find_server
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-__all__ = ["PASSWORD", "USER", "DavServer"]
+__all__ = ["PASSWORD", "USER", "DavServer", "fresh_collection"]
 _collections = itertools.count(1)
 
 
@@ -37,10 +37,20 @@ def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
         yield running
 
 
+@pytest.fixture(scope="session")
+def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    with running_xandikos(tmp_path_factory.mktemp("xandikos")) as running:
+        yield running
+
+
+def fresh_collection(server: DavServer) -> str:
+    """The URL of a new, empty task collection on the server."""
+    return server.make_collection(f"tasks-{next(_collections)}")
+
+
 @pytest.fixture
 def collection(radicale: DavServer) -> str:
-    """The URL of a new, empty task collection."""
-    return radicale.make_collection(f"tasks-{next(_collections)}")
+    return fresh_collection(radicale)
 
 
 @pytest.fixture(autouse=True)

@@ -4,28 +4,18 @@ certificate checking is on unless --insecure says otherwise."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import test_recurrence
 import test_sync
-from dav_servers import DavServer, running_xandikos
+from conftest import DavServer, fresh_collection
 from support import run_sync
-
-_collections = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    with running_xandikos(tmp_path_factory.mktemp("xandikos")) as running:
-        yield running
 
 
 @pytest.fixture
 def elsewhere(xandikos: DavServer) -> str:
-    return xandikos.make_collection(f"tasks-{next(_collections)}")
+    return fresh_collection(xandikos)
 
 
 def test_the_certificate_is_checked_unless_insecure_says_not(server: str, elsewhere: str, tmp_path: Path) -> None:
