@@ -8,7 +8,7 @@ from pathlib import Path
 
 from support import vtodo
 from taskline_client import Client
-from test_sync import create, fields_by_id
+from test_sync import create, everything, fields_by_id
 
 
 def tool(server: str, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -44,6 +44,11 @@ def test_export_then_import_gives_the_same_tasks(server: str, tmp_path: Path) ->
     result = tool(server, "import", "--db", str(second), str(file))
     assert result.returncode == 0, result.stderr
     assert fields_by_id(second, server) == fields_by_id(first, server)
+    # Through `taskline import`, the times too: everything but the version.
+    kept = ("createdAt", "updatedAt", "completedAt")
+    copies = everything(second, server)
+    for task_id, task in everything(first, server).items():
+        assert {key: task[key] for key in kept} == {key: copies[task_id][key] for key in kept}
 
 
 def test_import_names_and_skips_what_it_cannot_read(server: str, tmp_path: Path) -> None:

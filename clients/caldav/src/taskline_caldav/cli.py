@@ -13,9 +13,13 @@ Exit status: 0 done, 1 the sync failed (message on stderr), 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import json
 import netrc
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -23,7 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from taskline_client import Client, TasklineError
+from caldav.lib.error import DAVError
+from taskline_client import Client, TasklineError, find_server
 
 from . import __version__
 from .mapping import BadItem, create_params, from_ics, task_fields, to_ics
@@ -81,17 +86,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     try:
+        if options.command == "import":
+            return import_file(options.db, options.file, options.server)
         with Client(options.db, server=options.server) as client:
             if options.command == "export":
                 return export_file(client, options.file)
-            if options.command == "import":
-                return import_file(client, options.file)
             return _sync(client, options)
     except SyncError as failure:
         warn(str(failure))
         return 1
     except TasklineError as failure:
         warn(f"taskline: {failure}")
+        return 1
+    except (DAVError, OSError) as failure:
+        # A network drop or a server error halfway through a sync: its state was not saved,
+        # and the next run takes it up again (docs/caldav.md, "An interrupted sync").
+        warn(f"{options.command} stopped: {failure}")
         return 1
 
 
@@ -146,33 +156,35 @@ def export_file(client: Client, path: Path) -> int:
     return 0
 
 
-def import_file(client: Client, path: Path) -> int:
-    created = 0
-    skipped = 0
-    pending_dependencies: list[tuple[str, list[str]]] = []
+def import_file(db: str, path: Path, server: str | None = None) -> int:
+    """Adds the file's tasks with `taskline import` (one transaction, and the times the file
+    has kept: CREATED, LAST-MODIFIED, COMPLETED), each VTODO it cannot read named and skipped."""
+    records: list[tuple[str, dict[str, Any]]] = []
     for uid, text in split_objects(path.read_text(encoding="utf-8", errors="replace")):
         try:
             parsed = from_ics(text)
         except BadItem as bad:
             warn(f"skipped {uid or '(no UID)'}: {bad}")
-            skipped += 1
             continue
-        try:
-            client.request("tasks/create", create_params(parsed.task_id, parsed.fields))
-            created += 1
-        except TasklineError as refused:
-            warn(f"skipped {uid}: {refused}")
-            skipped += 1
-            continue
+        record = create_params(parsed.task_id, parsed.fields)
         if parsed.fields["dependsOn"]:
-            pending_dependencies.append((parsed.task_id, parsed.fields["dependsOn"]))
-    for task_id, dependencies in pending_dependencies:
-        try:
-            client.request("tasks/update", {"id": task_id, "changes": {"dependsOn": dependencies}})
-        except TasklineError as refused:
-            warn(f"{task_id}: dependencies not set: {refused}")
-    warn(f"added {created} tasks from {path}, skipped {skipped}")
-    return 0
+            record["dependsOn"] = parsed.fields["dependsOn"]
+        record.update(parsed.times)
+        records.append((uid, record))
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as lines:
+        for _, record in records:
+            lines.write(json.dumps(record, ensure_ascii=False) + "\n")
+        lines.flush()
+        command = [find_server(server), "import", lines.name, "--db", db, "--skip-invalid"]
+        result = subprocess.run(command, capture_output=True, text=True)
+    # taskline names a refused record by its line: the UID says which VTODO it was.
+    for line in result.stderr.splitlines():
+        line = line.replace(lines.name, str(path))
+        found = re.search(r"line (\d+)", line)
+        if found and 0 < int(found.group(1)) <= len(records):
+            line += f" (UID {records[int(found.group(1)) - 1][0]})"
+        warn(line.removeprefix("taskline: "))
+    return 0 if result.returncode == 0 else 1
 
 
 def split_objects(text: str) -> list[tuple[str, str]]:

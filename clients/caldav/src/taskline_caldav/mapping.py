@@ -81,7 +81,9 @@ class Parsed:
     instance_completed: bool = False
     #: Done and without RRULE or X-TASKLINE-RRULE: a bridge that strips the rule on completion.
     rule_stripped: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: `createdAt`, `updatedAt`, `completedAt` from CREATED, LAST-MODIFIED, COMPLETED, where
+    #: given: only a file's import can keep them (`taskline import`); a sync cannot set them.
+    times: dict[str, str] = field(default_factory=dict)
 
 
 def task_fields(task: dict[str, Any]) -> Fields:
@@ -200,10 +202,13 @@ def to_ics(
     if task_id != uid:
         _add_text(todo, "x-taskline-id", task_id)
     todo.add("dtstamp", datetime.now(timezone.utc).replace(microsecond=0))
+    # The times to the millisecond beside the properties' seconds, for a file's import.
     if created_at:
         todo.add("created", _to_ical_value(created_at))
+        _add_text(todo, "x-taskline-created", created_at)
     if updated_at:
         todo.add("last-modified", _to_ical_value(updated_at))
+        _add_text(todo, "x-taskline-updated", updated_at)
     todo.add("summary", fields["title"])
     if fields["notes"]:
         todo.add("description", fields["notes"])
@@ -211,6 +216,8 @@ def to_ics(
         todo.add("status", "COMPLETED")
         todo.add("percent-complete", 100)
         todo.add("completed", _to_ical_value(completed_at) if completed_at else datetime.now(timezone.utc))
+        if completed_at:
+            _add_text(todo, "x-taskline-completed", completed_at)
     else:
         todo.add("status", "IN-PROCESS" if fields["startedAt"] else "NEEDS-ACTION")
     if fields["startedAt"]:
@@ -412,8 +419,19 @@ def _read_todo(todo: Any, instances: list[Any], uid: str, id_of: Callable[[str],
     if fields["recurrence"] and not fields["due"]:
         raise BadItem(f"UID {uid}: RRULE without DUE")
     task_id = _text(todo, "X-TASKLINE-ID") or id_of(uid)
+    times = {}
+    for name, key in (("CREATED", "createdAt"), ("LAST-MODIFIED", "updatedAt"), ("COMPLETED", "completedAt")):
+        prop = todo.get(name)
+        if prop is not None and isinstance(prop.dt, datetime) and (key != "completedAt" or done):
+            exact = _text(todo, f"X-TASKLINE-{key[:-2].upper()}")
+            times[key] = exact if exact and _same_time(exact, prop.dt) else _stamp(prop.dt)
     return Parsed(
-        uid=uid, task_id=task_id, fields=fields, instance_completed=instance_completed, rule_stripped=rule_stripped
+        uid=uid,
+        task_id=task_id,
+        fields=fields,
+        instance_completed=instance_completed,
+        rule_stripped=rule_stripped,
+        times=times,
     )
 
 
