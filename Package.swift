@@ -42,13 +42,17 @@ let package = Package(
         // Taskline's process-wide settings for the C library and SQLite (CSQLite's shim), made
         // at a process's start: taskline's main and the harnesses (power loss, fuzzing) call it.
         .target(name: "ProcessSetup", dependencies: ["CSQLite", "Logging"]),
+        // The task rules a write follows (checks, versions, completion and the next occurrence,
+        // dependents, change groups), written once over `StorageDriver`, the storage
+        // primitives each store implements with its SQL.
+        .target(name: "TaskEngine", dependencies: ["TaskModel"], swiftSettings: sameExecutor),
         // The store on SQLite: the actor that owns the database.
         .target(
-            name: "TaskStore", dependencies: ["TaskModel", "StoreServing", "SQLite", "EventLoop", "Logging"],
+            name: "TaskStore", dependencies: ["TaskModel", "TaskEngine", "StoreServing", "SQLite", "EventLoop", "Logging"],
             swiftSettings: sameExecutor),
         // The store on PostgreSQL: the same interface, over the PostgreSQL module.
         .target(
-            name: "PostgresStore", dependencies: ["TaskModel", "StoreServing", "PostgreSQL", "EventLoop", "Logging"],
+            name: "PostgresStore", dependencies: ["TaskModel", "TaskEngine", "StoreServing", "PostgreSQL", "EventLoop", "Logging"],
             swiftSettings: sameExecutor),
         // JSON text: a strict parser, the writers, and a reader of a stream of records.
         .target(name: "JSON"),

@@ -34,7 +34,7 @@ public enum FuzzHarness {
         }
     }
 
-    /// The error codes protocol/README.md lists; any other is a finding.
+    /// The error codes protocol/errors.md lists; any other is a finding.
     static let documentedCodes: Set<Int64> = [-32700, -32600, -32601, -32602, -32603, -32002, -32800, 1001, 1002, 1003, 1004, 1005, 1006, 1007]
 
     /// Runs `input` and returns what is wrong with the outcome (empty when all is well).

@@ -71,6 +71,10 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let adminShutdown = SQLState(rawValue: "57P01")
     public static let crashShutdown = SQLState(rawValue: "57P02")
     public static let cannotConnectNow = SQLState(rawValue: "57P03")
+    public static let readOnlySQLTransaction = SQLState(rawValue: "25006")
+    public static let diskFull = SQLState(rawValue: "53100")
+    public static let dataCorrupted = SQLState(rawValue: "XX001")
+    public static let indexCorrupted = SQLState(rawValue: "XX002")
 }
 
 extension PostgresError {

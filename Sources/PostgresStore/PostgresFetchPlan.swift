@@ -452,59 +452,55 @@ struct PostgresFetchPlan {
 }
 
 /// Where a page ended: the sort-key values and the id of its last task, with the sort they
-/// belong to. Encoded as hex, so that it is opaque and holds any text.
+/// belong to, in the one wire format (`PageCursor`).
 private struct Cursor {
     var values: [PostgresValue]
     var id: String
-
-    private static let prefix = "pg1."
-    private static let separator: Character = "\u{1F}"
 
     init(values: [PostgresValue], id: String) {
         self.values = values
         self.id = id
     }
 
-    /// Nil for a string this store did not make, or made for another sort.
+    /// Nil for a string no store made, or one made for another sort.
     init?(encoded: String, sort: [SortKey]) {
-        guard encoded.hasPrefix(Self.prefix), let bytes = Hex.decode(String(encoded.dropFirst(Self.prefix.count))) else { return nil }
-        let parts = String(decoding: bytes, as: UTF8.self).split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == sort.count + 2, parts[0] == Self.signature(sort) else { return nil }
+        guard let cursor = PageCursor(encoded: encoded), cursor.signature == Self.signature(sort),
+            cursor.values.count == sort.count + 1, case .text(let id) = cursor.values[sort.count]
+        else { return nil }
         var values: [PostgresValue] = []
-        for (key, part) in zip(sort, parts[1...]) {
-            guard let value = Self.decode(part, field: key.field) else { return nil }
+        for (key, value) in zip(sort, cursor.values) {
+            guard let value = Self.decode(value, field: key.field) else { return nil }
             values.append(value)
         }
-        self.init(values: values, id: parts[parts.count - 1])
+        self.init(values: values, id: id)
     }
 
     func encoded(sort: [SortKey]) -> String {
-        let parts = [Self.signature(sort)] + values.map(Self.encode) + [id]
-        return Self.prefix + Hex.encode(Array(parts.joined(separator: String(Self.separator)).utf8))
+        PageCursor(signature: Self.signature(sort), values: values.map(Self.encode) + [.text(id)]).encoded
     }
 
+    /// Unlike any signature of the SQLite store's, whose cursors this store refuses.
     private static func signature(_ sort: [SortKey]) -> String {
-        sort.map { $0.field.rawValue + ($0.descending ? "-" : "+") }.joined(separator: ",")
+        "pg:" + sort.map { $0.field.rawValue + ($0.descending ? "-" : "+") }.joined(separator: ",")
     }
 
-    private static func encode(_ value: PostgresValue) -> String {
+    private static func encode(_ value: PostgresValue) -> PageCursor.Value {
         switch value {
-        case .integer(let number): "i\(number)"
-        case .text(let text): "t" + text
-        default: "n"
+        case .integer(let number): .integer(number)
+        case .text(let text): .text(text)
+        default: .null
         }
     }
 
     /// A value of the type the field's column holds.
-    private static func decode(_ part: String, field: SortKey.Field) -> PostgresValue? {
-        if part == "n" { return field == .due || field == .project ? .null : nil }
-        switch (part.first, field) {
-        case ("i", .createdAt), ("i", .updatedAt), ("i", .due), ("i", .priority):
-            return Int64(part.dropFirst()).map(PostgresValue.integer)
-        case ("t", .title), ("t", .project):
-            return .text(String(part.dropFirst()))
-        default:
-            return nil
+    private static func decode(_ value: PageCursor.Value, field: SortKey.Field) -> PostgresValue? {
+        switch (value, field) {
+        case (.null, .due), (.null, .project): .null
+        case (.integer(let number), .createdAt), (.integer(let number), .updatedAt), (.integer(let number), .due),
+            (.integer(let number), .priority):
+            .integer(number)
+        case (.text(let text), .title), (.text(let text), .project): .text(text)
+        default: nil
         }
     }
 }

@@ -28,18 +28,9 @@ extension PostgresTaskStore {
             var summary = ImportSummary()
             var problems = ImportProblems(maxProblems: maxProblems)
             var dependencies: [(task: TaskItem, line: Int)] = []
-            for record in records {
-                switch record {
-                case .invalid(let problem):
-                    problems.note(problem)
-                case .task(let task, let line):
-                    do {
-                        if let written = try importTask(task, onConflict: onConflict, summary: &summary), !written.dependsOn.isEmpty {
-                            dependencies.append((written, line))
-                        }
-                    } catch {
-                        try problems.note(error, line: line)
-                    }
+            try problems.writeEach(records) { task, line in
+                if let written = try importTask(task, onConflict: onConflict, summary: &summary), !written.dependsOn.isEmpty {
+                    dependencies.append((written, line))
                 }
             }
             // Only a task on a cycle of all the dependencies (the import's are written) can
@@ -70,9 +61,9 @@ extension PostgresTaskStore {
         let checked = try CheckedTask(item)
         let imported = try onConflict.importRecord(
             checked, summary: &summary,
-            insert: { try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) ? item.id : nil },
-            load: { try load(id: item.id).map { (item.id, $0) } },
-            replace: { _, _ in try replace(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) })
+            insert: { try insert(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) },
+            load: { try loadForWrite(id: item.id) },
+            replace: { key, current in try replace(key, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current) })
         switch imported {
         case .inserted:
             _ = try log(.created, task: checked.task)

@@ -1,4 +1,5 @@
 import PostgreSQL
+import TaskEngine
 import TaskModel
 
 /// Undo and redo: change groups, each task's row before a group changed it, and reverting a
@@ -10,7 +11,7 @@ import TaskModel
 /// newest group of the scope that is a write or a redo and not reverted yet; redo reverts
 /// the newest undo of the scope that is not reverted yet and is newer than the scope's
 /// newest write, so that a new write ends what can be redone.
-extension PostgresTaskStore {
+extension PostgresTaskStore: UndoDriver {
     public func undo(scope: UndoScope, force: Bool) throws -> Reversal? {
         try revert(.undo, scope: scope, force: force)
     }
@@ -25,10 +26,12 @@ extension PostgresTaskStore {
     /// store's, passing it the group's key: the seq its first change gets, the next one (seqs
     /// have no gaps, and a savepoint rolled back gives its seqs back). The group is recorded
     /// when it logged a change.
-    func recordingGroup<T>(
-        _ kind: ChangeGroup.Kind = .write, reverting target: Int64? = nil,
-        _ body: (Int64) throws -> T
-    ) throws -> T {
+    package func recordingGroup<T>(_ body: (Int64) throws -> T) throws -> T {
+        try recordingGroup(.write, reverting: nil, body)
+    }
+
+    /// The same for a group of `kind`, which reverts group `target` when it is an undo or a redo.
+    func recordingGroup<T>(_ kind: ChangeGroup.Kind, reverting target: Int64?, _ body: (Int64) throws -> T) throws -> T {
         let first = lastSeq + 1
         let value = try body(first)
         if lastSeq >= first {
@@ -40,7 +43,7 @@ extension PostgresTaskStore {
     }
 
     /// Keeps task `id` as it is before group `group` changes it; once per task and group.
-    func snapshot(id: String, group: Int64) throws {
+    package func snapshot(_ id: String, group: Int64) throws {
         try connection.run(
             """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE id = $2
@@ -49,7 +52,7 @@ extension PostgresTaskStore {
     }
 
     /// The same for every task that depends on task `id`.
-    func snapshotDependents(of id: String, group: Int64) throws {
+    package func snapshotDependents(of id: String, group: Int64) throws {
         try connection.run(
             """
             INSERT INTO change_before (group_seq, task_id, task) SELECT $1, id, to_jsonb(task) FROM task WHERE depends_on @> ARRAY[$2::text]
@@ -66,24 +69,13 @@ extension PostgresTaskStore {
 
     // MARK: Reverting
 
-    private func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {
-        try writing {
-            guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
-            let tasks = try tasks(of: target)
-            let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
-            if !force, let conflict = try conflict(with: target, tasks: tasks, snapshots: snapshots) { throw conflict }
-            let changes = try recordingGroup(kind, reverting: target.firstSeq) { try restore(tasks, to: snapshots, group: $0) }
-            try connection.run("UPDATE change_group SET reverted = true WHERE first_seq = $1", [.integer(target.firstSeq)])
-            var reversal = Reversal(group: target, tasks: [], deleted: [], changes: Self.withTasksAsTheyAre(changes))
-            for task in tasks {
-                if let now = try load(id: task.id) { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
-            }
-            return reversal
-        }
+    package func recordingReversal<T>(of target: ChangeGroup, kind: ChangeGroup.Kind, _ body: (Int64) throws -> T) throws -> T {
+        let value = try recordingGroup(kind, reverting: target.firstSeq, body)
+        try connection.run("UPDATE change_group SET reverted = true WHERE first_seq = $1", [.integer(target.firstSeq)])
+        return value
     }
 
-    /// The group that an undo (`kind` .undo) or a redo reverts in `scope`, if any.
-    private func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> ChangeGroup? {
+    package func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> ChangeGroup? {
         let values: [PostgresValue] = scope == .connection ? [.integer(origin)] : []
         func inScope(_ alias: String) -> String { scope == .connection ? "AND \(alias).origin = $1" : "" }
         let reverting =
@@ -105,8 +97,7 @@ extension PostgresTaskStore {
         }
     }
 
-    /// The tasks `group` changed, in the order of their first change in it.
-    private func tasks(of group: ChangeGroup) throws -> [GroupTask] {
+    package func tasks(of group: ChangeGroup) throws -> [GroupTask] {
         var tasks = GroupTask.Collector()
         for row in try connection.query(
             "SELECT kind, task_id FROM change_log WHERE seq BETWEEN $1 AND $2 ORDER BY seq",
@@ -117,28 +108,21 @@ extension PostgresTaskStore {
         return tasks.tasks
     }
 
-    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `snapshots`: its tasks
-    /// as they were before it.
-    private func conflict(with group: ChangeGroup, tasks: [GroupTask], snapshots: [[UInt8]: Snapshot]) throws -> TaskStoreError? {
-        try GroupTask.conflict(
-            of: tasks, before: { snapshots[$0]?.task }, load: load(id:),
-            changedSince: { try changedSince(group.lastSeq, among: $0) },
-            makerMovedOn: { id, series in
-                // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
-                try connection.query(
-                    """
-                    SELECT maker.id, maker.successor_id FROM change_log c JOIN task maker ON maker.id = c.task_id
-                    WHERE c.seq = (SELECT min(seq) FROM change_log WHERE task_id = $1 AND kind = 'created') + 1
-                      AND c.kind = 'updated' AND maker.series_id = $2 AND maker.successor_id <> $1
-                      AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
-                    """, [.text(id), .text(series)]
-                ).first.map { (try $0.text("id"), try $0.text("successor_id")) }
-                    .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
-            })
+    /// A successor's creation is logged just before its maker's completion (TaskEngine's
+    /// `makeSuccessor`).
+    package func makerMovedOn(id: String, series: String) throws -> (maker: TaskItem, made: String)? {
+        try connection.query(
+            """
+            SELECT maker.id, maker.successor_id FROM change_log c JOIN task maker ON maker.id = c.task_id
+            WHERE c.seq = (SELECT min(seq) FROM change_log WHERE task_id = $1 AND kind = 'created') + 1
+              AND c.kind = 'updated' AND maker.series_id = $2 AND maker.successor_id <> $1
+              AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
+            """, [.text(id), .text(series)]
+        ).first.map { (try $0.text("id"), try $0.text("successor_id")) }
+            .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
     }
 
-    /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
-    private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
+    package func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
         let later = LaterGroups(
             try connection.query(
                 "SELECT first_seq, last_seq, reverts FROM change_group WHERE first_seq > $1 ORDER BY first_seq", [.integer(after)]
@@ -156,18 +140,9 @@ extension PostgresTaskStore {
         return changed
     }
 
-    /// A task as it was before a group, with its stored instants.
-    private struct Snapshot {
-        var task: TaskItem
-        var dueAt: Int64?
-        var waitAt: Int64?
-        /// The next occurrence it had made (`successor_id`).
-        var successor: String?
-    }
-
-    /// The rows before `group` of the tasks it updated or deleted, by id bytes.
-    private func snapshots(of group: ChangeGroup) throws -> [[UInt8]: Snapshot] {
-        var snapshots: [[UInt8]: Snapshot] = [:]
+    /// Every snapshot keeps the next occurrence its task had made (`successor_id`).
+    package func snapshots(of group: ChangeGroup) throws -> [[UInt8]: TaskSnapshot] {
+        var snapshots: [[UInt8]: TaskSnapshot] = [:]
         for row in try connection.query(
             """
             SELECT \(TaskRow.columns), task.due_at, task.wait_at, task.successor_id
@@ -176,99 +151,32 @@ extension PostgresTaskStore {
             """, [.integer(group.firstSeq)])
         {
             let task = try TaskRow.task(in: row)
-            snapshots[Array(task.id.utf8)] = Snapshot(
-                task: task, dueAt: try row.optionalInt64("due_at"),
-                waitAt: try row.optionalInt64("wait_at"), successor: row.optionalText("successor_id"))
+            snapshots[Array(task.id.utf8)] = TaskSnapshot(
+                task: task, dueAt: try row.optionalInt64("due_at"), waitAt: try row.optionalInt64("wait_at"),
+                successor: .some(row.optionalText("successor_id")))
         }
         return snapshots
     }
 
-    /// Puts `tasks` back as `snapshots` hold them, in the caller's group `group`, and returns
-    /// the changes: deletes those that have none (the group created them), in the order of
-    /// their first change in it, recreates
-    /// those that are gone with their ids, then writes back the others. A dependency on a task
-    /// that no longer exists is left out; one that closes a cycle fails the reversal. Each
-    /// task that changes is at its next version (a recreated one, past the version it was
-    /// deleted at); one already as its snapshot is left alone.
-    private func restore(_ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot], group: Int64) throws -> [TaskChange] {
-        var changes: [TaskChange] = []
-        // Those it deletes too keep the dependency to the end: it goes with them, unlogged.
-        let deleting = Set(tasks.filter { snapshots[Array($0.id.utf8)] == nil }.map { Array($0.id.utf8) })
-        for task in tasks where snapshots[Array(task.id.utf8)] == nil {
-            guard let current = try load(id: task.id) else { continue }
-            let (change, dependents) = try delete(current, group: group, sparing: deleting)
-            changes += dependents + [change]
-        }
-        let now = clock()
-        var dependenciesChanged: [String] = []
-        var present: [(snapshot: Snapshot, current: TaskItem)] = []
-        for task in tasks {
-            guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
-            if let current = try load(id: task.id) {
-                present.append((snapshot, current))
-                continue
-            }
-            var next = snapshot.task
-            next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
-            next.version = max(next.version, try versionDeleted(id: next.id) ?? next.version)
-            next = try next.atNextVersion(changedAt: now)
-            guard try insert(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt) else { throw TaskStoreError.alreadyExists(id: next.id) }
-            changes.append(try log(.created, task: next))
-            if !next.dependsOn.isEmpty { dependenciesChanged.append(next.id) }
-        }
-        for (snapshot, current) in present {
-            var next = snapshot.task
-            next.dependsOn = try existing(next.dependsOn, restoring: snapshots)
-            next.version = current.version
-            next.updatedAt = current.updatedAt
-            guard !next.isIdentical(to: current) else { continue }
-            try self.snapshot(id: next.id, group: group)
-            next = try next.atNextVersion(changedAt: now)
-            try replace(next, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt)
-            changes.append(try log(.updated, task: next))
-            if !TaskItem.identical(next.dependsOn, current.dependsOn) { dependenciesChanged.append(next.id) }
-        }
-        // Which next occurrence it made is part of its state: §4's one per occurrence holds.
-        // Only an occurrence of a series can have made one that outlives the reversal.
-        for task in tasks {
-            guard let snapshot = snapshots[Array(task.id.utf8)], snapshot.task.seriesId != nil else { continue }
-            try connection.run(
-                "UPDATE task SET successor_id = $1 WHERE id = $2 AND successor_id IS DISTINCT FROM $1",
-                [PostgresValue(snapshot.successor), .text(task.id)])
-        }
-        for id in dependenciesChanged {
-            if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
-        }
-        try recountBlockers(of: dependenciesChanged)
-        return changes
-    }
-
-    /// The ids among `ids` of tasks that exist, or that the reversal brings back (`snapshots`).
-    private func existing(_ ids: [String], restoring snapshots: [[UInt8]: Snapshot]) throws -> [String] {
-        let missing = ids.filter { snapshots[Array($0.utf8)] == nil }
-        guard !missing.isEmpty else { return ids }
-        let present = Set(
-            try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(missing)])
+    package func existing(_ ids: [String]) throws -> Set<[UInt8]> {
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try connection.query("SELECT id FROM task WHERE id = ANY(string_to_array($1, chr(31)))", [TaskRow.list(ids)])
                 .map { Array(try $0.text("id").utf8) })
-        return ids.filter { snapshots[Array($0.utf8)] != nil || present.contains(Array($0.utf8)) }
     }
 
-    /// The version task `id` was last deleted at, if the log holds its deletion.
-    private func versionDeleted(id: String) throws -> Int64? {
+    package func versionDeleted(id: String) throws -> Int64? {
         try connection.query(
             "SELECT version FROM change_log WHERE task_id = $1 AND kind = 'deleted' ORDER BY seq DESC LIMIT 1",
             [.text(id)]
         ).first.map { try $0.int64("version") }
     }
 
-    /// `changes` with each task as the last of them left it, as a reader of the log finds it.
-    private static func withTasksAsTheyAre(_ changes: [TaskChange]) -> [TaskChange] {
-        var last: [[UInt8]: TaskItem?] = [:]
-        for change in changes { last[Array(change.id.utf8)] = change.kind == .deleted ? nil : change.task }
-        return changes.map { change in
-            var change = change
-            if change.kind != .deleted { change.task = last[Array(change.id.utf8)] ?? nil }
-            return change
-        }
+    package func setSuccessor(of key: String, to successor: String?) throws {
+        try connection.run(
+            "UPDATE task SET successor_id = $1 WHERE id = $2 AND successor_id IS DISTINCT FROM $1", [PostgresValue(successor), .text(key)])
     }
+
+    /// A task's row holds its dependencies, which its `insert` or `replace` wrote.
+    package func clearDependencies(of key: String) throws {}
 }

@@ -1,4 +1,5 @@
 import PostgreSQL
+import TaskEngine
 import TaskModel
 
 /// Writes. Each writing transaction runs at READ COMMITTED and first locks the one row of
@@ -9,38 +10,25 @@ import TaskModel
 /// order. It ends by storing the newest seq and a payload-free `NOTIFY`, both delivered
 /// by its commit. Each write request, and each apply, is one change group (see
 /// PostgresTaskStore+Undo.swift).
-extension PostgresTaskStore {
+extension PostgresTaskStore: StorageDriver {
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
-        let prepared = try PreparedOperation(operation)
-        return try writing { try recordingGroup { try run(prepared, group: $0) } }
+        try performWrite(operation)
     }
 
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        let prepared = operations.map { operation in Result { try PreparedOperation(operation) }.mapError(Self.storeError) }
-        return try writing { try runEach(prepared, atomic: false, locatingFields: false, group: nil) }
+        try performEachWrite(operations)
     }
 
     public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        let prepared = operations.enumerated().map { index, operation in
-            operation.flatMap { operation in
-                Result { try PreparedOperation(operation) }.mapError { Self.storeError($0).located(in: operation.path(index: index)) }
-            }
-        }
-        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
-            throw TaskStoreError.operationFailed(index: index, error: error)
-        }
-        do {
-            return try writing { try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: true, group: $0) } }
-        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
-            // Seen inside the transaction just undone, perhaps after an earlier operation
-            // changed the task: report the task as it is committed.
-            let current = try translatingErrors { try load(id: seen.id) }
-            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
-        }
+        try applyWrites(operations, atomic: atomic)
     }
 
-    private static func storeError(_ error: any Error) -> TaskStoreError {
-        error as? TaskStoreError ?? .invalid(field: "", reason: "\(error)")
+    // MARK: StorageDriver
+
+    package func now() -> Int64 { clock() }
+
+    package func writeTransaction<T>(large: Bool, _ body: () throws -> T) throws -> T {
+        try writing(body)
     }
 
     /// Runs `body` in a writing transaction (see above).
@@ -61,136 +49,77 @@ extension PostgresTaskStore {
         }
     }
 
-    /// The operations inside the caller's writing transaction, in change group `group`, or
-    /// each in a group of its own when it is nil (independent requests committed together).
-    private func runEach(
-        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-        locatingFields: Bool, group: Int64?
-    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try PreparedOperation.runEach(
-            prepared, atomic: atomic, locatingFields: locatingFields,
-            run: { operation in
-                if let group { return try run(operation, group: group) }
-                return try recordingGroup { try run(operation, group: $0) }
-            },
-            isolated: { body in
-                let seqBefore = lastSeq
-                let countsBefore = countDeltas
-                try connection.execute("SAVEPOINT operation")
-                do {
-                    let outcome = try body()
-                    try connection.execute("RELEASE SAVEPOINT operation")
-                    return outcome
-                } catch let error as TaskStoreError {
-                    try connection.execute("ROLLBACK TO SAVEPOINT operation")
-                    lastSeq = seqBefore
-                    countDeltas = countsBefore
-                    throw error
-                }
-            })
-    }
-
-    /// One checked operation inside the caller's writing transaction, as part of change
-    /// group `group`.
-    private func run(_ operation: PreparedOperation, group: Int64) throws -> OperationOutcome {
-        switch operation.action {
-        case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
-            let now = clock()
-            let task = TaskItem(
-                id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
-                tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
-                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id, createdAt: now, updatedAt: now,
-                completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt,
-                annotations: draft.annotationsMade(at: now), startedAt: draft.startedAt)
-            // The task itself first (1003), then its dependencies (§5's order of errors).
-            guard try insert(task, dueAt: dueAt, waitAt: waitAt) else { throw TaskStoreError.alreadyExists(id: id) }
-            try checkExist(draft.dependsOn, field: "dependsOn")
-            // Nothing depends on a new task: the one cycle it can close is through itself.
-            if dependsOn.contains(where: { $0.utf8.elementsEqual(id.utf8) }) { throw TaskStoreError.dependencyCycle(ids: [id]) }
-            return OperationOutcome(result: .task(task), change: try log(.created, task: task))
-
-        case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
-            guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
-            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let now = clock()
-            var next = try current.changed(by: changes, tags: tags, dependsOn: dependsOn, now: now)
-            try next.keepSeries(changes: changes)
-            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
-            if next.done != current.done { next.completedAt = next.done ? now : nil }
-            next = try next.atNextVersion(changedAt: now)
-            try snapshot(id: id, group: group)
-            let successor = next.done && !current.done ? try makeSuccessor(of: next, at: now) : nil
-            try replace(next, dueAt: dueAt ?? storedTime(current.due, of: current), waitAt: waitAt ?? storedTime(current.wait, of: current))
-            if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
-                try checkExist(requested, field: "changes.dependsOn")
-                if let cycle = try cycle(from: id) { throw TaskStoreError.dependencyCycle(ids: cycle) }
-            }
-            return OperationOutcome(
-                result: .task(next), change: try log(.updated, task: next),
-                otherChanges: successor.map { [$0] } ?? [])
-
-        case .delete(let id, let ifVersion):
-            guard let current = try load(id: id) else { throw TaskStoreError.notFound(id: id) }
-            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let (change, dependents) = try delete(current, group: group)
-            return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
+    /// A savepoint gives back the seqs and the count deltas of what it undoes. A database
+    /// error aborts the whole transaction, which the caller's rollback ends.
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let seqBefore = lastSeq
+        let countsBefore = countDeltas
+        try connection.execute("SAVEPOINT operation")
+        do {
+            let value = try body()
+            try connection.execute("RELEASE SAVEPOINT operation")
+            return value
+        } catch let error as TaskStoreError {
+            try connection.execute("ROLLBACK TO SAVEPOINT operation")
+            lastSeq = seqBefore
+            countDeltas = countsBefore
+            throw error
         }
     }
 
-    /// Deletes `task`, taking it out of every task that depends on it but those in `sparing`
-    /// (which the caller deletes next), in change group `group`; returns the deletion's change
-    /// and the dependents' updates.
-    func delete(_ task: TaskItem, group: Int64, sparing: Set<[UInt8]> = []) throws -> (TaskChange, dependents: [TaskChange]) {
-        let dependents = try removeFromDependents(task.id, group: group, sparing: sparing)
-        try snapshot(id: task.id, group: group)
+    package func committedTask(id: String) throws -> TaskItem? {
+        try translatingErrors { try load(id: id) }
+    }
+
+    /// A task's row is addressed by its id.
+    package func loadForWrite(id: String) throws -> (key: String, task: TaskItem)? {
+        try load(id: id).map { (id, $0) }
+    }
+
+    /// The row holds the dependencies (`depends_on`): `insert` wrote them.
+    package func writeDependencies(of key: String, requested: [String], field: String) throws {
+        try checkExist(requested, field: field)
+    }
+
+    /// `insert` or `replace` wrote the dependencies; here they are checked, and counted
+    /// again, since an undo writes its tasks' rows before every task they name is back.
+    package func replaceDependencies(of key: String, requested: [String], field: String) throws {
+        try checkExist(requested, field: field)
+        if let cycle = try cycle(from: key) { throw TaskStoreError.dependencyCycle(ids: cycle) }
+        try recountBlockers(of: [key])
+    }
+
+    package func delete(_ key: String) throws {
         for row in try connection.query(
-            "DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(task.id)])
+            "DELETE FROM task WHERE id = $1 RETURNING done, project, array_to_string(tags, chr(31)) AS tags", [.text(key)])
         {
             try countDeltas.add(row, -1)
         }
-        return (try log(.deleted, id: task.id, version: task.version, task: nil), dependents)
     }
 
-    /// Creates the next occurrence of `task`, just completed, and returns its change; nil when
-    /// the task does not recur, its rule makes no further occurrence, or the next occurrence it
-    /// made before still exists (it was completed, reopened, and is completed again).
-    private func makeSuccessor(of task: TaskItem, at now: Int64) throws -> TaskChange? {
-        guard let rule = task.recurrence else { return nil }
-        let parsed: RecurrenceRule
-        do {
-            parsed = try RecurrenceRule(rule, field: "recurrence.rule")
-        } catch {
-            throw TaskStoreError.outOfRange(
-                "task \(task.id)'s stored recurrence \(rule) is not a rule Taskline reads: its stored data is out of range (see taskline check)")
-        }
-        guard let successor = task.successor(by: parsed, id: TaskItem.newID(), at: now) else { return nil }
-        let claimed = try connection.run(
+    package func dependents(of key: String) throws -> [(key: String, task: TaskItem)] {
+        // `@>`, which task_by_dependency answers; `$1 = ANY(depends_on)` reads every task.
+        try connection.query("SELECT \(TaskRow.columns) FROM task WHERE depends_on @> ARRAY[$1::text] ORDER BY id", [.text(key)])
+            .map { row in
+                let task = try TaskRow.task(in: row)
+                return (task.id, task)
+            }
+    }
+
+    /// Each dependent's row holds its dependencies, which its `replace` writes.
+    package func dropDependencies(on key: String) throws {}
+
+    /// The counter row the transaction holds (see above) makes the claim one writer's.
+    package func claimSuccessor(of key: String, successor: String) throws -> Bool {
+        try connection.run(
             """
             UPDATE task SET successor_id = $1
             WHERE id = $2 AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
-            """, [.text(successor.id), .text(task.id)])
-        guard claimed == 1 else { return nil }
-        guard try insert(successor, dueAt: try storedTime(successor.due, of: successor), waitAt: nil) else {
-            throw TaskStoreError.alreadyExists(id: successor.id)
-        }
-        return try log(.created, task: successor)
+            """, [.text(successor), .text(key)]) == 1
     }
 
-    /// Takes `id` out of every task that depends on it but those in `sparing`, each at its
-    /// next version; returns those updates' changes, in id order.
-    private func removeFromDependents(_ id: String, group: Int64, sparing: Set<[UInt8]>) throws -> [TaskChange] {
-        try snapshotDependents(of: id, group: group)
-        // `@>`, which task_by_dependency answers; `$1 = ANY(depends_on)` reads every task.
-        let rows = try connection.query("SELECT \(TaskRow.columns) FROM task WHERE depends_on @> ARRAY[$1::text] ORDER BY id", [.text(id)])
-        let now = clock()
-        return try rows.compactMap { row in
-            let current = try TaskRow.task(in: row)
-            guard !sparing.contains(Array(current.id.utf8)) else { return nil }
-            var next = try current.atNextVersion(changedAt: now)
-            next.dependsOn.removeAll { $0.utf8.elementsEqual(id.utf8) }
-            try replace(next, dueAt: try storedTime(current.due, of: current), waitAt: try storedTime(current.wait, of: current))
-            return try log(.updated, task: next)
-        }
+    package func logged(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?, group: Int64) throws -> TaskChange {
+        try log(kind, id: id, version: version, task: task)
     }
 
     /// Counts again the dependencies not done of tasks `ids`, inserted or given dependencies
@@ -247,18 +176,8 @@ extension PostgresTaskStore {
         return DependencyGraph.shortestCycle(through: task, dependingOn: dependencies[task] ?? []) { dependencies[$0] ?? [] }?.map(\.text)
     }
 
-    /// A stored time as ms; one another program stored unreadable refuses the write.
-    private func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
-        guard let text else { return nil }
-        guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.outOfRange(
-                "task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
-        }
-        return milliseconds
-    }
-
-    /// Inserts `task` unless its id is taken; false when it is.
-    func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Bool {
+    /// Inserts `task`, its dependencies with it, unless its id is taken: nil then.
+    package func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> String? {
         let inserted =
             try connection.run(
                 """
@@ -269,13 +188,14 @@ extension PostgresTaskStore {
                         string_to_array($12, chr(31)), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
                 ON CONFLICT (id) DO NOTHING
                 """, try rowValues(task, dueAt: dueAt, waitAt: waitAt)) == 1
-        if inserted { countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1) }
-        return inserted
+        guard inserted else { return nil }
+        countDeltas.add(done: task.done, project: task.project, tags: task.tags, 1)
+        return task.id
     }
 
     /// Overwrites the row of `task.id` with `task`. A reminder is sent again once its time
     /// changes or the task is reopened.
-    func replace(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws {
+    package func replace(_ key: String, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, current: TaskItem) throws {
         let replaced = try connection.query(
             """
             UPDATE task SET title = $2, title_fold = $3, notes = $4, notes_fold = $5, done = $6, priority = $7,
@@ -301,7 +221,7 @@ extension PostgresTaskStore {
             .text(TaskRules.folded(task.notes)), .boolean(task.done), PostgresValue(task.priority), TaskRow.list(task.tags),
             PostgresValue(task.due), PostgresValue(dueAt), PostgresValue(task.project), TaskRow.list(task.dependsOn),
             PostgresValue(task.wait), PostgresValue(waitAt), .text(task.meta), PostgresValue(task.recurrence),
-            PostgresValue(task.seriesId), PostgresValue(task.remindAt), PostgresValue(try storedTime(task.remindAt, of: task)),
+            PostgresValue(task.seriesId), PostgresValue(task.remindAt), PostgresValue(try task.storedTime(task.remindAt)),
             .integer(task.createdAt), .integer(task.updatedAt), PostgresValue(task.completedAt), .integer(task.version),
             .text(Annotation.stored(task.annotations)), PostgresValue(task.startedAt),
         ]

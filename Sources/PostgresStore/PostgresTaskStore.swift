@@ -111,9 +111,9 @@ public actor PostgresTaskStore: ServedStore {
 }
 
 extension PostgresTaskStore {
-    /// Runs `body`, turning PostgreSQL's errors into `TaskStoreError.storage` (1004), whose
-    /// `code` and `extendedCode` are 0, whose message names the SQLSTATE, and which says
-    /// whether a retry may succeed (`PostgresError.isRetryable`). While the connection is
+    /// Runs `body`, turning PostgreSQL's errors into `TaskStoreError.storage` (1004): its
+    /// kind by the SQLSTATE, a message that names it, and whether a retry may succeed
+    /// (`PostgresError.isRetryable`). While the connection is
     /// lost and being opened again (`ReconnectingConnection`), `body` does not run: the
     /// answer is at once a retryable 1004 saying that the database is unreachable. A
     /// statement that finds the connection lost starts the reopening; it is answered the
@@ -133,11 +133,20 @@ extension PostgresTaskStore {
 
     private static func storeError(_ error: PostgresError) -> TaskStoreError {
         if error.connectionLost { return unreachable(error.sqlstate.map { "SQLSTATE \($0): \(error.message)" } ?? error.message) }
-        let state = error.sqlstate.map { "SQLSTATE \($0)" } ?? "libpq"
-        return .storage(code: 0, extendedCode: 0, message: "PostgreSQL (\(state)): \(error.message)", retryable: error.isRetryable)
+        let message = "PostgreSQL (\(error.sqlstate.map { "SQLSTATE \($0)" } ?? "libpq")): \(error.message)"
+        let kind: StorageFailure.Kind =
+            switch error.sqlstate {
+            case .serializationFailure?, .deadlockDetected?, .lockNotAvailable?: .busy
+            case .readOnlySQLTransaction?: .readOnly
+            case .diskFull?: .full
+            case .dataCorrupted?, .indexCorrupted?: .corrupt
+            case let state? where state.errorClass == "08" || [.adminShutdown, .crashShutdown, .cannotConnectNow].contains(state): .unreachable
+            default: .other
+            }
+        return .storage(StorageFailure(kind, message, retryable: error.isRetryable))
     }
 
     private static func unreachable(_ reason: String) -> TaskStoreError {
-        .storage(code: 0, extendedCode: 0, message: "PostgreSQL: the database is unreachable; a retry may succeed (\(reason))", retryable: true)
+        .storage(StorageFailure(.unreachable, "PostgreSQL: the database is unreachable; a retry may succeed (\(reason))"))
     }
 }

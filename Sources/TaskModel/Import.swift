@@ -134,6 +134,23 @@ package struct ImportProblems {
         }
     }
 
+    /// Writes each record's task with `write`, noting every bad record (one that could not
+    /// be read, or that `write` refused) rather than stopping at the first.
+    package mutating func writeEach(_ records: some Sequence<ImportRecord>, _ write: (TaskItem, _ line: Int) throws -> Void) throws {
+        for record in records {
+            switch record {
+            case .invalid(let problem):
+                note(problem)
+            case .task(let task, let line):
+                do {
+                    try write(task, line)
+                } catch {
+                    try note(error, line: line)
+                }
+            }
+        }
+    }
+
     /// Throws `ImportFailure` when any record had a problem: inside the import's
     /// transaction, so that it is rolled back.
     package func check() throws {

@@ -260,3 +260,16 @@ public struct WriteResult<Value: Sendable>: Sendable {
         self.change = change
     }
 }
+
+extension TaskItem {
+    /// The due date, wait time or reminder time `text` of this task as stored, in ms, which a
+    /// write that keeps it writes back. One that another program stored unreadable refuses
+    /// the write: the client did not send it.
+    package func storedTime(_ text: String?) throws -> Int64? {
+        guard let text else { return nil }
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw TaskStoreError.outOfRange("task \(id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
+        }
+        return milliseconds
+    }
+}

@@ -197,7 +197,7 @@ public enum TaskRules {
         text.lowercased()
     }
 
-    /// White space, as protocol/README.md §4 lists it: Unicode's White_Space property
+    /// White space, as protocol/task.md §4 lists it: Unicode's White_Space property
     /// (Unicode 16) and U+FEFF, which ECMA-262 counts as white space too. A fixed list, so
     /// that it does not move with the Unicode version of whoever checks it.
     package static let whiteSpace: [ClosedRange<UInt32>] = [

@@ -15,4 +15,9 @@ extension TaskStoring {
         let outcome = try perform(.delete(id: id, ifVersion: ifVersion))
         return WriteResult(value: id, change: outcome.change)
     }
+
+    /// `apply` of operations that were all read.
+    public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
+        try apply(operations.map { .success($0) }, atomic: atomic)
+    }
 }

@@ -31,24 +31,13 @@ extension TaskStore {
         let logged = try Schema.newestSeq(in: database)
         // Dependencies are written once every task is in: a record may depend on a later one.
         var dependencies: [(pk: Int64, ids: [String], line: Int)] = []
-        for record in records {
-            switch record {
-            case .invalid(let problem):
-                problems.note(problem)
-            case .task(let task, let line):
-                do {
-                    if let pk = try importTask(task, onConflict: onConflict, summary: &summary) {
-                        dependencies.append((pk, task.dependsOn, line))
-                    }
-                } catch {
-                    try problems.note(error, line: line)
-                }
-            }
+        try problems.writeEach(records) { task, line in
+            if let pk = try importTask(task, onConflict: onConflict, summary: &summary) { dependencies.append((pk, task.dependsOn, line)) }
         }
         let mayCloseCycles = try tasksOnCycles(dependingAlso: dependencies)
         for (pk, ids, line) in dependencies {
             do {
-                try replaceDependencies(of: pk, with: ids, field: "dependsOn", checkingCycles: mayCloseCycles.contains(pk))
+                try setDependencies(of: pk, to: ids, field: "dependsOn", checkingCycles: mayCloseCycles.contains(pk))
             } catch {
                 try problems.note(error, line: line)
             }
@@ -86,9 +75,9 @@ extension TaskStore {
         let imported = try onConflict.importRecord(
             checked, summary: &summary,
             insert: { try insertRow(checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt) },
-            load: { try loadWithKey(id: item.id) },
+            load: { try loadForWrite(id: item.id) },
             replace: { pk, current in
-                try replaceRow(pk: pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
+                try replace(pk, with: checked.task, dueAt: checked.dueAt, waitAt: checked.waitAt, current: current)
             })
         switch imported {
         case .inserted(let pk): return checked.task.dependsOn.isEmpty ? nil : pk

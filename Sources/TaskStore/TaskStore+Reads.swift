@@ -177,11 +177,11 @@ extension TaskStore {
     }
 
     func load(id: String) throws -> TaskItem? {
-        try loadWithKey(id: id)?.task
+        try loadForWrite(id: id)?.task
     }
 
     /// The task `id` with its row's key, which writes address it by.
-    func loadWithKey(id: String) throws -> (pk: Int64, task: TaskItem)? {
+    package func loadForWrite(id: String) throws -> (key: Int64, task: TaskItem)? {
         let statement = try database.cachedStatement(Self.loadSQL)
         let columns = statement.layout(TaskColumns.self)
         return try statement.firstRow([.text(id)]) { row in (row.int64(columns.pk), columns.task(in: row)) }

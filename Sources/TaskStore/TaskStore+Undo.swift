@@ -1,14 +1,10 @@
 import SQLite
+import TaskEngine
 import TaskModel
 
-/// Undo and redo: change groups, each task's state before a group changed it, and reverting
-/// a group as a new group (schema 20 says how they are stored).
-///
-/// Undo reverts the newest group of the scope that is a write or a redo and not reverted
-/// yet; redo reverts the newest undo of the scope that is not reverted yet and is newer than
-/// the scope's newest write, so that a new write ends what can be redone. Undoing an undo is
-/// a redo, and a redo can be undone again, as in an editor.
-extension TaskStore {
+/// Undo and redo: change groups, each task's state before a group changed it (schema 20
+/// says how they are stored), and the engine's reversal (`UndoDriver.revert`) over them.
+extension TaskStore: UndoDriver {
     public func undo(scope: UndoScope = .connection, force: Bool = false) throws -> Reversal? {
         try revert(.undo, scope: scope, force: force)
     }
@@ -21,7 +17,7 @@ extension TaskStore {
 
     /// Runs `body` inside the caller's transaction or savepoint as one change group by this
     /// store's origin: each change it logs is marked with the group (`markedSeq`).
-    func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
+    package func recordingGroup<T>(_ body: (GroupRecorder) throws -> T) throws -> T {
         let group = GroupRecorder()
         let value = try body(group)
         if firstOwnGroup == nil, let first = group.first { firstOwnGroup = first }
@@ -35,6 +31,7 @@ extension TaskStore {
     /// the statement that reads its seq, UPDATE … RETURNING, cost more than two statements).
     func markedSeq(_ group: GroupRecorder, markedByInsert: Bool = false) throws -> Int64 {
         let seq = try loggedSeq()
+        if group.markedAtEnd { return seq }
         if markedByInsert, group.first == nil {
             group.first = seq
             return seq
@@ -66,14 +63,12 @@ extension TaskStore {
         return first
     }
 
-    /// Keeps task `taskPK` as it is before group `group` changes it; once per task and group.
-    func snapshot(taskPK: Int64, group: Int64) throws {
-        try database.cachedStatement(Self.snapshotSQL).run([.integer(group), .integer(taskPK)])
+    package func snapshot(_ key: Int64, group: GroupRecorder) throws {
+        try database.cachedStatement(Self.snapshotSQL).run([.integer(try self.key(of: group)), .integer(key)])
     }
 
-    /// The same for every task that depends on task `taskPK`.
-    func snapshotDependents(of taskPK: Int64, group: Int64) throws {
-        try database.cachedStatement(Self.snapshotDependentsSQL).run([.integer(group), .integer(taskPK)])
+    package func snapshotDependents(of key: Int64, group: GroupRecorder) throws {
+        try database.cachedStatement(Self.snapshotDependentsSQL).run([.integer(try self.key(of: group)), .integer(key)])
     }
 
     /// A task's row as a JSON object keyed by column name. An object rather than a copy of
@@ -118,53 +113,23 @@ extension TaskStore {
 
     // MARK: Reverting
 
-    private func revert(_ kind: ChangeGroup.Kind, scope: UndoScope, force: Bool) throws -> Reversal? {
-        try translatingSQLiteErrors {
-            // A group may hold thousands of changes.
-            try withBulkWriteSettings {
-                try writeTransaction {
-                    guard let target = try newestGroup(to: kind, scope: scope) else { return nil }
-                    let tasks = try tasks(of: target)
-                    let before = try rows(of: tasks)
-                    let snapshots = GroupTask.statesBefore(tasks, snapshots: try snapshots(of: target))
-                    if !force, let conflict = try conflict(with: target, tasks: tasks, rows: before, snapshots: snapshots) { throw conflict }
-                    let group = GroupRecorder()
-                    let first = try key(of: group)
-                    try restore(tasks, to: snapshots, rows: before, group: group)
-                    let last = try Schema.newestSeq(in: database)
-                    if last >= first { try markGroup(first: first, last: last) }
-                    try database.run(
-                        "INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
-                        [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.seq)])
-                    var reversal = Reversal(group: try describe(target), tasks: [], deleted: [], changes: [])
-                    if last >= first { reversal.changes = try changes(from: first, through: last) }
-                    // Each change carries its task as it is now; a task the reversal left alone is
-                    // as it was loaded before.
-                    var changed: [[UInt8]: TaskItem?] = [:]
-                    for change in reversal.changes { changed[Array(change.id.utf8)] = change.task }
-                    for task in tasks {
-                        let id = Array(task.id.utf8)
-                        let now = changed[id] ?? before[id]?.task
-                        if let now { reversal.tasks.append(now) } else { reversal.deleted.append(task.id) }
-                    }
-                    return reversal
-                }
-            }
-        }
+    /// A reversal's changes are marked as its group at the end, all in one statement: a
+    /// group may hold thousands of them.
+    package func recordingReversal<T>(of target: ChangeGroup, kind: ChangeGroup.Kind, _ body: (GroupRecorder) throws -> T) throws -> T {
+        let group = GroupRecorder()
+        group.markedAtEnd = true
+        let first = try key(of: group)
+        let value = try body(group)
+        let last = try Schema.newestSeq(in: database)
+        if last >= first { try markGroup(first: first, last: last) }
+        try database.run(
+            "INSERT INTO change_reversal (seq, kind, reverts) VALUES (?, ?, ?)",
+            [last >= first ? .integer(first) : .null, .text(kind.rawValue), .integer(target.firstSeq)])
+        return value
     }
 
-    /// A group as the change log marks it.
-    private struct StoredGroup {
-        var seq: Int64
-        var lastSeq: Int64
-        var origin: Int64
-        var kind: ChangeGroup.Kind
-    }
-
-    /// The group that an undo (`kind` .undo) or a redo reverts in `scope`, if any: read from
-    /// the change log backwards, where a group's newest change is its last. A group pruning
-    /// cut into is none.
-    private func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> StoredGroup? {
+    /// Read from the change log backwards, where a group's newest change is its last.
+    package func newestGroup(to kind: ChangeGroup.Kind, scope: UndoScope) throws -> ChangeGroup? {
         var mine = ""
         var bound: Int64 = 0
         if scope == .connection {
@@ -194,36 +159,24 @@ extension TaskStore {
             ORDER BY c.seq DESC LIMIT 1
             """
         let values: [SQLValue] = [.integer(origin), .integer(bound), .integer(try Schema.prunedThrough(in: database))]
-        return try database.cachedStatement(sql).firstRow(values) { row in
-            StoredGroup(
-                seq: row.int64(0), lastSeq: row.int64(1), origin: row.int64(2),
-                kind: ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
-        }
+        guard
+            let (first, last, groupOrigin, groupKind) = try database.cachedStatement(sql).firstRow(
+                values,
+                { row in
+                    (row.int64(0), row.int64(1), row.int64(2), ChangeGroup.Kind(rawValue: row.text(3)) ?? .write)
+                })
+        else { return nil }
+        let at = try database.integer("SELECT at FROM change WHERE seq = ?", [.integer(first)]) ?? 0
+        return ChangeGroup(firstSeq: first, lastSeq: last, kind: groupKind, own: groupOrigin == origin, at: at)
     }
 
-    private func describe(_ group: StoredGroup) throws -> ChangeGroup {
-        let at = try database.integer("SELECT at FROM change WHERE seq = ?", [.integer(group.seq)]) ?? 0
-        return ChangeGroup(firstSeq: group.seq, lastSeq: group.lastSeq, kind: group.kind, own: group.origin == origin, at: at)
-    }
-
-    /// The tasks `group` changed, in the order of their first change in it.
-    private func tasks(of group: StoredGroup) throws -> [GroupTask] {
+    package func tasks(of group: ChangeGroup) throws -> [GroupTask] {
         var tasks = GroupTask.Collector()
         try database.cachedStatement("SELECT kind, task_id FROM change WHERE seq BETWEEN ? AND ? ORDER BY seq")
-            .forEachRow([.integer(group.seq), .integer(group.lastSeq)]) { row in
+            .forEachRow([.integer(group.firstSeq), .integer(group.lastSeq)]) { row in
                 tasks.add(kind: TaskChange.Kind(rawValue: row.text(0)) ?? .updated, id: row.text(1))
             }
         return tasks.tasks
-    }
-
-    /// A task as it was before a group, with its stored instants.
-    private struct Snapshot {
-        var task: TaskItem
-        var dueAt: Int64?
-        var waitAt: Int64?
-        /// The next occurrence it had made (`successor_id`), when the snapshot kept it: one
-        /// taken before snapshots did has none, and the row's is left as it is.
-        var successor: String??
     }
 
     private struct SnapshotColumns: RowLayout {
@@ -239,59 +192,35 @@ extension TaskStore {
         }
     }
 
-    /// The states before `group` of the tasks it updated or deleted, by id bytes. A task it
-    /// created has none: reverting the group deletes it.
-    private func snapshots(of group: StoredGroup) throws -> [[UInt8]: Snapshot] {
-        var snapshots: [[UInt8]: Snapshot] = [:]
+    /// One taken before snapshots kept `successor_id` has none.
+    package func snapshots(of group: ChangeGroup) throws -> [[UInt8]: TaskSnapshot] {
+        var snapshots: [[UInt8]: TaskSnapshot] = [:]
         let statement = try database.cachedStatement(Self.snapshotsSQL)
         let columns = statement.layout(SnapshotColumns.self)
-        try statement.forEachRow([.integer(group.seq)]) { row in
+        try statement.forEachRow([.integer(group.firstSeq)]) { row in
             let task = columns.task.task(in: row)
-            snapshots[Array(task.id.utf8)] = Snapshot(
-                task: task, dueAt: row.optionalInt64(columns.dueAt),
-                waitAt: row.optionalInt64(columns.waitAt),
+            snapshots[Array(task.id.utf8)] = TaskSnapshot(
+                task: task, dueAt: row.optionalInt64(columns.dueAt), waitAt: row.optionalInt64(columns.waitAt),
                 successor: row.int64(columns.successorKept) == 1 ? .some(row.optionalText(columns.successor)) : nil)
         }
         return snapshots
     }
 
-    /// Tasks with their rows' keys, by id bytes.
-    private typealias Rows = [[UInt8]: (pk: Int64, task: TaskItem)]
-
-    /// The rows of `tasks` that exist.
-    private func rows(of tasks: [GroupTask]) throws -> Rows {
-        var rows: Rows = [:]
-        for task in tasks {
-            if let row = try loadWithKey(id: task.id) { rows[Array(task.id.utf8)] = row }
-        }
-        return rows
+    /// A successor's creation is logged just before its maker's completion (TaskEngine's
+    /// `makeSuccessor`).
+    package func makerMovedOn(id: String, series: String) throws -> (maker: TaskItem, made: String)? {
+        try database.cachedStatement(
+            """
+            SELECT maker.id, maker.successor_id FROM change c JOIN task maker ON maker.id = c.task_id
+            WHERE c.seq = (SELECT min(seq) FROM change WHERE task_id = ?1 AND kind = 'created') + 1
+              AND c.kind = 'updated' AND maker.series_id = ?2 AND maker.successor_id <> ?1
+              AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
+            """
+        ).firstRow([.text(id), .text(series)]) { ($0.text(0), $0.text(1)) }
+            .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
     }
 
-    /// The undo conflict `group` meets, if any (`GroupTask.conflict`); `rows`: its tasks as they
-    /// are; `snapshots`: as they were before it.
-    private func conflict(
-        with group: StoredGroup, tasks: [GroupTask], rows: Rows,
-        snapshots: [[UInt8]: Snapshot]
-    ) throws -> TaskStoreError? {
-        try GroupTask.conflict(
-            of: tasks, before: { snapshots[$0]?.task }, load: { rows[Array($0.utf8)]?.task },
-            changedSince: { try changedSince(group.lastSeq, among: $0) },
-            makerMovedOn: { id, series in
-                // A successor's creation is logged just before its maker's completion (`makeSuccessor`).
-                try database.cachedStatement(
-                    """
-                    SELECT maker.id, maker.successor_id FROM change c JOIN task maker ON maker.id = c.task_id
-                    WHERE c.seq = (SELECT min(seq) FROM change WHERE task_id = ?1 AND kind = 'created') + 1
-                      AND c.kind = 'updated' AND maker.series_id = ?2 AND maker.successor_id <> ?1
-                      AND EXISTS (SELECT 1 FROM task made WHERE made.id = maker.successor_id)
-                    """
-                ).firstRow([.text(id), .text(series)]) { ($0.text(0), $0.text(1)) }
-                    .flatMap { maker, made in try load(id: maker).map { ($0, made) } }
-            })
-    }
-
-    /// The ids among `ids` that a change after seq `after` touched and counts for (`LaterGroups`).
-    private func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
+    package func changedSince(_ after: Int64, among ids: Set<[UInt8]>) throws -> Set<[UInt8]> {
         var groups: [LaterGroups.Group] = []
         try database.cachedStatement(
             """
@@ -313,97 +242,31 @@ extension TaskStore {
         return changed
     }
 
-    /// Puts `tasks` back as `snapshots` hold them, in the caller's group `group`: deletes those
-    /// that have none (the group created them), writes back the others, recreating those
-    /// that are gone with their ids, and sets their dependencies last, once every task they
-    /// name exists again. A dependency on a task that no longer exists is left out. Each task
-    /// that changes is at its next version (a recreated one, past the version it was deleted
-    /// at); one already as its snapshot is left alone. `rows`: the tasks' rows that exist.
-    private func restore(
-        _ tasks: [GroupTask], to snapshots: [[UInt8]: Snapshot],
-        rows: Rows, group: GroupRecorder
-    ) throws {
-        let now = clock()
-        // Rows are written in the order of their keys: FTS5 writes the terms it holds out as
-        // a segment whenever a row's key is below the previous one's, so writes in random
-        // order would cost the text index a segment each.
-        var created: [(pk: Int64, id: String)] = []
-        for task in tasks where snapshots[Array(task.id.utf8)] == nil {
-            if let (pk, _) = rows[Array(task.id.utf8)] { created.append((pk, task.id)) }
-        }
-        // Those it deletes too keep the dependency to the end: it goes with them, unlogged, and
-        // each is kept as it was before any of them goes.
-        let deleting = Set(created.map { Array($0.id.utf8) })
-        created.sort { $0.pk < $1.pk }
-        for (pk, _) in created { try snapshot(taskPK: pk, group: try key(of: group)) }
-        for (pk, id) in created {
-            _ = try removeFromDependents(taskPK: pk, id: id, group: group, sparing: deleting)
-            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-        }
-        // A deletion took the task out of its dependents' dependencies, a new version of each.
-        let rows = created.isEmpty ? rows : try self.rows(of: tasks)
-        var restored: [(pk: Int64, snapshot: Snapshot, current: TaskItem?)] = []
-        for task in tasks {
-            guard let snapshot = snapshots[Array(task.id.utf8)] else { continue }
-            if let (pk, current) = rows[Array(task.id.utf8)] {
-                restored.append((pk, snapshot, current))
-                continue
-            }
-            var row = snapshot.task
-            row.dependsOn = []
-            row.version = max(row.version, try versionDeleted(id: task.id) ?? row.version)
-            row = try row.atNextVersion(changedAt: now)
-            guard let pk = try insertRow(row, dueAt: snapshot.dueAt, waitAt: snapshot.waitAt, origin: origin) else { continue }
-            restored.append((pk, snapshot, nil))
-        }
-        let exists = try database.cachedStatement("SELECT 1 FROM task WHERE id = ?")
-        var dependencies: [(pk: Int64, ids: [String])] = []
-        for (pk, snapshot, current) in restored.sorted(by: { $0.pk < $1.pk }) {
-            let wanted = try snapshot.task.dependsOn.filter { try exists.firstRow([.text($0)]) { _ in true } != nil }
-            if let current {
-                var next = snapshot.task
-                next.dependsOn = wanted
-                next.version = current.version
-                next.updatedAt = current.updatedAt
-                if !next.isIdentical(to: current) {
-                    try self.snapshot(taskPK: pk, group: try key(of: group))
-                    try replaceRow(
-                        pk: pk, with: try next.atNextVersion(changedAt: now), dueAt: snapshot.dueAt,
-                        waitAt: snapshot.waitAt, current: current)
-                }
-            }
-            if !TaskItem.identical(wanted, current?.dependsOn ?? []) { dependencies.append((pk, wanted)) }
-            // Which next occurrence it made is part of its state: §4's one per occurrence holds.
-            // Only an occurrence of a series can have made one that outlives the reversal.
-            if let successor = snapshot.successor, snapshot.task.seriesId != nil {
-                try database.cachedStatement("UPDATE task SET successor_id = ?1 WHERE pk = ?2 AND successor_id IS NOT ?1")
-                    .run([SQLValue(successor), .integer(pk)])
-            }
-        }
-        // All taken out first: tasks that swapped who depends on whom close no cycle midway.
-        for (pk, _) in dependencies { try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)]) }
-        for (pk, ids) in dependencies { try replaceDependencies(of: pk, with: ids, field: "dependsOn") }
-    }
-
-    /// The version task `id` was last deleted at, if the log holds its deletion.
-    private func versionDeleted(id: String) throws -> Int64? {
+    package func versionDeleted(id: String) throws -> Int64? {
         try database.cachedStatement("SELECT version FROM change WHERE task_id = ? AND kind = 'deleted' ORDER BY seq DESC LIMIT 1")
             .firstRow([.text(id)]) { $0.int64(0) }
     }
 
-    /// The changes from seq `first` through `last`, each with its task as it is now.
-    private func changes(from first: Int64, through last: Int64) throws -> [TaskChange] {
-        var changes: [TaskChange] = []
-        let statement = try database.cachedStatement(Self.changesSQL)
-        let columns = statement.layout(ChangeColumns.self)
-        try statement.forEachRow([.integer(first - 1), .integer(last - first + 1)]) { row in changes.append(columns.change(in: row)) }
-        return changes
+    package func existing(_ ids: [String]) throws -> Set<[UInt8]> {
+        let exists = try database.cachedStatement("SELECT 1 FROM task WHERE id = ?")
+        return Set(try ids.filter { try exists.firstRow([.text($0)]) { _ in true } != nil }.map { Array($0.utf8) })
+    }
+
+    package func setSuccessor(of key: Int64, to successor: String?) throws {
+        try database.cachedStatement("UPDATE task SET successor_id = ?1 WHERE pk = ?2 AND successor_id IS NOT ?1")
+            .run([SQLValue(successor), .integer(key)])
+    }
+
+    package func clearDependencies(of key: Int64) throws {
+        try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(key)])
     }
 }
 
 /// A change group being written.
-final class GroupRecorder {
+package final class GroupRecorder {
     /// The seq of its first change, once known (`TaskStore.key(of:)` knows it before that
     /// change is logged).
     var first: Int64?
+    /// Its changes are marked together when it ends (`recordingReversal`), not one by one.
+    var markedAtEnd = false
 }

@@ -1,153 +1,89 @@
 import SQLite
+import TaskEngine
 import TaskModel
 
-/// Writing tasks: each operation checked, then run in a transaction (or a savepoint of one)
-/// that the change log's triggers record.
-extension TaskStore {
-    /// One write in its own transaction.
+/// Writing tasks: the engine's write flow (TaskEngine) over this store's rows, each
+/// operation in a transaction (or a savepoint of one) that the change log's triggers record.
+extension TaskStore: StorageDriver {
     public func perform(_ operation: TaskOperation) throws -> OperationOutcome {
-        let prepared = try PreparedOperation(operation)
-        return try translatingSQLiteErrors { try writeTransaction { try recordingGroup { try run(prepared, group: $0) } } }
+        try performWrite(operation)
     }
 
-    /// Several writes in one transaction. `atomic`: all or none; the first failure undoes
-    /// everything and is thrown as `operationFailed`. Otherwise each runs in a savepoint
-    /// and fails alone, and the results say which failed. Field paths in params errors
-    /// name the operation (`operations[2].update.changes.title`).
-    public func apply(_ operations: [TaskOperation], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try apply(operations.map { .success($0) }, atomic: atomic)
-    }
-
-    /// The same, where some operations could not be read: each of those comes as its
-    /// `invalid` error, whose field path is complete, and fails as a checked operation does.
-    /// Every operation is checked before any runs, so a params error of any operation wins
-    /// over what running an earlier one would report, and the first by index wins among them.
     public func apply(_ operations: [Result<TaskOperation, TaskStoreError>], atomic: Bool) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        let prepared = operations.enumerated().map { index, operation in
-            operation.flatMap { operation in
-                Self.prepare(operation).mapError { $0.located(in: operation.path(index: index)) }
-            }
-        }
-        if atomic, let index = prepared.firstIndex(where: { (try? $0.get()) == nil }), case .failure(let error) = prepared[index] {
-            throw TaskStoreError.operationFailed(index: index, error: error)
-        }
-        // Past a few hundred operations, their pages no longer fit the usual cache.
-        guard prepared.count >= 256 else { return try run(prepared, atomic: atomic, locatingFields: true) }
-        return try withBulkWriteSettings { try run(prepared, atomic: atomic, locatingFields: true) }
+        try applyWrites(operations, atomic: atomic)
     }
 
-    /// Independent writes committed together: one transaction, each in a savepoint, so each
-    /// fails alone and one sync to disk serves them all (group commit).
     public func performEach(_ operations: [TaskOperation]) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try run(operations.map(Self.prepare), atomic: false, locatingFields: false, groupEach: true)
+        try performEachWrite(operations)
     }
 
-    private static func prepare(_ operation: TaskOperation) -> Result<PreparedOperation, TaskStoreError> {
-        do {
-            return .success(try PreparedOperation(operation))
-        } catch let error as TaskStoreError {
-            return .failure(error)
-        } catch {
-            return .failure(.invalid(field: "", reason: "\(error)"))
-        }
-    }
+    // MARK: StorageDriver
 
-    /// `locatingFields`: a params error found while running (an unknown dependency) names
-    /// its operation, as `apply` reports them. `groupEach`: each operation is a change group
-    /// of its own (a request of its own); otherwise all of them are one.
-    private func run(
-        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-        locatingFields: Bool, groupEach: Bool = false
-    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        do {
-            return try runInTransaction(prepared, atomic: atomic, locatingFields: locatingFields, groupEach: groupEach)
-        } catch TaskStoreError.operationFailed(let index, .versionConflict(let seen)) {
-            // The conflict was seen inside the transaction just undone, perhaps after an earlier
-            // operation changed the task: report the task as it is committed.
-            let current = try translatingSQLiteErrors { try load(id: seen.id) }
-            throw TaskStoreError.operationFailed(index: index, error: current.map { .versionConflict(current: $0) } ?? .notFound(id: seen.id))
-        }
-    }
+    package func now() -> Int64 { clock() }
 
-    private func runInTransaction(
-        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-        locatingFields: Bool, groupEach: Bool
-    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
+    /// A large write gets a larger page cache (`withBulkWriteSettings`).
+    package func writeTransaction<T>(large: Bool, _ body: () throws -> T) throws -> T {
         try translatingSQLiteErrors {
-            try writeTransaction {
-                if groupEach { return try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: nil) }
-                return try recordingGroup { try runEach(prepared, atomic: atomic, locatingFields: locatingFields, group: $0) }
-            }
+            guard large else { return try writeTransaction(body) }
+            return try withBulkWriteSettings { try writeTransaction(body) }
         }
     }
 
-    /// The operations inside the caller's transaction, in the group `group`, or each in a
-    /// group of its own when it is nil.
-    private func runEach(
-        _ prepared: [Result<PreparedOperation, TaskStoreError>], atomic: Bool,
-        locatingFields: Bool, group: GroupRecorder?
-    ) throws -> [Result<OperationOutcome, TaskStoreError>] {
-        try PreparedOperation.runEach(
-            prepared, atomic: atomic, locatingFields: locatingFields,
-            run: { operation in
-                if let group { return try self.run(operation, group: group) }
-                return try recordingGroup { try self.run(operation, group: $0) }
-            }, isolated: { try database.savepoint($0) })
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try database.savepoint(body)
     }
 
-    /// Runs a checked operation inside the caller's transaction, as part of change group
-    /// `group`. The change log rows are written by triggers (see `Schema`), so writers other
-    /// than Taskline are recorded too.
-    private func run(_ operation: PreparedOperation, group: GroupRecorder) throws -> OperationOutcome {
-        switch operation.action {
-        case .create(let draft, let id, let tags, let dueAt, let dependsOn, let waitAt):
-            let now = clock()
-            let task = TaskItem(
-                id: id, title: draft.title, notes: draft.notes, done: draft.done, priority: draft.priority,
-                tags: tags, due: draft.due, project: draft.project, dependsOn: dependsOn, wait: draft.wait, meta: draft.meta,
-                recurrence: draft.recurrence, seriesId: draft.recurrence == nil ? nil : id,
-                createdAt: now, updatedAt: now, completedAt: draft.done ? now : nil, version: 1, remindAt: draft.remindAt,
-                annotations: draft.annotationsMade(at: now), startedAt: draft.startedAt)
-            // The task itself first (1003), then its dependencies (§5's order of errors).
-            guard let pk = try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin) else { throw TaskStoreError.alreadyExists(id: id) }
-            let dependencies = try dependencyKeys(draft.dependsOn, field: "dependsOn")
-            // Nothing depends on a new task: the one cycle it can close is through itself.
-            if dependencies.contains(pk) { throw TaskStoreError.dependencyCycle(ids: [id]) }
-            try insertDependencies(dependencies, taskPK: pk)
-            return OperationOutcome(result: .task(task), change: try lastChange(.created, task: task, group: group, markedByInsert: true))
-
-        case .update(let id, let changes, let tags, let dueAt, let dependsOn, let waitAt, let ifVersion):
-            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
-            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            let now = clock()
-            var next = try current.changed(by: changes, tags: tags, dependsOn: dependsOn, now: now)
-            try next.keepSeries(changes: changes)
-            guard !next.isIdentical(to: current) else { return OperationOutcome(result: .task(current), change: nil) }
-
-            if next.done != current.done { next.completedAt = next.done ? now : nil }
-            next = try next.atNextVersion(changedAt: now)
-            try snapshot(taskPK: pk, group: try key(of: group))
-            let successor = next.done && !current.done ? try makeSuccessor(of: next, pk: pk, at: now, group: group) : nil
-            try replaceRow(
-                pk: pk, with: next, dueAt: dueAt ?? storedTime(current.due, of: current),
-                waitAt: waitAt ?? storedTime(current.wait, of: current), current: current)
-            if let requested = changes.dependsOn, !TaskItem.identical(next.dependsOn, current.dependsOn) {
-                try replaceDependencies(of: pk, with: requested, field: "changes.dependsOn")
-            }
-            return OperationOutcome(
-                result: .task(next), change: try lastChange(.updated, task: next, group: group),
-                otherChanges: successor.map { [$0] } ?? [])
-
-        case .delete(let id, let ifVersion):
-            guard let (pk, current) = try loadWithKey(id: id) else { throw TaskStoreError.notFound(id: id) }
-            if let ifVersion, ifVersion != current.version { throw TaskStoreError.versionConflict(current: current) }
-            try snapshot(taskPK: pk, group: try key(of: group))
-            let dependents = try removeFromDependents(taskPK: pk, id: id, group: group)
-            try database.run("DELETE FROM task WHERE pk = ?", [.integer(pk)])
-            let change = TaskChange(seq: try markedSeq(group), kind: .deleted, id: id, version: current.version, task: nil)
-            return OperationOutcome(result: .deleted(id: id), change: change, otherChanges: dependents)
-        }
+    package func committedTask(id: String) throws -> TaskItem? {
+        try translatingSQLiteErrors { try load(id: id) }
     }
+
+    package func insert(_ task: TaskItem, dueAt: Int64?, waitAt: Int64?) throws -> Int64? {
+        try insertRow(task, dueAt: dueAt, waitAt: waitAt, origin: origin)
+    }
+
+    package func writeDependencies(of key: Int64, requested: [String], field: String) throws {
+        try insertDependencies(try dependencyKeys(requested, field: field), taskPK: key)
+    }
+
+    package func replaceDependencies(of key: Int64, requested: [String], field: String) throws {
+        try setDependencies(of: key, to: requested, field: field)
+    }
+
+    package func delete(_ key: Int64) throws {
+        try database.run("DELETE FROM task WHERE pk = ?", [.integer(key)])
+    }
+
+    package func dependents(of key: Int64) throws -> [(key: Int64, task: TaskItem)] {
+        var ids: [String] = []
+        try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ? ORDER BY t.id")
+            .forEachRow([.integer(key)]) { ids.append($0.text(0)) }
+        return try ids.compactMap { try loadForWrite(id: $0) }
+    }
+
+    package func dropDependencies(on key: Int64) throws {
+        try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(key)])
+    }
+
+    /// The claim is written in the caller's write transaction, which other processes wait for
+    /// (BEGIN IMMEDIATE), so of several writers exactly one sees the occurrence open.
+    package func claimSuccessor(of key: Int64, successor: String) throws -> Bool {
+        try database.cachedStatement(
+            """
+            UPDATE task SET successor_id = ?
+            WHERE pk = ? AND (successor_id IS NULL OR NOT EXISTS (SELECT 1 FROM task AS made WHERE made.id = task.successor_id))
+            """
+        ).run([.text(successor), .integer(key)])
+        return database.changes == 1
+    }
+
+    /// The triggers logged the change (see `Schema`), so that writers other than Taskline
+    /// are recorded too: this reads its seq and marks it as one of `group`'s. A creation was
+    /// marked by its insert (`insertRow`'s `origin`).
+    package func logged(_ kind: TaskChange.Kind, id: String, version: Int64, task: TaskItem?, group: GroupRecorder) throws -> TaskChange {
+        TaskChange(seq: try markedSeq(group, markedByInsert: kind == .created), kind: kind, id: id, version: version, task: task)
+    }
+
+    // MARK: Rows
 
     /// Runs `body` with a page cache of up to 256 MiB (used only as far as the write needs
     /// it), then restores the usual size: a write that touches more pages than the cache
@@ -159,32 +95,6 @@ extension TaskStore {
         try database.execute("PRAGMA cache_size = -262144")
         defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
         return try body()
-    }
-
-    /// Takes the task being deleted out of every task that depends on it, each at its next
-    /// version, in change group `group`; returns those updates' changes, in id order (§5).
-    /// The dependents in `sparing`, which the caller deletes next, get no update.
-    func removeFromDependents(taskPK: Int64, id: String, group: GroupRecorder, sparing: Set<[UInt8]> = []) throws -> [TaskChange] {
-        var dependents: [String] = []
-        try database.cachedStatement("SELECT t.id FROM task_dependency d JOIN task t ON t.pk = d.task_pk WHERE d.depends_on_pk = ? ORDER BY t.id")
-            .forEachRow([.integer(taskPK)]) { row in
-                let dependent = row.text(0)
-                if !sparing.contains(Array(dependent.utf8)) { dependents.append(dependent) }
-            }
-        guard !dependents.isEmpty else { return [] }
-        try snapshotDependents(of: taskPK, group: try key(of: group))
-        try database.run("DELETE FROM task_dependency WHERE depends_on_pk = ?", [.integer(taskPK)])
-        let now = clock()
-        var changes: [TaskChange] = []
-        for dependentID in dependents {
-            guard let (pk, current) = try loadWithKey(id: dependentID) else { continue }
-            let next = try current.atNextVersion(changedAt: now)
-            try replaceRow(
-                pk: pk, with: next, dueAt: try storedTime(current.due, of: current),
-                waitAt: try storedTime(current.wait, of: current), current: current)
-            changes.append(try lastChange(.updated, task: next, group: group))
-        }
-        return changes
     }
 
     /// The row keys of the tasks `ids` name, in order; an unknown one is refused, naming its
@@ -235,7 +145,7 @@ extension TaskStore {
                 .integer(task.createdAt), .integer(task.updatedAt), SQLValue(task.completedAt), .integer(task.version),
                 SQLValue(task.project), SQLValue(task.wait), SQLValue(waitAt), .text(task.meta),
                 SQLValue(task.recurrence), SQLValue(task.seriesId),
-                SQLValue(task.remindAt), SQLValue(try storedTime(task.remindAt, of: task)),
+                SQLValue(task.remindAt), SQLValue(try task.storedTime(task.remindAt)),
                 .text(Annotation.stored(task.annotations)), SQLValue(task.startedAt), SQLValue(origin),
             ])
         guard database.changes == 1 else { return nil }
@@ -250,7 +160,7 @@ extension TaskStore {
     /// and runs every trigger `OF` it, whether the value changes or not, so setting them all
     /// rewrote a random page of each index (and both of a task's tag entries) per task.
     /// A stored instant is set with its text, or when it differs from what the text says.
-    func replaceRow(pk: Int64, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, current: TaskItem) throws {
+    package func replace(_ pk: Int64, with task: TaskItem, dueAt: Int64?, waitAt: Int64?, current: TaskItem) throws {
         // The version always: setting it is what logs the change (`task_log_update`), also
         // when only the tags or dependencies differ.
         var assignments = ["version = ?"]
@@ -269,21 +179,21 @@ extension TaskStore {
         set("priority = ?", to: [SQLValue(task.priority)], unless: task.priority == current.priority)
         set(
             "due = ?, due_at = ?", to: [SQLValue(task.due), SQLValue(dueAt)],
-            unless: same(task.due, current.due) && dueAt == (try? storedTime(current.due, of: current)))
+            unless: same(task.due, current.due) && dueAt == (try? current.storedTime(current.due)))
         set("created_at = ?", to: [.integer(task.createdAt)], unless: task.createdAt == current.createdAt)
         set("updated_at = ?", to: [.integer(task.updatedAt)], unless: task.updatedAt == current.updatedAt)
         set("completed_at = ?", to: [SQLValue(task.completedAt)], unless: task.completedAt == current.completedAt)
         set("project = ?", to: [SQLValue(task.project)], unless: same(task.project, current.project))
         set(
             "wait = ?, wait_at = ?", to: [SQLValue(task.wait), SQLValue(waitAt)],
-            unless: same(task.wait, current.wait) && waitAt == (try? storedTime(current.wait, of: current)))
+            unless: same(task.wait, current.wait) && waitAt == (try? current.storedTime(current.wait)))
         set("meta = ?", to: [.text(task.meta)], unless: same(task.meta, current.meta))
         set("recurrence = ?", to: [SQLValue(task.recurrence)], unless: same(task.recurrence, current.recurrence))
         set("series_id = ?", to: [SQLValue(task.seriesId)], unless: same(task.seriesId, current.seriesId))
-        let remindAt = try storedTime(task.remindAt, of: task)
+        let remindAt = try task.storedTime(task.remindAt)
         set(
             "remind = ?, remind_at = ?", to: [SQLValue(task.remindAt), SQLValue(remindAt)],
-            unless: same(task.remindAt, current.remindAt) && remindAt == (try? storedTime(current.remindAt, of: current)))
+            unless: same(task.remindAt, current.remindAt) && remindAt == (try? current.storedTime(current.remindAt)))
         set(
             "annotations = ?", to: [.text(Annotation.stored(task.annotations))],
             unless: task.annotations.elementsEqual(current.annotations) { $0.isIdentical(to: $1) })
@@ -298,7 +208,7 @@ extension TaskStore {
     /// Row `pk` depends on the tasks `ids` (as the request sent them, `field` naming them)
     /// and no others; an unknown one, or one that would close a cycle, is refused.
     /// `checkingCycles` false: the caller knows that the task is on no cycle (an import).
-    func replaceDependencies(of pk: Int64, with ids: [String], field: String, checkingCycles: Bool = true) throws {
+    func setDependencies(of pk: Int64, to ids: [String], field: String, checkingCycles: Bool = true) throws {
         let keys = try dependencyKeys(ids, field: field)
         if checkingCycles, let cycle = try cycle(through: pk, dependingOn: keys, ids: ids) { throw TaskStoreError.dependencyCycle(ids: cycle) }
         try database.run("DELETE FROM task_dependency WHERE task_pk = ?", [.integer(pk)])
@@ -317,26 +227,6 @@ extension TaskStore {
     func insertTags(of task: TaskItem, taskPK: Int64) throws {
         let statement = try database.cachedStatement("INSERT OR FAIL INTO task_tag (tag, task_pk, created_at, task_id) VALUES (?, ?, ?, ?)")
         for tag in task.tags { try statement.run([.text(tag), .integer(taskPK), .integer(task.createdAt), .text(task.id)]) }
-    }
-
-    /// The due date, wait time or reminder time `text` of `task` as stored, in ms, which an
-    /// update that keeps it writes back. One that another program stored unreadable refuses the update: the
-    /// client did not send it.
-    func storedTime(_ text: String?, of task: TaskItem) throws -> Int64? {
-        guard let text else { return nil }
-        guard let milliseconds = Timestamp.parse(text) else {
-            throw TaskStoreError.outOfRange(
-                "task \(task.id)'s stored time \(text) is not a date: its stored data is out of range (see taskline check)")
-        }
-        return milliseconds
-    }
-
-    /// The change the trigger just logged for `task`, in change group `group`.
-    func lastChange(
-        _ kind: TaskChange.Kind, task: TaskItem, group: GroupRecorder,
-        markedByInsert: Bool = false
-    ) throws -> TaskChange {
-        TaskChange(seq: try markedSeq(group, markedByInsert: markedByInsert), kind: kind, id: task.id, version: task.version, task: task)
     }
 
     /// The seq of the change a write just logged, refusing the write (its transaction or

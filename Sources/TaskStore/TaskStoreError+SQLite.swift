@@ -2,10 +2,18 @@ import SQLite
 import TaskModel
 
 extension TaskStoreError {
-    /// SQLite's error as the store reports it: its primary and extended codes and its
-    /// message, which clients receive as error 1004's data.
+    /// SQLite's error as the store reports it: its kind, by its result code, with the codes
+    /// themselves and its message, which clients receive as error 1004's data.
     init(_ error: SQLiteError) {
-        self = .storage(code: error.code, extendedCode: error.extendedCode, message: error.message)
+        let kind: StorageFailure.Kind =
+            switch error.resultCode.primary {
+            case .busy, .locked: .busy
+            case .readOnly: .readOnly
+            case .full: .full
+            case .corrupt, .notADatabase: .corrupt
+            default: .other
+            }
+        self = .storage(StorageFailure(kind, error.message, code: error.code, extendedCode: error.extendedCode))
     }
 }
 

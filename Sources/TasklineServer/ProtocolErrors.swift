@@ -28,18 +28,14 @@ extension ResponseError {
             self.init(code: TasklineErrorCode.taskAlreadyExists, message: "Task already exists: \(id)", data: ["id": .string(id)])
         case .invalid(let field, let reason):
             self = .invalidParams(field: field, reason: reason)
-        case .storage(let code, let extendedCode, let message, let retryable):
-            var data: JSONObject = ["code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)), "message": .string(message)]
-            if let retryable { data["retryable"] = .bool(retryable) }
-            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)", data: .object(data))
-        case .outOfRange(let message):
-            // SQLite's codes for a failed CHECK constraint, which is what the condition is on a
-            // SQLite file, on every store; `reason` tells it from the database's own failures.
-            self.init(
-                code: TasklineErrorCode.storageFailure, message: "Storage failure: \(message)",
-                data: [
-                    "code": 19, "extendedCode": 275, "reason": "storedDataOutOfRange", "message": .string(message), "retryable": false,
-                ])
+        case .storage(let failure):
+            let (code, extendedCode) = failure.code.map { ($0, failure.extendedCode ?? $0) } ?? failure.kind.codes
+            var data: JSONObject = [
+                "kind": .string(failure.kind.rawValue), "code": .integer(Int64(code)), "extendedCode": .integer(Int64(extendedCode)),
+                "message": .string(failure.message), "retryable": .bool(failure.retryable),
+            ]
+            if failure.kind == .storedDataOutOfRange { data["reason"] = "storedDataOutOfRange" }
+            self.init(code: TasklineErrorCode.storageFailure, message: "Storage failure: \(failure.message)", data: .object(data))
         case .historyExpired(let since, let oldestSeq):
             self.init(
                 code: TasklineErrorCode.historyExpired,
@@ -74,5 +70,23 @@ extension TaskStoreError {
     init(_ error: ResponseError) {
         let data = error.data?.objectValue
         self = .invalid(field: data?["field"]?.stringValue ?? "", reason: data?["reason"]?.stringValue ?? error.message)
+    }
+}
+
+extension StorageFailure.Kind {
+    /// The kind in SQLite's primary and extended result codes, which protocol §7 gives every
+    /// storage failure, for a failure whose database reported none (PostgreSQL's, and the
+    /// stored data out of range that Taskline finds: SQLITE_CONSTRAINT_CHECK, what the
+    /// condition is in a SQLite file).
+    var codes: (Int32, Int32) {
+        switch self {
+        case .busy: (5, 5)
+        case .readOnly: (8, 8)
+        case .full: (13, 13)
+        case .corrupt: (11, 11)
+        case .storedDataOutOfRange: (19, 275)
+        case .unreachable: (14, 14)
+        case .other: (1, 1)
+        }
     }
 }

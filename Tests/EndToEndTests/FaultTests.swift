@@ -45,6 +45,7 @@ import Testing
         let error = try #require(refusal, "the disk never filled up")
         #expect(error["code"] == 1004)
         #expect(error["data"]?["code"] == 13, "SQLITE_FULL: \(error)")  // SQLITE_FULL
+        #expect(error["data"]?["kind"] == "full" && error["data"]?["retryable"] == false, "\(error)")
         #expect(error["data"]?["message"]?.stringValue?.isEmpty == false)
 
         // Reads still work, and everything acknowledged is there.
@@ -86,6 +87,7 @@ import Testing
         let refused = try client.requestError("tasks/create", #"{"title":"refused"}"#)
         #expect(refused["code"] == 1004)
         #expect(refused["data"]?["code"] == 8, "SQLITE_READONLY: \(refused)")
+        #expect(refused["data"]?["kind"] == "readOnly", "\(refused)")
         #expect(try client.request("tasks/get", #"{"id":"task-1"}"#)["title"] == "task 1", "still serving")
         server.closeInput()
         #expect(server.waitForExit() == 1)
@@ -109,6 +111,7 @@ import Testing
         let refused = try client.requestError("tasks/update", #"{"id":"task-2","changes":{"done":true}}"#)
         #expect(refused["code"] == 1004)
         #expect(refused["data"]?["code"] == 8, "SQLITE_READONLY: \(refused)")
+        #expect(refused["data"]?["kind"] == "readOnly", "\(refused)")
         #expect(try client.request("tasks/get", #"{"id":"task-2"}"#)["done"] == false)
         client.server.closeInput()
         #expect(client.server.waitForExit() == 1)
@@ -155,7 +158,9 @@ import Testing
         for request in [#"{"limit":1000}"#, #"{"sort":[{"field":"title"}],"limit":1000}"#, #"{"filter":{"text":"n"},"limit":1000}"#] {
             let answer = try client.response(client.send("tasks/fetch", request))
             codes.insert(answer["error"]?["code"] ?? "ok")
-            if let error = answer["error"] { #expect(error["data"]?["code"] == 11, "SQLITE_CORRUPT: \(error)") }
+            if let error = answer["error"] {
+                #expect(error["data"]?["code"] == 11 && error["data"]?["kind"] == "corrupt", "SQLITE_CORRUPT: \(error)")
+            }
         }
         for id in [1, 150, 299] {
             let answer = try client.response(client.send("tasks/get", #"{"id":"task-\#(id)"}"#))

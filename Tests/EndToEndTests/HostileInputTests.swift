@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Hundreds of malformed and adversarial inputs, each sent to a running server and followed by
-/// a `tasks/changes` probe. Each must get exactly its documented answer (protocol/README.md,
+/// a `tasks/changes` probe. Each must get exactly its documented answer (protocol/errors.md,
 /// the error table), the stream must recover (the probe is answered), and the database must
 /// change only when the input was a valid write (the probe counts the changes). At the end
 /// every task stored must be exactly what the valid writes said, and the server's peak memory

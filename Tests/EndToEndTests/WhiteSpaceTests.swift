@@ -2,7 +2,7 @@ import JSON
 import TestSupport
 import Testing
 
-/// The white space of protocol/README.md §4 ("White space"), the list a second
+/// The white space of protocol/task.md §4 ("White space"), the list a second
 /// implementation copies: exactly these code points make a title blank and a tag invalid,
 /// and no other character of the Basic Multilingual Plane does.
 @Suite struct WhiteSpaceTests {

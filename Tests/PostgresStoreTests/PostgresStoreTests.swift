@@ -212,8 +212,8 @@ import Testing
         while created == nil, ContinuousClock.now < deadline {
             do {
                 created = try await store.perform(.create(TaskDraft(title: "goes")))
-            } catch TaskStoreError.storage(0, 0, let message, retryable: true) {
-                #expect(message.contains("unreachable"))
+            } catch TaskStoreError.storage(let failure) where failure.kind == .unreachable && failure.retryable {
+                #expect(failure.message.contains("unreachable"))
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
@@ -270,8 +270,8 @@ import Testing
         await #expect {
             try await store.perform(.create(TaskDraft(title: "waits")))
         } throws: { error in
-            guard case TaskStoreError.storage(0, 0, let message, retryable: true) = error else { return false }
-            return message.contains("55P03")
+            guard case TaskStoreError.storage(let failure) = error, failure.kind == .busy, failure.retryable else { return false }
+            return failure.message.contains("55P03")
         }
         #expect(ContinuousClock.now - started >= .milliseconds(200))
         try holder.execute("ROLLBACK")

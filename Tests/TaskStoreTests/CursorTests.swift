@@ -24,6 +24,7 @@ import Testing
         "zz",  // not hex
         "612",  // odd length
         Hex.encode(Array("a\u{1F}x1".utf8)),  // unknown kind of value
+        Hex.encode(Array("a\u{1F}n".utf8)),  // a null, which no sort key of this store's is
         Hex.encode(Array("a\u{1F}i1x".utf8)),  // not an integer
         Hex.encode(Array("a\u{1F}i99999999999999999999".utf8)),  // beyond Int64
         Hex.encode(Array("a\u{1F}".utf8) + [UInt8(ascii: "s"), 0xC3]),  // cut UTF-8
@@ -31,5 +32,12 @@ import Testing
     ])
     func rejects(encoded: String) {
         #expect(Cursor(encoded: encoded) == nil)
+    }
+
+    /// The one wire format holds a null too (PostgreSQL's sorts end on an undated task).
+    @Test func theWireFormatHoldsEveryKindOfValue() throws {
+        let cursor = PageCursor(signature: "pg:due+", values: [.null, .integer(-1), .text("🧑🏽‍🚀")])
+        #expect(PageCursor(encoded: cursor.encoded) == cursor)
+        #expect(PageCursor(encoded: Hex.encode(Array("a\u{1F}nx".utf8))) == nil)
     }
 }

@@ -466,11 +466,26 @@ export declare class TaskAlreadyExistsError extends TasklineError {
   id: string;
 }
 
+/** What a storage failure was, on either store (protocol §7). */
+export type StorageFailureKind = 'busy' | 'readOnly' | 'full' | 'corrupt' | 'storedDataOutOfRange' | 'unreachable' | 'other';
+
+/** The database failed: `data.kind` says how, `data.retryable` whether a retry may succeed. */
 export declare class StorageError extends TasklineError {
-  constructor(message: string, data?: { code: number; extendedCode: number; message: string });
+  constructor(message: string, data?: StorageFailureData);
   static readonly code: 1004;
   code: 1004;
-  data: { code: number; extendedCode: number; message: string };
+  data: StorageFailureData;
+}
+
+export interface StorageFailureData {
+  kind: StorageFailureKind;
+  /** SQLite's result codes for the failure (on PostgreSQL, those of its kind). */
+  code: number;
+  extendedCode: number;
+  message: string;
+  retryable: boolean;
+  reason?: 'storedDataOutOfRange';
+  operation?: number;
 }
 
 /** tasks/changes was asked for changes older than the kept history: refetch everything. */

@@ -8,7 +8,7 @@ Each transcript gets a fresh server: COMMAND plus `--db <fresh temporary file>`
 `args`. Prints one line per failing transcript, then `N passed, N failed` (and
 `, N skipped` when transcripts were left out: --skip, --portable, or on PostgreSQL those that need
 a SQLite file).
-The transcript format is described in README.md.
+The transcript format is described in transcript-format.md.
 """
 
 import argparse

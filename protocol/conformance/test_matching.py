@@ -1,4 +1,4 @@
-"""The pattern language of transcripts (README.md, "Matching")."""
+"""The pattern language of transcripts (transcript-format.md, "Patterns")."""
 
 import pytest
 

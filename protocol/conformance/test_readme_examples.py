@@ -1,13 +1,16 @@
-"""Every JSON example in protocol/README.md is valid against the schema definition it illustrates.
+"""Every JSON example of the protocol's pages is valid against the schema definition it illustrates.
+
+The pages are protocol/README.md and those its contents list, in that order.
 
 A ```json block holds one or more JSON values, one after the other. A JSON-RPC message is checked
 as what it is: a request against `request` (its method's params), a notification against
 `notification`, a response against `serverMessage` and, when a request of the same block has its id,
 its result against that method's `<name>Result`. Any other value is checked against the definition its
-section names in EXAMPLE_DEFINITIONS. In the README, `{…}` stands for the task of section 4.
+section names in EXAMPLE_DEFINITIONS. In the pages, `{…}` stands for the task of section 4.
 """
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,16 @@ pytest.importorskip("jsonschema")
 
 from replay.schema import SchemaChecker
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PROTOCOL = Path(__file__).resolve().parents[1]
+README = PROTOCOL / "README.md"
+
+
+def pages():
+    """The entry page, then each page its contents link to, in the order listed."""
+    contents = README.read_text(encoding="utf-8").split("\n## Contents\n", 1)[1].split("\n## ", 1)[0]
+    linked = dict.fromkeys(re.findall(r"\]\(([a-z0-9-]+\.md)\)", contents))
+    return [README, *(PROTOCOL / name for name in linked)]
+
 
 # The heading of the section a value that is not a JSON-RPC message appears under -> the definition it shows.
 EXAMPLE_DEFINITIONS = {
@@ -29,7 +41,7 @@ def blocks():
     """(heading, text) of every ```json block, with the heading it appears under."""
     heading = None
     found = []
-    lines = README.read_text(encoding="utf-8").splitlines()
+    lines = [line for page in pages() for line in page.read_text(encoding="utf-8").splitlines()]
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -88,6 +100,13 @@ def problems(checker, heading, block):
             else:
                 found.append(checker._problem(definition, value, "$"))
     return [problem for problem in found if problem]
+
+
+def test_the_contents_list_every_section_page():
+    assert [page.name for page in pages()] == [
+        "README.md", "transport.md", "json-rpc.md", "lifecycle.md", "task.md", "methods.md", "methods-reads.md",
+        "methods-writes.md", "methods-history.md", "methods-parse.md", "notifications.md", "errors.md", "storage.md",
+    ]
 
 
 def test_the_readme_has_examples_of_each_kind():

@@ -84,8 +84,17 @@ def test_definition_names_follow_the_method_names():
         error(-32002),
         error(-32800),
         error(1002, {"task": with_task(done=True, completedAt="2026-11-29T15:02:12.000Z")}),
-        error(1004, {"code": 5, "extendedCode": 5, "message": "database is locked"}),
-        error(1004, {"code": 0, "extendedCode": 0, "message": "PostgreSQL: the database is unreachable", "retryable": True}),
+        error(1004, {"kind": "busy", "code": 5, "extendedCode": 5, "message": "database is locked", "retryable": True}),
+        error(
+            1004,
+            {
+                "kind": "unreachable",
+                "code": 14,
+                "extendedCode": 14,
+                "message": "PostgreSQL: the database is unreachable",
+                "retryable": True,
+            },
+        ),
         error(4242, {"anything": True}),
         did_change(
             {"seq": 2, "kind": "created", "id": "a", "version": 1, "task": TASK},
@@ -111,7 +120,8 @@ def test_valid_server_messages(checker, message):
         (error(-32602, {"field": "x"}), "$.error.data"),
         (error(1001), "$.error"),
         (error(1004, {"code": 5, "message": "m"}), "$.error.data"),
-        (error(1004, {"code": 0, "extendedCode": 0, "message": "m", "retryable": "yes"}), "$.error.data.retryable"),
+        (error(1004, {"kind": "other", "code": 1, "extendedCode": 1, "message": "m", "retryable": "yes"}), "$.error.data.retryable"),
+        (error(1004, {"kind": "lost", "code": 1, "extendedCode": 1, "message": "m", "retryable": False}), "$.error.data.kind"),
         ({"jsonrpc": "2.0", "id": 1, "result": None, "error": {"code": 1, "message": "m"}}, "$"),
         ({"jsonrpc": "2.0", "id": True, "result": None}, "$.id"),
         ([], "$"),
@@ -337,7 +347,7 @@ def test_another_process_change_may_come_without_its_task(checker):
         error(1001, {"id": "x", "operation": 2}),
         error(1002, {"task": TASK, "operation": 0}),
         error(1003, {"id": "x", "operation": 999}),
-        error(1004, {"code": 5, "extendedCode": 5, "message": "database is locked", "operation": 1}),
+        error(1004, {"kind": "busy", "code": 5, "extendedCode": 5, "message": "database is locked", "retryable": True, "operation": 1}),
     ],
 )
 def test_new_error_data(checker, message):

@@ -1,6 +1,6 @@
-"""The schema's `title` and `tag` know exactly the white space README section 4 lists, in any regex dialect.
+"""The schema's `title` and `tag` know exactly the white space protocol/task.md (§4) lists, in any regex dialect.
 
-The list is read from the README itself. Every code point is tried against the schema's patterns with
+The list is read from that page itself. Every code point is tried against the schema's patterns with
 Python's `re` (the patterns hold no `\\s`, whose meaning differs between dialects), and the listed ones, with
 their neighbours, through jsonschema too.
 """
@@ -14,12 +14,12 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from replay.schema import SchemaChecker
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+TASK_PAGE = Path(__file__).resolve().parents[1] / "task.md"
 CONTROLS = set(range(0x20)) | set(range(0x7F, 0xA0))
 
 
 def listed_white_space():
-    section = README.read_text(encoding="utf-8").split("### White space", 1)[1].split("###", 1)[0]
+    section = TASK_PAGE.read_text(encoding="utf-8").split("\n## White space\n", 1)[1].split("\n#", 1)[0]
     listed = set()
     for first, last in re.findall(r"U\+([0-9A-F]{4})(?:–U\+([0-9A-F]{4}))?", section.split("Characters that are only invisible")[0]):
         listed.update(range(int(first, 16), int(last or first, 16) + 1))

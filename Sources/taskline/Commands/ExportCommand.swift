@@ -20,7 +20,7 @@ enum ExportCommand: Command {
         Usage: taskline export [--db PATH] [--format jsonl|json]
 
         Writes every task to stdout in the wire format (the task object of
-        protocol/README.md), oldest first: one object per line (jsonl, the default), or one
+        protocol/task.md), oldest first: one object per line (jsonl, the default), or one
         JSON array (json). The tasks come from one snapshot of the database, taken at the
         start, while servers go on writing; they are streamed, so memory stays flat
         whatever their number. `taskline import` reads the output back, every field intact.

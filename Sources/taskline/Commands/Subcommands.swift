@@ -205,7 +205,7 @@ struct CommandFailure: Error {
         case .versionConflict(let current): "task \(name(current.id)) changed meanwhile (now at version \(current.version))"
         case .alreadyExists(let id): "a task with the id \(id) exists already"
         case .invalid(let field, let reason): "\(field) \(reason)"
-        case .storage(_, _, let message, _), .outOfRange(let message): "storage failure: \(message)"
+        case .storage(let failure): "storage failure: \(failure.message)"
         case .historyExpired(let since, _): "changes after \(since) are no longer kept"
         case .dependencyCycle(let ids): "the dependencies would close a cycle: \(TaskStoreError.describeCycle(ids.map(name)))"
         case .undoConflict(let tasks, let deleted): "tasks changed since: \((tasks.map { name($0.id) } + deleted).joined(separator: ", "))"

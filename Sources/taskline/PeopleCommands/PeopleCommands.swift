@@ -203,7 +203,7 @@ enum DoneCommand: TaskIDsCommand {
     static func run(_ options: TaskIDsOptions) async throws -> Int32 {
         try await options.applyToEach { task, store in
             // Done anyway, as Taskwarrior does, but said: what it waited for is still open.
-            let open = try task.dependsOn.compactMap { try? store.get(id: $0) }.filter { !$0.done }
+            let open = task.dependsOn.compactMap { try? store.get(id: $0) }.filter { !$0.done }
             if !task.done, !open.isEmpty {
                 let waitedFor = try open.map { try PeopleOutput.name($0, store) }.joined(separator: ", ")
                 let named = try PeopleOutput.name(task, store)

@@ -8,7 +8,7 @@ read, or null when it reported any failure. The reference reads the file as the 
 mark at the start is skipped; if the first byte that is not white space is `[`, the file is one JSON array whose
 elements are the records; otherwise it is JSON Lines, each line that is not blank one record.
 
-Python's json accepts a few things the protocol refuses on purpose (protocol/README.md §2), so the reference refuses
+Python's json accepts a few things the protocol refuses on purpose (protocol/json-rpc.md §2), so the reference refuses
 them too: duplicate member names, NaN and Infinity, a lone UTF-16 surrogate (escaped), numbers that overflow a double,
 nesting deeper than 64, and a byte order mark. Everything else must agree exactly: accepted or refused, and the value.
 """

@@ -1,4 +1,4 @@
-// Error classes mirroring the protocol's error codes (protocol/README.md, section 7).
+// Error classes mirroring the protocol's error codes (protocol/errors.md, section 7).
 
 /**
  * Base class of every error this library rejects with. `code` is the JSON-RPC

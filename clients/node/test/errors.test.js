@@ -101,4 +101,6 @@ test('a database locked past the busy timeout is StorageError (1004)', { skip: !
   assert.equal(error.code, 1004);
   assert.equal(typeof error.data.code, 'number');
   assert.equal(typeof error.data.extendedCode, 'number');
+  assert.equal(error.data.kind, 'busy');
+  assert.equal(error.data.retryable, true);
 });

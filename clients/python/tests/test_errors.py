@@ -106,6 +106,7 @@ def test_a_locked_database_is_a_storage_error(open_client: Callable[..., Client]
         impatient.create("blocked")
     assert caught.value.code == 1004
     assert {"code", "extendedCode", "message"} <= set(caught.value.data)
+    assert caught.value.kind == "busy" and caught.value.retryable
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Comparing a message the server wrote with the pattern a transcript expects.
 
 A pattern is a JSON value compared for equality, except for objects with
-`$`-members (matchers, see ../README.md). `match` returns None on success or a
+`$`-members (matchers, see ../transcript-format.md). `match` returns None on success or a
 `Mismatch` naming the first difference by JSON path.
 """
 

@@ -1,4 +1,4 @@
-"""Playing one transcript's steps against a fresh server (step semantics: ../README.md)."""
+"""Playing one transcript's steps against a fresh server (step semantics: ../transcript-format.md)."""
 
 import json
 import shutil
@@ -87,7 +87,7 @@ class Peer:
         self.process = ServerProcess([*self.base_command, *self.args], self.framing)
 
     def check_notification_order(self, message):
-        """README §6: a notification's `seq` is its last change's; changes reach a client once each, in seq order."""
+        """protocol/notifications.md §6: a notification's `seq` is its last change's; changes reach a client once each, in seq order."""
         if not is_did_change(message):
             return
         params = message.get("params")

@@ -1,4 +1,4 @@
-"""Loading a transcript file and checking that it is well-formed (format: ../README.md)."""
+"""Loading a transcript file and checking that it is well-formed (format: ../transcript-format.md)."""
 
 import json
 from dataclasses import dataclass

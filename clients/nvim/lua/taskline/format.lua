@@ -4,7 +4,7 @@ local M = {}
 
 M.PRIORITY_NAMES = { [0] = 'none', 'low', 'medium', 'high' }
 local PRIORITY_MARKS = { [0] = '', '!', '!!', '!!!' }
--- The rules shown by the name the command line's `recur:` takes for them (protocol/README.md).
+-- The rules shown by the name the command line's `recur:` takes for them (protocol/task.md, Recurrence).
 local RULE_NAMES = {
   daily = 'FREQ=DAILY',
   weekdays = 'FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',

@@ -134,9 +134,20 @@ class TaskAlreadyExists(ServerError):
 
 
 class StorageError(ServerError):
-    """SQLite failed; `data` holds its `code`, `extendedCode` and `message`."""
+    """The database failed (protocol §7). `kind` says what failed on either store (`busy`,
+    `readOnly`, `full`, `corrupt`, `storedDataOutOfRange`, `unreachable`, `other`) and
+    `retryable` whether the same request may succeed if sent again; `data` also holds
+    `code` and `extendedCode` (SQLite's result codes) and the database's `message`."""
 
     code = 1004
+
+    @property
+    def kind(self) -> str | None:
+        return self._data_text("kind")
+
+    @property
+    def retryable(self) -> bool:
+        return self._data_member("retryable") is True
 
 
 class HistoryExpired(ServerError):
