@@ -300,3 +300,13 @@ def test_a_password_in_the_url_is_refused_and_not_printed(server: str, collectio
     assert result.returncode == 2
     assert "TASKLINE_CALDAV_PASSWORD" in result.stderr
     assert "hunter2-secret" not in result.stderr + result.stdout
+
+
+def test_a_damaged_state_file_is_a_clear_error(server: str, collection: str, tmp_path: Path, state_home: Path) -> None:
+    db = tmp_path / "tasks.sqlite"
+    run_sync(server, db, collection)
+    (state,) = (state_home / "taskline" / "caldav").glob("*.json")
+    state.write_text('{"format": 1, "items": {"cut', encoding="utf-8")
+    result = run_sync(server, db, collection, check=False)
+    assert result.returncode == 1
+    assert "cannot read the sync state" in result.stderr and "Traceback" not in result.stderr

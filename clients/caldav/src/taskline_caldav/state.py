@@ -64,8 +64,12 @@ class State:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return state
-        if data.get("format") != FORMAT:
-            raise SystemExit(f"taskline-caldav: {path} is of another format ({data.get('format')}); move it away")
+        except (ValueError, OSError) as error:
+            message = f"taskline-caldav: cannot read the sync state {path} ({error}); move it away to sync afresh"
+            raise SystemExit(message) from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            shown = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise SystemExit(f"taskline-caldav: {path} is of another format ({shown}); move it away")
         state.seq = data.get("seq")
         state.sync_token = data.get("syncToken")
         state.items = {uid: Item.from_json(item) for uid, item in data.get("items", {}).items()}
