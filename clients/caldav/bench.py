@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -84,17 +85,31 @@ def week(folder: Path, url: str) -> None:
     sync(laptop, url)
     sync(desktop, url)
     norm = f"sort_by(.id) | map(del({SERVER_SET}))"
+    taskline = taskline_binary()
     command = (
-        f"diff <(taskline export --db {laptop} --format json | jq -S '{norm}') "
-        f"<(taskline export --db {desktop} --format json | jq -S '{norm}') && echo identical"
+        f"set -o pipefail; diff <({taskline} export --db {laptop} --format json | jq -S '{norm}') "
+        f"<({taskline} export --db {desktop} --format json | jq -S '{norm}') && echo identical"
     )
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
-    count = subprocess.run(
-        ["bash", "-c", f"taskline export --db {desktop} | wc -l"], capture_output=True, text=True
-    ).stdout.strip()
+    count = len(
+        subprocess.run(
+            [taskline, "export", "--db", str(desktop)], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    )
     print(f"week: {count} tasks through Radicale into a second database")
     print(f"$ {command}")
     print(result.stdout + result.stderr, end="", flush=True)
+    # A comparison of two empty exports would say identical too.
+    if result.returncode != 0 or count < len(TOUR):
+        raise SystemExit("week: the second database differs, or holds fewer tasks than the first")
+
+
+def taskline_binary() -> str:
+    """The taskline the client spawns: TASKLINE_SERVER, else the one on PATH."""
+    found = os.environ.get("TASKLINE_SERVER") or shutil.which("taskline")
+    if not found:
+        raise SystemExit("bench: set TASKLINE_SERVER or put taskline on PATH")
+    return found
 
 
 def incremental(folder: Path, url: str, tasks: int, changes: int) -> None:
