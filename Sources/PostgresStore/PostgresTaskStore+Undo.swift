@@ -69,8 +69,16 @@ extension PostgresTaskStore: UndoDriver {
 
     // MARK: Reverting
 
+    /// A reversal writes its tasks' rows before every task they name is back: the tasks it
+    /// wrote are counted again once all are (`recountBlockers`).
     package func recordingReversal<T>(of target: ChangeGroup, kind: ChangeGroup.Kind, _ body: (Int64) throws -> T) throws -> T {
+        let first = lastSeq + 1
         let value = try recordingGroup(kind, reverting: target.firstSeq, body)
+        if lastSeq >= first {
+            let written = try connection.query(
+                "SELECT DISTINCT task_id FROM change_log WHERE seq BETWEEN $1 AND $2", [.integer(first), .integer(lastSeq)])
+            try recountBlockers(of: try written.map { try $0.text("task_id") })
+        }
         try connection.run("UPDATE change_group SET reverted = true WHERE first_seq = $1", [.integer(target.firstSeq)])
         return value
     }

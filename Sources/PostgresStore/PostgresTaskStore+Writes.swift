@@ -81,12 +81,10 @@ extension PostgresTaskStore: StorageDriver {
         try checkExist(requested, field: field)
     }
 
-    /// `insert` or `replace` wrote the dependencies; here they are checked, and counted
-    /// again, since an undo writes its tasks' rows before every task they name is back.
+    /// `insert` or `replace` wrote the dependencies; here they are checked.
     package func replaceDependencies(of key: String, requested: [String], field: String) throws {
         try checkExist(requested, field: field)
         if let cycle = try cycle(from: key) { throw TaskStoreError.dependencyCycle(ids: cycle) }
-        try recountBlockers(of: [key])
     }
 
     package func delete(_ key: String) throws {
